@@ -1,0 +1,67 @@
+import { Flags } from '@oclif/core'
+import { BrokerCommand } from '../src/cli/base-command.js'
+import type { ConfigInput } from '../src/config/schema.js'
+import { type ServeResult, serve } from '../src/services/serve/index.js'
+
+export default class Serve extends BrokerCommand {
+  static summary = 'Run the OAuth broker: a primary process and its workers.'
+  static description = `Settings come from, highest first: these flags, BROKER_* environment variables (store.expire → BROKER_STORE_EXPIRE, callbacks.allow → BROKER_CALLBACKS_ALLOW as a comma list), the config file (-c, else ./config/default.js when it exists), then built-in defaults.
+
+Store: with --store auto (the default) the broker uses Redis when it answers at store.host:store.port within half a second, otherwise an embedded in-process store (one worker only). SIGTERM or SIGINT drains requests in flight, closes the store, removes <pid.dir>.broker.pid and exits 0.`
+
+  static examples = [
+    '<%= config.bin %> serve',
+    '<%= config.bin %> serve -c config/production.js --workers 4',
+    'BROKER_STORE_EXPIRE=120 <%= config.bin %> serve --store redis --store-host 10.0.0.5',
+    '<%= config.bin %> serve --store memory --port 8080 --host broker.example.com --protocol https',
+  ]
+
+  static flags = {
+    config: Flags.string({ char: 'c', summary: 'Config file (.js, .mjs, .cjs, .json), relative to the current directory.' }),
+    port: Flags.integer({ char: 'p', summary: 'Port to listen on (port, default 3000).', min: 0, max: 65535 }),
+    listen: Flags.string({ summary: 'Address to listen on (listen, default 0.0.0.0).' }),
+    host: Flags.string({ summary: 'Public host[:port] used to build start and callback URLs (host, default localhost:3000).' }),
+    protocol: Flags.string({ summary: 'Public protocol (protocol, default http).', options: ['http', 'https'] }),
+    workers: Flags.integer({ char: 'w', summary: 'Worker processes (workers, default: CPU count).', min: 1 }),
+    'pid-dir': Flags.string({ summary: 'Directory of .broker.pid, ending with / (pid.dir, default ./).' }),
+    store: Flags.string({ summary: 'Store driver (store.driver, default auto).', options: ['auto', 'redis', 'memory'] }),
+    'store-host': Flags.string({ summary: 'Redis host (store.host, default 127.0.0.1).' }),
+    'store-port': Flags.integer({ summary: 'Redis port (store.port, default 6379).', min: 1, max: 65535 }),
+    'store-pass': Flags.string({ summary: 'Redis password (store.pass); prefer BROKER_STORE_PASS.' }),
+    'store-prefix': Flags.string({ summary: 'Prefix of every Redis key (store.prefix, default broker:).' }),
+    expire: Flags.integer({ summary: 'Seconds a stored flow lives (store.expire, default 60).', min: 1 }),
+    'callbacks-allow': Flags.string({ summary: 'Allowed app callback origin or URL prefix; repeat for more (callbacks.allow). Default: loopback only.', multiple: true }),
+    'delivery-allow': Flags.string({ summary: 'Delivery mode records may use; repeat for more (delivery.allow).', multiple: true, options: ['query', 'form_post', 'code'] }),
+    'plugins-dir': Flags.string({ summary: 'Directory of your own flow plugins (plugins.dir).' }),
+    'provider-timeout': Flags.integer({ summary: 'Milliseconds a provider may take to answer (provider.timeout, default 10000).', min: 100 }),
+    'body-limit': Flags.integer({ summary: 'Largest request body in bytes (body.limit, default 65536).', min: 1024 }),
+    'log-level': Flags.string({ summary: 'Log level on stderr (log.level, default info).', options: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] }),
+  }
+
+  async run(): Promise<ServeResult> {
+    const { flags } = await this.parse(Serve)
+    const overrides: ConfigInput = {
+      port: flags.port,
+      listen: flags.listen,
+      host: flags.host,
+      protocol: flags.protocol as ConfigInput['protocol'],
+      workers: flags.workers,
+      pid: flags['pid-dir'] === undefined ? undefined : { dir: flags['pid-dir'] },
+      store: {
+        driver: flags.store as 'auto' | 'redis' | 'memory' | undefined,
+        host: flags['store-host'],
+        port: flags['store-port'],
+        pass: flags['store-pass'],
+        prefix: flags['store-prefix'],
+        expire: flags.expire,
+      },
+      callbacks: { allow: flags['callbacks-allow'] },
+      delivery: { allow: flags['delivery-allow'] as Array<'query' | 'form_post' | 'code'> | undefined },
+      plugins: { dir: flags['plugins-dir'] },
+      provider: { timeout: flags['provider-timeout'] },
+      body: { limit: flags['body-limit'] },
+      log: { level: flags['log-level'] as 'info' | undefined },
+    }
+    return serve({ configFile: flags.config, flags: overrides })
+  }
+}

@@ -1,0 +1,101 @@
+/**
+ * The flow plugin contract. Built-in flows in this folder and a user's own plugins (in the
+ * configured `plugins.dir`, plain JS is fine) export the same shape: a default export, or named
+ * exports, matching `FlowPlugin`. A flow is data plus small step functions; the broker's runner
+ * does the store I/O, the cookies, the redirects and the delivery to the app.
+ */
+
+/** A stored flow record: the fields of POST /store after sanitizing. Values are strings unless noted. */
+export interface FlowRecord {
+  auth_type: string
+  auth_flow?: string
+  auth_version?: string
+  auth_leg?: string
+  callback?: string
+  state?: string
+  delivery?: 'query' | 'form_post' | 'code'
+  [field: string]: unknown
+}
+
+/** A plain HTTP answer, as the flow's `http` helper returns it. */
+export interface HttpAnswer {
+  status: number
+  headers: Record<string, string>
+  body: string
+}
+
+export interface HttpRequest {
+  method?: string
+  headers?: Record<string, string>
+  body?: string
+}
+
+/** What the runner hands each step. */
+export interface FlowContext {
+  /** The stored record, secrets included (never shown back to users). */
+  readonly record: Readonly<FlowRecord>
+  /** What earlier steps saved with `save`. */
+  readonly data: Readonly<Record<string, unknown>>
+  /** The broker's own callback URL, `{protocol}://{host}/callback`. */
+  readonly callbackUrl: string
+  /** The broker's own OAuth `state` for this flow (fresh, signed, unguessable). */
+  readonly state: string
+  /** Query and body parameters of the current request (at /callback: the provider's answer). */
+  readonly params: Readonly<Record<string, string>>
+  /** HTTP to the provider, with the configured timeout; errors become PROVIDER_ERROR / PROVIDER_TIMEOUT. */
+  http(url: string, request?: HttpRequest): Promise<HttpAnswer>
+}
+
+/** What a step returns: the runner acts on it. */
+export type StepResult =
+  /** Send the browser on (302). `await` names the id the provider will send back to /callback. */
+  | { redirect: string; await?: string; save?: Record<string, unknown> }
+  /** The flow is done: hand this result to the app's callback (or answer JSON). */
+  | { deliver: Record<string, unknown>; save?: Record<string, unknown> }
+  /** Answer the caller directly, without ending the flow (e.g. a signing helper). */
+  | { respond: { status?: number; headers?: Record<string, string>; body: unknown } }
+
+export interface FlowPlugin {
+  /** One line for `hash-check` and the dashboard. */
+  readonly description?: string
+  /** Fields the record must carry; all missing ones are reported at once. */
+  readonly required?: readonly string[]
+  /** Extra fields to redact in hash-check, beyond the broker's list. */
+  readonly secrets?: readonly string[]
+  /** True when `/start` may be called many times (a signing helper); false: a start URL works once. */
+  readonly reusable?: boolean
+  /** Extra checks at /store; return a message per bad field (`{field: message}`), empty when fine. */
+  validate?(record: Readonly<FlowRecord>): Record<string, string> | Promise<Record<string, string>>
+  /** Rewrites the record before it is stored (defaults, spellings). */
+  normalize?(record: FlowRecord): FlowRecord
+  /** The first step, at /start. */
+  start(ctx: FlowContext): Promise<StepResult> | StepResult
+  /** The step at /callback, for flows that send the browser to the provider. */
+  callback?(ctx: FlowContext): Promise<StepResult> | StepResult
+}
+
+/**
+ * Thrown by a step to end the flow with an error that goes to the app's callback as
+ * `?error=<code>&error_description=<description>`.
+ */
+export class FlowError extends Error {
+  constructor(
+    readonly code: string,
+    readonly description: string,
+    /** The broker's error code (registry) when the flow has no callback to deliver to. */
+    readonly brokerCode: 'PROVIDER_ERROR' | 'PROVIDER_TIMEOUT' | 'VALIDATION' | 'FAILED' = 'PROVIDER_ERROR',
+  ) {
+    super(description)
+    this.name = 'FlowError'
+  }
+}
+
+/** Guardian's composition rule: type + _flow + _version + _leg-legged. */
+export function pluginName(record: Pick<FlowRecord, 'auth_type' | 'auth_flow' | 'auth_version' | 'auth_leg'>): string {
+  return (
+    record.auth_type +
+    (record.auth_flow ? `_${record.auth_flow}` : '') +
+    (record.auth_version ? `_${record.auth_version}` : '') +
+    (record.auth_leg ? `_${record.auth_leg}-legged` : '')
+  )
+}

@@ -1,0 +1,169 @@
+import { existsSync } from 'node:fs'
+import { access, readFile } from 'node:fs/promises'
+import { extname, resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { z } from 'zod'
+import { BrokerError } from '../errors.js'
+import { type BrokerConfig, type ConfigInput, configSchema } from './schema.js'
+
+export interface LoadOptions {
+  /** `-c` as given: read relative to `cwd`. */
+  file?: string
+  /** Overrides from command-line flags, already nested (`{store: {port: 1}}`). */
+  flags?: ConfigInput
+  env?: NodeJS.ProcessEnv
+  cwd?: string
+}
+
+export interface LoadedConfig {
+  config: Readonly<BrokerConfig>
+  /** The file that was read, if any. */
+  file?: string
+}
+
+/** Loads the config with precedence flags > BROKER_* env > file > defaults, validated once and frozen. */
+export async function loadConfig(opts: LoadOptions = {}): Promise<LoadedConfig> {
+  const cwd = opts.cwd ?? process.cwd()
+  const file = opts.file ? resolve(cwd, opts.file) : defaultFile(cwd)
+  const fromFile = file ? await readConfigFile(file) : {}
+  const fromEnv = envOverrides(opts.env ?? process.env)
+  const layers: Array<[string, Record<string, unknown>]> = [
+    ['command-line flag', (opts.flags ?? {}) as Record<string, unknown>],
+    ['environment', fromEnv.values],
+    [file ?? 'defaults', fromFile],
+  ]
+  const merged = [...layers].reverse().reduce<Record<string, unknown>>((acc, [, layer]) => deepMerge(acc, layer), {})
+  // A port given without a public host: the URLs the broker builds should point at that port.
+  if (merged.host === undefined && typeof merged.port === 'number' && merged.port > 0) merged.host = `localhost:${merged.port}`
+  const parsed = configSchema.safeParse(merged)
+  if (!parsed.success) throw configError(parsed.error, layers, fromEnv.names)
+  return { config: deepFreeze(parsed.data), file }
+}
+
+function defaultFile(cwd: string): string | undefined {
+  const candidate = resolve(cwd, 'config/default.js')
+  return existsSync(candidate) ? candidate : undefined
+}
+
+/** Reads a `.js` (ESM or CommonJS), `.mjs`, `.cjs` or `.json` config file. */
+export async function readConfigFile(file: string): Promise<Record<string, unknown>> {
+  try {
+    await access(file)
+  } catch {
+    throw new BrokerError('CONFIG_INVALID', `Cannot read the config file ${file}: it does not exist or is not readable.`, { file })
+  }
+  const ext = extname(file)
+  let value: unknown
+  try {
+    if (ext === '.json') {
+      value = JSON.parse(await readFile(file, 'utf8'))
+    } else if (['.js', '.mjs', '.cjs'].includes(ext)) {
+      const mod = (await import(pathToFileURL(file).href)) as { default?: unknown }
+      value = mod.default ?? mod
+      if (typeof value === 'function') value = await (value as () => unknown)()
+    } else {
+      throw new Error(`unsupported extension "${ext}" (use .js, .mjs, .cjs or .json)`)
+    }
+  } catch (err) {
+    throw new BrokerError('CONFIG_INVALID', `Cannot load the config file ${file}: ${(err as Error).message}`, { file })
+  }
+  if (!value || typeof value !== 'object' || Array.isArray(value)) {
+    throw new BrokerError('CONFIG_INVALID', `The config file ${file} must export an object (export default {…} or module.exports = {…}).`, { file })
+  }
+  return value as Record<string, unknown>
+}
+
+interface Leaf {
+  path: string[]
+  kind: 'number' | 'string' | 'array'
+}
+
+/** The schema's leaves, so that every key has a BROKER_… variable without a hand-kept list. */
+function leaves(schema: z.ZodTypeAny, path: string[] = []): Leaf[] {
+  const inner = unwrap(schema)
+  if (inner instanceof z.ZodObject) {
+    return Object.entries(inner.shape as Record<string, z.ZodTypeAny>).flatMap(([k, v]) => leaves(v, [...path, k]))
+  }
+  if (inner instanceof z.ZodNumber) return [{ path, kind: 'number' }]
+  if (inner instanceof z.ZodArray) return [{ path, kind: 'array' }]
+  return [{ path, kind: 'string' }]
+}
+
+function unwrap(schema: z.ZodTypeAny): z.ZodTypeAny {
+  let s = schema
+  for (;;) {
+    if (s instanceof z.ZodDefault) s = s._def.innerType
+    else if (s instanceof z.ZodOptional) s = s._def.innerType
+    else if (s instanceof z.ZodEffects) s = s._def.schema
+    else return s
+  }
+}
+
+export const CONFIG_LEAVES = leaves(configSchema)
+
+/** `store.expire` → `BROKER_STORE_EXPIRE`. */
+export const envName = (path: readonly string[]): string => `BROKER_${path.join('_').toUpperCase()}`
+
+function envOverrides(env: NodeJS.ProcessEnv): { values: Record<string, unknown>; names: Map<string, string> } {
+  const values: Record<string, unknown> = {}
+  const names = new Map<string, string>()
+  for (const leaf of CONFIG_LEAVES) {
+    const name = envName(leaf.path)
+    const raw = env[name]
+    if (raw === undefined || raw === '') continue
+    const value = leaf.kind === 'number' && /^-?\d+(\.\d+)?$/.test(raw.trim()) ? Number(raw) : leaf.kind === 'array' ? raw.split(',').map((s) => s.trim()).filter(Boolean) : raw
+    setPath(values, leaf.path, value)
+    names.set(leaf.path.join('.'), name)
+  }
+  return { values, names }
+}
+
+function configError(error: z.ZodError, layers: Array<[string, Record<string, unknown>]>, envNames: Map<string, string>): BrokerError {
+  const lines = error.issues.map((issue) => {
+    const key = issue.path.join('.') || '(root)'
+    const layer = layers.find(([, values]) => hasPath(values, issue.path))
+    let where = layer ? layer[0] : 'defaults'
+    if (where === 'environment') where = `environment variable ${envNames.get(key) ?? envName(issue.path.map(String))}`
+    const message = issue.code === 'unrecognized_keys' ? `unknown key(s) ${issue.keys.map((k) => `"${issue.path.concat(k).join('.')}"`).join(', ')}` : issue.message
+    return `${key} (${where}): ${message}`
+  })
+  const first = error.issues[0]
+  return new BrokerError('CONFIG_INVALID', `Invalid configuration:\n  ${lines.join('\n  ')}`, {
+    key: first ? first.path.join('.') : undefined,
+  })
+}
+
+function hasPath(obj: Record<string, unknown>, path: ReadonlyArray<string | number>): boolean {
+  let cur: unknown = obj
+  for (const p of path) {
+    if (!cur || typeof cur !== 'object' || !(p in (cur as object))) return false
+    cur = (cur as Record<string | number, unknown>)[p]
+  }
+  return path.length > 0
+}
+
+function setPath(obj: Record<string, unknown>, path: readonly string[], value: unknown): void {
+  let cur = obj
+  for (const p of path.slice(0, -1)) cur = (cur[p] ??= {}) as Record<string, unknown>
+  cur[path[path.length - 1]!] = value
+}
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v)
+
+function deepMerge(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...base }
+  for (const [k, v] of Object.entries(over)) {
+    if (v === undefined) continue
+    out[k] = isPlainObject(v) && isPlainObject(out[k]) ? deepMerge(out[k] as Record<string, unknown>, v) : v
+  }
+  return out
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object') {
+    for (const v of Object.values(value)) deepFreeze(v)
+    Object.freeze(value)
+  }
+  return value
+}
+

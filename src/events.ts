@@ -1,0 +1,31 @@
+import { EventEmitter } from 'node:events'
+
+/**
+ * The flow events the broker publishes (the spec's "Events: not shown"): the dashboard and logs
+ * subscribe to these instead of reading the store.
+ */
+export const FLOW_EVENT_TYPES = ['stored', 'started', 'redirected', 'callback', 'token_exchanged', 'delivered', 'failed', 'expired'] as const
+export type FlowEventType = (typeof FLOW_EVENT_TYPES)[number]
+
+export interface FlowEvent {
+  type: FlowEventType
+  hash: string
+  plugin: string
+  /** Host of the provider the flow talks to, when known. */
+  provider?: string
+  progress: string
+  /** Milliseconds since the epoch. */
+  at: number
+  expiresAt?: number
+  /** Error code, for `failed`. */
+  error?: string
+  /** Delivery mode, for `delivered`. */
+  delivery?: string
+}
+
+/** A typed event bus for flow events; one per process. */
+export class FlowEvents extends EventEmitter<{ flow: [FlowEvent] }> {
+  publish(event: Omit<FlowEvent, 'at'>): void {
+    this.emit('flow', { ...event, at: Date.now() })
+  }
+}

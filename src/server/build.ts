@@ -1,0 +1,28 @@
+import cookie from '@fastify/cookie'
+import formbody from '@fastify/formbody'
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify'
+import type { BrokerDeps } from '../services/deps.js'
+import { installErrorHandling } from './errors.js'
+import { flowRoutes } from './routes/flows.js'
+
+/** Builds the broker's HTTP server; it never listens (`serve` does, tests use `inject`). */
+export async function buildServer(deps: BrokerDeps): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: deps.log as FastifyBaseLogger,
+    // Request URLs carry hashes and codes: the default per-request log lines would leak them.
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: deps.config.body.limit,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+    routerOptions: { maxParamLength: 256 },
+  })
+  installErrorHandling(app)
+  await app.register(formbody, { bodyLimit: deps.config.body.limit })
+  await app.register(cookie)
+  app.addHook('onRequest', async (_request, reply) => {
+    reply.headers({ 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer', 'x-frame-options': 'DENY' })
+  })
+  app.get('/ping', async () => ({ ping: 'pong' }))
+  await app.register(flowRoutes, { deps })
+  return app
+}

@@ -1,0 +1,66 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { checkHash } from '../../services/flows/check.js'
+import type { Reply } from '../../services/flows/reply.js'
+import { redeemResult } from '../../services/flows/result.js'
+import { callbackFlow, startFlow } from '../../services/flows/run.js'
+import { storeFlow } from '../../services/flows/store.js'
+import type { BrokerDeps } from '../../services/deps.js'
+
+const hashQuery = {
+  type: 'object',
+  properties: { hash: { type: 'string', maxLength: 256 } },
+} as const
+
+const stored = {
+  200: { type: 'object', properties: { hash: { type: 'string' }, url: { type: 'string' } }, required: ['hash', 'url'] },
+} as const
+
+/** Query and body parameters of a request as one flat map of strings (first value wins). */
+function params(request: FastifyRequest): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const source of [request.body, request.query]) {
+    if (!source || typeof source !== 'object') continue
+    for (const [k, v] of Object.entries(source as Record<string, unknown>)) {
+      const value = Array.isArray(v) ? v[0] : v
+      if (out[k] === undefined && (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean')) out[k] = String(value)
+    }
+  }
+  return out
+}
+
+/** Sends a service's transport-neutral reply. */
+function send(reply: FastifyReply, out: Reply, secure: boolean): FastifyReply {
+  if (out.cookie) {
+    reply.setCookie(out.cookie.name, out.cookie.value, { httpOnly: true, sameSite: 'lax', secure, path: '/', maxAge: out.cookie.maxAge })
+  }
+  reply.code(out.status).headers(out.headers ?? {})
+  if (out.html !== undefined) return reply.type('text/html; charset=utf-8').send(out.html)
+  return reply.send(out.json ?? (out.status === 302 ? undefined : {}))
+}
+
+/** The broker's flow API: /store, /hash-check, /start, /callback, /result. */
+export async function flowRoutes(app: FastifyInstance, { deps }: { deps: BrokerDeps }): Promise<void> {
+  const secure = deps.config.protocol === 'https'
+
+  app.post('/store', { schema: { body: { type: 'object' }, response: stored } }, async (request) => storeFlow(deps, request.body))
+
+  app.get('/hash-check', { schema: { querystring: hashQuery } }, async (request, reply) => {
+    reply.header('cache-control', 'no-store')
+    return checkHash(deps, (request.query as { hash?: string }).hash)
+  })
+
+  const start = async (request: FastifyRequest, reply: FastifyReply) => send(reply, await startFlow(deps, { params: params(request), cookies: request.cookies }), secure)
+  app.get('/start', start)
+  app.post('/start', start)
+
+  const callback = async (request: FastifyRequest, reply: FastifyReply) =>
+    send(reply, await callbackFlow(deps, { params: params(request), cookies: request.cookies }), secure)
+  app.get('/callback', callback)
+  app.post('/callback', callback)
+
+  app.post('/result', async (request, reply) => {
+    const p = params(request)
+    reply.header('cache-control', 'no-store')
+    return redeemResult(deps, p.result ?? p.code)
+  })
+}

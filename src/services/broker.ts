@@ -1,0 +1,33 @@
+import type { Redis } from 'ioredis'
+import { resolve } from 'node:path'
+import { FlowEvents } from '../events.js'
+import { createLogger } from '../log.js'
+import { type StoreDriver, connectStore } from '../store/connect.js'
+import { FlowStore } from '../store/flows.js'
+import type { BrokerDeps, ResolvedConfig } from './deps.js'
+import { PluginRegistry } from './flows/plugins.js'
+
+export interface Broker extends BrokerDeps {
+  readonly driver: StoreDriver
+  /** Quits the store connection. */
+  close(): Promise<void>
+}
+
+/** Connects the store and wires the services' dependencies for one process. */
+export async function createBroker(config: ResolvedConfig, driver: StoreDriver, opts: { redis?: Redis; cwd?: string } = {}): Promise<Broker> {
+  const redis = opts.redis ?? (await connectStore(config.store, driver))
+  const log = createLogger(config.log.level)
+  const pluginsDir = config.plugins.dir ? resolve(opts.cwd ?? process.cwd(), config.plugins.dir) : undefined
+  return {
+    config,
+    driver,
+    log,
+    store: new FlowStore(redis, config.store.expire, config.store.prefix),
+    plugins: new PluginRegistry(pluginsDir),
+    events: new FlowEvents(),
+    async close() {
+      if (opts.redis) return
+      await redis.quit().catch(() => redis.disconnect())
+    },
+  }
+}

@@ -1,0 +1,17 @@
+import type { Logger } from 'pino'
+import type { BrokerConfig } from '../config/schema.js'
+import type { FlowEvents } from '../events.js'
+import type { FlowStore } from '../store/flows.js'
+import type { PluginRegistry } from './flows/plugins.js'
+
+/** Configuration whose cookie and session secrets are known (given, or generated for this run). */
+export type ResolvedConfig = Readonly<BrokerConfig> & { readonly cookie: { readonly secret: string }; readonly session: { readonly secret: string } }
+
+/** What the broker's services need; built once per process and passed down. */
+export interface BrokerDeps {
+  readonly config: ResolvedConfig
+  readonly store: FlowStore
+  readonly plugins: PluginRegistry
+  readonly events: FlowEvents
+  readonly log: Logger
+}

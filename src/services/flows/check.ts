@@ -1,0 +1,36 @@
+import { BrokerError } from '../../errors.js'
+import type { Progress } from '../../store/flows.js'
+import type { BrokerDeps } from '../deps.js'
+import { redact } from './redact.js'
+
+export interface HashCheck {
+  hash: string
+  plugin: string
+  description?: string
+  progress: Progress
+  /** Whole seconds before the record expires. */
+  expires_in: number
+  created_at: string
+  expires_at: string
+  record: Record<string, unknown>
+  error?: { code: string; description: string }
+}
+
+/** GET /hash-check: the stored record with every secret redacted, its progress and time left. */
+export async function checkHash(deps: BrokerDeps, hash: string | undefined): Promise<HashCheck> {
+  if (!hash) throw new BrokerError('VALIDATION', 'The hash query parameter is required.', { fields: { hash: 'is required' } })
+  const entry = hash.length <= 128 ? await deps.store.get(hash) : undefined
+  if (!entry) throw new BrokerError('UNKNOWN_HASH', 'No flow is stored under this hash: it expired or never existed.')
+  const plugin = await deps.plugins.get(entry.plugin).catch(() => undefined)
+  return {
+    hash: entry.hash,
+    plugin: entry.plugin,
+    description: plugin?.description,
+    progress: entry.progress,
+    expires_in: Math.max(0, Math.ceil((entry.expiresAt - Date.now()) / 1000)),
+    created_at: new Date(entry.createdAt).toISOString(),
+    expires_at: new Date(entry.expiresAt).toISOString(),
+    record: redact(entry.record, plugin?.secrets),
+    ...(entry.error ? { error: entry.error } : {}),
+  }
+}

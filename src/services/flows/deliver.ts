@@ -1,0 +1,59 @@
+import { createHash } from 'node:crypto'
+import type { DeliveryMode } from '../../config/schema.js'
+import { newId } from '../../oauth/ids.js'
+import type { FlowEntry } from '../../store/flows.js'
+import type { BrokerDeps } from '../deps.js'
+import { type Reply, redirect, withQuery } from './reply.js'
+
+/** Headers for anything that carries a token: never cached, never leaked through Referer. */
+export const NO_STORE = { 'cache-control': 'no-store', pragma: 'no-cache', 'referrer-policy': 'no-referrer' } as const
+
+/** The delivery mode of a flow: the record's, else the first one the deployment allows. */
+export function deliveryMode(entry: FlowEntry, deps: BrokerDeps): DeliveryMode {
+  return (entry.record.delivery as DeliveryMode | undefined) ?? (deps.config.delivery.allow.includes('query') ? 'query' : deps.config.delivery.allow[0]!)
+}
+
+const hasCallback = (entry: FlowEntry): entry is FlowEntry & { record: { callback: string } } =>
+  typeof entry.record.callback === 'string' && entry.record.callback !== 'oob'
+
+/** Hands a flow's result to the app: 302 with query, an auto-posting form, a one-time code, or JSON. */
+export async function deliverResult(deps: BrokerDeps, entry: FlowEntry, result: Record<string, unknown>): Promise<{ reply: Reply; mode: string }> {
+  if (!hasCallback(entry)) return { reply: { status: 200, headers: { ...NO_STORE }, json: result }, mode: 'json' }
+  const mode = deliveryMode(entry, deps)
+  const callback = entry.record.callback
+  if (mode === 'form_post') return { reply: { status: 200, headers: { ...NO_STORE, ...formHeaders(callback) }, html: autoPostForm(callback, result) }, mode }
+  if (mode === 'code') {
+    const code = newId()
+    await deps.store.putResult(code, result)
+    return { reply: redirect(withQuery(callback, { result: code, state: entry.record.state }), { headers: { ...NO_STORE } }), mode }
+  }
+  return { reply: redirect(withQuery(callback, result), { headers: { ...NO_STORE } }), mode }
+}
+
+/** Sends a flow's failure to the app's callback as `?error=&error_description=`, or answers JSON. */
+export function deliverError(entry: FlowEntry, error: { code: string; description: string }, status: number, brokerCode: string): Reply {
+  if (!hasCallback(entry)) return { status, headers: { ...NO_STORE }, json: { code: brokerCode, message: error.description, error: error.code } }
+  return redirect(withQuery(entry.record.callback, { error: error.code, error_description: error.description, state: entry.record.state }), { headers: { ...NO_STORE } })
+}
+
+function formHeaders(callback: string): Record<string, string> {
+  const origin = new URL(callback).origin
+  return {
+    'content-security-policy': `default-src 'none'; form-action ${origin}; script-src 'sha256-${SCRIPT_HASH}'; frame-ancestors 'none'`,
+    'x-frame-options': 'DENY',
+  }
+}
+
+const SCRIPT = 'document.forms[0].submit()'
+const SCRIPT_HASH = createHash('sha256').update(SCRIPT).digest('base64')
+
+const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
+
+/** An HTML page that POSTs the result to the callback at once (no token in any URL). */
+function autoPostForm(callback: string, result: Record<string, unknown>): string {
+  const inputs = Object.entries(result)
+    .filter(([, v]) => v !== undefined && v !== null)
+    .map(([k, v]) => `<input type="hidden" name="${escapeHtml(k)}" value="${escapeHtml(String(v))}">`)
+    .join('')
+  return `<!doctype html><html><head><meta charset="utf-8"><meta name="referrer" content="no-referrer"><title>Signing you in…</title></head><body><form method="post" action="${escapeHtml(callback)}">${inputs}<noscript><button type="submit">Continue</button></noscript></form><script>${SCRIPT}</script></body></html>`
+}

@@ -1,0 +1,56 @@
+import { existsSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import type { FlowPlugin } from '../../../flows/contract.js'
+import oauth22 from '../../../flows/oauth_2_2-legged.js'
+import oauth23 from '../../../flows/oauth_2_3-legged.js'
+import oauthOwner2 from '../../../flows/oauth_owner_resources_2.js'
+import { BrokerError } from '../../errors.js'
+
+/** The built-in flow plugins, by their composed names. */
+export const BUILT_IN: Readonly<Record<string, FlowPlugin>> = {
+  'oauth_2_3-legged': oauth23,
+  'oauth_2_2-legged': oauth22,
+  oauth_owner_resources_2: oauthOwner2,
+}
+
+const NAME = /^[a-z]+(_[a-z_]+)?(_\d+)?(_\d+-legged)?$/
+const EXTENSIONS = ['.js', '.mjs', '.cjs']
+
+/** Finds flow plugins among the built-ins, then in the user's `plugins.dir`; caches what it loads. */
+export class PluginRegistry {
+  private readonly cache = new Map<string, FlowPlugin>()
+
+  constructor(private readonly dir?: string) {}
+
+  /** The plugin called `name`; PLUGIN_MISSING names it (never a path) when there is none. */
+  async get(name: string): Promise<FlowPlugin> {
+    const known = BUILT_IN[name] ?? this.cache.get(name)
+    if (known) return known
+    // Names come from sanitized fields only, so a name can never climb out of the folder.
+    const file = NAME.test(name) && this.dir ? EXTENSIONS.map((ext) => join(this.dir!, name + ext)).find((f) => existsSync(f)) : undefined
+    if (!file) throw new BrokerError('PLUGIN_MISSING', `No flow plugin named "${name}".`, { plugin: name })
+    const plugin = await loadPlugin(file, name)
+    this.cache.set(name, plugin)
+    return plugin
+  }
+
+  /** Every plugin name available: built-ins plus what is loaded. */
+  names(): string[] {
+    return [...Object.keys(BUILT_IN), ...this.cache.keys()]
+  }
+}
+
+async function loadPlugin(file: string, name: string): Promise<FlowPlugin> {
+  let mod: Record<string, unknown>
+  try {
+    mod = (await import(pathToFileURL(resolve(file)).href)) as Record<string, unknown>
+  } catch (err) {
+    throw new BrokerError('PLUGIN_INVALID', `The flow plugin "${name}" failed to load: ${(err as Error).message.split('\n')[0]}`, { plugin: name })
+  }
+  const candidate = (mod.default && typeof mod.default === 'object' ? mod.default : mod) as Partial<FlowPlugin>
+  if (typeof candidate.start !== 'function') {
+    throw new BrokerError('PLUGIN_INVALID', `The flow plugin "${name}" does not export a start(ctx) function.`, { plugin: name })
+  }
+  return candidate as FlowPlugin
+}

@@ -1,0 +1,137 @@
+import type { FlowPlugin, FlowRecord } from '../../../flows/contract.js'
+import { pluginName } from '../../../flows/contract.js'
+import type { BrokerConfig } from '../../config/schema.js'
+import { DELIVERY_MODES } from '../../config/schema.js'
+import { BrokerError } from '../../errors.js'
+
+const FIELD_NAME = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/
+const URL_FIELDS = ['request_url', 'access_url', 'authorize_url', 'verify_url'] as const
+const MAX_FIELDS = 100
+const MAX_VALUE = 16_384
+
+/** Where a record's value may be an object rather than text. */
+const OBJECT_FIELDS = new Set(['authorize_params'])
+
+/**
+ * Checks the shape of a POST /store body and returns the record with its auth_* fields
+ * sanitized. Guardian silently stripped bad characters from auth_*; the broker refuses them.
+ */
+export function sanitizeRecord(input: unknown): FlowRecord {
+  if (!input || typeof input !== 'object' || Array.isArray(input)) {
+    throw new BrokerError('VALIDATION', 'The body must be an object of record fields (JSON or form-encoded).', { fields: {} })
+  }
+  const problems: Record<string, string> = {}
+  const entries = Object.entries(input as Record<string, unknown>)
+  if (entries.length > MAX_FIELDS) throw new BrokerError('VALIDATION', `A record has at most ${MAX_FIELDS} fields.`, { fields: {} })
+  const record: Record<string, unknown> = {}
+  for (const [key, raw] of entries) {
+    if (!FIELD_NAME.test(key)) {
+      problems[key.slice(0, 64)] = 'is not a valid field name (letters, digits, _ . -; at most 64 characters)'
+      continue
+    }
+    if (raw === null || raw === undefined || raw === '') continue
+    const value = raw
+    if (typeof value === 'object' && !OBJECT_FIELDS.has(key)) {
+      problems[key] = 'must be text, a number or a boolean'
+      continue
+    }
+    if (typeof value === 'string' && (value.length > MAX_VALUE || /[\u0000]/.test(value))) {
+      problems[key] = value.length > MAX_VALUE ? `is longer than ${MAX_VALUE} characters` : 'contains a null byte'
+      continue
+    }
+    record[key] = value
+  }
+
+  const authType = record.auth_type === undefined ? 'oauth' : String(record.auth_type).toLowerCase()
+  record.auth_type = authType
+  if (!/^[a-z]+$/.test(authType)) problems.auth_type = 'must be letters a-z only'
+  checkPattern(record, 'auth_flow', /^[a-z_]+$/, 'must be letters a-z and _ only', problems)
+  checkPattern(record, 'auth_version', /^\d{1,4}$/, 'must be digits only', problems)
+  checkPattern(record, 'auth_leg', /^\d{1,4}$/, 'must be digits only', problems)
+
+  if (Object.keys(problems).length) throw validation(problems)
+  return record as FlowRecord
+}
+
+function checkPattern(record: Record<string, unknown>, field: string, pattern: RegExp, message: string, problems: Record<string, string>): void {
+  if (record[field] === undefined) return
+  const value = String(record[field])
+  record[field] = value
+  if (!pattern.test(value)) problems[field] = message
+}
+
+/** The composed plugin name of a sanitized record. */
+export const recordPluginName = (record: FlowRecord): string => pluginName(record)
+
+/** Everything the plugin and the deployment require of a record; throws one VALIDATION with every problem. */
+export async function validateRecord(record: FlowRecord, plugin: FlowPlugin, config: Readonly<BrokerConfig>): Promise<FlowRecord> {
+  const normalized = plugin.normalize ? plugin.normalize({ ...record }) : record
+  const problems: Record<string, string> = {}
+  for (const field of plugin.required ?? []) {
+    if (normalized[field] === undefined || normalized[field] === '') problems[field] = 'is required'
+  }
+  for (const field of URL_FIELDS) {
+    if (normalized[field] !== undefined && !isHttpUrl(String(normalized[field]))) problems[field] = 'must be an absolute http(s) URL'
+  }
+  if (normalized.callback !== undefined) {
+    const cb = String(normalized.callback)
+    if (cb !== 'oob') {
+      if (!isHttpUrl(cb)) problems.callback = 'must be an absolute http(s) URL, or "oob"'
+      else if (!callbackAllowed(cb, config)) {
+        throw new BrokerError(
+          'CALLBACK_NOT_ALLOWED',
+          config.callbacks.allow
+            ? `The callback ${cb} is not in callbacks.allow.`
+            : `The callback ${cb} is not a loopback address; without callbacks.allow only localhost, 127.0.0.1 and [::1] are accepted. Set callbacks.allow (or BROKER_CALLBACKS_ALLOW) to the origins or URL prefixes of your apps.`,
+          { field: 'callback' },
+        )
+      }
+    }
+  }
+  if (normalized.delivery !== undefined) {
+    const mode = String(normalized.delivery)
+    if (!(DELIVERY_MODES as readonly string[]).includes(mode)) problems.delivery = `must be one of ${DELIVERY_MODES.join(', ')}`
+    else if (!config.delivery.allow.includes(mode as (typeof DELIVERY_MODES)[number])) {
+      throw new BrokerError('DELIVERY_NOT_ALLOWED', `This broker does not allow delivery "${mode}"; allowed: ${config.delivery.allow.join(', ')}.`, { field: 'delivery' })
+    }
+  }
+  if (plugin.validate) Object.assign(problems, await plugin.validate(normalized))
+  if (Object.keys(problems).length) throw validation(problems)
+  return normalized
+}
+
+function validation(problems: Record<string, string>): BrokerError {
+  const list = Object.entries(problems).map(([k, v]) => `${k} ${v}`)
+  return new BrokerError('VALIDATION', `Invalid record: ${list.join('; ')}.`, { fields: problems })
+}
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value)
+    return (url.protocol === 'http:' || url.protocol === 'https:') && !!url.hostname
+  } catch {
+    return false
+  }
+}
+
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]'])
+
+/** Exact origins or URL prefixes from callbacks.allow; loopback only when it is not set. */
+export function callbackAllowed(callback: string, config: Readonly<BrokerConfig>): boolean {
+  const url = new URL(callback)
+  const allow = config.callbacks.allow
+  if (!allow) return LOOPBACK.has(url.hostname) || url.hostname.endsWith('.localhost')
+  return allow.some((entry) => {
+    let allowed: URL
+    try {
+      allowed = new URL(entry)
+    } catch {
+      return false
+    }
+    if (allowed.origin !== url.origin) return false
+    // An origin allows every path; a prefix must match on a path boundary (/app does not allow /appx).
+    const prefix = allowed.pathname
+    if (prefix === '/') return true
+    return url.pathname === prefix || url.pathname.startsWith(prefix.endsWith('/') ? prefix : `${prefix}/`)
+  })
+}

@@ -1,0 +1,147 @@
+import { FlowError, type StepResult } from '../../../flows/contract.js'
+import { BrokerError } from '../../errors.js'
+import { flowCookieName, newId, newState, safeEqual, sign, unsign } from '../../oauth/ids.js'
+import type { FlowEntry, Progress } from '../../store/flows.js'
+import type { BrokerDeps } from '../deps.js'
+import { flowContext } from './context.js'
+import { NO_STORE, deliverError, deliverResult } from './deliver.js'
+import type { Reply } from './reply.js'
+import { redirect } from './reply.js'
+
+/** What a route hands the runner: the request's parameters (query and body) and cookies. */
+export interface FlowRequest {
+  params: Record<string, string>
+  cookies: Record<string, string | undefined>
+}
+
+const providerHost = (entry: FlowEntry): string | undefined => {
+  const url = entry.record.authorize_url ?? entry.record.access_url ?? entry.record.request_url
+  try {
+    return typeof url === 'string' ? new URL(url).host : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** GET|POST /start: runs the flow's first step. A start URL works once, unless the flow is reusable. */
+export async function startFlow(deps: BrokerDeps, req: FlowRequest): Promise<Reply> {
+  const hash = req.params.hash
+  if (!hash) throw new BrokerError('VALIDATION', 'The hash query parameter is required.', { fields: { hash: 'is required' } })
+  const entry = await loadFlow(deps, hash)
+  const plugin = await deps.plugins.get(entry.plugin)
+  const state = newState(deps.config.session.secret)
+  const started: FlowEntry = { ...entry, progress: 'started', data: { ...entry.data, state, nonce: newId() } }
+  if (!plugin.reusable) await advanceOrRefuse(deps, 'stored', started)
+  publish(deps, started, 'started')
+  let step: StepResult
+  try {
+    step = await plugin.start(flowContext(deps, started, req.params))
+  } catch (err) {
+    return fail(deps, started, err)
+  }
+  return afterStep(deps, started, step, plugin.reusable === true)
+}
+
+/** GET|POST /callback: the provider's return, matched to its flow through the store, never a server session. */
+export async function callbackFlow(deps: BrokerDeps, req: FlowRequest): Promise<Reply> {
+  const { state, oauth_token: requestToken } = req.params
+  const id = state ?? requestToken
+  if (!id) throw new BrokerError('UNKNOWN_STATE', 'The callback carries neither state nor oauth_token.')
+  if (state !== undefined && !unsign(state, deps.config.session.secret)) {
+    throw new BrokerError('UNKNOWN_STATE', 'The state parameter was not issued by this broker.')
+  }
+  const hash = await deps.store.correlated(id)
+  if (!hash) throw new BrokerError('UNKNOWN_STATE', 'No flow waits for this callback: it expired or never existed.')
+  const entry = await loadFlow(deps, hash)
+  if (entry.progress === 'completed' || entry.progress === 'failed') throw finished(entry.progress)
+  if (!cookieMatches(deps, entry, req.cookies)) {
+    throw new BrokerError('COOKIE_MISMATCH', 'This callback arrived in a browser other than the one that started the flow.')
+  }
+  const plugin = await deps.plugins.get(entry.plugin)
+  const exchanging: FlowEntry = { ...entry, progress: 'exchanging' }
+  await advanceOrRefuse(deps, 'awaiting_callback', exchanging)
+  publish(deps, exchanging, 'callback')
+  try {
+    if (req.params.error) {
+      throw new FlowError(req.params.error, req.params.error_description ?? `The provider answered ${req.params.error}`)
+    }
+    if (!plugin.callback) throw new FlowError('server_error', `The flow plugin "${entry.plugin}" takes no callback`, 'FAILED')
+    const step = await plugin.callback(flowContext(deps, exchanging, req.params))
+    return await afterStep(deps, exchanging, step, false)
+  } catch (err) {
+    return fail(deps, exchanging, err)
+  }
+}
+
+async function afterStep(deps: BrokerDeps, entry: FlowEntry, step: StepResult, reusable: boolean): Promise<Reply> {
+  if ('respond' in step) {
+    const { status = 200, headers = {}, body } = step.respond
+    return { status, headers: { ...NO_STORE, ...headers }, json: body }
+  }
+  const data = { ...entry.data, ...step.save }
+  if ('redirect' in step) {
+    const next: FlowEntry = { ...entry, progress: step.await ? 'awaiting_callback' : entry.progress, data }
+    if (step.await) await deps.store.correlate(step.await, entry.hash, entry.expiresAt)
+    if (!reusable) await advanceOrRefuse(deps, entry.progress, next)
+    publish(deps, next, 'redirected')
+    const cookie = step.await ? bindingCookie(deps, next) : undefined
+    return redirect(step.redirect, { cookie })
+  }
+  const done: FlowEntry = { ...entry, progress: reusable ? entry.progress : 'completed', data }
+  if (!reusable) await advanceOrRefuse(deps, entry.progress, done)
+  publish(deps, done, 'token_exchanged')
+  const { reply, mode } = await deliverResult(deps, done, step.deliver)
+  deps.events.publish({ type: 'delivered', hash: done.hash, plugin: done.plugin, progress: done.progress, delivery: mode })
+  return reply
+}
+
+/** Ends a flow with an error: marks it failed and tells the app (callback) or the caller (JSON). */
+async function fail(deps: BrokerDeps, entry: FlowEntry, err: unknown): Promise<Reply> {
+  if (err instanceof BrokerError && err.code === 'STORE_UNAVAILABLE') throw err
+  const flowErr =
+    err instanceof FlowError
+      ? err
+      : new FlowError('server_error', err instanceof BrokerError ? err.message : 'The flow plugin failed unexpectedly', 'FAILED')
+  if (!(err instanceof FlowError) && !(err instanceof BrokerError)) deps.log.error({ err, plugin: entry.plugin }, 'flow step threw')
+  const error = { code: flowErr.code, description: flowErr.description }
+  const failed: FlowEntry = { ...entry, progress: 'failed', error }
+  await deps.store.advance(entry.progress, failed)
+  deps.events.publish({ type: 'failed', hash: entry.hash, plugin: entry.plugin, progress: 'failed', error: error.code })
+  deps.log.info({ plugin: entry.plugin, error: error.code }, 'flow failed')
+  const status = new BrokerError(flowErr.brokerCode, flowErr.description).status
+  return deliverError(failed, error, status, flowErr.brokerCode)
+}
+
+async function loadFlow(deps: BrokerDeps, hash: string): Promise<FlowEntry> {
+  const entry = hash.length <= 128 ? await deps.store.get(hash) : undefined
+  if (!entry) throw new BrokerError('UNKNOWN_HASH', 'No flow is stored under this hash: it expired or never existed.')
+  return entry
+}
+
+async function advanceOrRefuse(deps: BrokerDeps, from: Progress, next: FlowEntry): Promise<void> {
+  const res = await deps.store.advance(from, next)
+  if (res === 'ok') return
+  if (res === 'gone') throw new BrokerError('UNKNOWN_HASH', 'No flow is stored under this hash: it expired or never existed.')
+  throw finished(res)
+}
+
+function finished(progress: string): BrokerError {
+  return progress === 'completed' || progress === 'failed'
+    ? new BrokerError('FLOW_FINISHED', `This flow has ${progress} and cannot be run again.`)
+    : new BrokerError('FLOW_STARTED', 'This flow was started already; its start URL works once.')
+}
+
+function bindingCookie(deps: BrokerDeps, entry: FlowEntry): Reply['cookie'] {
+  const maxAge = Math.max(1, Math.ceil((entry.expiresAt - Date.now()) / 1000))
+  return { name: flowCookieName(entry.hash, deps.config.cookie.secret), value: sign(String(entry.data.nonce), deps.config.cookie.secret), maxAge }
+}
+
+function cookieMatches(deps: BrokerDeps, entry: FlowEntry, cookies: FlowRequest['cookies']): boolean {
+  const raw = cookies[flowCookieName(entry.hash, deps.config.cookie.secret)]
+  const nonce = raw ? unsign(raw, deps.config.cookie.secret) : undefined
+  return !!nonce && typeof entry.data.nonce === 'string' && safeEqual(nonce, entry.data.nonce)
+}
+
+function publish(deps: BrokerDeps, entry: FlowEntry, type: 'started' | 'redirected' | 'callback' | 'token_exchanged'): void {
+  deps.events.publish({ type, hash: entry.hash, plugin: entry.plugin, progress: entry.progress, provider: providerHost(entry), expiresAt: entry.expiresAt })
+}

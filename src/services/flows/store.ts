@@ -1,0 +1,40 @@
+import { newId } from '../../oauth/ids.js'
+import type { FlowEntry } from '../../store/flows.js'
+import type { BrokerDeps } from '../deps.js'
+import { recordPluginName, sanitizeRecord, validateRecord } from './record.js'
+
+export interface StoredFlow {
+  hash: string
+  url: string
+}
+
+/** POST /store: validates a record against its flow plugin and keeps it for store.expire seconds. */
+export async function storeFlow(deps: BrokerDeps, body: unknown): Promise<StoredFlow> {
+  const sanitized = sanitizeRecord(body)
+  const name = recordPluginName(sanitized)
+  const plugin = await deps.plugins.get(name)
+  const record = await validateRecord(sanitized, plugin, deps.config)
+  const now = Date.now()
+  const entry: FlowEntry = {
+    hash: newId(),
+    plugin: name,
+    record,
+    progress: 'stored',
+    createdAt: now,
+    expiresAt: now + deps.store.expireSeconds * 1000,
+    data: {},
+  }
+  await deps.store.create(entry)
+  deps.events.publish({ type: 'stored', hash: entry.hash, plugin: name, progress: 'stored', expiresAt: entry.expiresAt, provider: hostOf(record) })
+  const { protocol, host } = deps.config
+  return { hash: entry.hash, url: `${protocol}://${host}/start?hash=${entry.hash}` }
+}
+
+function hostOf(record: Record<string, unknown>): string | undefined {
+  const url = record.authorize_url ?? record.access_url ?? record.request_url
+  try {
+    return typeof url === 'string' ? new URL(url).host : undefined
+  } catch {
+    return undefined
+  }
+}

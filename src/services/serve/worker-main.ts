@@ -1,0 +1,6 @@
+// Entry point of a forked worker process (see primary.ts).
+import { SETUP_ENV, type WorkerSetup, runWorker } from './worker.js'
+
+const setup = JSON.parse(process.env[SETUP_ENV] ?? '{}') as WorkerSetup
+delete process.env[SETUP_ENV]
+await runWorker(setup)

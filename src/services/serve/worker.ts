@@ -1,0 +1,45 @@
+import type { ResolvedConfig } from '../deps.js'
+import type { StoreDriver } from '../../store/connect.js'
+import { buildServer } from '../../server/build.js'
+import { createBroker } from '../broker.js'
+
+/** What the primary sends a worker in its environment. */
+export interface WorkerSetup {
+  config: ResolvedConfig
+  driver: StoreDriver
+  cwd: string
+}
+
+export type WorkerMessage = { type: 'ready'; port: number } | { type: 'fatal'; code: string; message: string }
+
+export const SETUP_ENV = 'BROKER_WORKER_SETUP'
+
+/** A worker: builds the server, listens, and drains on the primary's word. */
+export async function runWorker(setup: WorkerSetup): Promise<void> {
+  const send = (msg: WorkerMessage) => process.send?.(msg)
+  // The primary coordinates shutdown; a Ctrl-C reaching the whole process group must not kill a worker first.
+  process.on('SIGINT', () => {})
+  let closing: Promise<void> | undefined
+  try {
+    const broker = await createBroker(setup.config, setup.driver, { cwd: setup.cwd })
+    const app = await buildServer(broker)
+    const close = () =>
+      (closing ??= (async () => {
+        await app.close()
+        await broker.close()
+        process.exit(0)
+      })())
+    process.on('SIGTERM', close)
+    process.on('message', (msg: { type?: string }) => {
+      if (msg?.type === 'shutdown') void close()
+    })
+    process.on('disconnect', () => void close())
+    await app.listen({ port: setup.config.port, host: setup.config.listen })
+    const address = app.server.address()
+    send({ type: 'ready', port: typeof address === 'object' && address ? address.port : setup.config.port })
+  } catch (err) {
+    const e = err as Error & { code?: string }
+    send({ type: 'fatal', code: e.code ?? 'FAILED', message: e.message })
+    process.exit(1)
+  }
+}
