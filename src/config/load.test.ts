@@ -1,0 +1,83 @@
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { BrokerError } from '../errors.js'
+import { loadConfig } from './load.js'
+
+const dir = () => mkdtempSync(join(tmpdir(), 'broker-config-'))
+
+describe('loadConfig', () => {
+  it('gives the documented defaults without a file', async () => {
+    const { config, file } = await loadConfig({ cwd: dir(), env: {} })
+    expect(file).toBeUndefined()
+    expect(config).toMatchObject({ host: 'localhost:3000', protocol: 'http', port: 3000, pid: { dir: './' }, store: { host: '127.0.0.1', port: 6379, expire: 60, driver: 'auto' } })
+    expect(config.workers).toBeGreaterThanOrEqual(1)
+    expect(Object.isFrozen(config.store)).toBe(true)
+  })
+
+  it('reads ./config/default.js from the current directory when -c is absent', async () => {
+    const cwd = dir()
+    const { mkdirSync } = await import('node:fs')
+    mkdirSync(join(cwd, 'config'))
+    writeFileSync(join(cwd, 'config', 'default.js'), 'module.exports = { port: 4100 }')
+    const { config } = await loadConfig({ cwd, env: {} })
+    expect(config.port).toBe(4100)
+    expect(config.host).toBe('localhost:4100')
+  })
+
+  it.each([
+    ['c.mjs', 'export default { store: { expire: 5 } }'],
+    ['c.cjs', 'module.exports = { store: { expire: 5 } }'],
+    ['c.json', '{ "store": { "expire": 5 } }'],
+  ])('reads %s relative to cwd', async (name, text) => {
+    const cwd = dir()
+    writeFileSync(join(cwd, name), text)
+    const { config } = await loadConfig({ cwd, file: name, env: {} })
+    expect(config.store.expire).toBe(5)
+  })
+
+  it('applies flags over env over file', async () => {
+    const cwd = dir()
+    writeFileSync(join(cwd, 'c.json'), JSON.stringify({ port: 1, store: { expire: 10, host: 'file' } }))
+    const { config } = await loadConfig({
+      cwd,
+      file: 'c.json',
+      env: { BROKER_PORT: '2', BROKER_STORE_EXPIRE: '20', BROKER_CALLBACKS_ALLOW: 'https://a.example, https://b.example/x/' },
+      flags: { port: 3 },
+    })
+    expect(config.port).toBe(3)
+    expect(config.store.expire).toBe(20)
+    expect(config.store.host).toBe('file')
+    expect(config.callbacks.allow).toEqual(['https://a.example', 'https://b.example/x/'])
+  })
+
+  it('refuses a pid.dir without a trailing slash, naming the key and the file', async () => {
+    const cwd = dir()
+    writeFileSync(join(cwd, 'c.json'), JSON.stringify({ pid: { dir: '/tmp' } }))
+    const err = await loadConfig({ cwd, file: 'c.json', env: {} }).catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(BrokerError)
+    expect((err as BrokerError).code).toBe('CONFIG_INVALID')
+    expect((err as BrokerError).message).toMatch(/pid\.dir .*c\.json.*slash/)
+    expect((err as BrokerError).exit).toBe(2)
+  })
+
+  it('refuses unknown keys and wrong types', async () => {
+    const cwd = dir()
+    writeFileSync(join(cwd, 'c.json'), JSON.stringify({ prot: 1, store: { port: 'x' } }))
+    const err = (await loadConfig({ cwd, file: 'c.json', env: {} }).catch((e: unknown) => e)) as BrokerError
+    expect(err.message).toContain('"prot"')
+    expect(err.message).toMatch(/store\.port .*Expected number/)
+  })
+
+  it('names the environment variable when it is the bad one', async () => {
+    const err = (await loadConfig({ cwd: dir(), env: { BROKER_STORE_EXPIRE: 'soon' } }).catch((e: unknown) => e)) as BrokerError
+    expect(err.message).toMatch(/store\.expire \(environment variable BROKER_STORE_EXPIRE\)/)
+  })
+
+  it('says when the file cannot be read', async () => {
+    const err = (await loadConfig({ cwd: dir(), file: 'missing.js', env: {} }).catch((e: unknown) => e)) as BrokerError
+    expect(err.code).toBe('CONFIG_INVALID')
+    expect(err.message).toMatch(/missing\.js.*does not exist/)
+  })
+})

@@ -1,0 +1,235 @@
+import { createServer, type Server } from 'node:http'
+import type { FastifyInstance } from 'fastify'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { memoryBroker } from '../../../test/helpers/deps.js'
+import type { Broker } from '../../services/broker.js'
+import { buildServer } from '../build.js'
+
+let broker: Broker
+let app: FastifyInstance
+let provider: Server
+let providerUrl = ''
+/** What the fake token endpoint answers next. */
+let tokenAnswer: { status: number; type: string; body: string } = { status: 200, type: 'application/json', body: '{"access_token":"tok"}' }
+let lastTokenRequest = ''
+
+beforeAll(async () => {
+  broker = await memoryBroker({ store: { expire: 60 } })
+  app = await buildServer(broker)
+  provider = createServer((req, res) => {
+    let raw = ''
+    req.on('data', (d) => (raw += d))
+    req.on('end', () => {
+      lastTokenRequest = raw
+      res.writeHead(tokenAnswer.status, { 'content-type': tokenAnswer.type })
+      res.end(tokenAnswer.body)
+    })
+  })
+  await new Promise<void>((r) => provider.listen(0, '127.0.0.1', () => r()))
+  const a = provider.address()
+  providerUrl = `http://127.0.0.1:${typeof a === 'object' && a ? a.port : 0}`
+})
+
+afterAll(async () => {
+  await app.close()
+  await broker.close()
+  await new Promise((r) => provider.close(r))
+})
+
+const threeLegged = (extra: Record<string, unknown> = {}) => ({
+  auth_version: '2',
+  auth_leg: '3',
+  client_id: 'cid',
+  client_secret: 'very-secret',
+  authorize_url: `${providerUrl}/authorize`,
+  access_url: `${providerUrl}/token`,
+  callback: 'http://localhost:5999/cb',
+  state: 'app-state',
+  scope: 'read',
+  ...extra,
+})
+
+async function store(body: Record<string, unknown>): Promise<{ hash: string; url: string }> {
+  const res = await app.inject({ method: 'POST', url: '/store', payload: body })
+  expect(res.statusCode, res.body).toBe(200)
+  return res.json()
+}
+
+describe('POST /store', () => {
+  it('stores a JSON record and answers hash and url', async () => {
+    const { hash, url } = await store(threeLegged())
+    expect(hash).toMatch(/^[A-Za-z0-9_-]{32}$/)
+    expect(url).toBe(`http://localhost:3000/start?hash=${hash}`)
+  })
+
+  it('takes a Guardian-style form body', async () => {
+    const res = await app.inject({ method: 'POST', url: '/store', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: new URLSearchParams(threeLegged() as Record<string, string>).toString() })
+    expect(res.statusCode).toBe(200)
+  })
+
+  it('lists every missing field at once', async () => {
+    const res = await app.inject({ method: 'POST', url: '/store', payload: { auth_version: '2', auth_leg: '3' } })
+    expect(res.statusCode).toBe(400)
+    expect(res.json()).toMatchObject({ code: 'VALIDATION', fields: { client_id: 'is required', authorize_url: 'is required', access_url: 'is required' } })
+  })
+
+  it('refuses bad auth_* characters naming the field', async () => {
+    const res = await app.inject({ method: 'POST', url: '/store', payload: { auth_type: 'oauth/../x', auth_version: '2' } })
+    expect(res.statusCode).toBe(400)
+    expect(res.json().fields).toHaveProperty('auth_type')
+  })
+
+  it('answers PLUGIN_MISSING with the plugin name and no path', async () => {
+    const res = await app.inject({ method: 'POST', url: '/store', payload: { auth_version: '9', auth_leg: '9' } })
+    expect(res.statusCode).toBe(404)
+    expect(res.json()).toEqual({ code: 'PLUGIN_MISSING', message: 'No flow plugin named "oauth_9_9-legged".', plugin: 'oauth_9_9-legged' })
+  })
+
+  it('refuses non-loopback callbacks without callbacks.allow and says how to allow more', async () => {
+    const res = await app.inject({ method: 'POST', url: '/store', payload: threeLegged({ callback: 'https://evil.example/cb' }) })
+    expect(res.statusCode).toBe(400)
+    expect(res.json()).toMatchObject({ code: 'CALLBACK_NOT_ALLOWED' })
+    expect(res.json().message).toContain('callbacks.allow')
+  })
+
+  it('answers 415 for other content types, 413 for big bodies, 400 for bad JSON', async () => {
+    expect((await app.inject({ method: 'POST', url: '/store', headers: { 'content-type': 'text/xml' }, payload: '<a/>' })).json().code).toBe('UNSUPPORTED_MEDIA_TYPE')
+    const big = await app.inject({ method: 'POST', url: '/store', payload: { client_id: 'x'.repeat(70_000) } })
+    expect(big.statusCode).toBe(413)
+    expect(big.json().code).toBe('BODY_TOO_LARGE')
+    const bad = await app.inject({ method: 'POST', url: '/store', headers: { 'content-type': 'application/json' }, payload: '{"a":' })
+    expect(bad.statusCode).toBe(400)
+    expect(bad.body).not.toMatch(/node_modules|at \w+ \(/)
+  })
+})
+
+describe('GET /hash-check', () => {
+  it('shows the record with secrets redacted, progress and seconds left', async () => {
+    const { hash } = await store(threeLegged({ password: 'pw', refresh_token: 'rt' }))
+    const res = await app.inject({ url: `/hash-check?hash=${hash}` })
+    expect(res.statusCode).toBe(200)
+    const body = res.json()
+    expect(body).toMatchObject({ hash, plugin: 'oauth_2_3-legged', progress: 'stored' })
+    expect(body.expires_in).toBeGreaterThan(55)
+    expect(body.record.client_id).toBe('cid')
+    expect(res.body).not.toContain('very-secret')
+    expect(res.body).not.toContain('"pw"')
+    expect(res.body).not.toContain('"rt"')
+  })
+
+  it('answers 404 UNKNOWN_HASH for an unknown hash', async () => {
+    const res = await app.inject({ url: '/hash-check?hash=nope' })
+    expect(res.statusCode).toBe(404)
+    expect(res.json().code).toBe('UNKNOWN_HASH')
+  })
+})
+
+describe('GET /start and /callback', () => {
+  it('redirects to the provider with PKCE and the broker state, then refuses a second start', async () => {
+    const { hash } = await store(threeLegged())
+    const res = await app.inject({ url: `/start?hash=${hash}` })
+    expect(res.statusCode).toBe(302)
+    const loc = new URL(res.headers.location as string)
+    expect(loc.searchParams.get('client_id')).toBe('cid')
+    expect(loc.searchParams.get('redirect_uri')).toBe('http://localhost:3000/callback')
+    expect(loc.searchParams.get('code_challenge_method')).toBe('S256')
+    expect(loc.searchParams.get('state')).not.toBe('app-state')
+    expect(String(res.headers['set-cookie'])).toMatch(/HttpOnly/)
+    const again = await app.inject({ url: `/start?hash=${hash}` })
+    expect(again.statusCode).toBe(409)
+    expect(again.json().code).toBe('FLOW_STARTED')
+  })
+
+  it('refuses a callback from another browser (no cookie), then completes with it, then refuses a replay', async () => {
+    const { hash } = await store(threeLegged())
+    const start = await app.inject({ url: `/start?hash=${hash}` })
+    const state = new URL(start.headers.location as string).searchParams.get('state')!
+    const cookie = String(start.headers['set-cookie']).split(';')[0]!
+    const cb = `/callback?code=abc&state=${encodeURIComponent(state)}`
+    const csrf = await app.inject({ url: cb })
+    expect(csrf.statusCode).toBe(403)
+    expect(csrf.json().code).toBe('COOKIE_MISMATCH')
+    tokenAnswer = { status: 200, type: 'application/json', body: '{"access_token":"tok","refresh_token":"ref","expires_in":3600,"token_type":"Bearer"}' }
+    const ok = await app.inject({ url: cb, headers: { cookie } })
+    expect(ok.statusCode).toBe(302)
+    const delivered = new URL(ok.headers.location as string)
+    expect(delivered.origin + delivered.pathname).toBe('http://localhost:5999/cb')
+    expect(Object.fromEntries(delivered.searchParams)).toEqual({ access_token: 'tok', refresh_token: 'ref', expires_in: '3600', token_type: 'Bearer', state: 'app-state' })
+    expect(ok.headers['cache-control']).toBe('no-store')
+    expect(lastTokenRequest).toContain('code_verifier=')
+    expect(lastTokenRequest).toContain('grant_type=authorization_code')
+    const replay = await app.inject({ url: cb, headers: { cookie } })
+    expect(replay.statusCode).toBe(409)
+    expect(replay.json().code).toBe('FLOW_FINISHED')
+    expect((await app.inject({ url: `/hash-check?hash=${hash}` })).json().progress).toBe('completed')
+  })
+
+  it('refuses a forged state', async () => {
+    const res = await app.inject({ url: '/callback?code=x&state=forged.value' })
+    expect(res.statusCode).toBe(400)
+    expect(res.json().code).toBe('UNKNOWN_STATE')
+  })
+
+  it('sends provider errors at the token endpoint to the app callback', async () => {
+    tokenAnswer = { status: 200, type: 'application/x-www-form-urlencoded', body: 'error=bad_verification_code&error_description=expired' }
+    const { hash } = await store(threeLegged())
+    const start = await app.inject({ url: `/start?hash=${hash}` })
+    const state = new URL(start.headers.location as string).searchParams.get('state')!
+    const cookie = String(start.headers['set-cookie']).split(';')[0]!
+    const res = await app.inject({ url: `/callback?code=abc&state=${encodeURIComponent(state)}`, headers: { cookie } })
+    expect(res.statusCode).toBe(302)
+    const loc = new URL(res.headers.location as string)
+    expect(loc.searchParams.get('error')).toBe('bad_verification_code')
+    expect(loc.searchParams.get('error_description')).toBe('expired')
+    expect(loc.searchParams.get('state')).toBe('app-state')
+    expect((await app.inject({ url: `/hash-check?hash=${hash}` })).json().progress).toBe('failed')
+  })
+
+  it('delivers JSON without a callback, and by one-time code with delivery code', async () => {
+    tokenAnswer = { status: 200, type: 'application/json', body: '{"access_token":"cc-tok","token_type":"Bearer"}' }
+    const { hash } = await store({ auth_version: '2', auth_leg: '2', client_id: 'c', client_secret: 's', access_url: `${providerUrl}/token` })
+    const res = await app.inject({ url: `/start?hash=${hash}` })
+    expect(res.statusCode).toBe(200)
+    expect(res.json()).toEqual({ access_token: 'cc-tok', token_type: 'Bearer' })
+
+    const coded = await store({ auth_version: '2', auth_leg: '2', client_id: 'c', access_url: `${providerUrl}/token`, callback: 'http://127.0.0.1:1/cb', delivery: 'code' })
+    const redirect = await app.inject({ url: `/start?hash=${coded.hash}` })
+    const loc = new URL(redirect.headers.location as string)
+    expect(loc.searchParams.get('access_token')).toBeNull()
+    const code = loc.searchParams.get('result')!
+    const first = await app.inject({ method: 'POST', url: '/result', payload: { result: code } })
+    expect(first.json()).toEqual({ access_token: 'cc-tok', token_type: 'Bearer' })
+    const second = await app.inject({ method: 'POST', url: '/result', payload: { result: code } })
+    expect(second.statusCode).toBe(404)
+    expect(second.json().code).toBe('UNKNOWN_RESULT')
+  })
+
+  it('posts the result with an auto-submitting form for delivery form_post', async () => {
+    tokenAnswer = { status: 200, type: 'application/json', body: '{"access_token":"fp-tok"}' }
+    const { hash } = await store({ auth_version: '2', auth_leg: '2', client_id: 'c', access_url: `${providerUrl}/token`, callback: 'http://127.0.0.1:1/cb', delivery: 'form_post', state: '"><script>' })
+    const res = await app.inject({ url: `/start?hash=${hash}` })
+    expect(res.statusCode).toBe(200)
+    expect(res.headers['content-type']).toMatch(/text\/html/)
+    expect(res.body).toContain('action="http://127.0.0.1:1/cb"')
+    expect(res.body).toContain('name="access_token" value="fp-tok"')
+    expect(res.body).not.toContain('"><script>')
+    expect(res.headers['content-security-policy']).toContain('form-action http://127.0.0.1:1')
+  })
+
+  it('ends a flow whose provider answers HTML with a clear JSON error', async () => {
+    tokenAnswer = { status: 502, type: 'text/html', body: '<html>Bad gateway</html>' }
+    const { hash } = await store({ auth_version: '2', auth_leg: '2', client_id: 'c', access_url: `${providerUrl}/token` })
+    const res = await app.inject({ url: `/start?hash=${hash}` })
+    expect(res.statusCode).toBe(502)
+    expect(res.json()).toMatchObject({ code: 'PROVIDER_ERROR' })
+  })
+})
+
+describe('misc', () => {
+  it('answers /ping and JSON 404s', async () => {
+    expect((await app.inject({ url: '/ping' })).json()).toEqual({ ping: 'pong' })
+    const nf = await app.inject({ url: '/nope' })
+    expect(nf.statusCode).toBe(404)
+    expect(nf.json().code).toBe('NOT_FOUND')
+  })
+})

@@ -1,0 +1,76 @@
+import { type ChildProcess, spawn } from 'node:child_process'
+import { resolve } from 'node:path'
+import { freePort, waitFor } from './ports.js'
+
+export const ROOT = resolve(import.meta.dirname, '..', '..')
+export const BIN = resolve(ROOT, 'bin', 'run.js')
+
+export interface BrokerProcess {
+  port: number
+  url: string
+  proc: ChildProcess
+  /** Everything the process wrote to stderr so far. */
+  stderr(): string
+  /** SIGTERM and wait for the exit; resolves with the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>
+}
+
+export interface StartBrokerOptions {
+  args?: string[]
+  env?: Record<string, string>
+  cwd?: string
+  port?: number
+}
+
+/** Spawns `bin/run.js serve` as a user would, and waits until /ping answers. */
+export async function startBroker(opts: StartBrokerOptions = {}): Promise<BrokerProcess> {
+  const port = opts.port ?? (await freePort())
+  const proc = spawn(process.execPath, [BIN, 'serve', '--port', String(port), ...(opts.args ?? [])], {
+    cwd: opts.cwd ?? ROOT,
+    env: { ...process.env, BROKER_LOG_LEVEL: 'warn', BROKER_WORKERS: '1', ...opts.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let err = ''
+  proc.stderr!.on('data', (d) => (err += d))
+  proc.stdout!.resume()
+  const url = `http://127.0.0.1:${port}`
+  const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)))
+  await Promise.race([
+    waitFor(async () => (await fetch(`${url}/ping`)).ok, 20_000, `broker on ${port}`),
+    exited.then((code) => {
+      throw new Error(`broker exited with ${code} before answering:\n${err}`)
+    }),
+  ])
+  return {
+    port,
+    url,
+    proc,
+    stderr: () => err,
+    stop: async (signal = 'SIGTERM') => {
+      if (proc.exitCode !== null) return proc.exitCode
+      proc.kill(signal)
+      return exited
+    },
+  }
+}
+
+/** Runs `bin/run.js` with `args` to completion. */
+export function runCli(args: string[], opts: { env?: Record<string, string>; cwd?: string; input?: string; timeoutMs?: number } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolvePromise) => {
+    const proc = spawn(process.execPath, [BIN, ...args], {
+      cwd: opts.cwd ?? ROOT,
+      env: { ...process.env, BROKER_LOG_LEVEL: 'warn', ...opts.env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    })
+    let stdout = ''
+    let stderr = ''
+    proc.stdout.on('data', (d) => (stdout += d))
+    proc.stderr.on('data', (d) => (stderr += d))
+    proc.stdin.end(opts.input ?? '')
+    const timer = setTimeout(() => proc.kill('SIGKILL'), opts.timeoutMs ?? 30_000)
+    proc.once('exit', (code) => {
+      clearTimeout(timer)
+      resolvePromise({ code, stdout, stderr })
+    })
+  })
+}

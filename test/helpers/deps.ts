@@ -1,0 +1,9 @@
+import { configSchema, type ConfigInput } from '../../src/config/schema.js'
+import { type Broker, createBroker } from '../../src/services/broker.js'
+import { resolveSecrets } from '../../src/services/serve/secrets.js'
+
+/** A broker wired to the embedded store, for route tests with `inject`. */
+export async function memoryBroker(input: ConfigInput = {}): Promise<Broker> {
+  const parsed = configSchema.parse({ log: { level: 'silent' }, ...input })
+  return createBroker(resolveSecrets(parsed).config, 'memory')
+}
