@@ -81,3 +81,18 @@ describe('loadConfig', () => {
     expect(err.message).toMatch(/missing\.js.*does not exist/)
   })
 })
+
+describe('host follows port', () => {
+  it('points a localhost host from the file at a port given by flag or env', async () => {
+    const cwd = dir()
+    writeFileSync(join(cwd, 'c.json'), JSON.stringify({ host: 'localhost:3000', port: 3000 }))
+    expect((await loadConfig({ cwd, file: 'c.json', env: {}, flags: { port: 4001 } })).config.host).toBe('localhost:4001')
+    expect((await loadConfig({ cwd, file: 'c.json', env: { BROKER_PORT: '4002' } })).config.host).toBe('localhost:4002')
+  })
+
+  it('keeps a public host as given', async () => {
+    const cwd = dir()
+    writeFileSync(join(cwd, 'c.json'), JSON.stringify({ host: 'broker.example.com' }))
+    expect((await loadConfig({ cwd, file: 'c.json', env: {}, flags: { port: 4001 } })).config.host).toBe('broker.example.com')
+  })
+})

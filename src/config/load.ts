@@ -33,8 +33,14 @@ export async function loadConfig(opts: LoadOptions = {}): Promise<LoadedConfig> 
     [file ?? 'defaults', fromFile],
   ]
   const merged = [...layers].reverse().reduce<Record<string, unknown>>((acc, [, layer]) => deepMerge(acc, layer), {})
-  // A port given without a public host: the URLs the broker builds should point at that port.
-  if (merged.host === undefined && typeof merged.port === 'number' && merged.port > 0) merged.host = `localhost:${merged.port}`
+  // A port set above the layer that set a localhost host (`--port 4000` over config/default.js):
+  // the URLs the broker builds should point at that port, not the file's.
+  const rank = (key: string) => layers.findIndex(([, values]) => values[key] !== undefined)
+  const [portRank, hostRank] = [rank('port'), rank('host')]
+  const host = merged.host
+  if (typeof merged.port === 'number' && merged.port > 0 && portRank !== -1 && (hostRank === -1 || (portRank < hostRank && typeof host === 'string' && /^localhost(:\d+)?$/.test(host)))) {
+    merged.host = `localhost:${merged.port}`
+  }
   const parsed = configSchema.safeParse(merged)
   if (!parsed.success) throw configError(parsed.error, layers, fromEnv.names)
   return { config: deepFreeze(parsed.data), file }
