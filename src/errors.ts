@@ -35,6 +35,7 @@ export const ERRORS = {
   BROKER_UNREACHABLE: { status: 502, exit: 1, next: 'Start one with `broker serve`, or point --broker (BROKER_URL) at a running broker.' },
   FAILED: { status: 500, exit: 1 },
   INTERNAL: { status: 500, exit: 1 },
+  FIXTURE_INVALID: { status: 400, exit: 2, next: 'Fix the field named above; pdk/fixture.schema.json describes every field (see docs/pdk.md).' },
 } as const satisfies Record<string, ErrorSpec>
 
 export type ErrorCode = keyof typeof ERRORS

@@ -1,0 +1,29 @@
+import { Args } from '@oclif/core'
+import { BrokerCommand } from '../../src/cli/base-command.js'
+import { renderRun } from '../../src/services/pdk/render.js'
+import { runFixtures, type PdkRunResult } from '../../src/services/pdk/run.js'
+
+export default class PdkRun extends BrokerCommand {
+  static summary = 'Replay gateway plugin phase scenarios from fixture files'
+  static description =
+    'Runs each fixture through the plugin lifecycle with the emulated kit, prints the phase-by-phase trace, the final response and failed expectations. Exit 0 when all pass, 1 when an expectation fails, 2 for an unreadable or invalid fixture.'
+
+  static examples = [
+    '<%= config.bin %> pdk run fixtures/pdk/request-basics.json',
+    '<%= config.bin %> pdk run fixtures/pdk',
+    '<%= config.bin %> pdk run fixtures/pdk/js-hello.json --json',
+  ]
+
+  static strict = false
+  static args = {
+    fixture: Args.string({ description: 'fixture file or directory of fixtures (repeatable)', required: true }),
+  }
+
+  async run(): Promise<PdkRunResult> {
+    const { argv } = await this.parse(PdkRun)
+    const { results, report } = await runFixtures({ paths: argv as string[] })
+    if (!this.jsonEnabled()) process.stdout.write(renderRun(results))
+    if (results.some((r) => !r.passed)) process.exitCode = 1
+    return report
+  }
+}

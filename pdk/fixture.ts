@@ -1,0 +1,142 @@
+/** Loading and validating fixture files; errors name the file and the JSON path of the bad field. */
+import { Ajv, type ErrorObject } from 'ajv'
+import { readFileSync } from 'node:fs'
+import { dirname, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import type { Phase } from './phases.js'
+
+export interface ScriptCall {
+  call: string
+  args?: unknown[]
+  returns?: unknown[]
+  throws?: string
+}
+
+export interface PluginSpec {
+  name: string
+  id?: string
+  config?: Record<string, unknown>
+  module?: string
+  phases?: Partial<Record<Phase, ScriptCall[]>>
+}
+
+export interface Expectations {
+  status?: number
+  headers?: Record<string, string | string[] | null>
+  body?: unknown
+  source?: 'exit' | 'error' | 'service'
+  logs?: Array<{ level: string; contains: string }>
+  upstream_request?: { method?: string; path?: string; query?: string; headers?: Record<string, string | string[] | null>; body?: unknown }
+  telemetry?: Array<Record<string, unknown>>
+}
+
+export interface Fixture {
+  name: string
+  description?: string
+  subsystem?: 'http' | 'stream'
+  run_phases?: Phase[]
+  config?: Record<string, unknown>
+  node?: Record<string, unknown>
+  cluster?: { id?: string }
+  route?: Record<string, unknown>
+  service?: Record<string, unknown>
+  consumers?: Array<Record<string, unknown>>
+  credentials?: Array<Record<string, unknown>>
+  consumer_groups?: Array<{ id: string; name: string; consumers?: string[] }>
+  vault?: Record<string, Record<string, string>>
+  request: {
+    method?: string
+    url: string
+    headers?: Record<string, unknown>
+    body?: unknown
+    http_version?: number | null
+    client?: { ip?: string; port?: number }
+    tls?: { client_certificate_chain?: string }
+  }
+  upstream?: { status?: number; headers?: Record<string, unknown>; body?: unknown }
+  plugins: PluginSpec[]
+  expect?: Expectations
+}
+
+/** A fixture with where it came from. */
+export interface LoadedFixture {
+  file: string
+  dir: string
+  fixture: Fixture
+}
+
+/** Why a fixture cannot run: the file, the JSON path of the bad field, and what is wrong. */
+export class FixtureError extends Error {
+  constructor(readonly file: string, readonly path: string, readonly reason: string) {
+    super(`${file}: ${path}: ${reason}`)
+    this.name = 'FixtureError'
+  }
+}
+
+const SCHEMA_PATH = resolve(dirname(fileURLToPath(import.meta.url)), 'fixture.schema.json')
+// the schema sits beside the sources; a build copies only .ts, so fall back to the source tree
+const schemaText = (): string => {
+  try {
+    return readFileSync(SCHEMA_PATH, 'utf8')
+  } catch {
+    return readFileSync(resolve(dirname(SCHEMA_PATH), '../../pdk/fixture.schema.json'), 'utf8')
+  }
+}
+
+let validator: ReturnType<Ajv['compile']> | undefined
+const validate = () => (validator ??= new Ajv({ allErrors: false, strict: false }).compile(JSON.parse(schemaText()) as object))
+
+/** `/plugins/0/phases/access/1` → `$.plugins[0].phases.access[1]`. */
+export function jsonPath(pointer: string): string {
+  if (!pointer) return '$'
+  return '$' + pointer.split('/').slice(1).map((seg) => {
+    const key = seg.replace(/~1/g, '/').replace(/~0/g, '~')
+    return /^\d+$/.test(key) ? `[${key}]` : /^[A-Za-z_$][\w$]*$/.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`
+  }).join('')
+}
+
+function describe(err: ErrorObject): { path: string; reason: string } {
+  let pointer = err.instancePath
+  let reason = err.message ?? 'is invalid'
+  if (err.keyword === 'additionalProperties') {
+    pointer += `/${(err.params as { additionalProperty: string }).additionalProperty}`
+    reason = 'is not a known field'
+  } else if (err.keyword === 'required') {
+    pointer += `/${(err.params as { missingProperty: string }).missingProperty}`
+    reason = 'is required'
+  } else if (err.keyword === 'enum') {
+    reason = `must be one of ${(err.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`
+  } else if (err.keyword === 'propertyNames') {
+    pointer += `/${(err.params as { propertyName: string }).propertyName}`
+    reason = 'is not a phase'
+  }
+  return { path: jsonPath(pointer), reason }
+}
+
+/** Reads, parses and validates one fixture file. */
+export function loadFixture(file: string): LoadedFixture {
+  const abs = resolve(file)
+  let text: string
+  try {
+    text = readFileSync(abs, 'utf8')
+  } catch (e) {
+    throw new FixtureError(file, '$', `cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`)
+  }
+  let data: unknown
+  try {
+    data = JSON.parse(text)
+  } catch (e) {
+    throw new FixtureError(file, '$', `is not valid JSON (${(e as Error).message})`)
+  }
+  const check = validate()
+  if (!check(data)) {
+    const errors = check.errors ?? []
+    // a oneOf failure is reported through its branches; prefer the deepest, most specific error
+    const best = [...errors].sort((a, b) => b.instancePath.length - a.instancePath.length || rank(a) - rank(b))[0]
+    const { path, reason } = best ? describe(best) : { path: '$', reason: 'is invalid' }
+    throw new FixtureError(file, path, reason)
+  }
+  return { file, dir: dirname(abs), fixture: data as Fixture }
+}
+
+const rank = (e: ErrorObject) => (e.keyword === 'oneOf' || e.keyword === 'if' ? 1 : 0)

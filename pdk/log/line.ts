@@ -1,0 +1,55 @@
+/** The error-log line format and message stringification of pdk.log. */
+import { basename, dirname } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import type { Context } from '../context.js'
+
+/** nginx labels per kit level; `err` prints as `error`. */
+export const LABELS: Record<string, string> = {
+  debug: 'debug', info: 'info', notice: 'notice', warn: 'warn', err: 'error', crit: 'crit', alert: 'alert', emerg: 'emerg',
+}
+
+const pad = (n: number) => String(n).padStart(2, '0')
+
+function timestamp(d = new Date()): string {
+  return `${d.getFullYear()}/${pad(d.getMonth() + 1)}/${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`
+}
+
+/** Lua-like tostring for a log argument: nil for null/undefined, JSON for tables. */
+export function stringify(v: unknown): string {
+  if (v === undefined || v === null) return 'nil'
+  if (typeof v === 'string') return v
+  if (typeof v === 'object') {
+    try {
+      return JSON.stringify(v)
+    } catch {
+      return String(v)
+    }
+  }
+  return String(v)
+}
+
+const KIT_DIR = dirname(dirname(fileURLToPath(import.meta.url)))
+
+/** `file:line` of the plugin code that called the kit, found on the stack. */
+export function callSite(ctx: Context): string {
+  if (ctx.site) return ctx.site
+  const stack = new Error().stack?.split('\n') ?? []
+  for (const frame of stack.slice(1)) {
+    const m = /\(?((?:file:\/\/)?[^()\s]+):(\d+):\d+\)?$/.exec(frame)
+    if (!m) continue
+    const file = m[1]!.startsWith('file://') ? fileURLToPath(m[1]!) : m[1]!
+    if (file.startsWith(KIT_DIR) || file.startsWith('node:') || file.includes('node_modules')) continue
+    return `${basename(file)}:${m[2]}`
+  }
+  return '?:?'
+}
+
+/** A full log line as the gateway writes it (no request part outside a request). */
+export function formatLine(ctx: Context, label: string, message: string, site: string, plugin?: string): string {
+  const head = `${timestamp()} [${label}] ${process.pid}#0: *1 [gateway] ${site} ${plugin ? `[${plugin}] ` : ''}${message}`
+  if (ctx.phase === 'init_worker' || ctx.phase === 'timer') return head
+  const req = ctx.request
+  const version = req.httpVersion === undefined ? '' : ` HTTP/${req.httpVersion === 2 ? '2.0' : req.httpVersion === 1 ? '1.0' : req.httpVersion}`
+  const requestLine = ctx.subsystem === 'stream' ? '' : `, request: "${req.method} ${req.uri}${version}", host: "${req.host}"`
+  return `${head}, client: ${ctx.forwarded.ip}, server: kong${requestLine}`
+}

@@ -1,0 +1,141 @@
+/** pdk.response: the response the client will get. */
+import type { Context } from '../context.js'
+import { checkLimit } from '../args.js'
+import { isTransferEncoding, normalizeHeader, validateHeader, validateHeaders } from '../checks.js'
+import type { HeadersTable } from '../headers.js'
+import { checkPhase, phaseSet, SETS } from '../phases.js'
+import { values, type Values } from '../values.js'
+import { errorBody, errorMessage, responseType } from './formats.js'
+import { sendHttp, sendStream } from './send.js'
+
+const EXIT_PHASES = phaseSet('preread', 'rewrite', 'access', 'admin_api', 'header_filter')
+const ERROR_PHASES = phaseSet('rewrite', 'access', 'admin_api', 'header_filter')
+const BODY_FILTER = phaseSet('body_filter')
+
+/** Builds pdk.response; `log` writes the kit's own notices (Transfer-Encoding, L4 errors). */
+export function createResponse(ctx: Context, log: { warn: (msg: string) => void; err: (msg: string) => void }) {
+  const res = ctx.response
+  const warn = (msg: string): void => log.warn(msg)
+  const headerName = (name: string) =>
+    ctx.config.lua_transform_underscores_in_response_headers ? name.replace(/_/g, '-') : name
+
+  const checkStatus = (status: unknown, min = 100) => {
+    if (typeof status !== 'number') throw new Error('code must be a number')
+    if (status < min || status > 599) throw new Error(`code must be a number between ${min} and 599`)
+  }
+  const endBodyInHeaderFilter = (body: unknown) => {
+    if (ctx.phase === 'header_filter' && body !== undefined && body !== null) {
+      throw new Error('function cannot be called in header_filter phase with a body (only with a nil body)')
+    }
+  }
+
+  const api = {
+    get_status(): number {
+      checkPhase(ctx, SETS.R)
+      return res.status
+    },
+    get_header(name: string): string | undefined {
+      checkPhase(ctx, SETS.R)
+      if (typeof name !== 'string') throw new Error('header name must be a string')
+      return res.headers.get(name)
+    },
+    get_headers(max_headers?: number): HeadersTable | Values {
+      checkPhase(ctx, SETS.R)
+      checkLimit('max_headers', max_headers)
+      const { headers, truncated } = res.headers.table(max_headers ?? ctx.config.lua_max_resp_headers)
+      return truncated ? values(headers, 'truncated') : headers
+    },
+    get_source(): 'exit' | 'error' | 'service' {
+      checkPhase(ctx, SETS.R)
+      if (res.unexpected) return 'error'
+      if (res.exited) return 'exit'
+      if (res.proxied) return 'service'
+      return 'error'
+    },
+    set_status(status: number): void {
+      checkPhase(ctx, SETS.H)
+      checkStatus(status)
+      res.status = status
+    },
+    set_header(name: string, value: unknown): void {
+      checkPhase(ctx, SETS.H)
+      validateHeader(name, value)
+      if (isTransferEncoding(name)) return warn('manually setting Transfer-Encoding. Ignored.')
+      res.headers.set(headerName(name), normalizeHeader(value))
+    },
+    add_header(name: string, value: unknown): void {
+      checkPhase(ctx, SETS.H)
+      validateHeader(name, value)
+      res.headers.add(headerName(name), normalizeHeader(value))
+    },
+    clear_header(name: string): void {
+      checkPhase(ctx, SETS.H)
+      if (typeof name !== 'string') throw new Error('header name must be a string')
+      res.headers.clear(name)
+    },
+    set_headers(headers: Record<string, unknown>): void {
+      checkPhase(ctx, SETS.H)
+      validateHeaders(headers)
+      for (const name of Object.keys(headers).sort()) {
+        if (isTransferEncoding(name)) warn('manually setting Transfer-Encoding. Ignored.')
+        else res.headers.set(headerName(name), normalizeHeader(headers[name]))
+      }
+    },
+    exit(status: number, body?: unknown, headers?: Record<string, unknown>): void {
+      checkPhase(ctx, EXIT_PHASES)
+      if (ctx.subsystem === 'stream') return sendStream(ctx, status, body, log.err)
+      checkStatus(status)
+      if (body !== undefined && body !== null && typeof body !== 'string' && typeof body !== 'object') {
+        throw new Error('body must be a nil, string or table')
+      }
+      if (headers !== undefined && headers !== null) {
+        if (typeof headers !== 'object') throw new Error('headers must be a nil or table')
+        validateHeaders(headers)
+      }
+      endBodyInHeaderFilter(body)
+      sendHttp(ctx, status, body ?? undefined, headers ?? undefined, warn)
+    },
+    error(status: number, message?: unknown, headers?: Record<string, unknown>): void {
+      checkPhase(ctx, ERROR_PHASES)
+      checkStatus(status, 400)
+      if (message !== undefined && message !== null) {
+        if (typeof message === 'object') message = JSON.stringify(message)
+        if (typeof message !== 'string') throw new Error('message must be a nil, a string or a table')
+      }
+      if (headers !== undefined && headers !== null) {
+        if (typeof headers !== 'object') throw new Error('headers must be a nil or table')
+        validateHeaders(headers)
+      }
+      const out: Record<string, unknown> = { ...(headers ?? {}) }
+      const ctKey = Object.keys(out).find((k) => /^content[-_]type$/i.test(k))
+      let contentType: string
+      if (ctKey !== undefined) {
+        const v = out[ctKey]
+        contentType = String(Array.isArray(v) ? v[0] : v)
+      } else {
+        contentType = isGrpc(ctx) ? 'application/grpc' : responseType(ctx.request.headers.all('accept').join(',') || undefined)
+        out['Content-Type'] = contentType
+      }
+      const body = contentType === 'application/grpc'
+        ? undefined
+        : errorBody(contentType, (message as string | undefined) ?? errorMessage(status), ctx.requestId)
+      sendHttp(ctx, status, body, out, warn)
+    },
+    get_raw_body(): string {
+      checkPhase(ctx, BODY_FILTER)
+      return (res.body ?? Buffer.alloc(0)).toString('utf8')
+    },
+    set_raw_body(body: string): void {
+      checkPhase(ctx, BODY_FILTER)
+      if (typeof body !== 'string') throw new Error('body must be a string')
+      res.body = Buffer.from(body === '' ? '\n' : body)
+    },
+  }
+  return api
+}
+
+/** A gRPC request: Content-Type application/grpc over HTTP/2. */
+export function isGrpc(ctx: Context): boolean {
+  const ct = ctx.request.headers.get('content-type')
+  return ct !== undefined && ct.startsWith('application/grpc') && ctx.request.httpVersion === 2
+}

@@ -1,0 +1,153 @@
+/** Replays one fixture: the lifecycle, the plugins in each phase, the proxied service, the checks. */
+import { basename } from 'node:path'
+import type { Context } from '../context.js'
+import { createFacade } from '../facade.js'
+import type { LoadedFixture } from '../fixture.js'
+import { HeaderList, type HeadersTable } from '../headers.js'
+import { createKit, flatten } from '../kit.js'
+import { formatLine } from '../log/line.js'
+import { BEFORE_UPSTREAM, LIFECYCLE, type Phase } from '../phases.js'
+import { errorBody, errorMessage, responseType } from '../response/formats.js'
+import { errorMessage as messageOf, type CallRecord, type Recorder } from '../trace.js'
+import { plain } from './compare.js'
+import { checkExpectations, sourceOf, type Failure, type UpstreamSnapshot } from './expect.js'
+import { handles, runModulePhase, type RunnablePlugin } from './plugins.js'
+import { runScriptPhase } from './script.js'
+import { buildContext } from './setup.js'
+
+export interface PhaseTrace {
+  phase: Phase
+  plugin: string
+  calls: Array<{ call: string; args: unknown[]; returns?: unknown[]; throws?: string }>
+  error?: string
+}
+
+export interface ScenarioResult {
+  name: string
+  file: string
+  passed: boolean
+  response: { status: number; headers: HeadersTable; body: string; source: 'exit' | 'error' | 'service' }
+  upstream_request: UpstreamSnapshot | null
+  phases: PhaseTrace[]
+  logs: Array<{ level: string; line: string }>
+  failures: Failure[]
+  telemetry: unknown[]
+}
+
+const AFTER_UPSTREAM = new Set<Phase>(['response', 'header_filter', 'body_filter', 'log'])
+/** Phases whose failure still lets the gateway answer with a 500. */
+const ANSWERABLE = new Set<Phase>(['certificate', 'rewrite', 'access', 'balancer', 'preread', 'response', 'header_filter', 'admin_api'])
+
+/** The phases a scenario runs: `run_phases`, or the subsystem's lifecycle. */
+export function phasesOf(ctx: Context, override: Phase[] | undefined): Phase[] {
+  if (override) return override
+  const tls = ctx.request.scheme === 'https' || ctx.request.scheme === 'tls'
+  return LIFECYCLE[ctx.subsystem].filter((p) => p !== 'certificate' || tls)
+}
+
+function proxy(ctx: Context, loaded: LoadedFixture, plugins: RunnablePlugin[]): UpstreamSnapshot {
+  const up = ctx.upstream
+  const answer = loaded.fixture.upstream ?? {}
+  const body = answer.body === undefined || answer.body === null ? '' : typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body)
+  const headers = HeaderList.from(answer.headers)
+  if (typeof answer.body === 'object' && answer.body !== null && !headers.has('content-type')) headers.set('Content-Type', 'application/json')
+  // a plugin with a response handler turns buffered proxying on, as in Kong
+  if (plugins.some((p) => p.kind === 'module' ? typeof (p.module.Plugin.prototype as Record<string, unknown>).response === 'function' : p.phases.response)) {
+    up.buffered = true
+  }
+  ctx.response.service = { status: answer.status ?? 200, headers: headers.clone(), body: Buffer.from(body) }
+  const before = ctx.response.headers
+  const merged = headers.clone()
+  for (const [name, value] of Object.entries(before.table().headers)) merged.set(name, value)
+  ctx.response.status = answer.status ?? 200
+  ctx.response.headers = merged
+  ctx.response.body = Buffer.from(body)
+  ctx.response.proxied = true
+  return {
+    method: up.method,
+    path: up.path,
+    query: up.query,
+    headers: up.headers.table().headers,
+    body: up.body.toString('utf8'),
+  }
+}
+
+/** Kong's answer to a plugin error: a 500 with source `error`, reported in the error log. */
+function fail(ctx: Context, plugin: RunnablePlugin, phase: Phase, message: string): void {
+  ctx.logs.push({ level: 'error', line: formatLine(ctx, 'error', `[${plugin.name}] ${phase} phase failed: ${message}`, 'handler:0') })
+  ctx.response.unexpected = true
+  ctx.phaseEnded = true
+  if (!ANSWERABLE.has(phase)) return
+  const type = responseType(ctx.request.headers.all('accept').join(',') || undefined)
+  const body = errorBody(type, errorMessage(500), ctx.requestId)
+  ctx.response.status = 500
+  ctx.response.headers = new HeaderList()
+  ctx.response.headers.set('Content-Type', type)
+  ctx.response.headers.set('Content-Length', String(Buffer.byteLength(body)))
+  ctx.response.body = Buffer.from(body)
+}
+
+/** Runs a scenario with its prepared plugins and returns the trace, response and failures. */
+export async function runScenario(loaded: LoadedFixture, plugins: RunnablePlugin[]): Promise<ScenarioResult> {
+  const f = loaded.fixture
+  const ctx = buildContext(f)
+  const kit = createKit(ctx)
+  const index = flatten(kit)
+  let current: CallRecord[] = []
+  const record: Recorder = (r) => current.push(r)
+  const kong = createFacade(kit, () => record)
+  const instances = plugins.map((p) => (p.kind === 'module' ? (new p.module.Plugin(structuredClone(p.config)) as Record<string, unknown>) : undefined))
+  const failures: Failure[] = []
+  const phases: PhaseTrace[] = []
+  const fileName = basename(loaded.file)
+  let upstream: UpstreamSnapshot | null = null
+  const order = phasesOf(ctx, f.run_phases)
+  const reachesUpstream = order.some((p) => BEFORE_UPSTREAM.includes(p))
+
+  for (const phase of order) {
+    const stopped = ctx.response.exited || ctx.response.unexpected
+    if (stopped && BEFORE_UPSTREAM.includes(phase)) continue
+    if (AFTER_UPSTREAM.has(phase) && !stopped && !ctx.response.proxied && reachesUpstream) upstream = proxy(ctx, loaded, plugins)
+    if (phase === 'response' && !ctx.response.proxied) continue
+    ctx.phase = phase
+    ctx.phaseEnded = false
+    for (let i = 0; i < plugins.length && !ctx.phaseEnded; i++) {
+      const plugin = plugins[i]!
+      if (!handles(plugin, instances[i], phase)) continue
+      current = []
+      const trace: PhaseTrace = { phase, plugin: plugin.name, calls: current }
+      phases.push(trace)
+      ctx.plugin = { name: plugin.name, id: plugin.id, config: plugin.config }
+      try {
+        if (plugin.kind === 'script') await runScriptPhase(plugin, phase, ctx, index, record, failures, fileName)
+        else await runModulePhase(instances[i]!, phase, kong)
+      } catch (e) {
+        trace.error = messageOf(e)
+        fail(ctx, plugin, phase, trace.error)
+      } finally {
+        ctx.plugin = undefined
+      }
+      trace.calls = current.map((c) => ({ call: c.call, args: plain(c.args) as unknown[], ...(c.throws !== undefined ? { throws: c.throws } : { returns: plain(c.returns) as unknown[] }) }))
+    }
+  }
+  if (order.length > 0 && !ctx.response.proxied && !ctx.response.exited && !ctx.response.unexpected && reachesUpstream && ctx.response.body === undefined) {
+    upstream = proxy(ctx, loaded, plugins)
+  }
+  failures.push(...checkExpectations(f.expect, ctx, upstream))
+  return {
+    name: f.name,
+    file: loaded.file,
+    passed: failures.length === 0,
+    response: {
+      status: ctx.response.status,
+      headers: ctx.response.headers.table().headers,
+      body: ctx.response.body?.toString('utf8') ?? '',
+      source: sourceOf(ctx),
+    },
+    upstream_request: upstream,
+    phases,
+    logs: ctx.logs.map((l) => ({ ...l })),
+    failures,
+    telemetry: plain(ctx.telemetry) as unknown[],
+  }
+}

@@ -1,0 +1,59 @@
+/** Runs a call-script plugin's phase: each call against the kit, checked against returns / throws. */
+import type { Context } from '../context.js'
+import type { ScriptCall } from '../fixture.js'
+import { resolveCall, type KitFunction } from '../kit.js'
+import type { Phase } from '../phases.js'
+import { errorMessage, invoke, type Recorder } from '../trace.js'
+import { toList } from '../values.js'
+import { deepEqual, plain, trimNulls } from './compare.js'
+import type { Failure } from './expect.js'
+import type { ScriptPlugin } from './plugins.js'
+
+/** A call that threw where the script did not expect it: the plugin failed, as a Lua error would. */
+export class PluginFailure extends Error {}
+
+const toArg = (v: unknown) => (v === null ? undefined : v)
+
+/** Runs the calls of one phase; stops after a call that ends the phase (exit, error). */
+export async function runScriptPhase(
+  plugin: ScriptPlugin,
+  phase: Phase,
+  ctx: Context,
+  index: Map<string, KitFunction>,
+  record: Recorder,
+  failures: Failure[],
+  fileName: string,
+): Promise<void> {
+  const calls: ScriptCall[] = plugin.phases[phase] ?? []
+  for (let i = 0; i < calls.length; i++) {
+    const step = calls[i]!
+    const at = `$.plugins[${plugin.index}].phases.${phase}[${i}]`
+    ctx.site = `${fileName}:${i + 1}`
+    const found = resolveCall(index, step.call)
+    if (!found) {
+      record({ call: step.call, args: step.args ?? [], throws: `unknown kit function ${step.call}` })
+      failures.push({ path: `${at}.call`, expected: 'a kit function', actual: step.call })
+      continue
+    }
+    const [path, fn] = found
+    let result: unknown
+    try {
+      result = await invoke(fn as (...a: unknown[]) => unknown, path, (step.args ?? []).map(toArg), record)
+    } catch (e) {
+      const message = errorMessage(e)
+      if (step.throws !== undefined) {
+        if (!message.includes(step.throws)) failures.push({ path: `${at}.throws`, expected: step.throws, actual: message })
+        continue
+      }
+      throw new PluginFailure(message)
+    } finally {
+      ctx.site = undefined
+    }
+    if (step.throws !== undefined) failures.push({ path: `${at}.throws`, expected: step.throws, actual: { returns: plain(toList(result)) } })
+    else if (step.returns !== undefined) {
+      const actual = trimNulls(plain(toList(result)) as unknown[])
+      if (!deepEqual(trimNulls(step.returns), actual)) failures.push({ path: `${at}.returns`, expected: step.returns, actual })
+    }
+    if (ctx.phaseEnded) return
+  }
+}

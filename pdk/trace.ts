@@ -1,0 +1,28 @@
+/** What the runner records about each kit call. */
+import { toList } from './values.js'
+
+export interface CallRecord {
+  call: string
+  args: unknown[]
+  returns?: unknown[]
+  throws?: string
+}
+
+export type Recorder = (record: CallRecord) => void
+
+/** Calls a kit function, records the call, and returns its raw result (a Values for several). */
+export async function invoke(fn: (...a: unknown[]) => unknown, call: string, args: unknown[], record: Recorder | undefined): Promise<unknown> {
+  let result: unknown
+  try {
+    result = fn(...args)
+    if (result instanceof Promise) result = await result
+  } catch (e) {
+    record?.({ call, args, throws: errorMessage(e) })
+    throw e
+  }
+  record?.({ call, args, returns: toList(result) })
+  return result
+}
+
+/** The message of anything thrown. */
+export const errorMessage = (e: unknown): string => (e instanceof Error ? e.message : String(e))

@@ -1,0 +1,34 @@
+/**
+ * Lua functions return several values; the kit returns a `Values` for those, a plain value otherwise.
+ * `undefined` stands for nil throughout the kit.
+ */
+export class Values {
+  constructor(readonly list: readonly unknown[]) {}
+}
+
+/** Several return values, e.g. `values(undefined, 'missing content type')`. */
+export const values = (...list: unknown[]): Values => new Values(list)
+
+/** The returned values as a list with trailing nils dropped (the shape fixtures and traces use). */
+export function toList(result: unknown): unknown[] {
+  const list = result instanceof Values ? [...result.list] : result === undefined ? [] : [result]
+  while (list.length > 0 && list[list.length - 1] === undefined) list.pop()
+  return list
+}
+
+/** The (value, error) view of a result, for callers that want the first value or a soft failure. */
+export function split(result: unknown): { value: unknown; err: unknown } {
+  if (result instanceof Values) return { value: result.list[0], err: result.list[1] }
+  return { value: result, err: undefined }
+}
+
+/** Lua's `type()` for a JS value, used in Kong's error messages. */
+export function luaType(v: unknown): string {
+  if (v === undefined || v === null) return 'nil'
+  if (typeof v === 'object') return 'table'
+  if (typeof v === 'bigint') return 'number'
+  return typeof v
+}
+
+/** True for a plain table (object or array), Lua's `type(v) == "table"`. */
+export const isTable = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null

@@ -1,0 +1,62 @@
+/** pdk.webserver (Kong's kong.nginx): subsystem, statistics, variables and per-request context. */
+import type { Context } from './context.js'
+
+/** Builds pdk.webserver for a request context. */
+export function createWebserver(ctx: Context) {
+  const variables = (): Record<string, string | undefined> => {
+    const req = ctx.request
+    const q = req.uri.indexOf('?')
+    return {
+      request_method: req.method,
+      request_uri: req.uri,
+      uri: q === -1 ? req.uri : req.uri.slice(0, q),
+      args: q === -1 ? undefined : req.uri.slice(q + 1),
+      scheme: req.scheme,
+      host: req.host,
+      server_port: String(req.port),
+      remote_addr: ctx.forwarded.ip,
+      remote_port: String(ctx.forwarded.port),
+      realip_remote_addr: req.peer.ip,
+      realip_remote_port: String(req.peer.port),
+      request_length: String(req.body.length),
+      server_protocol: req.httpVersion === undefined ? undefined : `HTTP/${req.httpVersion === 2 ? '2.0' : req.httpVersion}`,
+      request_id: ctx.requestId,
+      upstream_uri: ctx.upstream.path + (ctx.upstream.query ? `?${ctx.upstream.query}` : ''),
+      upstream_host: ctx.upstream.headers.get('host') ?? ctx.upstream.host,
+      upstream_scheme: ctx.upstream.scheme,
+      ssl_protocol: req.scheme === 'https' || req.scheme === 'tls' ? 'TLSv1.3' : undefined,
+    }
+  }
+  return {
+    get_subsystem(): string {
+      return ctx.subsystem
+    },
+    get_statistics(): Record<string, number> {
+      return { ...ctx.data.node.statistics }
+    },
+    get_tls1_version_str(): string | undefined {
+      return ctx.request.scheme === 'https' || ctx.request.scheme === 'tls' ? 'TLSv1.3' : undefined
+    },
+    get_var(name: string): string | undefined {
+      if (typeof name !== 'string') throw new Error('variable name must be a string')
+      if (name.startsWith('http_')) return ctx.request.headers.get(name.slice(5))
+      if (name.startsWith('arg_')) {
+        const q = ctx.request.uri.indexOf('?')
+        const args = new URLSearchParams(q === -1 ? '' : ctx.request.uri.slice(q + 1))
+        return args.get(name.slice(4)) ?? undefined
+      }
+      return variables()[name]
+    },
+    get_ctx(k: string): unknown {
+      if (typeof k !== 'string') throw new Error('key must be a string')
+      return ctx.webCtx.get(k)
+    },
+    set_ctx(k: string, v: unknown): void {
+      if (typeof k !== 'string') throw new Error('key must be a string')
+      ctx.webCtx.set(k, v)
+    },
+    req_start_time(): number {
+      return ctx.startTime / 1000
+    },
+  }
+}

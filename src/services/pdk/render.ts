@@ -1,0 +1,34 @@
+/** The human trace of `broker pdk run`: phases, calls, final response, failures, summary line. */
+import type { ScenarioResult } from '../../../pdk/runner/index.js'
+
+const show = (v: unknown): string => {
+  const text = JSON.stringify(v)
+  return text === undefined ? 'nil' : text.length > 200 ? text.slice(0, 197) + '...' : text
+}
+
+function renderOne(r: ScenarioResult): string {
+  const lines: string[] = [`${r.passed ? 'PASS' : 'FAIL'} ${r.name} (${r.file})`]
+  for (const p of r.phases) {
+    lines.push(`  ${p.phase} · ${p.plugin}`)
+    for (const c of p.calls) {
+      const call = `${c.call}(${c.args.map(show).join(', ')})`
+      lines.push(c.throws !== undefined ? `    ${call} ✗ ${c.throws}` : `    ${call} → ${c.returns?.length ? c.returns.map(show).join(', ') : 'nothing'}`)
+    }
+    if (p.error !== undefined) lines.push(`    ✗ plugin error: ${p.error}`)
+  }
+  lines.push(`  response ${r.response.status} (source: ${r.response.source})`)
+  for (const [name, value] of Object.entries(r.response.headers)) {
+    for (const v of Array.isArray(value) ? value : [value]) lines.push(`    ${name}: ${v}`)
+  }
+  if (r.response.body !== '') lines.push(...r.response.body.split('\n').map((l) => `    | ${l}`))
+  for (const f of r.failures) {
+    lines.push(`  ✗ ${f.path}`, `      expected: ${show(f.expected)}`, `      actual:   ${show(f.actual)}`)
+  }
+  return lines.join('\n')
+}
+
+/** The whole report, ending with `N passed, M failed`. */
+export function renderRun(results: ScenarioResult[]): string {
+  const passed = results.filter((r) => r.passed).length
+  return [...results.map(renderOne), `${passed} passed, ${results.length - passed} failed`].join('\n\n') + '\n'
+}

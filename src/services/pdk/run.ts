@@ -1,0 +1,70 @@
+/** `broker pdk run`: loads fixtures, replays each scenario, and reports in the shape --json prints. */
+import { readdirSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import { BrokerError } from '../../errors.js'
+import { FixtureError, loadFixture, type LoadedFixture } from '../../../pdk/fixture.js'
+import { runScenario, type ScenarioResult } from '../../../pdk/runner/index.js'
+import { preparePlugins, type RunnablePlugin } from '../../../pdk/runner/plugins.js'
+
+export interface PdkRunOptions {
+  /** Fixture files, or directories whose *.json files are fixtures. */
+  paths: string[]
+}
+
+/** One fixture's report, exactly as `--json` prints it. */
+export interface FixtureReport {
+  name: string
+  passed: boolean
+  response: ScenarioResult['response']
+  upstream_request: ScenarioResult['upstream_request']
+  phases: ScenarioResult['phases']
+  logs: ScenarioResult['logs']
+  failures: ScenarioResult['failures']
+}
+
+export interface PdkRunResult {
+  fixtures: FixtureReport[]
+}
+
+/** Files named on the command line, directories expanded to their *.json files in name order. */
+export function expandPaths(paths: string[]): string[] {
+  return paths.flatMap((p) => {
+    let isDir = false
+    try {
+      isDir = statSync(p).isDirectory()
+    } catch {
+      // unreadable paths are reported by the loader with their name
+    }
+    return isDir ? readdirSync(p).filter((n) => n.endsWith('.json')).sort().map((n) => join(p, n)) : [p]
+  })
+}
+
+/** Loads every fixture and its plugins first, so a bad fixture stops the run before anything replays. */
+async function prepare(paths: string[]): Promise<Array<[LoadedFixture, RunnablePlugin[]]>> {
+  try {
+    const loaded = expandPaths(paths).map(loadFixture)
+    return await Promise.all(loaded.map(async (l) => [l, await preparePlugins(l)] as [LoadedFixture, RunnablePlugin[]]))
+  } catch (e) {
+    if (e instanceof FixtureError) throw new BrokerError('FIXTURE_INVALID', e.message, { file: e.file, path: e.path })
+    throw e
+  }
+}
+
+/** Replays the fixtures in order; results are per fixture, reports keep the --json shape. */
+export async function runFixtures(options: PdkRunOptions): Promise<{ results: ScenarioResult[]; report: PdkRunResult }> {
+  const prepared = await prepare(options.paths)
+  const results: ScenarioResult[] = []
+  for (const [loaded, plugins] of prepared) results.push(await runScenario(loaded, plugins))
+  const report = {
+    fixtures: results.map((r) => ({
+      name: r.name,
+      passed: r.passed,
+      response: r.response,
+      upstream_request: r.upstream_request,
+      phases: r.phases.map(({ phase, plugin, calls }) => ({ phase, plugin, calls })),
+      logs: r.logs,
+      failures: r.failures,
+    })),
+  }
+  return { results, report }
+}
