@@ -4,6 +4,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } 
 import type { BrokerDeps } from '../services/deps.js'
 import { installErrorHandling } from './errors.js'
 import { flowRoutes } from './routes/flows.js'
+import { signRoutes } from './routes/sign.js'
 
 /** Builds the broker's HTTP server; it never listens (`serve` does, tests use `inject`). */
 export async function buildServer(deps: BrokerDeps): Promise<FastifyInstance> {
@@ -24,5 +25,6 @@ export async function buildServer(deps: BrokerDeps): Promise<FastifyInstance> {
   })
   app.get('/ping', async () => ({ ping: 'pong' }))
   await app.register(flowRoutes, { deps })
+  await app.register(signRoutes, { deps })
   return app
 }

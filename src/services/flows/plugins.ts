@@ -2,8 +2,12 @@ import { existsSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import type { FlowPlugin } from '../../../flows/contract.js'
+import oauth11 from '../../../flows/oauth_1_1-legged.js'
+import oauth12 from '../../../flows/oauth_1_2-legged.js'
+import oauth13 from '../../../flows/oauth_1_3-legged.js'
 import oauth22 from '../../../flows/oauth_2_2-legged.js'
 import oauth23 from '../../../flows/oauth_2_3-legged.js'
+import oauthEcho1 from '../../../flows/oauth_echo_1.js'
 import oauthOwner2 from '../../../flows/oauth_owner_resources_2.js'
 import { BrokerError } from '../../errors.js'
 
@@ -12,6 +16,10 @@ export const BUILT_IN: Readonly<Record<string, FlowPlugin>> = {
   'oauth_2_3-legged': oauth23,
   'oauth_2_2-legged': oauth22,
   oauth_owner_resources_2: oauthOwner2,
+  'oauth_1_3-legged': oauth13,
+  'oauth_1_2-legged': oauth12,
+  'oauth_1_1-legged': oauth11,
+  oauth_echo_1: oauthEcho1,
 }
 
 const NAME = /^[a-z]+(_[a-z_]+)?(_\d+)?(_\d+-legged)?$/
