@@ -1,0 +1,28 @@
+/** Builds a kit on a fixture-shaped request outside a scenario: for unit tests and the bench. */
+import type { Context } from './context.js'
+import type { Fixture } from './fixture.js'
+import { createKit } from './kit.js'
+import type { Phase } from './phases.js'
+import { buildContext } from './runner/setup.js'
+import type { createRequest } from './request/index.js'
+import type { createResponse } from './response/index.js'
+import type { createClient } from './client.js'
+import type { createClientTls } from './client-tls.js'
+import type { PdkLog } from './log/index.js'
+
+export interface TypedKit {
+  request: ReturnType<typeof createRequest>
+  response: ReturnType<typeof createResponse>
+  client: ReturnType<typeof createClient> & { tls: ReturnType<typeof createClientTls> }
+  log: PdkLog
+  [module: string]: any
+}
+
+/** A context and its kit for `fixture` (only `request.url` is needed), in `phase`. */
+export function kitFor(fixture: Partial<Fixture> & { request?: Partial<Fixture['request']> } = {}, phase: Phase = 'access'): { ctx: Context; kit: TypedKit } {
+  const f = { name: 'test', plugins: [], ...fixture, request: { url: 'http://example.com/', ...(fixture.request ?? {}) } } as Fixture
+  const ctx = buildContext(f)
+  ctx.phase = phase
+  ctx.plugin = { name: 'test-plugin', id: 'id-1', config: {} }
+  return { ctx, kit: createKit(ctx) as unknown as TypedKit }
+}
