@@ -38,7 +38,8 @@ export function callSite(ctx: Context): string {
     const m = /\(?((?:file:\/\/)?[^()\s]+):(\d+):\d+\)?$/.exec(frame)
     if (!m) continue
     const file = m[1]!.startsWith('file://') ? fileURLToPath(m[1]!) : m[1]!
-    if (file.startsWith(KIT_DIR) || file.startsWith('node:') || file.includes('node_modules')) continue
+    const kitSource = file.startsWith(KIT_DIR) && !/\.test\.[jt]s$/.test(file)
+    if (kitSource || file.startsWith('node:') || file.includes('node_modules')) continue
     return `${basename(file)}:${m[2]}`
   }
   return '?:?'
