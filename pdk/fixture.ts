@@ -26,7 +26,7 @@ export interface Expectations {
   body?: unknown
   source?: 'exit' | 'error' | 'service'
   logs?: Array<{ level: string; contains: string }>
-  upstream_request?: { method?: string; path?: string; query?: string; headers?: Record<string, string | string[] | null>; body?: unknown }
+  upstream_request?: null | { method?: string; path?: string; query?: string; headers?: Record<string, string | string[] | null>; body?: unknown }
   telemetry?: Array<Record<string, unknown>>
 }
 
@@ -45,6 +45,7 @@ export interface Fixture {
   consumer_groups?: Array<{ id: string; name: string; consumers?: string[] }>
   vault?: Record<string, Record<string, string>>
   request: {
+    id?: string
     method?: string
     url: string
     headers?: Record<string, unknown>

@@ -49,9 +49,21 @@ function checkType(k: KeyObject): KeyObject {
   throw new Error(`unsupported key type: ${k.asymmetricKeyType ?? 'unknown'}${k.asymmetricKeyDetails?.namedCurve ? ` (${k.asymmetricKeyDetails.namedCurve})` : ''}`)
 }
 
-/** The private key for decryption. */
+/** The private key for decryption; a public key is refused with a clear message. */
 export function privateKey(key: unknown): KeyObject {
-  return checkType(toKeyObject(key, 'private'))
+  let k: KeyObject
+  try {
+    k = toKeyObject(key, 'private')
+  } catch (e) {
+    let isPublic = false
+    try {
+      isPublic = toKeyObject(key, 'public').type === 'public'
+    } catch {
+      // neither: report the original parse error
+    }
+    throw isPublic ? new Error('key must be a private key') : e
+  }
+  return checkType(k)
 }
 
 /** The public key for encryption; a private key gives its public half. */

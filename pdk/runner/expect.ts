@@ -65,7 +65,9 @@ export function checkExpectations(expect: Expectations | undefined, ctx: Context
       out.push({ path: `$.expect.logs[${i}]`, expected: { level, contains: want.contains }, actual: sameLevel })
     }
   })
-  if (expect.upstream_request) {
+  if (expect.upstream_request === null) {
+    if (upstream !== null) out.push({ path: '$.expect.upstream_request', expected: null, actual: upstream })
+  } else if (expect.upstream_request) {
     const want = expect.upstream_request
     if (upstream === null) out.push({ path: '$.expect.upstream_request', expected: want, actual: null })
     else {

@@ -97,9 +97,11 @@ export function buildContext(f: Fixture, defaults: { requestId?: string } = {}):
   const rawPath = q === -1 ? uri : uri.slice(0, q)
   const match = routeMatch(f.route, rawPath)
   const service = f.service
-  const rest = match.prefix ? rawPath.slice(match.prefix.length) || '/' : rawPath
+  const rest = match.prefix ? rawPath.slice(match.prefix.length) : rawPath
   const base = typeof service?.path === 'string' ? service.path : ''
-  const upstreamPath = (base + (base.endsWith('/') && rest.startsWith('/') ? rest.slice(1) : rest)) || '/'
+  // Kong joins service.path and what is left of the path; a fully stripped path leaves service.path
+  const joined = rest === '' ? base : base.endsWith('/') && rest.startsWith('/') ? base + rest.slice(1) : base + rest
+  const upstreamPath = joined || '/'
 
   const groupMembers: Record<string, string[]> = {}
   for (const g of f.consumer_groups ?? []) {
@@ -171,7 +173,7 @@ export function buildContext(f: Fixture, defaults: { requestId?: string } = {}):
     logs: [],
     telemetry: [],
     startTime: Date.now(),
-    requestId: defaults.requestId ?? createHash('sha1').update(`request:${f.name}`).digest('hex').slice(0, 32),
+    requestId: f.request.id ?? defaults.requestId ?? createHash('sha1').update(`request:${f.name}`).digest('hex').slice(0, 32),
     phaseEnded: false,
   }
 }
