@@ -1,0 +1,89 @@
+import { BrokerError, ERRORS, type ErrorCode } from '../errors.js'
+
+/** Where commands look for a broker when neither --broker nor BROKER_URL says. */
+export const DEFAULT_BROKER_URL = 'http://localhost:3000'
+
+/** The answer of POST /store. */
+export interface Stored {
+  hash: string
+  url: string
+}
+
+/** The answer of GET /hash-check (the record's secrets are redacted by the broker). */
+export interface HashCheckAnswer {
+  hash: string
+  plugin: string
+  description?: string
+  progress: string
+  expires_in: number
+  created_at: string
+  expires_at: string
+  record: Record<string, unknown>
+  error?: { code: string; description: string }
+}
+
+/** A small client of the broker's HTTP API for the CLI: JSON errors become registry errors. */
+export class BrokerClient {
+  readonly url: string
+
+  constructor(url: string = DEFAULT_BROKER_URL) {
+    this.url = normalizeBrokerUrl(url)
+  }
+
+  /** POST /store with a JSON record. */
+  store(record: Record<string, unknown>): Promise<Stored> {
+    return this.call<Stored>('/store', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(record) })
+  }
+
+  /** GET /hash-check?hash= */
+  hashCheck(hash: string): Promise<HashCheckAnswer> {
+    return this.call<HashCheckAnswer>(`/hash-check?hash=${encodeURIComponent(hash)}`)
+  }
+
+  /** POST /result: redeems a one-time result code (delivery `code`). */
+  redeem(code: string): Promise<Record<string, unknown>> {
+    return this.call('/result', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ result: code }) })
+  }
+
+  private async call<T>(path: string, init: RequestInit = {}): Promise<T> {
+    let res: Response
+    try {
+      res = await fetch(this.url + path, { ...init, signal: AbortSignal.timeout(15_000) })
+    } catch (err) {
+      throw unreachable(this.url, err)
+    }
+    const text = await res.text()
+    let body: unknown
+    try {
+      body = text ? JSON.parse(text) : {}
+    } catch {
+      throw new BrokerError('FAILED', `${this.url} answered ${res.status} with something other than JSON; is it a broker?`)
+    }
+    if (!res.ok) throw fromAnswer(res.status, body)
+    return body as T
+  }
+}
+
+/** The broker's base URL without a trailing slash; a bad URL is a usage error naming it. */
+export function normalizeBrokerUrl(url: string): string {
+  let parsed: URL
+  try {
+    parsed = new URL(url)
+  } catch {
+    throw new BrokerError('USAGE', `--broker must be an http(s) URL such as ${DEFAULT_BROKER_URL} (got "${url}").`)
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new BrokerError('USAGE', `--broker must be an http(s) URL (got "${url}").`)
+  return parsed.toString().replace(/\/+$/, '')
+}
+
+function unreachable(url: string, err: unknown): BrokerError {
+  const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).name
+  return new BrokerError('BROKER_UNREACHABLE', `No broker answers at ${url} (${cause}).`, { url })
+}
+
+/** A broker's JSON error `{code, message, …}` as the same registry error here. */
+function fromAnswer(status: number, body: unknown): BrokerError {
+  const { code, message, ...rest } = (body && typeof body === 'object' ? body : {}) as { code?: string; message?: string } & Record<string, unknown>
+  const known = code && code in ERRORS ? (code as ErrorCode) : 'FAILED'
+  return new BrokerError(known, message ?? `The broker answered ${status}.`, rest)
+}

@@ -1,0 +1,118 @@
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { homedir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { Entry, findCredentials } from '@napi-rs/keyring'
+import { BrokerError } from '../../errors.js'
+
+/** The keychain service name every broker secret is filed under. */
+export const KEYCHAIN_SERVICE = 'broker-cli'
+
+/** One kept secret: which broker and which client id / consumer key it belongs to. */
+export interface SecretRef {
+  broker: string
+  id: string
+}
+
+/** Where secrets are kept: the OS keychain, or (only with --insecure-storage) a 0600 file. */
+export interface Vault {
+  readonly kind: 'keychain' | 'file'
+  /** Human words for where it is: "the OS keychain" or the file's path. */
+  readonly where: string
+  get(ref: SecretRef): string | undefined
+  set(ref: SecretRef, secret: string): void
+  delete(ref: SecretRef): boolean
+  list(): SecretRef[]
+}
+
+// URLs never hold a space, so "<broker> <id>" splits back without ambiguity.
+const account = (ref: SecretRef) => `${ref.broker} ${ref.id}`
+const refOf = (acct: string): SecretRef => {
+  const i = acct.indexOf(' ')
+  return { broker: acct.slice(0, i), id: acct.slice(i + 1) }
+}
+
+/** The OS keychain through @napi-rs/keyring (Secret Service, macOS Keychain, Windows Credential Manager). */
+export class KeychainVault implements Vault {
+  readonly kind = 'keychain' as const
+  readonly where = 'the OS keychain'
+
+  get(ref: SecretRef): string | undefined {
+    return new Entry(KEYCHAIN_SERVICE, account(ref)).getPassword() ?? undefined
+  }
+
+  set(ref: SecretRef, secret: string): void {
+    new Entry(KEYCHAIN_SERVICE, account(ref)).setPassword(secret)
+  }
+
+  delete(ref: SecretRef): boolean {
+    return new Entry(KEYCHAIN_SERVICE, account(ref)).deleteCredential()
+  }
+
+  list(): SecretRef[] {
+    return findCredentials(KEYCHAIN_SERVICE).map((c) => refOf(c.account))
+  }
+}
+
+/** A plaintext JSON file, mode 0600: only when the user asks for it with --insecure-storage. */
+export class FileVault implements Vault {
+  readonly kind = 'file' as const
+
+  constructor(readonly where: string) {}
+
+  private read(): Record<string, string> {
+    if (!existsSync(this.where)) return {}
+    return JSON.parse(readFileSync(this.where, 'utf8')) as Record<string, string>
+  }
+
+  private write(data: Record<string, string>): void {
+    mkdirSync(dirname(this.where), { recursive: true, mode: 0o700 })
+    writeFileSync(this.where, JSON.stringify(data, null, 2) + '\n', { mode: 0o600 })
+    chmodSync(this.where, 0o600)
+  }
+
+  get(ref: SecretRef): string | undefined {
+    return this.read()[account(ref)]
+  }
+
+  set(ref: SecretRef, secret: string): void {
+    this.write({ ...this.read(), [account(ref)]: secret })
+  }
+
+  delete(ref: SecretRef): boolean {
+    const data = this.read()
+    if (!(account(ref) in data)) return false
+    delete data[account(ref)]
+    this.write(data)
+    return true
+  }
+
+  list(): SecretRef[] {
+    return Object.keys(this.read()).map(refOf)
+  }
+}
+
+/** Default plaintext file for --insecure-storage: $XDG_CONFIG_HOME/broker/secrets.json. */
+export function insecureFile(): string {
+  return join(process.env.XDG_CONFIG_HOME || join(homedir(), '.config'), 'broker', 'secrets.json')
+}
+
+/** Whether a keychain answers here; a headless Linux without a Secret Service does not. */
+export function probeKeychain(): { ok: true } | { ok: false; reason: string } {
+  try {
+    findCredentials(KEYCHAIN_SERVICE)
+    return { ok: true }
+  } catch (err) {
+    return { ok: false, reason: (err as Error).message.split('\n')[0] ?? 'no answer' }
+  }
+}
+
+/**
+ * The vault to use: the keychain when it answers; else the 0600 file with `insecure`; else
+ * KEYCHAIN_UNAVAILABLE naming why, for the caller to report (or to fall back to prompting).
+ */
+export function openVault(opts: { insecure?: boolean; file?: string } = {}): Vault {
+  const probe = probeKeychain()
+  if (probe.ok) return new KeychainVault()
+  if (opts.insecure) return new FileVault(opts.file ?? insecureFile())
+  throw new BrokerError('KEYCHAIN_UNAVAILABLE', `No keychain answers here (${probe.reason}).`)
+}

@@ -1,0 +1,85 @@
+import { createServer, type IncomingMessage, type Server } from 'node:http'
+import { BrokerError } from '../../errors.js'
+import type { BrokerClient } from '../broker-client.js'
+
+/** What reached the one-shot callback: the flow's result, and how the broker delivered it. */
+export interface Captured {
+  delivery: 'query' | 'form_post' | 'code'
+  result: Record<string, unknown>
+}
+
+export interface CaptureListener {
+  /** The callback URL to store: http://127.0.0.1:<free port>/callback */
+  callback: string
+  /** Resolves with the first result delivered, or rejects with CAPTURE_TIMEOUT (after `seconds` and a grace second) / FAILED. */
+  wait(seconds: number): Promise<Captured>
+  close(): Promise<void>
+}
+
+const PAGE = (title: string, text: string) =>
+  `<!doctype html><html><head><meta charset="utf-8"><meta name="referrer" content="no-referrer"><title>${title}</title></head><body><h1>${title}</h1><p>${text}</p></body></html>`
+
+/**
+ * Listens once on 127.0.0.1 (a free port) for the broker's delivery: query, form_post, or a
+ * one-time `result` code that it redeems at the broker at once.
+ */
+export async function listenOnce(client: BrokerClient): Promise<CaptureListener> {
+  let settle!: { resolve: (c: Captured) => void; reject: (e: Error) => void }
+  const outcome = new Promise<Captured>((resolve, reject) => (settle = { resolve, reject }))
+  outcome.catch(() => undefined)
+  let done = false
+
+  const server: Server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1')
+    if (url.pathname !== '/callback' || done) {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('Not here.')
+      return
+    }
+    done = true
+    readParams(req, url)
+      .then(async ({ params, posted }) => {
+        if (params.error) throw new BrokerError('FAILED', `The flow failed: ${params.error}${params.error_description ? `: ${params.error_description}` : ''}.`, { error: params.error })
+        if (params.result && !params.access_token) return { delivery: 'code' as const, result: await client.redeem(params.result) }
+        return { delivery: posted ? ('form_post' as const) : ('query' as const), result: params as Record<string, unknown> }
+      })
+      .then(
+        (captured) => {
+          res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }).end(PAGE('Done', 'The result is in your terminal; you can close this tab.'))
+          settle.resolve(captured)
+        },
+        (err: Error) => {
+          res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(PAGE('The flow failed', 'See your terminal.'))
+          settle.reject(err)
+        },
+      )
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const address = server.address()
+  const port = typeof address === 'object' && address ? address.port : 0
+  const close = () => new Promise<void>((resolve) => server.close(() => resolve()).closeAllConnections())
+
+  return {
+    callback: `http://127.0.0.1:${port}/callback`,
+    close,
+    wait: (seconds) => {
+      let timer: NodeJS.Timeout | undefined
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          reject(new BrokerError('CAPTURE_TIMEOUT', `The flow did not finish within ${seconds} s, the stored record's lifetime: nothing reached http://127.0.0.1:${port}/callback.`))
+        }, seconds * 1000 + 1000)
+      })
+      return Promise.race([outcome, timeout]).finally(() => clearTimeout(timer))
+    },
+  }
+}
+
+async function readParams(req: IncomingMessage, url: URL): Promise<{ params: Record<string, string>; posted: boolean }> {
+  const params = Object.fromEntries(url.searchParams)
+  if (req.method !== 'POST') return { params, posted: false }
+  let raw = ''
+  for await (const chunk of req) {
+    raw += chunk
+    if (raw.length > 1_000_000) break
+  }
+  return { params: { ...params, ...Object.fromEntries(new URLSearchParams(raw)) }, posted: true }
+}

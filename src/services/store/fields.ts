@@ -1,0 +1,67 @@
+/** How a record field is asked for and shown: URL fields are validated, secrets are masked. */
+export type FieldKind = 'text' | 'url' | 'secret'
+
+export interface RecordField {
+  /** The record field, as POST /store takes it. */
+  readonly field: string
+  /** The `broker store` flag that sets it. */
+  readonly flag: string
+  readonly kind: FieldKind
+  readonly summary: string
+  /** Allowed values, when the broker knows only a few. */
+  readonly options?: readonly string[]
+}
+
+const f = (field: string, kind: FieldKind, summary: string, options?: readonly string[]): RecordField => ({ field, flag: field.replace(/_/g, '-'), kind, summary, options })
+
+/** Every record field that has its own flag; anything else goes through `--field name=value`. */
+export const RECORD_FIELDS: readonly RecordField[] = [
+  f('client_id', 'text', 'OAuth 2 client id.'),
+  f('client_secret', 'secret', 'OAuth 2 client secret (prefer the prompt or the keychain: flags end up in shell history).'),
+  f('consumer_key', 'text', 'OAuth 1.0a consumer key.'),
+  f('consumer_secret', 'secret', 'OAuth 1.0a consumer secret.'),
+  f('authorize_url', 'url', "The provider's authorization URL."),
+  f('access_url', 'url', "The provider's access (token) URL."),
+  f('request_url', 'url', "The provider's request token URL (OAuth 1.0a)."),
+  f('verify_url', 'url', 'The URL a third party verifies credentials at (OAuth Echo).'),
+  f('callback', 'url', "Your app's URL that receives the result (or oob)."),
+  f('scope', 'text', 'Requested scopes, as the provider writes them.'),
+  f('state', 'text', 'Your own state, handed back to your callback.'),
+  f('grant_type', 'text', 'OAuth 2 grant for the 2-legged flow (client_credentials, refresh_token, …).'),
+  f('refresh_token', 'secret', 'Refresh token for the oauth2-refresh flow.'),
+  f('username', 'text', 'Resource owner username (oauth2-password).'),
+  f('password', 'secret', 'Resource owner password (oauth2-password).'),
+  f('signature_method', 'text', 'OAuth 1.0a signature method.', ['HMAC-SHA1', 'HMAC-SHA256', 'PLAINTEXT', 'RSA-SHA1']),
+  f('private_key', 'secret', 'PEM private key for RSA-SHA1.'),
+  f('oauth_token', 'secret', 'OAuth 1.0a token for 1-legged resource requests and Echo.'),
+  f('oauth_token_secret', 'secret', 'OAuth 1.0a token secret.'),
+  f('access_name', 'text', "Name of the token field in the provider's answer (default access_token)."),
+  f('authorize_method', 'text', 'Token type delivered when the provider gives none.', ['Bearer', 'OAuth', 'Digest']),
+  f('authorize_params', 'text', 'Extra authorization parameters as a query string (prompt=consent&access_type=offline).'),
+  f('client_auth', 'text', 'How the client authenticates at the token URL (default: credentials in the body).', ['basic', 'body']),
+  f('delivery', 'text', 'How the result reaches the callback.', ['query', 'form_post', 'code']),
+  f('realm', 'text', 'OAuth 1.0a realm.'),
+]
+
+/** The field named `name`, or a plain text field when it has no flag of its own. */
+export function fieldInfo(name: string): RecordField {
+  return RECORD_FIELDS.find((x) => x.field === name) ?? f(name, /secret|password|token|private_key/i.test(name) ? 'secret' : 'text', name)
+}
+
+/** Secret fields kept in the keychain, keyed by the id field beside them. */
+export const KEPT_SECRETS = [
+  { secret: 'client_secret', id: 'client_id' },
+  { secret: 'consumer_secret', id: 'consumer_key' },
+] as const
+
+/** `name=value` pairs of `--field` as an object; a pair without `=` is a usage error for the caller. */
+export function parseFieldPairs(pairs: readonly string[]): { fields: Record<string, string>; bad: string[] } {
+  const fields: Record<string, string> = {}
+  const bad: string[] = []
+  for (const pair of pairs) {
+    const i = pair.indexOf('=')
+    if (i <= 0) bad.push(pair)
+    else fields[pair.slice(0, i)] = pair.slice(i + 1)
+  }
+  return { fields, bad }
+}

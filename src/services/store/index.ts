@@ -1,0 +1,77 @@
+import open from 'open'
+import type { FlowRecord } from '../../../flows/contract.js'
+import { BrokerError } from '../../errors.js'
+import { BrokerClient } from '../broker-client.js'
+import { walk } from '../walk/index.js'
+import { type Captured, listenOnce } from './capture.js'
+import { missingFields } from './presets.js'
+import { askMissing } from './prompt.js'
+import { buildRecord, presetOf, type RecordInput } from './record.js'
+import { fillKeptSecrets, saveKeptSecrets } from './secrets.js'
+
+export interface StoreOptions extends RecordInput {
+  broker: string
+  capture?: boolean
+  open?: boolean
+  saveSecret?: boolean
+  insecureStorage?: boolean
+  /** Plaintext secrets file for --insecure-storage. */
+  secretsFile?: string
+  /** Progress and notices (stderr). */
+  notify: (line: string) => void
+}
+
+export interface StoreResult {
+  hash: string
+  url: string
+  plugin: string
+  expires_in: number
+  expires_at: string
+  callback?: string
+  /** Secrets kept with --save-secret: which id, and where. */
+  saved?: Array<{ id: string; where: string }>
+  /** With --capture: what the flow delivered. */
+  captured?: Captured
+}
+
+/** `broker store`: builds the record, fills secrets (keychain, prompt), stores it, optionally captures the result. */
+export async function storeFlow(opts: StoreOptions): Promise<StoreResult> {
+  const client = new BrokerClient(opts.broker)
+  const record: FlowRecord = buildRecord(opts)
+  if (opts.capture && record.callback !== undefined) throw new BrokerError('USAGE', '--capture listens for the result itself; leave out --callback (or drop --capture).')
+  const preset = presetOf(record, opts.flow)
+  const vaultOpts = { broker: client.url, insecure: opts.insecureStorage, file: opts.secretsFile, notify: opts.notify }
+  fillKeptSecrets(record, missingFields(record, preset), vaultOpts)
+  Object.assign(record, await askMissing(missingFields(record, preset)))
+
+  const listener = opts.capture ? await listenOnce(client) : undefined
+  try {
+    if (listener) {
+      record.callback = listener.callback
+      record.delivery ??= 'code'
+    }
+    const stored = await client.store(record)
+    const check = await client.hashCheck(stored.hash)
+    const saved = opts.saveSecret ? saveKeptSecrets(record, vaultOpts) : undefined
+    const result: StoreResult = { ...stored, plugin: check.plugin, expires_in: check.expires_in, expires_at: check.expires_at, ...(record.callback ? { callback: String(record.callback) } : {}), ...(saved ? { saved } : {}) }
+    if (!listener) {
+      if (opts.open) await open(stored.url)
+      return result
+    }
+    const waiting = listener.wait(check.expires_in)
+    if (preset && !preset.browser) {
+      opts.notify(`Running the flow (${check.plugin})…`)
+      const walked = await walk({ url: stored.url, maxHops: 10 })
+      if (!walked.hops.some((hop) => hop.url.startsWith(listener.callback))) {
+        throw new BrokerError('FAILED', `The flow ended without reaching the callback (${walked.reason}); \`broker hash-check ${stored.hash}\` shows why.`)
+      }
+    } else {
+      opts.notify(`Open this URL in a browser to run the flow:\n  ${stored.url}`)
+      if (opts.open) await open(stored.url)
+      opts.notify(`Waiting up to ${check.expires_in} s for the result at ${listener.callback} …`)
+    }
+    return { ...result, captured: await waiting }
+  } finally {
+    await listener?.close()
+  }
+}

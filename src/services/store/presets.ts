@@ -1,0 +1,74 @@
+import type { FlowRecord } from '../../../flows/contract.js'
+
+/** A flow as people say it (`oauth2-3`), mapped to the record's auth_* fields and what it needs. */
+export interface FlowPreset {
+  readonly summary: string
+  /** auth_* fields (and any fixed field such as grant_type) the preset writes into the record. */
+  readonly fields: Readonly<Record<string, string>>
+  /** Fields the flow cannot run without; all missing ones are reported (or asked for) at once. */
+  readonly required: readonly string[]
+  /** True when the user's browser has to visit the start URL (a consent screen). */
+  readonly browser: boolean
+}
+
+export const FLOW_PRESETS: Readonly<Record<string, FlowPreset>> = {
+  'oauth2-3': {
+    summary: 'OAuth 2 authorization code with PKCE (the user signs in)',
+    fields: { auth_version: '2', auth_leg: '3' },
+    required: ['client_id', 'authorize_url', 'access_url'],
+    browser: true,
+  },
+  'oauth2-2': {
+    summary: 'OAuth 2 client credentials (no user)',
+    fields: { auth_version: '2', auth_leg: '2' },
+    required: ['client_id', 'client_secret', 'access_url'],
+    browser: false,
+  },
+  'oauth2-refresh': {
+    summary: 'OAuth 2 refresh_token grant',
+    fields: { auth_version: '2', auth_leg: '2', grant_type: 'refresh_token' },
+    required: ['client_id', 'access_url', 'refresh_token'],
+    browser: false,
+  },
+  'oauth2-password': {
+    summary: 'OAuth 2 resource owner password (legacy only)',
+    fields: { auth_flow: 'owner_resources', auth_version: '2' },
+    required: ['client_id', 'access_url', 'username', 'password'],
+    browser: false,
+  },
+  'oauth1-3': {
+    summary: 'OAuth 1.0a 3-legged (the user authorizes)',
+    fields: { auth_version: '1', auth_leg: '3' },
+    required: ['consumer_key', 'request_url', 'authorize_url', 'access_url'],
+    browser: true,
+  },
+  'oauth1-2': {
+    summary: 'OAuth 1.0a 2-legged (request token traded at once)',
+    fields: { auth_version: '1', auth_leg: '2' },
+    required: ['consumer_key', 'request_url', 'access_url'],
+    browser: false,
+  },
+  'oauth1-1': {
+    summary: 'OAuth 1.0a 1-legged: signs resource requests',
+    fields: { auth_version: '1', auth_leg: '1' },
+    required: ['consumer_key'],
+    browser: false,
+  },
+  'oauth1-echo': {
+    summary: 'OAuth Echo: delegated credential verification',
+    fields: { auth_flow: 'echo', auth_version: '1' },
+    required: ['consumer_key', 'oauth_token', 'verify_url'],
+    browser: false,
+  },
+}
+
+export const FLOW_PRESET_NAMES = Object.keys(FLOW_PRESETS)
+
+/** The fields a record still lacks for its flow; OAuth 1.0a needs a secret or, for RSA-SHA1, a key. */
+export function missingFields(record: Readonly<FlowRecord>, preset: FlowPreset | undefined): string[] {
+  const required = [...(preset?.required ?? [])]
+  if (record.auth_version === '1' && record.consumer_key !== undefined) {
+    required.push(String(record.signature_method ?? '').toUpperCase().replace(/_/g, '-') === 'RSA-SHA1' ? 'private_key' : 'consumer_secret')
+  }
+  return [...new Set(required)].filter((field) => record[field] === undefined || record[field] === '')
+}

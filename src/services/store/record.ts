@@ -1,0 +1,58 @@
+import { readFileSync } from 'node:fs'
+import { resolve } from 'node:path'
+import type { FlowRecord } from '../../../flows/contract.js'
+import { BrokerError } from '../../errors.js'
+import { parseFieldPairs } from './fields.js'
+import { FLOW_PRESETS, FLOW_PRESET_NAMES } from './presets.js'
+
+export interface RecordInput {
+  /** A flow preset name (oauth2-3, oauth1-3, …). */
+  flow?: string
+  /** A JSON file holding a whole record. */
+  file?: string
+  /** Record fields from their own flags; undefined ones are not set. */
+  fields?: Readonly<Record<string, string | undefined>>
+  /** `name=value` pairs from --field. */
+  pairs?: readonly string[]
+  cwd?: string
+}
+
+/** The record to store: the --file record, then the preset's auth_* fields, then --field pairs, then flags. */
+export function buildRecord(input: RecordInput): FlowRecord {
+  const fromFile = input.file ? readRecordFile(resolve(input.cwd ?? process.cwd(), input.file)) : {}
+  const preset = input.flow ? FLOW_PRESETS[input.flow] : undefined
+  if (input.flow && !preset) throw new BrokerError('USAGE', `Unknown flow "${input.flow}"; known flows: ${FLOW_PRESET_NAMES.join(', ')}.`)
+  const { fields: pairs, bad } = parseFieldPairs(input.pairs ?? [])
+  if (bad.length) throw new BrokerError('USAGE', `--field takes name=value (got "${bad[0]}").`)
+  const flags = Object.fromEntries(Object.entries(input.fields ?? {}).filter(([, v]) => v !== undefined)) as Record<string, string>
+  const record = { ...fromFile, ...preset?.fields, ...pairs, ...flags } as FlowRecord
+  if (!preset && record.auth_version === undefined && record.auth_flow === undefined) {
+    throw new BrokerError('USAGE', `Say which flow to store: --flow ${FLOW_PRESET_NAMES.join('|')}, or auth_version/auth_leg in --file.`)
+  }
+  return record
+}
+
+/** The preset a record matches by its auth_* fields, so a --file record gets the same checks. */
+export function presetOf(record: Readonly<FlowRecord>, name?: string) {
+  if (name) return FLOW_PRESETS[name]
+  return Object.values(FLOW_PRESETS).find((p) =>
+    ['auth_flow', 'auth_version', 'auth_leg', 'grant_type'].every((k) => (p.fields[k] ?? undefined) === (record[k] === undefined ? undefined : String(record[k]))),
+  )
+}
+
+function readRecordFile(path: string): Record<string, unknown> {
+  let text: string
+  try {
+    text = readFileSync(path, 'utf8')
+  } catch (err) {
+    throw new BrokerError('USAGE', `Cannot read --file ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}.`)
+  }
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(text)
+  } catch (err) {
+    throw new BrokerError('USAGE', `--file ${path} is not JSON: ${(err as Error).message}.`)
+  }
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new BrokerError('USAGE', `--file ${path} must hold one JSON object of record fields.`)
+  return parsed as Record<string, unknown>
+}

@@ -1,0 +1,110 @@
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type BrokerProcess, runCli, startBroker } from './helpers/broker.js'
+import { Browser } from './helpers/browser.js'
+import { spawnCli } from './helpers/cli.js'
+import { type OAuth2Provider, startOAuth2Provider } from './helpers/oauth2-provider.js'
+import { freePort } from './helpers/ports.js'
+
+let broker: BrokerProcess
+let provider: OAuth2Provider
+const env = () => ({ BROKER_URL: broker.url })
+
+beforeAll(async () => {
+  ;[broker, provider] = await Promise.all([startBroker({ args: ['--store', 'memory'] }), startOAuth2Provider()])
+})
+afterAll(async () => {
+  await Promise.all([broker?.stop(), provider?.stop()])
+})
+
+const hashCheck = async (hash: string) => (await (await fetch(`${broker.url}/hash-check?hash=${hash}`)).json()) as Record<string, any>
+
+describe('broker store', () => {
+  it('stores a flow from flags and prints the hash, start URL and expiry', async () => {
+    const { code, stdout, stderr } = await runCli(
+      ['store', '--flow', 'oauth2-3', '--client-id', 'cli-client', '--authorize-url', provider.authorizeUrl, '--access-url', provider.tokenUrl, '--scope', 'openid', '--callback', 'http://localhost:9/cb'],
+      { env: env() },
+    )
+    expect(code, stderr).toBe(0)
+    const hash = stdout.match(/hash\s+(\S+)/)![1]!
+    expect(stdout).toContain(`start URL  http://localhost:${broker.port}/start?hash=${hash}`)
+    expect(stdout).toMatch(/expires\s+in \d+ s \(\d{4}-/)
+    const check = await hashCheck(hash)
+    expect(check.plugin).toBe('oauth_2_3-legged')
+    expect(check.record).toMatchObject({ client_id: 'cli-client', scope: 'openid', auth_version: '2', auth_leg: '3', callback: 'http://localhost:9/cb' })
+  })
+
+  it('takes a whole record from --file, flags overriding it, and prints JSON with --json', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'broker-store-'))
+    const file = join(dir, 'record.json')
+    writeFileSync(file, JSON.stringify({ auth_version: 2, auth_leg: 2, client_id: 'from-file', client_secret: 'file-secret', access_url: provider.tokenUrl, scope: 'file-scope' }))
+    const { code, stdout, stderr } = await runCli(['store', '--file', file, '--scope', 'flag-scope', '--field', 'access_name=access_token', '--json'], { env: env() })
+    expect(code, stderr).toBe(0)
+    const out = JSON.parse(stdout)
+    expect(out).toMatchObject({ plugin: 'oauth_2_2-legged', url: expect.stringContaining(`/start?hash=${out.hash}`) })
+    expect(out.expires_in).toBeGreaterThan(0)
+    const check = await hashCheck(out.hash)
+    expect(check.record).toMatchObject({ client_id: 'from-file', scope: 'flag-scope', access_name: 'access_token', client_secret: '[redacted]' })
+  })
+
+  it('exits 2 listing every missing field when there is no terminal', async () => {
+    const { code, stdout, stderr } = await runCli(['store', '--flow', 'oauth1-3', '--consumer-key', 'ck'], { env: env() })
+    expect(code).toBe(2)
+    expect(stdout).toBe('')
+    for (const field of ['request_url (--request-url)', 'authorize_url (--authorize-url)', 'access_url (--access-url)', 'consumer_secret (--consumer-secret)']) expect(stderr).toContain(field)
+    expect(stderr).toContain('MISSING_FIELDS')
+  })
+
+  it('says in one line which URL it tried when no broker answers', async () => {
+    const port = await freePort()
+    const { code, stderr } = await runCli(['store', '--flow', 'oauth2-2', '--client-id', 'c', '--client-secret', 's', '--access-url', provider.tokenUrl, '--broker', `http://127.0.0.1:${port}`])
+    expect(code).toBe(1)
+    expect(stderr.split('\n')[0]).toMatch(new RegExp(`^Error BROKER_UNREACHABLE: No broker answers at http://127.0.0.1:${port} `))
+  })
+
+  it('passes the broker\'s validation error through with exit 2', async () => {
+    const { code, stderr } = await runCli(['store', '--flow', 'oauth2-3', '--client-id', 'c', '--authorize-url', provider.authorizeUrl, '--access-url', provider.tokenUrl, '--callback', 'https://evil.example/cb'], { env: env() })
+    expect(code).toBe(2)
+    expect(stderr).toContain('CALLBACK_NOT_ALLOWED')
+  })
+})
+
+describe('broker store --capture', () => {
+  it('runs a 3-legged flow in a browser and prints the delivered token', async () => {
+    const run = spawnCli(['store', '--flow', 'oauth2-3', '--client-id', 'cap', '--client-secret', 'cap-secret', '--authorize-url', provider.authorizeUrl, '--access-url', provider.tokenUrl, '--scope', 'openid', '--capture', '--json'], { env: env() })
+    const [startUrl] = await run.waitFor(/http:\/\/\S+\/start\?hash=\S+/)
+    const page = await new Browser().go(startUrl!)
+    expect(page.body).toContain('The result is in your terminal')
+    // The token never travels in a URL: the capture listener got a one-time code and redeemed it.
+    expect(page.hops.at(-1)!.url).toMatch(/\/callback\?result=[^&]+/)
+    expect(page.hops.some((h) => /access_token/.test(h.url))).toBe(false)
+    const { code, stdout, stderr } = await run.exited
+    expect(code, stderr).toBe(0)
+    const out = JSON.parse(stdout)
+    expect(out.captured.delivery).toBe('code')
+    expect(out.captured.result.access_token).toMatch(/^ey/)
+    expect(out.callback).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/callback$/)
+    expect(provider.tokenRequests.at(-1)).toMatchObject({ grant_type: 'authorization_code', client_id: 'cap' })
+  })
+
+  it('runs a flow without a user step by itself and prints the token table', async () => {
+    const { code, stdout, stderr } = await runCli(['store', '--flow', 'oauth2-2', '--client-id', 'cc', '--client-secret', 'cs', '--access-url', provider.tokenUrl, '--capture'], { env: env() })
+    expect(code, stderr).toBe(0)
+    expect(stdout).toMatch(/Result \(delivered by code\):/)
+    expect(stdout).toMatch(/access_token\s+ey/)
+    expect(provider.tokenRequests.at(-1)).toMatchObject({ grant_type: 'client_credentials' })
+  })
+
+  it('says so clearly when the flow does not finish within the record lifetime', async () => {
+    const short = await startBroker({ args: ['--store', 'memory', '--expire', '2'] })
+    try {
+      const { code, stderr } = await runCli(['store', '--flow', 'oauth2-3', '--client-id', 'c', '--authorize-url', provider.authorizeUrl, '--access-url', provider.tokenUrl, '--capture'], { env: { BROKER_URL: short.url } })
+      expect(code).toBe(1)
+      expect(stderr).toMatch(/Error CAPTURE_TIMEOUT: The flow did not finish within 2 s, the stored record.s lifetime/)
+    } finally {
+      await short.stop()
+    }
+  })
+})
