@@ -24,6 +24,7 @@ const plugin: FlowPlugin = {
 
   async callback(ctx: FlowContext): Promise<StepResult> {
     const { oauth_token: token, oauth_verifier: verifier } = ctx.params
+    if (!token && ctx.params.denied) throw new FlowError('access_denied', 'The user declined the authorization at the provider')
     if (token !== ctx.data.request_token) throw new FlowError('invalid_request', 'The callback carries another oauth_token than the one this flow was given')
     if (!verifier) throw new FlowError('access_denied', 'The provider sent no oauth_verifier to the callback: the user did not authorize the request')
     const access = await requestCredentials(ctx, 'access token', String(ctx.record.access_url), {

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startCallbackApp, type CallbackApp } from './helpers/app.js'
 import { type BrokerProcess, startBroker } from './helpers/broker.js'
 import { Browser } from './helpers/browser.js'
-import { baseString, type OAuth1Provider, startOAuth1Provider } from './helpers/oauth1-provider.js'
+import { baseString, type OAuth1Provider, type Quirk, startOAuth1Provider } from './helpers/oauth1-provider.js'
 import { type RedisServer, startRedis } from './helpers/redis.js'
 
 const METHODS = ['HMAC-SHA1', 'HMAC-SHA256', 'RSA-SHA1', 'PLAINTEXT'] as const
@@ -18,7 +18,7 @@ const pem = rsa.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString()
 const secrets: string[] = [pem]
 
 /** The consumer fields of a record for `method`; each method has its own consumer at the provider. */
-function consumer(method: Method, quirk?: 'refuse' | 'html' | 'unconfirmed'): Record<string, string> {
+function consumer(method: Method, quirk?: Quirk): Record<string, string> {
   const key = `ck-${method}${quirk ? `-${quirk}` : ''}`
   if (method === 'RSA-SHA1') {
     provider.addConsumer({ key, publicKey: rsa.publicKey, quirk })
@@ -60,7 +60,7 @@ async function sign(hash: string, request: Record<string, unknown>, path = '/sta
 
 beforeAll(async () => {
   ;[redis, provider, app] = await Promise.all([startRedis(), startOAuth1Provider(), startCallbackApp()])
-  broker = await startBroker({ args: ['--store', 'redis', '--store-port', String(redis.port)] })
+  broker = await startBroker({ args: ['--store', 'redis', '--store-port', String(redis.port)], env: { BROKER_LOG_LEVEL: 'info' } })
 })
 
 afterAll(async () => {
@@ -269,6 +269,11 @@ describe('OAuth 1.0a provider refusals', () => {
     const got = await refused(consumer('RSA-SHA1', 'unconfirmed'))
     expect(got.error).toBe('PROVIDER_ERROR')
     expect(got.error_description).toMatch(/oauth_callback_confirmed/)
+  })
+
+  it('tells the app when the user declines at the provider (denied=<request token>)', async () => {
+    const got = await refused(consumer('HMAC-SHA1', 'deny'))
+    expect(got).toMatchObject({ error: 'access_denied', error_description: 'The user declined the authorization at the provider' })
   })
 
   it('answers JSON with the provider\'s message when there is no callback', async () => {

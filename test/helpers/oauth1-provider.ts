@@ -8,7 +8,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
  */
 
 /** How a consumer's request token endpoint misbehaves, for the refusal tests. */
-export type Quirk = 'refuse' | 'html' | 'unconfirmed'
+export type Quirk = 'refuse' | 'html' | 'unconfirmed' | 'deny'
 
 export interface Consumer {
   key: string
@@ -219,10 +219,15 @@ export async function startOAuth1Provider(): Promise<OAuth1Provider> {
         res.writeHead(400, { 'content-type': 'text/plain' })
         return res.end('unknown request token')
       }
-      t.verifier = randomBytes(6).toString('hex')
       const back = new URL(t.callback)
-      back.searchParams.set('oauth_token', token)
-      back.searchParams.set('oauth_verifier', t.verifier)
+      if (consumers.get(t.consumer)?.quirk === 'deny') {
+        // The user pressed "Cancel": Twitter came back with the request token as `denied` only.
+        back.searchParams.set('denied', token)
+      } else {
+        t.verifier = randomBytes(6).toString('hex')
+        back.searchParams.set('oauth_token', token)
+        back.searchParams.set('oauth_verifier', t.verifier)
+      }
       res.writeHead(302, { location: back.toString() })
       return res.end()
     }

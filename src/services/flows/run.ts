@@ -45,7 +45,8 @@ export async function startFlow(deps: BrokerDeps, req: FlowRequest): Promise<Rep
 /** GET|POST /callback: the provider's return, matched to its flow through the store, never a server session. */
 export async function callbackFlow(deps: BrokerDeps, req: FlowRequest): Promise<Reply> {
   const { state, oauth_token: requestToken } = req.params
-  const id = state ?? requestToken
+  // A user who declines at an OAuth 1.0a provider comes back with `denied=<request token>` (Twitter) only.
+  const id = state ?? requestToken ?? req.params.denied
   if (!id) throw new BrokerError('UNKNOWN_STATE', 'The callback carries neither state nor oauth_token.')
   if (state !== undefined && !unsign(state, deps.config.session.secret)) {
     throw new BrokerError('UNKNOWN_STATE', 'The state parameter was not issued by this broker.')
