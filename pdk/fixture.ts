@@ -99,6 +99,11 @@ export function jsonPath(pointer: string): string {
 function describe(err: ErrorObject): { path: string; reason: string } {
   let pointer = err.instancePath
   let reason = err.message ?? 'is invalid'
+  const propertyName = (err as ErrorObject & { propertyName?: string }).propertyName
+  if (propertyName !== undefined) {
+    // a bad key (e.g. a misspelt phase under `phases`): point at the key itself
+    return { path: jsonPath(`${pointer}/${propertyName}`), reason: `is not a valid name here (${describe({ ...err, propertyName: undefined } as ErrorObject).reason})` }
+  }
   if (err.keyword === 'additionalProperties') {
     pointer += `/${(err.params as { additionalProperty: string }).additionalProperty}`
     reason = 'is not a known field'

@@ -19,7 +19,7 @@ export interface TypedKit {
 }
 
 /** A context and its kit for `fixture` (only `request.url` is needed), in `phase`. */
-export function kitFor(fixture: Partial<Fixture> & { request?: Partial<Fixture['request']> } = {}, phase: Phase = 'access'): { ctx: Context; kit: TypedKit } {
+export function kitFor(fixture: Omit<Partial<Fixture>, 'request'> & { request?: Partial<Fixture['request']> } = {}, phase: Phase = 'access'): { ctx: Context; kit: TypedKit } {
   const f = { name: 'test', plugins: [], ...fixture, request: { url: 'http://example.com/', ...(fixture.request ?? {}) } } as Fixture
   const ctx = buildContext(f)
   ctx.phase = phase

@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest'
+import { createFacade, PDKError } from './facade.js'
+import { kitFor } from './harness.js'
+import type { CallRecord } from './trace.js'
+
+type Fn = (...a: unknown[]) => Promise<unknown>
+const at = (o: unknown, path: string) => path.split('.').reduce((x, k) => (x as Record<string, unknown>)[k], o) as Fn
+
+describe('kong-js-pdk facade', () => {
+  it('reaches every function in camelCase and snake_case, returning promises', async () => {
+    const { kit } = kitFor({ request: { url: 'http://example.com/' } })
+    const kong = createFacade(kit, () => undefined)
+    const camel = at(kong, 'request.getHeader')('host')
+    expect(camel).toBeInstanceOf(Promise)
+    expect(await camel).toBe('example.com')
+    expect(await at(kong, 'request.get_header')('host')).toBe('example.com')
+    expect(at(kong, 'client.tls.getFullClientCertificateChain')).toBe(at(kong, 'client.tls.get_full_client_certificate_chain'))
+    expect(typeof at(kong, 'enterpriseEdition.jwe.decode')).toBe('function')
+    expect(typeof at(kong, 'nginx.getSubsystem')).toBe('function')
+    expect(typeof at(kong, 'webserver.getTls1VersionStr')).toBe('function')
+  })
+
+  it('rejects a soft failure (nil, err) with an error carrying err', async () => {
+    const { kit } = kitFor()
+    const kong = createFacade(kit, () => undefined)
+    const err = await at(kong, 'request.getBody')().catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(PDKError)
+    expect((err as Error).message).toBe('PDK method kong.request.get_body failed:  missing content type')
+    expect((kong as { Error: unknown }).Error).toBe(PDKError)
+  })
+
+  it('rejects when the kit throws, e.g. a phase error', async () => {
+    const { kit } = kitFor({}, 'log')
+    const kong = createFacade(kit, () => undefined)
+    await expect(at(kong, 'response.setHeader')('a', 'b')).rejects.toThrow('function cannot be called in log phase')
+  })
+
+  it('records every call with its arguments and results', async () => {
+    const { kit } = kitFor()
+    const seen: CallRecord[] = []
+    const kong = createFacade(kit, () => (r) => seen.push(r))
+    await at(kong, 'request.getQuery')()
+    await at(kong, 'response.setStatus')('x').catch(() => undefined)
+    expect(seen).toEqual([
+      { call: 'request.get_query', args: [], returns: [{}] },
+      { call: 'response.set_status', args: ['x'], throws: 'code must be a number' },
+    ])
+  })
+})

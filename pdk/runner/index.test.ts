@@ -1,0 +1,167 @@
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { loadFixture, type Fixture } from '../fixture.js'
+import { runScenario } from './index.js'
+import { preparePlugins } from './plugins.js'
+
+const dir = mkdtempSync(join(tmpdir(), 'pdk-runner-'))
+let n = 0
+
+async function run(fixture: Omit<Fixture, 'name'> & { name?: string }, files: Record<string, string> = {}) {
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text)
+  const file = join(dir, `f${n++}.json`)
+  writeFileSync(file, JSON.stringify({ name: 'scenario', ...fixture }))
+  const loaded = loadFixture(file)
+  return runScenario(loaded, await preparePlugins(loaded))
+}
+
+const script = (name: string, phases: Record<string, unknown[]>) => ({ name, phases }) as Fixture['plugins'][number]
+
+describe('lifecycle', () => {
+  it('runs http phases in order, proxying between balancer and response', async () => {
+    const calls = [{ call: 'webserver.get_subsystem', returns: ['http'] }]
+    const phases = Object.fromEntries(['rewrite', 'access', 'balancer', 'header_filter', 'body_filter', 'log'].map((p) => [p, calls]))
+    const r = await run({ request: { url: 'http://h/' }, plugins: [script('p', phases)] })
+    expect(r.phases.map((p) => p.phase)).toEqual(['rewrite', 'access', 'balancer', 'header_filter', 'body_filter', 'log'])
+    expect(r.upstream_request).not.toBeNull()
+    expect(r.response.source).toBe('service')
+  })
+
+  it('runs certificate only for https', async () => {
+    const p = script('p', { certificate: [{ call: 'client.get_ip' }] })
+    expect((await run({ request: { url: 'http://h/' }, plugins: [p] })).phases).toEqual([])
+    expect((await run({ request: { url: 'https://h/' }, plugins: [p] })).phases.map((x) => x.phase)).toEqual(['certificate'])
+  })
+
+  it('exit ends the phase for every plugin; header_filter, body_filter and log still run', async () => {
+    const r = await run({
+      request: { url: 'http://h/' },
+      plugins: [
+        script('first', { access: [{ call: 'response.exit', args: [403, 'no'] }, { call: 'log.info', args: ['unreached'] }] }),
+        script('second', {
+          access: [{ call: 'log.info', args: ['skipped'] }],
+          balancer: [{ call: 'log.info', args: ['skipped too'] }],
+          header_filter: [{ call: 'response.get_source', returns: ['exit'] }],
+          body_filter: [{ call: 'response.get_raw_body', returns: ['no'] }],
+          log: [{ call: 'response.get_status', returns: [403] }],
+        }),
+      ],
+    })
+    expect(r.phases.map((p) => `${p.phase}:${p.plugin}`)).toEqual(['access:first', 'header_filter:second', 'body_filter:second', 'log:second'])
+    expect(r.phases[0]!.calls).toHaveLength(1)
+    expect(r.upstream_request).toBeNull()
+    expect(r.response).toMatchObject({ status: 403, body: 'no', source: 'exit' })
+    expect(r.passed).toBe(true)
+  })
+
+  it('exit in rewrite skips access', async () => {
+    const r = await run({
+      request: { url: 'http://h/' },
+      plugins: [script('p', { rewrite: [{ call: 'response.exit', args: [204] }], access: [{ call: 'log.info', args: ['no'] }] })],
+    })
+    expect(r.phases.map((p) => p.phase)).toEqual(['rewrite'])
+    expect(r.response.status).toBe(204)
+  })
+
+  it('a plugin error becomes a 500 with source error and the rest of the lifecycle runs', async () => {
+    const r = await run(
+      {
+        request: { url: 'http://h/', headers: { accept: 'text/plain' } },
+        plugins: [
+          { name: 'bad', module: './bad.mjs' },
+          script('after', { access: [{ call: 'log.info', args: ['skipped'] }], log: [{ call: 'response.get_source', returns: ['error'] }] }),
+        ],
+      },
+      { 'bad.mjs': "export class Plugin { access() { throw new Error('kaboom') } }" },
+    )
+    expect(r.response.status).toBe(500)
+    expect(r.response.source).toBe('error')
+    expect(r.response.body).toMatch(/^An unexpected error occurred\nrequest_id: [0-9a-f]{32}\n$/)
+    expect(r.logs.some((l) => l.level === 'error' && l.line.includes('kaboom'))).toBe(true)
+    expect(r.phases.map((p) => `${p.phase}:${p.plugin}`)).toEqual(['access:bad', 'log:after'])
+    expect(r.passed).toBe(true)
+  })
+
+  it('an unexpected throw in a script call is a plugin error too', async () => {
+    const r = await run({ request: { url: 'http://h/' }, plugins: [script('p', { access: [{ call: 'response.exit', args: [1] }] })] })
+    expect(r.response.status).toBe(500)
+    expect(r.phases[0]!.calls[0]).toMatchObject({ call: 'response.exit', throws: 'code must be a number between 100 and 599' })
+  })
+
+  it('stream runs preread, balancer and log', async () => {
+    const r = await run({
+      subsystem: 'stream',
+      request: { url: 'tcp://h:9000' },
+      upstream: { body: 'pong' },
+      plugins: [script('p', { preread: [{ call: 'webserver.get_subsystem', returns: ['stream'] }], balancer: [{ call: 'service.set_target', args: ['10.0.0.1', 9001] }], log: [{ call: 'log.info', args: ['c'] }] })],
+    })
+    expect(r.phases.map((p) => p.phase)).toEqual(['preread', 'balancer', 'log'])
+    expect(r.response.body).toBe('pong')
+    expect(r.passed).toBe(true)
+  })
+
+  it('follows the reference: log is not among the preread phases', async () => {
+    const r = await run({ subsystem: 'stream', request: { url: 'tcp://h:9000' }, plugins: [script('p', { preread: [{ call: 'log.info', args: ['a'], throws: 'cannot be called in preread phase' }] })] })
+    expect(r.passed).toBe(true)
+  })
+})
+
+describe('script expectations', () => {
+  it('reports a wrong return as expected vs actual with its fixture path', async () => {
+    const r = await run({ request: { url: 'http://example.com/' }, plugins: [script('p', { access: [{ call: 'request.get_host', returns: ['other.com'] }] })] })
+    expect(r.passed).toBe(false)
+    expect(r.failures).toEqual([{ path: '$.plugins[0].phases.access[0].returns', expected: ['other.com'], actual: ['example.com'] }])
+  })
+
+  it('reports a missing throw and a wrong message', async () => {
+    const r = await run({
+      request: { url: 'http://h/' },
+      plugins: [script('p', { access: [{ call: 'request.get_host', throws: 'x' }, { call: 'response.set_status', args: [1], throws: 'other text' }] })],
+    })
+    expect(r.failures.map((f) => f.path)).toEqual(['$.plugins[0].phases.access[0].throws', '$.plugins[0].phases.access[1].throws'])
+  })
+
+  it('lets trailing nils be left out and accepts camelCase and kong. names', async () => {
+    const r = await run({
+      request: { url: 'http://h/' },
+      plugins: [script('p', { access: [{ call: 'kong.request.getBody', returns: [null, 'missing content type'] }, { call: 'request.get_header', args: ['none'], returns: [] }] })],
+    })
+    expect(r.passed).toBe(true)
+  })
+
+  it('flags unknown kit functions', async () => {
+    const r = await run({ request: { url: 'http://h/' }, plugins: [script('p', { access: [{ call: 'request.nope' }] })] })
+    expect(r.failures[0]).toMatchObject({ path: '$.plugins[0].phases.access[0].call', actual: 'request.nope' })
+  })
+})
+
+describe('expect block', () => {
+  it('checks status, headers (null = absent), JSON body, source, logs and the upstream request', async () => {
+    const r = await run({
+      request: { url: 'http://h/p?q=1', method: 'PUT', body: { a: 1 } },
+      upstream: { status: 201, headers: { 'X-Up': '1' }, body: { ok: true } },
+      plugins: [script('p', { access: [{ call: 'log.warn', args: ['careful'] }] })],
+      expect: {
+        status: 201,
+        headers: { 'x-up': '1', 'x-missing': null },
+        body: { ok: true },
+        source: 'service',
+        logs: [{ level: 'warn', contains: 'careful' }],
+        upstream_request: { method: 'PUT', path: '/p', query: 'q=1', body: { a: 1 }, headers: { 'content-type': 'application/json' } },
+      },
+    })
+    expect(r.failures).toEqual([])
+  })
+
+  it('lists each failed expectation', async () => {
+    const r = await run({
+      request: { url: 'http://h/' },
+      plugins: [],
+      expect: { status: 404, headers: { 'x-a': 'b' }, body: 'x', source: 'exit', logs: [{ level: 'err', contains: 'nothing' }] },
+    })
+    expect(r.failures.map((f) => f.path)).toEqual(['$.expect.status', '$.expect.headers.x-a', '$.expect.body', '$.expect.source', '$.expect.logs[0]'])
+    expect(r.failures[0]).toEqual({ path: '$.expect.status', expected: 404, actual: 200 })
+  })
+})
