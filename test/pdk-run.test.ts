@@ -1,0 +1,113 @@
+import { spawnSync } from 'node:child_process'
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { describe, expect, it } from 'vitest'
+
+// End to end: `broker pdk run` as a user runs it, from the build (`npm test` builds first).
+const root = resolve(import.meta.dirname, '..')
+const pdk = (...args: string[]) => {
+  const r = spawnSync(process.execPath, [join(root, 'bin/run.js'), 'pdk', 'run', ...args], { cwd: root, encoding: 'utf8' })
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr }
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'pdk-e2e-'))
+const fixture = (name: string, body: unknown) => {
+  const file = join(dir, name)
+  writeFileSync(file, typeof body === 'string' ? body : JSON.stringify(body))
+  return file
+}
+
+const failing = fixture('failing.json', {
+  name: 'host check that fails',
+  request: { url: 'http://example.com/' },
+  plugins: [{ name: 'checker', phases: { access: [{ call: 'request.get_host', returns: ['other.example'] }] } }],
+  expect: { status: 418 },
+})
+const passing = fixture('passing.json', {
+  name: 'host check that passes',
+  request: { url: 'http://example.com/' },
+  plugins: [{ name: 'checker', phases: { access: [{ call: 'request.get_host', returns: ['example.com'] }, { call: 'response.exit', args: [200, { ok: true }] }] } }],
+  expect: { status: 200, body: { ok: true }, source: 'exit' },
+})
+
+describe('broker pdk run', () => {
+  it('passes every shipped fixture and ends with the summary line', () => {
+    const shipped = readdirSync(join(root, 'fixtures/pdk')).filter((f) => f.endsWith('.json')).length
+    const r = pdk('fixtures/pdk')
+    expect(r.stderr).toBe('')
+    expect(r.code).toBe(0)
+    expect(r.stdout.trimEnd().split('\n').at(-1)).toBe(`${shipped} passed, 0 failed`)
+  })
+
+  it('runs a plugin written for kong-js-pdk unchanged', () => {
+    const r = pdk('fixtures/pdk/js-hello.json')
+    expect(r.code).toBe(0)
+    expect(r.stdout).toContain('request.get_header("host") → "example.com"')
+    expect(r.stdout).toContain('x-hello-from-javascript: Javascript says bonjour to example.com')
+  })
+
+  it('prints the phase trace and final response', () => {
+    const r = pdk(passing)
+    expect(r.code).toBe(0)
+    expect(r.stdout).toContain('PASS host check that passes')
+    expect(r.stdout).toContain('  access · checker')
+    expect(r.stdout).toContain('    response.exit(200, {"ok":true}) → nothing')
+    expect(r.stdout).toContain('  response 200 (source: exit)')
+    expect(r.stdout).toContain('    content-type: application/json; charset=utf-8')
+    expect(r.stdout.trimEnd().split('\n').at(-1)).toBe('1 passed, 0 failed')
+  })
+
+  it('exits 1 and shows expected vs actual when an expectation fails', () => {
+    const r = pdk(passing, failing)
+    expect(r.code).toBe(1)
+    expect(r.stdout).toContain('FAIL host check that fails')
+    expect(r.stdout).toContain('  ✗ $.plugins[0].phases.access[0].returns\n      expected: ["other.example"]\n      actual:   ["example.com"]')
+    expect(r.stdout).toContain('  ✗ $.expect.status\n      expected: 418\n      actual:   200')
+    expect(r.stdout.trimEnd().split('\n').at(-1)).toBe('1 passed, 1 failed')
+  })
+
+  it('exits 2 naming the file and JSON path of an invalid field', () => {
+    const bad = fixture('bad.json', { name: 'x', request: { url: 'http://h/' }, plugins: [{ name: 'p', phases: { access: [{ call: 'request.get_host', args: 'host' }] } }] })
+    const r = pdk(passing, bad)
+    expect(r.code).toBe(2)
+    expect(r.stdout).toBe('')
+    expect(r.stderr).toContain(`Error FIXTURE_INVALID: ${bad}: $.plugins[0].phases.access[0].args: must be array`)
+  })
+
+  it('exits 2 for an unreadable fixture', () => {
+    const r = pdk(join(dir, 'nope.json'))
+    expect(r.code).toBe(2)
+    expect(r.stderr).toContain('nope.json: $: cannot be read (ENOENT)')
+    const notJson = pdk(fixture('garbage.json', '{"name": '))
+    expect(notJson.code).toBe(2)
+    expect(notJson.stderr).toContain('garbage.json: $: is not valid JSON')
+  })
+
+  it('--json prints exactly the report shape', () => {
+    const r = pdk(failing, '--json')
+    expect(r.code).toBe(1)
+    const out = JSON.parse(r.stdout) as { fixtures: Array<Record<string, unknown>> }
+    expect(Object.keys(out)).toEqual(['fixtures'])
+    const [f] = out.fixtures
+    expect(Object.keys(f!)).toEqual(['name', 'passed', 'response', 'upstream_request', 'phases', 'logs', 'failures'])
+    expect(f).toMatchObject({
+      name: 'host check that fails',
+      passed: false,
+      response: { status: 200, headers: {}, body: '', source: 'service' },
+      upstream_request: { method: 'GET', path: '/', query: '', headers: { host: 'example.com' }, body: '' },
+      phases: [{ phase: 'access', plugin: 'checker', calls: [{ call: 'request.get_host', args: [], returns: ['example.com'] }] }],
+      logs: [],
+      failures: [
+        { path: '$.plugins[0].phases.access[0].returns', expected: ['other.example'], actual: ['example.com'] },
+        { path: '$.expect.status', expected: 418, actual: 200 },
+      ],
+    })
+  })
+
+  it('--json reports an invalid fixture as an error object', () => {
+    const r = pdk(join(dir, 'nope.json'), '--json')
+    expect(r.code).toBe(2)
+    expect(JSON.parse(r.stdout)).toMatchObject({ error: { code: 'FIXTURE_INVALID', path: '$' } })
+  })
+})
