@@ -17,22 +17,47 @@ const toCamel = (name: string): string => name.replace(/_([a-z0-9])/g, (_, c: st
 
 export type Facade = Record<string, unknown>
 
-/** Wraps the kit for module plugins; `record` sees every call (for the trace). */
+/**
+ * Wraps the kit for module plugins; `record` sees every call (for the trace). Wrappers are made
+ * on first use through getters on a prototype shared by all runs, so a replay pays only for the
+ * functions its plugins touch.
+ */
 export function createFacade(kit: KitTree, record: () => Recorder | undefined): Facade {
-  const wrap = (tree: KitTree, prefix: string): Facade => {
-    const out: Facade = {}
-    for (const [name, v] of Object.entries(tree)) {
-      const path = prefix ? `${prefix}.${name}` : name
-      const value = typeof v === 'function' ? wrapFn(v as (...a: unknown[]) => unknown, path, record) : wrap(v, path)
-      out[name] = value
-      const camel = toCamel(name)
-      if (camel !== name) out[camel] = value
-    }
-    return out
-  }
-  const facade = wrap(kit, '')
+  const facade = wrap(kit, '', record)
   Object.defineProperty(facade, 'Error', { value: PDKError })
   return facade
+}
+
+interface Holder {
+  $tree: KitTree
+  $record: () => Recorder | undefined
+}
+
+const prototypes = new Map<string, object>()
+
+function wrap(tree: KitTree, prefix: string, record: () => Recorder | undefined): Facade {
+  const names = Object.keys(tree)
+  const key = `${prefix}|${names.join(',')}`
+  let proto = prototypes.get(key)
+  if (!proto) {
+    proto = {}
+    for (const name of names) {
+      const path = prefix ? `${prefix}.${name}` : name
+      const aliases = [...new Set([name, toCamel(name)])]
+      const get = function (this: Holder): unknown {
+        const v = this.$tree[name]!
+        const value = typeof v === 'function' ? wrapFn(v as (...a: unknown[]) => unknown, path, this.$record) : wrap(v, path, this.$record)
+        for (const alias of aliases) Object.defineProperty(this, alias, { value, enumerable: true })
+        return value
+      }
+      for (const alias of aliases) Object.defineProperty(proto, alias, { get, enumerable: true, configurable: true })
+    }
+    prototypes.set(key, proto)
+  }
+  const out = Object.create(proto) as Facade
+  Object.defineProperty(out, '$tree', { value: tree })
+  Object.defineProperty(out, '$record', { value: record })
+  return out
 }
 
 function wrapFn(fn: (...a: unknown[]) => unknown, path: string, record: () => Recorder | undefined) {

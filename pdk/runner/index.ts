@@ -92,10 +92,11 @@ export async function runScenario(loaded: LoadedFixture, plugins: RunnablePlugin
   const f = loaded.fixture
   const ctx = buildContext(f)
   const kit = createKit(ctx)
-  const index = flatten(kit)
   let current: CallRecord[] = []
   const record: Recorder = (r) => current.push(r)
-  const kong = createFacade(kit, () => record)
+  // built only for the kinds of plugins present: both cost more than a small replay
+  const index = plugins.some((p) => p.kind === 'script') ? flatten(kit) : new Map()
+  const kong = plugins.some((p) => p.kind === 'module') ? createFacade(kit, () => record) : {}
   const instances = plugins.map((p) => (p.kind === 'module' ? (new p.module.Plugin(structuredClone(p.config)) as Record<string, unknown>) : undefined))
   const failures: Failure[] = []
   const phases: PhaseTrace[] = []

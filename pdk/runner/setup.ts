@@ -9,10 +9,17 @@ import { realClient, trustMatcher } from '../ip.js'
 const DEFAULT_PORTS: Record<string, number> = { http: 80, https: 443, tcp: 80, tls: 443 }
 
 /** A stable v4-shaped UUID derived from text, so fixtures can name IDs they did not set. */
+const uuids = new Map<string, string>()
 export function stableUuid(text: string): string {
+  const hit = uuids.get(text)
+  if (hit) return hit
   const h = createHash('sha1').update(text).digest('hex')
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-${((parseInt(h[16]!, 16) & 3) | 8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`
+  const uuid = `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-${((parseInt(h[16]!, 16) & 3) | 8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`
+  uuids.set(text, uuid)
+  return uuid
 }
+
+const HOSTNAME = hostname()
 
 /** nginx sizes: "8k" → 8192. */
 const size = (v: unknown): number => {
@@ -115,7 +122,7 @@ export function buildContext(f: Fixture, defaults: { requestId?: string } = {}):
     data: {
       node: {
         id: (node.id as string | undefined) ?? stableUuid(`node:${f.name}`),
-        hostname: (node.hostname as string | undefined) ?? hostname(),
+        hostname: (node.hostname as string | undefined) ?? HOSTNAME,
         memory: (node.memory as Context['data']['node']['memory'] | undefined) ?? {
           lua_shared_dicts: {
             kong: { capacity: 5242880, allocated_slabs: 12288 },
@@ -173,7 +180,7 @@ export function buildContext(f: Fixture, defaults: { requestId?: string } = {}):
     logs: [],
     telemetry: [],
     startTime: Date.now(),
-    requestId: f.request.id ?? defaults.requestId ?? createHash('sha1').update(`request:${f.name}`).digest('hex').slice(0, 32),
+    requestId: f.request.id ?? defaults.requestId ?? stableUuid(`request:${f.name}`).replace(/-/g, ''),
     phaseEnded: false,
   }
 }
