@@ -21,7 +21,6 @@ function plainKong(trace: ScenarioResult): Record<string, unknown> {
   const root: Record<string, unknown> = {}
   for (const phase of trace.phases) {
     for (const c of phase.calls) {
-      const parts = c.call.split('.')
       const value = c.returns?.[0]
       const fn = async () => value
       for (const name of [c.call, c.call.replace(/_([a-z0-9])/g, (_, x: string) => x.toUpperCase())]) {
@@ -30,7 +29,6 @@ function plainKong(trace: ScenarioResult): Record<string, unknown> {
         for (const seg of segs.slice(0, -1)) node = (node[seg] ??= {}) as Record<string, unknown>
         node[segs.at(-1)!] = fn
       }
-      void parts
     }
   }
   return root
