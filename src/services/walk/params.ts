@@ -53,5 +53,6 @@ export function displayUrl(url: string): string {
     for (const [k, v] of [...frag]) if (CREDENTIAL.test(k)) frag.set(k, shorten(v))
     parsed.hash = frag.toString()
   }
-  return parsed.toString()
+  // Keep the ellipsis readable rather than percent-encoded.
+  return parsed.toString().replace(/%E2%80%A6/g, '…')
 }

@@ -5,7 +5,13 @@ export function enterToContinue(input: NodeJS.ReadableStream = process.stdin, ou
   const rl = createInterface({ input, terminal: false })
   const lines: Array<() => void> = []
   let ended = false
-  rl.on('line', () => lines.shift()?.())
+  // Enter pressed ahead of time counts for the next hops (typed-ahead, or piped newlines).
+  let ahead = 0
+  rl.on('line', () => {
+    const wake = lines.shift()
+    if (wake) wake()
+    else ahead++
+  })
   rl.on('close', () => {
     ended = true
     for (const wake of lines.splice(0)) wake()
@@ -13,9 +19,18 @@ export function enterToContinue(input: NodeJS.ReadableStream = process.stdin, ou
   return {
     pause: (next) => {
       if (ended) return Promise.resolve()
+      if (ahead > 0) {
+        ahead--
+        return Promise.resolve()
+      }
       output.write(`  next: ${next} — press Enter to follow\n`)
       return new Promise<void>((resolve) => lines.push(resolve))
     },
-    close: () => rl.close(),
+    close: () => {
+      rl.close()
+      // A still-open stdin (a pipe nobody closed) must not keep the process alive after the walk.
+      ;(input as NodeJS.ReadableStream & { unref?: () => void }).unref?.()
+      input.pause()
+    },
   }
 }

@@ -1,0 +1,36 @@
+import { Args, Flags } from '@oclif/core'
+import { BrokerCommand } from '../src/cli/base-command.js'
+import { DEFAULT_BROKER_URL } from '../src/services/broker-client.js'
+import { type HashCheckResult, hashCheck } from '../src/services/hash-check/index.js'
+import { renderHashCheck, renderStatus } from '../src/services/hash-check/render.js'
+
+export default class HashCheck extends BrokerCommand {
+  static summary = 'Show a stored flow: its record (secrets redacted), plugin, progress and seconds left.'
+  static examples = [
+    '<%= config.bin %> hash-check Yk3…',
+    '<%= config.bin %> hash-check Yk3… --watch',
+    'BROKER_URL=https://broker.example <%= config.bin %> hash-check Yk3… --json',
+  ]
+
+  static args = { hash: Args.string({ description: 'The hash `broker store` printed.', required: true }) }
+
+  static flags = {
+    broker: Flags.string({ summary: 'The broker URL.', env: 'BROKER_URL', default: DEFAULT_BROKER_URL }),
+    watch: Flags.boolean({ char: 'w', summary: 'Refresh progress and seconds left every second until the flow ends or expires.' }),
+  }
+
+  async run(): Promise<HashCheckResult> {
+    const { args, flags } = await this.parse(HashCheck)
+    const human = !this.jsonEnabled()
+    const live = human && process.stdout.isTTY
+    const result = await hashCheck({
+      broker: flags.broker,
+      hash: args.hash,
+      watch: flags.watch,
+      onTick: human ? (r) => (live ? process.stdout.write(`\r\u001b[2K${renderStatus(r)}`) : this.log(renderStatus(r))) : undefined,
+    })
+    if (live && flags.watch) process.stdout.write('\n')
+    if (human) this.log(renderHashCheck(result))
+    return result
+  }
+}

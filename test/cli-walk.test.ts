@@ -1,0 +1,130 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type CallbackApp, startCallbackApp } from './helpers/app.js'
+import { type BrokerProcess, runCli, startBroker } from './helpers/broker.js'
+import { spawnCli } from './helpers/cli.js'
+import { type OAuth2Provider, startOAuth2Provider } from './helpers/oauth2-provider.js'
+import { freePort } from './helpers/ports.js'
+
+let broker: BrokerProcess
+let provider: OAuth2Provider
+let app: CallbackApp
+
+beforeAll(async () => {
+  ;[broker, provider, app] = await Promise.all([startBroker({ args: ['--store', 'memory'] }), startOAuth2Provider(), startCallbackApp()])
+})
+afterAll(async () => {
+  await Promise.all([broker?.stop(), provider?.stop(), app?.close()])
+})
+
+/** A fresh 3-legged flow whose start URL walks broker → provider → broker → app. */
+async function startUrl(): Promise<string> {
+  const res = await fetch(`${broker.url}/store`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ auth_version: '2', auth_leg: '3', client_id: 'walker', client_secret: 'w-secret', authorize_url: provider.authorizeUrl, access_url: provider.tokenUrl, scope: 'openid', callback: app.callback, state: 'app-state' }),
+  })
+  return ((await res.json()) as { url: string }).url
+}
+
+describe('broker walk', () => {
+  it('follows a real OAuth 2 chain hop by hop, keeping the cookie, and decodes the parameters', async () => {
+    const { code, stdout, stderr } = await runCli(['walk', await startUrl(), '--json'])
+    expect(code, stderr).toBe(0)
+    const out = JSON.parse(stdout)
+    expect(out.stopped).toBe('done')
+    expect(out.hops.map((h: { status: number }) => h.status)).toEqual([302, 302, 302, 200])
+    const [start, authorize, callback, appHop] = out.hops
+    expect(start.cookies.length).toBeGreaterThan(0)
+    expect(authorize.params).toMatchObject({ client_id: 'walker', response_type: 'code', scope: 'openid', redirect_uri: `http://localhost:${broker.port}/callback`, code_challenge_method: 'S256' })
+    expect(authorize.params.code_challenge).toBeTruthy()
+    // The broker accepted the callback, so the walker carried its cookie: the app got the token.
+    expect(appHop.url).toContain(app.callback)
+    expect(app.received.at(-1)!.query.access_token).toMatch(/^ey/)
+    // Codes and tokens are shortened, never printed whole.
+    const realCode = provider.tokenRequests.at(-1)!.code!
+    expect(callback.params.code).toMatch(/…/)
+    expect(stdout).not.toContain(realCode)
+    expect(stdout).not.toContain(app.received.at(-1)!.query.access_token)
+  })
+
+  it('prints readable hops and stops before leaving the --allow-host hosts', async () => {
+    const providerHost = new URL(provider.authorizeUrl).host
+    const { code, stdout, stderr } = await runCli(['walk', await startUrl(), '--allow-host', `localhost:${broker.port}`])
+    expect(code, stderr).toBe(0)
+    expect(stdout).toMatch(/^#1  GET http:\/\/localhost:\d+\/start\?hash=[\w-]{4}…[\w-]{4}  → 302/)
+    expect(stdout).toContain(`Location: http://${providerHost}/authorize?client_id=walker`)
+    expect(stdout).not.toContain('#2')
+    expect(stderr).toContain(`1 hop; stopped before ${providerHost}: not an --allow-host`)
+  })
+
+  it('stops at --max-hops', async () => {
+    const { code, stdout } = await runCli(['walk', await startUrl(), '--max-hops', '2', '--json'])
+    expect(code).toBe(0)
+    const out = JSON.parse(stdout)
+    expect(out.hops).toHaveLength(2)
+    expect(out.stopped).toBe('max_hops')
+    expect(out.next).toContain('/callback?')
+  })
+
+  it('waits for Enter between hops with --step', async () => {
+    const run = spawnCli(['walk', await startUrl(), '--step'])
+    await run.waitFor(/press Enter/)
+    expect(run.stdout()).toContain('#1')
+    expect(run.stdout()).not.toContain('#2')
+    run.write('\n')
+    await run.waitFor(/#2 /, 'stdout')
+    await new Promise((r) => setTimeout(r, 300))
+    expect(run.stdout()).not.toContain('#3')
+    run.write('\n\n\n')
+    const { code, stdout } = await run.exited
+    expect(code).toBe(0)
+    expect(stdout).toContain('#4')
+  })
+
+  it('exits 1 naming the host when a hop gets no answer', async () => {
+    const port = await freePort()
+    const { code, stdout, stderr } = await runCli(['walk', `http://127.0.0.1:${port}/nowhere`])
+    expect(code).toBe(1)
+    expect(stdout).toContain('no answer (ECONNREFUSED)')
+    expect(stderr).toContain(`127.0.0.1:${port}: ECONNREFUSED`)
+  })
+})
+
+describe('broker hash-check', () => {
+  it('shows the record with secrets redacted, the plugin, progress and seconds left', async () => {
+    const url = await startUrl()
+    const hash = new URL(url).searchParams.get('hash')!
+    const { code, stdout, stderr } = await runCli(['hash-check', hash], { env: { BROKER_URL: broker.url } })
+    expect(code, stderr).toBe(0)
+    expect(stdout).toMatch(/plugin\s+oauth_2_3-legged — OAuth 2 authorization code/)
+    expect(stdout).toMatch(/progress\s+stored/)
+    expect(stdout).toMatch(/expires\s+in \d+ s/)
+    expect(stdout).toMatch(/client_id\s+walker/)
+    expect(stdout).toMatch(/client_secret\s+\[redacted\]/)
+    expect(stdout).not.toContain('w-secret')
+
+    await runCli(['walk', url])
+    const json = await runCli(['hash-check', hash, '--json', '--broker', broker.url])
+    const out = JSON.parse(json.stdout)
+    expect(out).toMatchObject({ hash, plugin: 'oauth_2_3-legged', progress: 'completed' })
+    expect(out.expires_in).toBeGreaterThan(0)
+  })
+
+  it('exits 1 for an unknown hash with the broker\'s message', async () => {
+    const { code, stdout, stderr } = await runCli(['hash-check', 'nope', '--broker', broker.url])
+    expect(code).toBe(1)
+    expect(stdout).toBe('')
+    expect(stderr).toContain('Error UNKNOWN_HASH: No flow is stored under this hash')
+  })
+
+  it('watches until the flow completes', async () => {
+    const url = await startUrl()
+    const hash = new URL(url).searchParams.get('hash')!
+    const run = spawnCli(['hash-check', hash, '--watch', '--broker', broker.url])
+    await run.waitFor(/stored, expires in \d+ s/, 'stdout')
+    await runCli(['walk', url])
+    const { code, stdout } = await run.exited
+    expect(code).toBe(0)
+    expect(stdout).toMatch(/completed, expires in \d+ s/)
+  })
+})
