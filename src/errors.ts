@@ -36,7 +36,7 @@ export const ERRORS = {
   FAILED: { status: 500, exit: 1 },
   INTERNAL: { status: 500, exit: 1 },
   FIXTURE_INVALID: { status: 400, exit: 2, next: 'Fix the field named above; pdk/fixture.schema.json describes every field (see docs/pdk.md).' },
-  MISSING_FIELDS: { status: 400, exit: 2, next: 'Pass them as flags or in --file, or run the command in a terminal to be asked for them.' },
+  MISSING_FIELDS: { status: 400, exit: 2, next: 'Pass them as flags (or in --file), or run the command in a terminal to be asked for them.' },
   CAPTURE_TIMEOUT: { status: 504, exit: 1, next: 'Open the start URL sooner (or use --open), or raise store.expire on the broker.' },
   UNKNOWN_PROVIDER: { status: 400, exit: 2, next: 'Use one of the known providers, or describe yours in a JSON file and pass --preset-file.' },
   KEYCHAIN_UNAVAILABLE: { status: 503, exit: 1, next: 'Unlock or start your keychain (Secret Service on Linux), or pass --insecure-storage to keep secrets in a 0600 file.' },

@@ -36,12 +36,7 @@ export async function listenOnce(client: BrokerClient): Promise<CaptureListener>
       return
     }
     done = true
-    readParams(req, url)
-      .then(async ({ params, posted }) => {
-        if (params.error) throw new BrokerError('FAILED', `The flow failed: ${params.error}${params.error_description ? `: ${params.error_description}` : ''}.`, { error: params.error })
-        if (params.result && !params.access_token) return { delivery: 'code' as const, result: await client.redeem(params.result) }
-        return { delivery: posted ? ('form_post' as const) : ('query' as const), result: params as Record<string, unknown> }
-      })
+    deliveredResult(req, client)
       .then(
         (captured) => {
           res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }).end(PAGE('Done', 'The result is in your terminal; you can close this tab.'))
@@ -71,6 +66,14 @@ export async function listenOnce(client: BrokerClient): Promise<CaptureListener>
       return Promise.race([outcome, timeout]).finally(() => clearTimeout(timer))
     },
   }
+}
+
+/** The result a request to a callback carries; FAILED when the broker delivered an error instead. */
+export async function deliveredResult(req: IncomingMessage, client: BrokerClient): Promise<Captured> {
+  const { params, posted } = await readParams(req, new URL(req.url ?? '/', 'http://127.0.0.1'))
+  if (params.error) throw new BrokerError('FAILED', `The flow failed: ${params.error}${params.error_description ? `: ${params.error_description}` : ''}.`, { error: params.error })
+  if (params.result && !params.access_token) return { delivery: 'code', result: await client.redeem(params.result) }
+  return { delivery: posted ? 'form_post' : 'query', result: params }
 }
 
 async function readParams(req: IncomingMessage, url: URL): Promise<{ params: Record<string, string>; posted: boolean }> {
