@@ -7,6 +7,7 @@ import { type Captured, listenOnce } from './capture.js'
 import { missingFields } from './presets.js'
 import { askMissing } from './prompt.js'
 import { buildRecord, presetOf, type RecordInput } from './record.js'
+import { openVault } from '../secrets/vault.js'
 import { fillKeptSecrets, saveKeptSecrets } from './secrets.js'
 
 export interface StoreOptions extends RecordInput {
@@ -41,6 +42,8 @@ export async function storeFlow(opts: StoreOptions): Promise<StoreResult> {
   if (opts.capture && record.callback !== undefined) throw new BrokerError('USAGE', '--capture listens for the result itself; leave out --callback (or drop --capture).')
   const preset = presetOf(record, opts.flow)
   const vaultOpts = { broker: client.url, insecure: opts.insecureStorage, file: opts.secretsFile, notify: opts.notify }
+  // With --save-secret, a missing keychain is an error before anything is stored.
+  const vault = opts.saveSecret ? openVault(vaultOpts) : undefined
   fillKeptSecrets(record, missingFields(record, preset), vaultOpts)
   Object.assign(record, await askMissing(missingFields(record, preset)))
 
@@ -52,7 +55,7 @@ export async function storeFlow(opts: StoreOptions): Promise<StoreResult> {
     }
     const stored = await client.store(record)
     const check = await client.hashCheck(stored.hash)
-    const saved = opts.saveSecret ? saveKeptSecrets(record, vaultOpts) : undefined
+    const saved = vault ? saveKeptSecrets(record, vault, vaultOpts) : undefined
     const result: StoreResult = { ...stored, plugin: check.plugin, expires_in: check.expires_in, expires_at: check.expires_at, ...(record.callback ? { callback: String(record.callback) } : {}), ...(saved ? { saved } : {}) }
     if (!listener) {
       if (opts.open) await open(stored.url)

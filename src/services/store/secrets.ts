@@ -42,11 +42,9 @@ export function fillKeptSecrets(record: FlowRecord, required: readonly string[],
   return found
 }
 
-/** Keeps the record's client / consumer secrets (--save-secret); KEYCHAIN_UNAVAILABLE without a keychain or --insecure-storage. */
-export function saveKeptSecrets(record: Readonly<FlowRecord>, opts: VaultOptions): Array<{ id: string; where: string }> {
+/** Keeps the record's client / consumer secrets (--save-secret) in `vault` (see openVault). */
+export function saveKeptSecrets(record: Readonly<FlowRecord>, vault: Vault, opts: VaultOptions): Array<{ id: string; where: string }> {
   const present = keptIn(record).filter(({ secret }) => typeof record[secret] === 'string' && record[secret] !== '')
-  if (!present.length) return []
-  const vault = openVault(opts)
   return present.map(({ id, secret }) => {
     vault.set({ broker: opts.broker, id: String(record[id]) }, String(record[secret]))
     const where = vault.kind === 'file' ? `${vault.where} (plaintext, mode 0600)` : vault.where

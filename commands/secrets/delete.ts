@@ -1,0 +1,23 @@
+import { Args, Flags } from '@oclif/core'
+import { BrokerCommand } from '../../src/cli/base-command.js'
+import { DEFAULT_BROKER_URL } from '../../src/services/broker-client.js'
+import { deleteSecret, type SecretDeleted } from '../../src/services/secrets/index.js'
+
+export default class SecretsDeleteCommand extends BrokerCommand {
+  static summary = 'Forget the secret kept for a client id or consumer key at a broker.'
+  static examples = ['<%= config.bin %> secrets delete my-client-id', '<%= config.bin %> secrets delete my-consumer-key --broker https://broker.example']
+
+  static args = { id: Args.string({ description: 'The client id or consumer key.', required: true }) }
+
+  static flags = {
+    broker: Flags.string({ summary: 'The broker URL the secret was saved for.', env: 'BROKER_URL', default: DEFAULT_BROKER_URL }),
+    'insecure-storage': Flags.boolean({ summary: 'Without a keychain, use the plaintext 0600 file instead.' }),
+  }
+
+  async run(): Promise<SecretDeleted> {
+    const { args, flags } = await this.parse(SecretsDeleteCommand)
+    const result = deleteSecret({ id: args.id, broker: flags.broker, insecureStorage: flags['insecure-storage'] })
+    this.logToStderr(`Deleted the secret for ${result.id} at ${result.broker} from ${result.where}.`)
+    return result
+  }
+}

@@ -1,0 +1,38 @@
+import { BrokerError } from '../../errors.js'
+import { normalizeBrokerUrl } from '../broker-client.js'
+import { openVault, type SecretRef } from './vault.js'
+
+export interface SecretsOptions {
+  insecureStorage?: boolean
+  /** Plaintext file for --insecure-storage. */
+  file?: string
+}
+
+export interface SecretsList {
+  /** Where they are kept: "the OS keychain" or the plaintext file. */
+  where: string
+  secrets: SecretRef[]
+}
+
+/** `broker secrets list`: which broker URL and client id / consumer key each kept secret belongs to (never the secret). */
+export function listSecrets(opts: SecretsOptions & { broker?: string }): SecretsList {
+  const vault = openVault({ insecure: opts.insecureStorage, file: opts.file })
+  const broker = opts.broker ? normalizeBrokerUrl(opts.broker) : undefined
+  const secrets = vault.list().filter((ref) => !broker || ref.broker === broker)
+  secrets.sort((a, b) => a.broker.localeCompare(b.broker) || a.id.localeCompare(b.id))
+  return { where: vault.where, secrets }
+}
+
+export interface SecretDeleted extends SecretRef {
+  where: string
+}
+
+/** `broker secrets delete`: forgets the secret of `id` at `broker`; NOT_FOUND when there is none. */
+export function deleteSecret(opts: SecretsOptions & SecretRef): SecretDeleted {
+  const vault = openVault({ insecure: opts.insecureStorage, file: opts.file })
+  const ref = { broker: normalizeBrokerUrl(opts.broker), id: opts.id }
+  if (!vault.delete(ref)) {
+    throw new BrokerError('NOT_FOUND', `No secret is kept in ${vault.where} for ${ref.id} at ${ref.broker}.`, { next: '`broker secrets list` shows what is kept.' })
+  }
+  return { ...ref, where: vault.where }
+}
