@@ -1,4 +1,5 @@
 import { BrokerError, ERRORS, type ErrorCode } from '../errors.js'
+import type { HashCheck } from './flows/check.js'
 
 /** Where commands look for a broker when neither --broker nor BROKER_URL says. */
 export const DEFAULT_BROKER_URL = 'http://localhost:3000'
@@ -10,17 +11,7 @@ export interface Stored {
 }
 
 /** The answer of GET /hash-check (the record's secrets are redacted by the broker). */
-export interface HashCheckAnswer {
-  hash: string
-  plugin: string
-  description?: string
-  progress: string
-  expires_in: number
-  created_at: string
-  expires_at: string
-  record: Record<string, unknown>
-  error?: { code: string; description: string }
-}
+export type HashCheckAnswer = HashCheck
 
 /** A small client of the broker's HTTP API for the CLI: JSON errors become registry errors. */
 export class BrokerClient {
