@@ -97,6 +97,14 @@ describe('broker store --capture', () => {
     expect(provider.tokenRequests.at(-1)).toMatchObject({ grant_type: 'client_credentials' })
   })
 
+  it('exits 1 with the provider error the flow delivered to the listener', async () => {
+    const port = await freePort()
+    const { code, stdout, stderr } = await runCli(['store', '--flow', 'oauth2-2', '--client-id', 'cc', '--client-secret', 'cs', '--access-url', `http://127.0.0.1:${port}/token`, '--capture'], { env: env() })
+    expect(code).toBe(1)
+    expect(stdout).toBe('')
+    expect(stderr).toMatch(/^Error FAILED: The flow failed: \w+: .+/m)
+  })
+
   it('says so clearly when the flow does not finish within the record lifetime', async () => {
     const short = await startBroker({ args: ['--store', 'memory', '--expire', '2'] })
     try {

@@ -2,12 +2,12 @@ import open from 'open'
 import type { FlowRecord } from '../../../flows/contract.js'
 import { BrokerError } from '../../errors.js'
 import { BrokerClient } from '../broker-client.js'
+import { openVault } from '../secrets/vault.js'
 import { walk } from '../walk/index.js'
 import { type Captured, listenOnce } from './capture.js'
 import { missingFields } from './presets.js'
 import { askMissing } from './prompt.js'
 import { buildRecord, presetOf, type RecordInput } from './record.js'
-import { openVault } from '../secrets/vault.js'
 import { fillKeptSecrets, saveKeptSecrets } from './secrets.js'
 
 export interface StoreOptions extends RecordInput {
@@ -62,6 +62,8 @@ export async function storeFlow(opts: StoreOptions): Promise<StoreResult> {
       return result
     }
     const waiting = listener.wait(check.expires_in)
+    // It may fail while we still drive the flow below; it is awaited (and reported) after that.
+    waiting.catch(() => undefined)
     if (preset && !preset.browser) {
       opts.notify(`Running the flow (${check.plugin})…`)
       const walked = await walk({ url: stored.url, maxHops: 10 })
