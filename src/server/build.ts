@@ -23,6 +23,14 @@ export async function buildServer(deps: BrokerDeps): Promise<FastifyInstance> {
   app.addHook('onRequest', async (_request, reply) => {
     reply.headers({ 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer', 'x-frame-options': 'DENY' })
   })
+  // While draining, answers to requests in flight close their keep-alive connection, so close() ends.
+  let draining = false
+  app.addHook('preClose', async () => {
+    draining = true
+  })
+  app.addHook('onSend', async (_request, reply) => {
+    if (draining) reply.header('connection', 'close')
+  })
   app.get('/ping', async () => ({ ping: 'pong' }))
   await app.register(flowRoutes, { deps })
   await app.register(signRoutes, { deps })

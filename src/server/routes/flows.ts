@@ -22,7 +22,9 @@ function params(request: FastifyRequest): Record<string, string> {
     if (!source || typeof source !== 'object') continue
     for (const [k, v] of Object.entries(source as Record<string, unknown>)) {
       const value = Array.isArray(v) ? v[0] : v
-      if (out[k] === undefined && (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean')) out[k] = String(value)
+      if (out[k] !== undefined || value === null || value === undefined) continue
+      // A JSON object (e.g. the signing helper's `parameters`) is passed on as JSON text, not dropped.
+      out[k] = typeof value === 'object' ? JSON.stringify(value) : String(value)
     }
   }
   return out

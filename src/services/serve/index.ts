@@ -56,6 +56,9 @@ export async function serve(opts: ServeOptions): Promise<ServeResult> {
   const setup: WorkerSetup = { config, driver, cwd }
   const here = fileURLToPath(import.meta.url)
   const ext = extname(here)
+  // Workers accept on the shared socket themselves: with the primary handing connections out
+  // (round robin), a connection handed to a worker at the moment it dies hangs.
+  cluster.schedulingPolicy = cluster.SCHED_NONE
   cluster.setupPrimary({
     exec: resolve(here, '..', `worker-main${ext}`),
     execArgv: ext === '.ts' ? ['--import', 'tsx'] : [],
@@ -67,8 +70,10 @@ export async function serve(opts: ServeOptions): Promise<ServeResult> {
   let shuttingDown = false
   let readyCount = 0
   let everReady = false
+  let announced = false
   let boundPort = config.port
   const crashes: number[] = []
+  const readyWorkers = new Set<number>()
 
   return new Promise<ServeResult>((resolvePromise, rejectPromise) => {
     const fork = (): Worker => {
@@ -78,13 +83,15 @@ export async function serve(opts: ServeOptions): Promise<ServeResult> {
         if (msg.type === 'ready') {
           ready = true
           everReady = true
+          readyWorkers.add(worker.id)
           boundPort = msg.port
-          if (++readyCount === workers) notice(`listening on port ${msg.port} (${url}), ${workers} worker${workers > 1 ? 's' : ''}, store: ${storeLabel}, pid ${process.pid}`)
+          if (++readyCount === workers && !announced) announced = true, notice(`listening on port ${msg.port} (${url}), ${workers} worker${workers > 1 ? 's' : ''}, store: ${storeLabel}, pid ${process.pid}`)
         } else if (msg.type === 'fatal' && !everReady) {
           void stop('fatal', new BrokerError('FAILED', `A worker could not start: ${msg.message}`))
         }
       })
       worker.on('exit', (code, signal) => {
+        readyWorkers.delete(worker.id)
         if (shuttingDown) return
         if (!everReady) return void stop('fatal', new BrokerError('FAILED', `A worker exited before it could serve (${signal ?? `code ${code}`}).`))
         // Back off when workers keep dying, so a crash loop does not spin the CPU.
@@ -115,7 +122,8 @@ export async function serve(opts: ServeOptions): Promise<ServeResult> {
                 clearTimeout(timer)
                 done()
               })
-              if (w.isConnected()) w.send({ type: 'shutdown' })
+              // A worker still starting may not listen for messages yet; a signal reaches it either way.
+              if (w.isConnected() && readyWorkers.has(w.id)) w.send({ type: 'shutdown' })
               else w.process.kill('SIGTERM')
             }),
         ),

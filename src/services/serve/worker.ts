@@ -19,22 +19,32 @@ export async function runWorker(setup: WorkerSetup): Promise<void> {
   const send = (msg: WorkerMessage) => process.send?.(msg)
   // The primary coordinates shutdown; a Ctrl-C reaching the whole process group must not kill a worker first.
   process.on('SIGINT', () => {})
-  let closing: Promise<void> | undefined
+  // Listen for the primary's word before the slow start-up: a shutdown sent while this worker
+  // is still starting must not be lost (the worker would then serve on until it is killed).
+  let close: (() => Promise<void>) | undefined
+  let stopRequested = false
+  const requestStop = () => {
+    stopRequested = true
+    void close?.()
+  }
+  process.on('SIGTERM', requestStop)
+  process.on('disconnect', requestStop)
+  process.on('message', (msg: { type?: string }) => {
+    if (msg?.type === 'shutdown') requestStop()
+  })
   try {
     const broker = await createBroker(setup.config, setup.driver, { cwd: setup.cwd })
     const app = await buildServer(broker)
-    const close = () =>
+    let closing: Promise<void> | undefined
+    close = () =>
       (closing ??= (async () => {
         await app.close()
         await broker.close()
         process.exit(0)
       })())
-    process.on('SIGTERM', close)
-    process.on('message', (msg: { type?: string }) => {
-      if (msg?.type === 'shutdown') void close()
-    })
-    process.on('disconnect', () => void close())
+    if (stopRequested) return void (await close())
     await app.listen({ port: setup.config.port, host: setup.config.listen })
+    if (stopRequested) return void (await close())
     const address = app.server.address()
     send({ type: 'ready', port: typeof address === 'object' && address ? address.port : setup.config.port })
   } catch (err) {
