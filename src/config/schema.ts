@@ -59,6 +59,10 @@ export const configSchema = z
       .object({ level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info').describe('Log level (stderr)') })
       .strict()
       .default({}),
+    admin: z
+      .object({ key: z.string().min(16).optional().describe('Bearer key of the admin API (/admin/*); without it the admin API is off') })
+      .strict()
+      .default({}),
   })
   .strict()
 
