@@ -36,6 +36,7 @@ Store: with --store auto (the default) the broker uses Redis when it answers at 
     'provider-timeout': Flags.integer({ summary: 'Milliseconds a provider may take to answer (provider.timeout, default 10000).', min: 100 }),
     'body-limit': Flags.integer({ summary: 'Largest request body in bytes (body.limit, default 65536).', min: 1024 }),
     'log-level': Flags.string({ summary: 'Log level on stderr (log.level, default info).', options: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] }),
+    'admin-key': Flags.string({ summary: 'Bearer key of the admin API for `broker dashboard --attach` (admin.key, at least 16 characters); prefer BROKER_ADMIN_KEY. Off without it.' }),
   }
 
   async run(): Promise<ServeResult> {
@@ -61,6 +62,7 @@ Store: with --store auto (the default) the broker uses Redis when it answers at 
       provider: { timeout: flags['provider-timeout'] },
       body: { limit: flags['body-limit'] },
       log: { level: flags['log-level'] as 'info' | undefined },
+      admin: { key: flags['admin-key'] },
     }
     return serve({ configFile: flags.config, flags: overrides })
   }
