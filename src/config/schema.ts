@@ -63,6 +63,18 @@ export const configSchema = z
       .object({ key: z.string().min(16).optional().describe('Bearer key of the admin API (/admin/*); without it the admin API is off') })
       .strict()
       .default({}),
+    api: z
+      .object({ keys: z.array(z.string().min(16)).min(1).optional().describe('Bearer keys that POST /store and POST /result require; without them those routes are open') })
+      .strict()
+      .default({}),
+    rate: z
+      .object({
+        store: z.number().int().min(0).max(1_000_000).default(0).describe('Requests per client IP per rate.window on POST /store; 0: no limit'),
+        start: z.number().int().min(0).max(1_000_000).default(0).describe('Requests per client IP per rate.window on /start; 0: no limit'),
+        window: z.number().int().min(1000).max(86_400_000).default(60_000).describe('Milliseconds of the rate limit window'),
+      })
+      .strict()
+      .default({}),
   })
   .strict()
 
