@@ -36,6 +36,10 @@ Store: with --store auto (the default) the broker uses Redis when it answers at 
     'provider-timeout': Flags.integer({ summary: 'Milliseconds a provider may take to answer (provider.timeout, default 10000).', min: 100 }),
     'body-limit': Flags.integer({ summary: 'Largest request body in bytes (body.limit, default 65536).', min: 1024 }),
     'log-level': Flags.string({ summary: 'Log level on stderr (log.level, default info).', options: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] }),
+    'api-key': Flags.string({ summary: 'Bearer key that POST /store and POST /result require; repeat for more (api.keys, at least 16 characters); prefer BROKER_API_KEYS. Open without it.', multiple: true }),
+    'rate-store': Flags.integer({ summary: 'Requests per client IP per --rate-window on POST /store (rate.store, default 0: no limit).', min: 0 }),
+    'rate-start': Flags.integer({ summary: 'Requests per client IP per --rate-window on /start (rate.start, default 0: no limit).', min: 0 }),
+    'rate-window': Flags.integer({ summary: 'Milliseconds of the rate limit window (rate.window, default 60000).', min: 1000 }),
     'admin-key': Flags.string({ summary: 'Bearer key of the admin API for `broker dashboard --attach` (admin.key, at least 16 characters); prefer BROKER_ADMIN_KEY. Off without it.' }),
   }
 
@@ -63,6 +67,8 @@ Store: with --store auto (the default) the broker uses Redis when it answers at 
       body: { limit: flags['body-limit'] },
       log: { level: flags['log-level'] as 'info' | undefined },
       admin: { key: flags['admin-key'] },
+      api: { keys: flags['api-key'] },
+      rate: { store: flags['rate-store'], start: flags['rate-start'], window: flags['rate-window'] },
     }
     return serve({ configFile: flags.config, flags: overrides })
   }
