@@ -34,5 +34,6 @@ export async function buildServer(deps: BrokerDeps): Promise<FastifyInstance> {
   app.get('/ping', async () => ({ ping: 'pong' }))
   await app.register(flowRoutes, { deps })
   await app.register(signRoutes, { deps })
+  if (deps.config.admin?.key) await app.register(import('./routes/admin.js'), { deps })
   return app
 }

@@ -1,0 +1,74 @@
+import type { FastifyInstance } from 'fastify'
+import { afterEach, describe, expect, it } from 'vitest'
+import { memoryBroker } from '../../../test/helpers/deps.js'
+import type { Broker } from '../../services/broker.js'
+import { buildServer } from '../build.js'
+import { adminKeyMatches } from './admin.js'
+
+const KEY = 'admin-key-0123456789'
+let app: FastifyInstance | undefined
+let broker: Broker | undefined
+
+afterEach(async () => {
+  await app?.close()
+  await broker?.close()
+  app = broker = undefined
+})
+
+async function start(key?: string) {
+  broker = await memoryBroker(key ? { admin: { key } } : {})
+  app = await buildServer(broker)
+  return { app, broker }
+}
+
+const record = { auth_version: '2', auth_leg: '2', client_id: 'id', client_secret: 'top-secret-value', access_url: 'https://provider.example/token' }
+
+describe('admin API', () => {
+  it('is off without admin.key', async () => {
+    const { app } = await start()
+    const res = await app.inject({ url: '/admin/flows', headers: { authorization: `Bearer ${KEY}` } })
+    expect(res.statusCode).toBe(404)
+  })
+
+  it('refuses a missing or wrong key with 401', async () => {
+    const { app } = await start(KEY)
+    expect((await app.inject({ url: '/admin/flows' })).statusCode).toBe(401)
+    expect((await app.inject({ url: '/admin/flows', headers: { authorization: `Bearer ${KEY}x` } })).statusCode).toBe(401)
+    expect((await app.inject({ url: '/admin/events', headers: { authorization: 'Bearer ' } })).statusCode).toBe(401)
+  })
+
+  it('lists stored flows as events, without the record or its secrets', async () => {
+    const { app } = await start(KEY)
+    const stored = await app.inject({ method: 'POST', url: '/store', payload: record })
+    const { hash } = stored.json() as { hash: string }
+    const res = await app.inject({ url: '/admin/flows', headers: { authorization: `Bearer ${KEY}` } })
+    expect(res.statusCode).toBe(200)
+    const { flows } = res.json() as { flows: Array<Record<string, unknown>> }
+    expect(flows).toHaveLength(1)
+    expect(flows[0]).toMatchObject({ type: 'stored', hash, progress: 'stored', provider: 'provider.example' })
+    expect(res.body).not.toContain('top-secret-value')
+  })
+
+  it('streams flow events as server-sent events', async () => {
+    const { app, broker } = await start(KEY)
+    await app.listen({ port: 0, host: '127.0.0.1' })
+    const { port } = app.server.address() as { port: number }
+    const res = await fetch(`http://127.0.0.1:${port}/admin/events`, { headers: { authorization: `Bearer ${KEY}` } })
+    expect(res.headers.get('content-type')).toBe('text/event-stream')
+    const reader = res.body!.getReader()
+    await reader.read() // the opening comment
+    broker.events.publish({ type: 'started', hash: 'h1', plugin: 'oauth_2_3-legged', progress: 'started' })
+    let text = ''
+    while (!text.includes('\n\n')) text += new TextDecoder().decode((await reader.read()).value)
+    expect(text).toMatch(/^event: flow\ndata: \{.*"hash":"h1".*\}\n\n$/)
+    await reader.cancel()
+  })
+
+  it('compares keys whole', () => {
+    expect(adminKeyMatches(`Bearer ${KEY}`, KEY)).toBe(true)
+    expect(adminKeyMatches(`bearer ${KEY}`, KEY)).toBe(true)
+    expect(adminKeyMatches(KEY, KEY)).toBe(false)
+    expect(adminKeyMatches(`Bearer ${KEY.slice(0, -1)}`, KEY)).toBe(false)
+    expect(adminKeyMatches(undefined, KEY)).toBe(false)
+  })
+})

@@ -1,0 +1,65 @@
+import { createHash, timingSafeEqual } from 'node:crypto'
+import type { ServerResponse } from 'node:http'
+import type { FastifyInstance } from 'fastify'
+import type { FlowEvent } from '../../events.js'
+import { BrokerError } from '../../errors.js'
+import type { BrokerDeps } from '../../services/deps.js'
+import { FlowLog } from '../../services/dashboard/flow-log.js'
+
+/** Seconds between SSE comments, so proxies keep an idle stream open. */
+const PING_MS = 15_000
+
+const digest = (value: string) => createHash('sha256').update(value).digest()
+
+/** Whether an Authorization header carries the admin key; compared in constant time. */
+export function adminKeyMatches(header: string | undefined, key: string): boolean {
+  const given = /^Bearer (.+)$/i.exec(header ?? '')?.[1] ?? ''
+  // Digests have one length, so timingSafeEqual never throws and the key's length does not leak.
+  return timingSafeEqual(digest(given), digest(key)) && given.length > 0
+}
+
+/**
+ * The admin API the dashboard attaches to (`broker dashboard --attach`): GET /admin/flows (the
+ * recent flows, as flow events: no record, no secret) and GET /admin/events (a server-sent event
+ * stream of flow events). Registered only when admin.key is set; every request needs the key.
+ */
+export default async function adminRoutes(app: FastifyInstance, { deps }: { deps: BrokerDeps }): Promise<void> {
+  const key = deps.config.admin?.key
+  if (!key) return
+  // Events are per process: with several workers each answers for its own flows.
+  const log = new FlowLog()
+  const streams = new Set<ServerResponse>()
+  const onFlow = (event: FlowEvent) => {
+    log.add(event)
+    const frame = `event: flow\ndata: ${JSON.stringify(event)}\n\n`
+    for (const res of streams) res.write(frame)
+  }
+  deps.events.on('flow', onFlow)
+  app.addHook('preClose', async () => {
+    // Open streams are never idle: end them, or closing would wait for the clients.
+    for (const res of streams) res.end()
+    streams.clear()
+  })
+  app.addHook('onClose', async () => void deps.events.off('flow', onFlow))
+  app.addHook('onRequest', async (request) => {
+    if (!adminKeyMatches(request.headers.authorization, key)) {
+      throw new BrokerError('UNAUTHORIZED', 'The admin API needs Authorization: Bearer <admin.key>.')
+    }
+  })
+
+  app.get('/admin/flows', async () => ({ flows: log.snapshot() }))
+
+  app.get('/admin/events', async (request, reply) => {
+    reply.hijack()
+    const res = reply.raw
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', connection: 'keep-alive', 'x-content-type-options': 'nosniff' })
+    res.write(': flow events\n\n')
+    streams.add(res)
+    const ping = setInterval(() => res.write(': ping\n\n'), PING_MS)
+    ping.unref()
+    request.raw.once('close', () => {
+      clearInterval(ping)
+      streams.delete(res)
+    })
+  })
+}
