@@ -3,6 +3,7 @@ import formbody from '@fastify/formbody'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify'
 import type { BrokerDeps } from '../services/deps.js'
 import { installErrorHandling } from './errors.js'
+import { securityHeaders } from './security.js'
 import { flowRoutes } from './routes/flows.js'
 import { signRoutes } from './routes/sign.js'
 
@@ -20,8 +21,9 @@ export async function buildServer(deps: BrokerDeps): Promise<FastifyInstance> {
   installErrorHandling(app)
   await app.register(formbody, { bodyLimit: deps.config.body.limit })
   await app.register(cookie)
+  const headers = securityHeaders(deps.config.protocol)
   app.addHook('onRequest', async (_request, reply) => {
-    reply.headers({ 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer', 'x-frame-options': 'DENY' })
+    reply.headers(headers)
   })
   // While draining, answers to requests in flight close their keep-alive connection, so close() ends.
   let draining = false

@@ -55,6 +55,11 @@ export class FlowStore {
     }
   }
 
+  /** The Redis client (or the embedded store's), for plugins that keep their own keys: rate limits. */
+  get client(): Redis {
+    return this.redis
+  }
+
   /** Stores a new flow for `expireSeconds`; the hash must be new. */
   async create(entry: FlowEntry): Promise<void> {
     const ttlMs = entry.expiresAt - entry.createdAt

@@ -9,6 +9,8 @@ export interface Keys {
   callback(id: string): string
   /** A one-time result code for `delivery: code`. */
   result(code: string): string
+  /** The prefix of the rate limit counters (per route and client IP). */
+  rate(): string
   /** The pattern matching every flow key, for listing. */
   flowPattern(): string
 }
@@ -19,6 +21,7 @@ export function keys(prefix: string): Keys {
     flow: (hash) => `${prefix}flow:{${hash}}`,
     callback: (id) => `${prefix}cb:{${id}}`,
     result: (code) => `${prefix}result:{${code}}`,
+    rate: () => `${prefix}rate:`,
     flowPattern: () => `${prefix}flow:*`,
   }
 }

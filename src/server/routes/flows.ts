@@ -5,6 +5,7 @@ import { redeemResult } from '../../services/flows/result.js'
 import { callbackFlow, startFlow } from '../../services/flows/run.js'
 import { storeFlow } from '../../services/flows/store.js'
 import type { BrokerDeps } from '../../services/deps.js'
+import { apiKeyGuard, installRateLimits } from '../security.js'
 
 const hashQuery = {
   type: 'object',
@@ -44,7 +45,11 @@ function send(reply: FastifyReply, out: Reply, secure: boolean): FastifyReply {
 export async function flowRoutes(app: FastifyInstance, { deps }: { deps: BrokerDeps }): Promise<void> {
   const secure = deps.config.protocol === 'https'
 
-  app.post('/store', { schema: { body: { type: 'object' }, response: stored } }, async (request) => storeFlow(deps, request.body))
+  const limits = await installRateLimits(app, deps)
+  const guard = apiKeyGuard(deps.config.api.keys)
+  const keyed = guard ? { onRequest: guard } : {}
+
+  app.post('/store', { ...keyed, config: limits.store, schema: { body: { type: 'object' }, response: stored } }, async (request) => storeFlow(deps, request.body))
 
   app.get('/hash-check', { schema: { querystring: hashQuery } }, async (request, reply) => {
     reply.header('cache-control', 'no-store')
@@ -52,15 +57,15 @@ export async function flowRoutes(app: FastifyInstance, { deps }: { deps: BrokerD
   })
 
   const start = async (request: FastifyRequest, reply: FastifyReply) => send(reply, await startFlow(deps, { params: params(request), cookies: request.cookies }), secure)
-  app.get('/start', start)
-  app.post('/start', start)
+  // One route for both methods, so GET and POST share one rate limit counter.
+  app.route({ method: ['GET', 'POST'], url: '/start', config: limits.start, handler: start })
 
   const callback = async (request: FastifyRequest, reply: FastifyReply) =>
     send(reply, await callbackFlow(deps, { params: params(request), cookies: request.cookies }), secure)
   app.get('/callback', callback)
   app.post('/callback', callback)
 
-  app.post('/result', async (request, reply) => {
+  app.post('/result', keyed, async (request, reply) => {
     const p = params(request)
     reply.header('cache-control', 'no-store')
     return redeemResult(deps, p.result ?? p.code)

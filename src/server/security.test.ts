@@ -1,0 +1,116 @@
+import type { FastifyInstance } from 'fastify'
+import { afterEach, describe, expect, it } from 'vitest'
+import { memoryBroker } from '../../test/helpers/deps.js'
+import type { ConfigInput } from '../config/schema.js'
+import type { Broker } from '../services/broker.js'
+import { buildServer } from './build.js'
+import { apiKeyGuard } from './security.js'
+
+const KEY = 'k'.repeat(20)
+const OTHER = 'o'.repeat(24)
+const record = { auth_version: '2', auth_leg: '2', client_id: 'c', access_url: 'http://127.0.0.1:9/token' }
+
+let broker: Broker | undefined
+let app: FastifyInstance | undefined
+afterEach(async () => {
+  await app?.close()
+  await broker?.close()
+  app = broker = undefined
+})
+
+// The embedded store's data is shared by every client in this process: compare counts, not totals.
+const flowCount = async () => (await broker!.store.client.keys('*flow:*')).length
+
+async function server(config: ConfigInput): Promise<FastifyInstance> {
+  broker = await memoryBroker(config)
+  app = await buildServer(broker)
+  return app
+}
+
+describe('api.keys', () => {
+  it('refuses /store and /result without the bearer key (401, WWW-Authenticate) and stores nothing', async () => {
+    const app = await server({ api: { keys: [KEY, OTHER] } })
+    const before = await flowCount()
+    const none = await app.inject({ method: 'POST', url: '/store', payload: record })
+    expect(none.statusCode).toBe(401)
+    expect(none.json().code).toBe('UNAUTHORIZED')
+    expect(none.headers['www-authenticate']).toBe('Bearer')
+    for (const authorization of [`Bearer ${KEY}x`, `Bearer ${KEY.slice(1)}`, `Basic ${KEY}`, KEY, 'Bearer ', `Bearer ${KEY} ${KEY}`]) {
+      const res = await app.inject({ method: 'POST', url: '/store', headers: { authorization }, payload: record })
+      expect(res.statusCode, authorization).toBe(401)
+    }
+    expect(await flowCount()).toBe(before)
+    expect((await app.inject({ method: 'POST', url: '/result', payload: { result: 'x' } })).statusCode).toBe(401)
+  })
+
+  it('lets every configured key through, to /store and /result', async () => {
+    const app = await server({ api: { keys: [KEY, OTHER] } })
+    for (const key of [KEY, OTHER]) {
+      const res = await app.inject({ method: 'POST', url: '/store', headers: { authorization: `Bearer ${key}` }, payload: record })
+      expect(res.statusCode).toBe(200)
+    }
+    const res = await app.inject({ method: 'POST', url: '/result', headers: { authorization: `bearer ${OTHER}` }, payload: { result: 'unknown' } })
+    expect(res.statusCode).toBe(404)
+  })
+
+  it('leaves /store open without api.keys, and /start, /hash-check open always', async () => {
+    expect(apiKeyGuard(undefined)).toBeUndefined()
+    const app = await server({ api: { keys: [KEY] } })
+    expect((await app.inject({ url: '/hash-check?hash=nope' })).statusCode).toBe(404)
+    expect((await app.inject({ url: '/start?hash=nope' })).statusCode).toBe(404)
+  })
+})
+
+describe('rate limits (embedded store: in-process counters)', () => {
+  it('answers 429 RATE_LIMITED with Retry-After past rate.store, and stores nothing for it', async () => {
+    const app = await server({ rate: { store: 3, window: 60_000 } })
+    const before = await flowCount()
+    for (let i = 0; i < 3; i++) expect((await app.inject({ method: 'POST', url: '/store', payload: record })).statusCode).toBe(200)
+    const limited = await app.inject({ method: 'POST', url: '/store', payload: record })
+    expect(limited.statusCode).toBe(429)
+    expect(limited.json().code).toBe('RATE_LIMITED')
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0)
+    expect(await flowCount()).toBe(before + 3)
+    // Another client IP has its own budget.
+    expect((await app.inject({ method: 'POST', url: '/store', payload: record, remoteAddress: '10.0.0.9' })).statusCode).toBe(200)
+  })
+
+  it('counts GET and POST /start together, and leaves /hash-check unlimited', async () => {
+    const app = await server({ rate: { start: 2 } })
+    expect((await app.inject({ url: '/start?hash=a' })).statusCode).toBe(404)
+    expect((await app.inject({ method: 'POST', url: '/start', payload: { hash: 'a' } })).statusCode).toBe(404)
+    expect((await app.inject({ url: '/start?hash=a' })).statusCode).toBe(429)
+    for (let i = 0; i < 5; i++) expect((await app.inject({ url: '/hash-check?hash=a' })).statusCode).toBe(404)
+  })
+
+  it('limits nothing by default', async () => {
+    const app = await server({})
+    for (let i = 0; i < 30; i++) expect((await app.inject({ url: '/start?hash=a' })).statusCode).toBe(404)
+  })
+})
+
+describe('security headers', () => {
+  it('sends no-store, nosniff, no-referrer, DENY framing and a locked-down CSP on every answer', async () => {
+    const app = await server({})
+    const answers = [
+      await app.inject({ url: '/ping' }),
+      await app.inject({ url: '/nowhere' }),
+      await app.inject({ method: 'POST', url: '/store', payload: record }),
+      await app.inject({ method: 'POST', url: '/store', headers: { 'content-type': 'text/plain' }, payload: 'x' }),
+      await app.inject({ url: '/hash-check' }),
+    ]
+    for (const res of answers) {
+      expect(res.headers['cache-control'], res.body).toBe('no-store')
+      expect(res.headers['x-content-type-options']).toBe('nosniff')
+      expect(res.headers['referrer-policy']).toBe('no-referrer')
+      expect(res.headers['x-frame-options']).toBe('DENY')
+      expect(res.headers['content-security-policy']).toContain("default-src 'none'")
+      expect(res.headers['strict-transport-security']).toBeUndefined()
+    }
+  })
+
+  it('adds HSTS when the public protocol is https', async () => {
+    const app = await server({ protocol: 'https' })
+    expect((await app.inject({ url: '/ping' })).headers['strict-transport-security']).toMatch(/max-age=\d+/)
+  })
+})

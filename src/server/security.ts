@@ -1,0 +1,76 @@
+import { createHash, timingSafeEqual } from 'node:crypto'
+import rateLimit from '@fastify/rate-limit'
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify'
+import RedisMock from 'ioredis-mock'
+import { BrokerError } from '../errors.js'
+import type { BrokerDeps } from '../services/deps.js'
+
+/**
+ * Headers on every answer. Every answer is dynamic and many carry a hash, a state or a token, so
+ * none is cached; no page the broker serves may leak its URL through Referer or be framed. A page
+ * that needs more (the form_post page's script) sets its own Content-Security-Policy.
+ */
+export function securityHeaders(protocol: 'http' | 'https'): Record<string, string> {
+  return {
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+    'referrer-policy': 'no-referrer',
+    'x-frame-options': 'DENY',
+    'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
+    'cross-origin-resource-policy': 'same-origin',
+    ...(protocol === 'https' ? { 'strict-transport-security': 'max-age=31536000' } : {}),
+  }
+}
+
+const digest = (s: string) => createHash('sha256').update(s).digest()
+
+/**
+ * An onRequest hook that lets a request through only with `Authorization: Bearer <one of api.keys>`,
+ * or undefined when no keys are configured. Keys are compared as SHA-256 digests in constant time,
+ * all of them every time, so neither a key's length nor which key matched shows in the timing.
+ */
+export function apiKeyGuard(keys: readonly string[] | undefined): onRequestAsyncHookHandler | undefined {
+  if (!keys?.length) return undefined
+  const digests = keys.map(digest)
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    const header = request.headers.authorization
+    const match = typeof header === 'string' ? /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header) : null
+    const given = digest(match?.[1] ?? '')
+    let ok = false
+    for (const d of digests) ok = timingSafeEqual(d, given) || ok
+    if (!ok || !match) {
+      reply.header('www-authenticate', 'Bearer')
+      throw new BrokerError('UNAUTHORIZED', match ? 'The API key is not valid.' : 'This route needs an API key: send Authorization: Bearer <key> (api.keys).')
+    }
+  }
+}
+
+export interface RateLimits {
+  /** Route config for POST /store, or undefined when not limited. */
+  store?: { rateLimit: { max: number; timeWindow: number } }
+  /** Route config for GET|POST /start, or undefined when not limited. */
+  start?: { rateLimit: { max: number; timeWindow: number } }
+}
+
+/**
+ * Registers @fastify/rate-limit for the routes given a limit: counters per client IP in Redis, so
+ * every worker and instance shares them (in-process with the embedded store). When Redis is away
+ * the limit is skipped: the route itself answers 503 STORE_UNAVAILABLE.
+ */
+export async function installRateLimits(app: FastifyInstance, deps: BrokerDeps): Promise<RateLimits> {
+  const { rate } = deps.config
+  if (!rate.store && !rate.start) return {}
+  const client = deps.store.client
+  await app.register(rateLimit, {
+    global: false,
+    skipOnError: true,
+    ...(!(client instanceof RedisMock) ? { redis: client, nameSpace: deps.store.keys.rate() } : {}),
+    keyGenerator: (request) => request.ip,
+    errorResponseBuilder: (_request, ctx) =>
+      new BrokerError('RATE_LIMITED', `Too many requests from this address: at most ${ctx.max} per ${rate.window / 1000} s; try again in ${ctx.after}.`, {
+        retry_after: Math.ceil(ctx.ttl / 1000),
+      }),
+  })
+  const limit = (max: number) => (max ? { rateLimit: { max, timeWindow: rate.window } } : undefined)
+  return { store: limit(rate.store), start: limit(rate.start) }
+}
