@@ -87,8 +87,16 @@ function fail(ctx: Context, plugin: RunnablePlugin, phase: Phase, message: strin
   ctx.response.body = Buffer.from(body)
 }
 
+/** The response as it stands at one point of a replay (the dashboard steps through these). */
+export type ResponseSnapshot = Pick<ScenarioResult['response'], 'status' | 'headers' | 'body'>
+
+export interface ScenarioObserver {
+  /** Called after each plugin's phase with its trace and the response as it stands then. */
+  afterPhase?: (trace: PhaseTrace, response: ResponseSnapshot) => void
+}
+
 /** Runs a scenario with its prepared plugins and returns the trace, response and failures. */
-export async function runScenario(loaded: LoadedFixture, plugins: RunnablePlugin[]): Promise<ScenarioResult> {
+export async function runScenario(loaded: LoadedFixture, plugins: RunnablePlugin[], observer: ScenarioObserver = {}): Promise<ScenarioResult> {
   const f = loaded.fixture
   const ctx = buildContext(f)
   const kit = createKit(ctx)
@@ -129,6 +137,7 @@ export async function runScenario(loaded: LoadedFixture, plugins: RunnablePlugin
         ctx.plugin = undefined
       }
       trace.calls = current.map((c) => ({ call: c.call, args: plain(c.args) as unknown[], ...(c.throws !== undefined ? { throws: c.throws } : { returns: plain(c.returns) as unknown[] }) }))
+      observer.afterPhase?.(trace, { status: ctx.response.status, headers: ctx.response.headers.table().headers, body: ctx.response.body?.toString('utf8') ?? '' })
     }
   }
   if (order.length > 0 && !ctx.response.proxied && !ctx.response.exited && !ctx.response.unexpected && reachesUpstream && ctx.response.body === undefined) {
