@@ -81,7 +81,7 @@ export async function readConfigFile(file: string): Promise<Record<string, unkno
 
 interface Leaf {
   path: string[]
-  kind: 'number' | 'string' | 'array'
+  kind: 'number' | 'string' | 'array' | 'boolean'
 }
 
 /** The schema's leaves, so that every key has a BROKER_… variable without a hand-kept list. */
@@ -92,6 +92,7 @@ function leaves(schema: z.ZodTypeAny, path: string[] = []): Leaf[] {
   }
   if (inner instanceof z.ZodNumber) return [{ path, kind: 'number' }]
   if (inner instanceof z.ZodArray) return [{ path, kind: 'array' }]
+  if (inner instanceof z.ZodBoolean) return [{ path, kind: 'boolean' }]
   return [{ path, kind: 'string' }]
 }
 
@@ -117,7 +118,14 @@ function envOverrides(env: NodeJS.ProcessEnv): { values: Record<string, unknown>
     const name = envName(leaf.path)
     const raw = env[name]
     if (raw === undefined || raw === '') continue
-    const value = leaf.kind === 'number' && /^-?\d+(\.\d+)?$/.test(raw.trim()) ? Number(raw) : leaf.kind === 'array' ? raw.split(',').map((s) => s.trim()).filter(Boolean) : raw
+    const value =
+      leaf.kind === 'number' && /^-?\d+(\.\d+)?$/.test(raw.trim())
+        ? Number(raw)
+        : leaf.kind === 'array'
+          ? raw.split(',').map((s) => s.trim()).filter(Boolean)
+          : leaf.kind === 'boolean' && /^(true|false|1|0|yes|no|on|off)$/i.test(raw.trim())
+            ? /^(true|1|yes|on)$/i.test(raw.trim())
+            : raw
     setPath(values, leaf.path, value)
     names.set(leaf.path.join('.'), name)
   }

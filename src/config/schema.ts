@@ -5,6 +5,18 @@ import { z } from 'zod'
 export const DELIVERY_MODES = ['query', 'form_post', 'code'] as const
 export type DeliveryMode = (typeof DELIVERY_MODES)[number]
 
+/** A Redis node: "host:port" (from a file or a comma list in the environment) or {host, port}. */
+const redisNode = z.union([
+  z
+    .string()
+    .regex(/^[^\s:]+:\d{1,5}$|^\[[0-9a-fA-F:]+\]:\d{1,5}$/, 'must be "host:port"')
+    .transform((v) => {
+      const at = v.lastIndexOf(':')
+      return { host: v.slice(0, at).replace(/^\[|\]$/g, ''), port: Number(v.slice(at + 1)) }
+    }),
+  z.object({ host: z.string().min(1), port: z.number().int().min(1).max(65535) }).strict(),
+])
+
 /**
  * The one schema of the broker's configuration: it holds the defaults and validates once at the
  * boundary. Objects are strict, so a misspelt key is refused instead of silently ignored.
@@ -36,8 +48,32 @@ export const configSchema = z
         expire: z.number().int().min(1).max(86_400).default(60).describe('Seconds a stored flow lives'),
         prefix: z.string().default('broker:').describe('Prefix of every Redis key'),
         timeout: z.number().int().min(50).max(60_000).default(1000).describe('Milliseconds a store command may take'),
+        url: z
+          .string()
+          .regex(/^rediss?:\/\/[^\s]+$/, 'must be a redis:// or rediss:// URL')
+          .optional()
+          .describe('Redis URL (redis://, or rediss:// for TLS); wins over host/port/pass'),
+        tls: z
+          .object({
+            ca: z.string().min(1).optional().describe('CA certificate file (PEM) for rediss://'),
+            rejectUnauthorized: z.boolean().default(true),
+          })
+          .strict()
+          .optional(),
+        sentinels: z.array(redisNode).min(1).optional().describe('Redis Sentinel nodes, "host:port" each'),
+        name: z.string().min(1).optional().describe('Sentinel master name'),
+        sentinelPass: z.string().optional().describe('Password of the sentinels'),
+        cluster: z.array(redisNode).min(1).optional().describe('Redis Cluster nodes, "host:port" each'),
       })
       .strict()
+      .superRefine((store, ctx) => {
+        const modes = [store.url && 'url', store.sentinels && 'sentinels', store.cluster && 'cluster'].filter(Boolean)
+        if (modes.length > 1) ctx.addIssue({ code: z.ZodIssueCode.custom, message: `use one of url, sentinels, cluster (got ${modes.join(' and ')})` })
+        if (store.sentinels && !store.name) ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['name'], message: 'is required with store.sentinels (the master name, e.g. "mymaster")' })
+        if ((store.url || store.sentinels || store.cluster) && store.driver === 'memory') {
+          ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['driver'], message: 'memory cannot be combined with store.url, store.sentinels or store.cluster' })
+        }
+      })
       .default({}),
     cookie: z.object({ secret: z.string().min(16).optional().describe('Secret signing the browser-binding cookie') }).strict().default({}),
     session: z.object({ secret: z.string().min(16).optional().describe('Secret signing the OAuth state') }).strict().default({}),

@@ -1,16 +1,30 @@
+import { readFileSync } from 'node:fs'
 import { Socket } from 'node:net'
-import { Redis } from 'ioredis'
+import { Cluster, Redis, type RedisOptions } from 'ioredis'
 import RedisMock from 'ioredis-mock'
-import { BrokerError } from '../errors.js'
 import type { BrokerConfig } from '../config/schema.js'
+import { BrokerError } from '../errors.js'
 
 export type StoreDriver = 'redis' | 'memory'
+type StoreConfig = BrokerConfig['store']
+
+/** Where the store is, in words, for notices and errors (never with a password). */
+export function describeStore(store: StoreConfig): string {
+  if (store.cluster) return `cluster ${store.cluster.map((n) => `${n.host}:${n.port}`).join(',')}`
+  if (store.sentinels) return `sentinel ${store.name} via ${store.sentinels.map((n) => `${n.host}:${n.port}`).join(',')}`
+  if (store.url) {
+    const u = new URL(store.url)
+    return `${u.protocol}//${u.host}${u.pathname && u.pathname !== '/' ? u.pathname : ''}`
+  }
+  return `${store.host}:${store.port}`
+}
+
+/** Whether several broker instances are expected to share this store (Sentinel or Cluster). */
+export const isMultiInstanceStore = (store: StoreConfig): boolean => !!(store.cluster || store.sentinels)
 
 /** Connection options shared by every real Redis client the broker opens. */
-function redisOptions(store: BrokerConfig['store']) {
+function redisOptions(store: StoreConfig): RedisOptions {
   return {
-    host: store.host,
-    port: store.port,
     password: store.pass,
     // Fail fast while Redis is away (a 503, not a hang) and let ioredis reconnect in the background.
     enableOfflineQueue: false,
@@ -18,31 +32,53 @@ function redisOptions(store: BrokerConfig['store']) {
     commandTimeout: store.timeout,
     connectTimeout: Math.max(500, store.timeout),
     retryStrategy: (times: number) => Math.min(100 * times, 1000),
+    // After a Sentinel failover the old master answers READONLY: reconnect to find the new one.
+    reconnectOnError: (err: Error) => err.message.startsWith('READONLY'),
     lazyConnect: true,
+    tls: store.tls ? { ca: store.tls.ca ? readFileSync(store.tls.ca) : undefined, rejectUnauthorized: store.tls.rejectUnauthorized } : undefined,
   }
 }
 
+/** A client for the configured topology: a Cluster, a Sentinel-managed master, a URL, or host:port. */
+function newClient(store: StoreConfig): Redis {
+  const base = redisOptions(store)
+  if (store.cluster) {
+    const { password, tls, commandTimeout, connectTimeout, reconnectOnError } = base
+    return new Cluster(store.cluster, {
+      enableOfflineQueue: false,
+      lazyConnect: true,
+      clusterRetryStrategy: (times: number) => Math.min(100 * times, 1000),
+      redisOptions: { password, tls, commandTimeout, connectTimeout, reconnectOnError, maxRetriesPerRequest: 1 },
+    }) as unknown as Redis
+  }
+  if (store.sentinels) {
+    return new Redis({ ...base, sentinels: store.sentinels, name: store.name, sentinelPassword: store.sentinelPass, failoverDetector: true })
+  }
+  if (store.url) {
+    // rediss:// turns TLS on by itself; store.tls adds a CA or relaxes verification.
+    return new Redis(store.url, { ...base, password: base.password ?? undefined })
+  }
+  return new Redis({ ...base, host: store.host, port: store.port })
+}
+
 /** A new Redis client for the chosen driver; the caller owns it and must quit it. */
-export async function connectStore(store: BrokerConfig['store'], driver: StoreDriver): Promise<Redis> {
+export async function connectStore(store: StoreConfig, driver: StoreDriver): Promise<Redis> {
   if (driver === 'memory') return new RedisMock() as unknown as Redis
-  const client = new Redis(redisOptions(store))
+  const client = newClient(store)
   // Without this, an unreachable Redis prints ioredis's "Unhandled error event" on every retry.
   client.on('error', () => {})
   try {
     await client.connect()
+    if (store.cluster) await client.ping()
   } catch (err) {
     client.disconnect()
-    throw new BrokerError(
-      'STORE_UNAVAILABLE',
-      `Redis did not answer at ${store.host}:${store.port} (${(err as Error).message}).`,
-      { store: `${store.host}:${store.port}` },
-    )
+    throw new BrokerError('STORE_UNAVAILABLE', `Redis did not answer at ${describeStore(store)} (${(err as Error).message}).`, { store: describeStore(store) })
   }
   return client
 }
 
 /** Whether something answers PING at the configured Redis address within `ms` (for store.driver auto). */
-export async function redisAnswers(store: BrokerConfig['store'], ms = 500): Promise<boolean> {
+export async function redisAnswers(store: StoreConfig, ms = 500): Promise<boolean> {
   return new Promise((resolvePromise) => {
     const socket = new Socket()
     let buffer = ''
@@ -63,8 +99,12 @@ export async function redisAnswers(store: BrokerConfig['store'], ms = 500): Prom
   })
 }
 
-/** Decides the driver for store.driver `auto`: Redis when it answers within about half a second. */
-export async function resolveDriver(store: BrokerConfig['store']): Promise<StoreDriver> {
+/**
+ * Decides the driver for store.driver `auto`: Redis when it answers at host:port within about
+ * half a second. A store.url, Sentinel or Cluster setting means Redis, without the fallback.
+ */
+export async function resolveDriver(store: StoreConfig): Promise<StoreDriver> {
   if (store.driver !== 'auto') return store.driver
+  if (store.url || store.sentinels || store.cluster) return 'redis'
   return (await redisAnswers(store)) ? 'redis' : 'memory'
 }

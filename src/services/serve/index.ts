@@ -6,7 +6,7 @@ import { loadConfig } from '../../config/load.js'
 import type { ConfigInput } from '../../config/schema.js'
 import { BrokerError } from '../../errors.js'
 import { notice } from '../../log.js'
-import { connectStore, resolveDriver } from '../../store/connect.js'
+import { connectStore, describeStore, isMultiInstanceStore, resolveDriver } from '../../store/connect.js'
 import { resolveSecrets } from './secrets.js'
 import { SETUP_ENV, type WorkerMessage, type WorkerSetup } from './worker.js'
 
@@ -33,6 +33,15 @@ const DRAIN_TIMEOUT_MS = 15_000
 export async function serve(opts: ServeOptions): Promise<ServeResult> {
   const cwd = opts.cwd ?? process.cwd()
   const { config: loaded } = await loadConfig({ file: opts.configFile, flags: opts.flags, cwd })
+  const missing = [!loaded.cookie.secret && 'cookie.secret', !loaded.session.secret && 'session.secret'].filter(Boolean)
+  if (missing.length && isMultiInstanceStore(loaded.store)) {
+    // Any instance may take any step of a flow: they must all sign cookies and states alike.
+    throw new BrokerError(
+      'CONFIG_INVALID',
+      `${missing.join(' and ')} must be set when several broker instances share the store (store.${loaded.store.cluster ? 'cluster' : 'sentinels'}): set the same values on every instance (BROKER_COOKIE_SECRET, BROKER_SESSION_SECRET).`,
+      { key: missing[0] },
+    )
+  }
   const driver = await resolveDriver(loaded.store)
   let workers = loaded.workers
   if (driver === 'redis') {
@@ -65,7 +74,7 @@ export async function serve(opts: ServeOptions): Promise<ServeResult> {
     silent: false,
   })
 
-  const storeLabel = driver === 'redis' ? `redis ${config.store.host}:${config.store.port}` : 'embedded'
+  const storeLabel = driver === 'redis' ? `redis ${describeStore(config.store)}` : 'embedded'
   const url = `${config.protocol}://${config.host}`
   let shuttingDown = false
   let readyCount = 0
