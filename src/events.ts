@@ -25,7 +25,18 @@ export interface FlowEvent {
 
 /** A typed event bus for flow events; one per process. */
 export class FlowEvents extends EventEmitter<{ flow: [FlowEvent] }> {
+  /** Also hands this process's own events on (to Redis pub/sub, so every instance sees them). */
+  relay?: (event: FlowEvent) => void
+
+  /** An event of this process: emitted here and relayed. */
   publish(event: Omit<FlowEvent, 'at'>): void {
-    this.emit('flow', { ...event, at: Date.now() })
+    const full = { ...event, at: Date.now() }
+    this.emit('flow', full)
+    this.relay?.(full)
+  }
+
+  /** An event from another process or instance: emitted here only. */
+  receive(event: FlowEvent): void {
+    this.emit('flow', event)
   }
 }

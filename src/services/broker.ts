@@ -3,6 +3,7 @@ import { resolve } from 'node:path'
 import { FlowEvents } from '../events.js'
 import { createLogger } from '../log.js'
 import { type StoreDriver, connectStore } from '../store/connect.js'
+import { bridgeEvents } from '../store/events-bridge.js'
 import { FlowStore } from '../store/flows.js'
 import type { BrokerDeps, ResolvedConfig } from './deps.js'
 import { PluginRegistry } from './flows/plugins.js'
@@ -18,14 +19,19 @@ export async function createBroker(config: ResolvedConfig, driver: StoreDriver, 
   const redis = opts.redis ?? (await connectStore(config.store, driver))
   const log = createLogger(config.log.level)
   const pluginsDir = config.plugins.dir ? resolve(opts.cwd ?? process.cwd(), config.plugins.dir) : undefined
+  const store = new FlowStore(redis, config.store.expire, config.store.prefix)
+  const events = new FlowEvents()
+  // Several workers or instances share a real Redis: every one of them sees every flow's events.
+  const unbridge = driver === 'redis' ? await bridgeEvents(events, redis, store.keys.events()) : undefined
   return {
     config,
     driver,
     log,
-    store: new FlowStore(redis, config.store.expire, config.store.prefix),
+    store,
     plugins: new PluginRegistry(pluginsDir),
-    events: new FlowEvents(),
+    events,
     async close() {
+      await unbridge?.()
       if (opts.redis) return
       await redis.quit().catch(() => redis.disconnect())
     },

@@ -13,6 +13,8 @@ export interface Keys {
   rate(): string
   /** The pattern matching every flow key, for listing. */
   flowPattern(): string
+  /** The pub/sub channel carrying flow events between workers and instances. */
+  events(): string
 }
 
 /** Key builder for one deployment's prefix (several deployments may share one Redis). */
@@ -23,5 +25,6 @@ export function keys(prefix: string): Keys {
     result: (code) => `${prefix}result:{${code}}`,
     rate: () => `${prefix}rate:`,
     flowPattern: () => `${prefix}flow:*`,
+    events: () => `${prefix}events`,
   }
 }
