@@ -3,7 +3,7 @@ import formbody from '@fastify/formbody'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify'
 import type { BrokerDeps } from '../services/deps.js'
 import { installErrorHandling } from './errors.js'
-import { securityHeaders } from './security.js'
+import { installJsonDepthLimit, securityHeaders } from './security.js'
 import { flowRoutes } from './routes/flows.js'
 import { signRoutes } from './routes/sign.js'
 
@@ -19,6 +19,7 @@ export async function buildServer(deps: BrokerDeps): Promise<FastifyInstance> {
     routerOptions: { maxParamLength: 256 },
   })
   installErrorHandling(app)
+  installJsonDepthLimit(app)
   await app.register(formbody, { bodyLimit: deps.config.body.limit })
   await app.register(cookie)
   const headers = securityHeaders(deps.config.protocol)

@@ -114,3 +114,23 @@ describe('security headers', () => {
     expect((await app.inject({ url: '/ping' })).headers['strict-transport-security']).toMatch(/max-age=\d+/)
   })
 })
+
+describe('JSON depth limit', () => {
+  it('counts nesting outside strings only', async () => {
+    const { jsonDepth } = await import('./security.js')
+    expect(jsonDepth('{"a":"[[[{{{","b":[1,{"c":"\\"["}]}')).toBe(3)
+    expect(jsonDepth('"just text"')).toBe(0)
+  })
+
+  it('refuses deep JSON with 400 VALIDATION on every route, instead of overflowing the stack later', async () => {
+    const app = await server({})
+    const deep = `${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}`
+    for (const url of ['/store', '/sign', '/start', '/result', '/callback']) {
+      const res = await app.inject({ method: 'POST', url, headers: { 'content-type': 'application/json' }, payload: deep })
+      expect(res.statusCode, url).toBe(400)
+      expect(res.json().code).toBe('VALIDATION')
+    }
+    const ok = await app.inject({ method: 'POST', url: '/store', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ ...record, authorize_params: { a: '1' } }) })
+    expect(ok.statusCode).toBe(200)
+  })
+})

@@ -74,3 +74,39 @@ export async function installRateLimits(app: FastifyInstance, deps: BrokerDeps):
   const limit = (max: number) => (max ? { rateLimit: { max, timeWindow: rate.window } } : undefined)
   return { store: limit(rate.store), start: limit(rate.start) }
 }
+
+/** How deep a JSON body may nest: records are flat (authorize_params one level down). */
+export const MAX_JSON_DEPTH = 32
+
+/** The nesting depth of JSON text, counted without parsing it (brackets inside strings do not count). */
+export function jsonDepth(text: string): number {
+  let depth = 0
+  let max = 0
+  let inString = false
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (inString) {
+      if (c === 92 /* \ */) i++
+      else if (c === 34 /* " */) inString = false
+    } else if (c === 34) inString = true
+    else if (c === 123 /* { */ || c === 91 /* [ */) {
+      if (++depth > max) max = depth
+    } else if (c === 125 /* } */ || c === 93 /* ] */) depth--
+  }
+  return max
+}
+
+/**
+ * Replaces Fastify's JSON body parser with one that refuses deep nesting before parsing: a deep
+ * body parses fine, then overflows the stack wherever it is walked (JSON.stringify, validation).
+ */
+export function installJsonDepthLimit(app: FastifyInstance): void {
+  const parse = app.getDefaultJsonParser('error', 'error')
+  app.removeContentTypeParser('application/json')
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (jsonDepth(body as string) > MAX_JSON_DEPTH) {
+      return done(new BrokerError('VALIDATION', `The JSON body nests deeper than ${MAX_JSON_DEPTH} levels.`, { fields: {} }), undefined)
+    }
+    parse(request, body as string, done)
+  })
+}
