@@ -1,0 +1,79 @@
+import open from 'open'
+import { loadConfig } from '../../config/load.js'
+import type { ConfigInput } from '../../config/schema.js'
+import { BrokerError } from '../../errors.js'
+import { buildServer } from '../../server/build.js'
+import { renderDashboard } from '../../ui/render-dashboard.js'
+import type { DashboardProps } from '../../ui/types.js'
+import { BrokerClient, normalizeBrokerUrl } from '../broker-client.js'
+import { createBroker } from '../broker.js'
+import { resolveSecrets } from '../serve/secrets.js'
+import { Walker } from '../walk/walker.js'
+import { resolveDriver } from '../../store/connect.js'
+import { adminEventSource, checkAdmin } from './admin-source.js'
+import { listFixtures, replayFixture } from './pdk.js'
+import { localEventSource } from './source.js'
+
+export interface DashboardOptions {
+  configFile?: string
+  /** Config overrides from flags, as `serve` takes them. */
+  flags?: ConfigInput
+  /** A running broker's URL: attach to it instead of starting one. */
+  attach?: string
+  /** The admin key for --attach (else admin.key of the config). */
+  adminKey?: string
+  /** Folder of PDK fixtures. */
+  fixtures: string
+  /** Whether stdin is a terminal; the dashboard needs one. */
+  interactive: boolean
+  cwd?: string
+}
+
+export interface DashboardResult {
+  mode: 'embedded' | 'attached'
+  url: string
+}
+
+/** `broker dashboard`: starts an embedded broker (or attaches to one) and shows the dashboard until q. */
+export async function dashboard(opts: DashboardOptions): Promise<DashboardResult> {
+  if (!opts.interactive) throw new BrokerError('USAGE', 'broker dashboard needs a terminal: stdin is not a TTY.')
+  const cwd = opts.cwd ?? process.cwd()
+  const common = {
+    walker: (url: string) => new Walker(url),
+    pdk: { dir: opts.fixtures, list: () => listFixtures(opts.fixtures), replay: replayFixture },
+    openUrl: (url: string) => void open(url).catch(() => undefined),
+  }
+  if (opts.attach) {
+    const url = normalizeBrokerUrl(opts.attach)
+    const key = opts.adminKey ?? (await loadConfig({ file: opts.configFile, cwd })).config.admin.key
+    if (!key) throw new BrokerError('USAGE', '--attach needs the admin key the broker was started with: --admin-key, BROKER_ADMIN_KEY or admin.key in the config.')
+    await checkAdmin(url, key)
+    const source = adminEventSource(url, key)
+    try {
+      await renderDashboard({ ...common, mode: 'attached', source, broker: new BrokerClient(url) })
+    } finally {
+      source.close()
+    }
+    return { mode: 'attached', url }
+  }
+
+  // Log lines on stderr would tear through the full-screen drawing.
+  const flags: ConfigInput = { ...opts.flags, log: { level: 'silent' }, admin: { key: opts.adminKey ?? opts.flags?.admin?.key } }
+  const { config: loaded } = await loadConfig({ file: opts.configFile, flags, cwd })
+  const driver = await resolveDriver(loaded.store)
+  const { config } = resolveSecrets({ ...loaded, workers: 1 })
+  const broker = await createBroker(config, driver, { cwd })
+  const source = localEventSource(broker.events)
+  const app = await buildServer(broker)
+  try {
+    await app.listen({ port: config.port, host: config.listen })
+    const url = `${config.protocol}://${config.host}`
+    const props: DashboardProps = { ...common, mode: 'embedded', detail: `store: ${driver === 'redis' ? `redis ${config.store.host}:${config.store.port}` : 'embedded'}`, source, broker: new BrokerClient(url) }
+    await renderDashboard(props)
+    return { mode: 'embedded', url }
+  } finally {
+    source.close()
+    await app.close()
+    await broker.close()
+  }
+}

@@ -1,0 +1,59 @@
+import { Box, Text, useInput } from 'ink'
+import { useState } from 'react'
+import type { FlowEvent } from '../events.js'
+import type { HashCheckAnswer } from '../services/broker-client.js'
+import { toRow } from './flow-rows.js'
+import { FlowTable } from './FlowTable.js'
+import { RecordView } from './RecordView.js'
+import type { DashboardBroker, PanelProps } from './types.js'
+import { useCursor } from './useCursor.js'
+import { useNow } from './useNow.js'
+
+interface Opened {
+  hash: string
+  check?: HashCheckAnswer
+  error?: string
+}
+
+/** Panel 1: every flow the event source told of, live, with a countdown; Enter opens its record. */
+export function FlowsPanel({ active, height, flows, broker }: PanelProps & { readonly flows: readonly FlowEvent[]; readonly broker: DashboardBroker }) {
+  const now = useNow(1000)
+  const [opened, setOpened] = useState<Opened>()
+  const rows = flows.map((f) => toRow(f, now))
+  const cursor = useCursor(rows.length)
+
+  useInput(
+    (_input, key) => {
+      if (opened) {
+        if (key.escape || key.backspace || key.return) setOpened(undefined)
+        return
+      }
+      if (key.upArrow) cursor.move(-1)
+      if (key.downArrow) cursor.move(1)
+      const row = rows[cursor.current()]
+      if (key.return && row) {
+        setOpened({ hash: row.hash })
+        broker.hashCheck(row.hash).then(
+          (check) => setOpened((o) => (o?.hash === row.hash ? { ...o, check } : o)),
+          (err: Error) => setOpened((o) => (o?.hash === row.hash ? { ...o, error: `${row.short}: ${err.message}` } : o)),
+        )
+      }
+    },
+    { isActive: active },
+  )
+
+  if (opened) return <RecordView check={opened.check} error={opened.error} loading={!opened.check && !opened.error} />
+  if (!rows.length) {
+    return (
+      <Box flexDirection="column">
+        <Text>No flows yet. Store one in panel 2 (New flow) or with POST /store; it appears here at once.</Text>
+      </Box>
+    )
+  }
+  return (
+    <Box flexDirection="column">
+      <Text dimColor>{rows.length} flow{rows.length === 1 ? '' : 's'}, newest first</Text>
+      <FlowTable rows={rows} selected={cursor.index} height={Math.max(1, height - 2)} />
+    </Box>
+  )
+}

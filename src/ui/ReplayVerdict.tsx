@@ -1,0 +1,32 @@
+import { Box, Text } from 'ink'
+import type { Replay } from '../services/dashboard/pdk.js'
+
+const show = (v: unknown): string => JSON.stringify(v) ?? 'nil'
+
+/** The end of a replay: the final response and each failed expectation, expected against actual. */
+export function ReplayVerdict({ replay }: { readonly replay: Replay }) {
+  const { result } = replay
+  return (
+    <Box flexDirection="column">
+      <Text bold color={result.passed ? 'green' : 'red'}>
+        {result.passed ? 'PASS' : 'FAIL'} {replay.name}
+      </Text>
+      <Text>
+        Final response {result.response.status} (source: {result.response.source})
+      </Text>
+      {result.failures.map((f, i) => (
+        <Box key={i} flexDirection="column">
+          <Text color="red">✗ {f.path}</Text>
+          <Text color="red" wrap="truncate-end">
+            {'    expected: '}
+            {show(f.expected)}
+          </Text>
+          <Text color="red" wrap="truncate-end">
+            {'    actual:   '}
+            {show(f.actual)}
+          </Text>
+        </Box>
+      ))}
+    </Box>
+  )
+}

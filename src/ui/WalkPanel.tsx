@@ -1,0 +1,76 @@
+import { Box, Text, useInput } from 'ink'
+import { useEffect, useState } from 'react'
+import type { FlowEvent } from '../events.js'
+import { displayUrl } from '../services/walk/params.js'
+import { HopView } from './HopView.js'
+import { editValue, TextField } from './TextField.js'
+import type { DashboardBroker, PanelProps, StepWalker } from './types.js'
+import { useCursor } from './useCursor.js'
+import { useWalk } from './useWalk.js'
+
+/** Panel 3: pick a flow (or paste a URL), then follow its redirect chain one hop per Enter. */
+export function WalkPanel({ active, height, flows, broker, walker, onTyping }: PanelProps & { readonly flows: readonly FlowEvent[]; readonly broker: DashboardBroker; readonly walker: (url: string) => StepWalker }) {
+  const walk = useWalk(walker)
+  // Row 0 is the URL field, the flows follow.
+  const cursor = useCursor(flows.length + 1, 1)
+  const selected = cursor.index
+  const [url, setUrl] = useState('')
+  const [error, setError] = useState<string>()
+  const picking = walk.start === undefined
+  const typing = active && picking && selected === 0
+  useEffect(() => onTyping(typing), [typing])
+  const startUrl = (hash: string) => `${broker.url}/start?hash=${hash}`
+
+  useInput(
+    (input, key) => {
+      if (!picking) {
+        if (key.escape) walk.reset()
+        else if (key.return || input === ' ' || input === 'n') walk.step()
+        return
+      }
+      if (key.upArrow) return cursor.move(-1)
+      if (key.downArrow) return cursor.move(1)
+      const at = cursor.current()
+      if (key.return) {
+        const target = at === 0 ? url.trim() : flows[at - 1] && startUrl(flows[at - 1]!.hash)
+        if (!target) return
+        if (!/^https?:\/\/[^/]/.test(target)) return setError(`Not an http(s) URL: ${target}`)
+        setError(undefined)
+        walk.begin(target)
+        return
+      }
+      if (at === 0) setUrl((u) => editValue(u, input, key))
+    },
+    { isActive: active },
+  )
+
+  if (!picking) {
+    // The newest hops that fit; each takes a few lines.
+    const hops = walk.hops.slice(-Math.max(1, Math.floor((height - 4) / 6)))
+    return (
+      <Box flexDirection="column">
+        <Text dimColor wrap="truncate-end">
+          Walking {displayUrl(walk.start!)} — {walk.hops.length} hop{walk.hops.length === 1 ? '' : 's'}
+        </Text>
+        {hops.map((hop) => (
+          <HopView key={hop.n} hop={hop} />
+        ))}
+        {walk.busy ? <Text color="yellow">requesting…</Text> : null}
+        {walk.stopped ? <Text bold>Ended: {walk.stopped}. Esc: walk another</Text> : walk.pending && !walk.busy ? <Text color="cyan" wrap="truncate-end">next: {displayUrl(walk.pending)} — press Enter to follow</Text> : null}
+      </Box>
+    )
+  }
+  return (
+    <Box flexDirection="column">
+      <TextField label="URL" value={url} focused={selected === 0 && active} placeholder="paste a start URL, or pick a flow below" />
+      {error ? <Text color="red">{error}</Text> : null}
+      <Text dimColor>Flows ({flows.length}):</Text>
+      {flows.slice(0, Math.max(1, height - 4)).map((flow, i) => (
+        <Text key={flow.hash} inverse={selected === i + 1}>
+          {selected === i + 1 ? '› ' : '  '}
+          {flow.hash.slice(0, 8)}  {flow.plugin.padEnd(22)} {flow.progress.replace(/_/g, ' ')}
+        </Text>
+      ))}
+    </Box>
+  )
+}

@@ -1,0 +1,51 @@
+import type { HashCheckAnswer, Stored } from '../services/broker-client.js'
+import type { FlowEventSource } from '../services/dashboard/source.js'
+import type { Replay } from '../services/dashboard/pdk.js'
+import type { Hop, StopReason } from '../services/walk/walker.js'
+
+/** The broker's public API as the dashboard uses it (a BrokerClient fits). */
+export interface DashboardBroker {
+  /** The broker's public base URL; start URLs are built on it. */
+  readonly url: string
+  store(record: Record<string, unknown>): Promise<Stored>
+  /** The record with its secrets redacted by the broker. */
+  hashCheck(hash: string): Promise<HashCheckAnswer>
+}
+
+/** One hop per call, as the CLI's Walker makes them. */
+export interface StepWalker {
+  next(): Promise<Hop | undefined>
+  readonly pending?: string
+  readonly stopped?: { reason: StopReason; message: string }
+}
+
+/** Fixtures of a folder and their replay. */
+export interface PdkReplayer {
+  readonly dir: string
+  list(): string[]
+  replay(file: string): Promise<Replay>
+}
+
+export interface DashboardProps {
+  /** Shown in the title: "embedded" or "attached". */
+  readonly mode: 'embedded' | 'attached'
+  /** Shown in the title, e.g. the store in use. */
+  readonly detail?: string
+  readonly source: FlowEventSource
+  readonly broker: DashboardBroker
+  readonly walker: (url: string) => StepWalker
+  readonly pdk: PdkReplayer
+  /** Opens a URL in the browser (`o`). */
+  readonly openUrl: (url: string) => void
+}
+
+/** What every panel gets from the dashboard. */
+export interface PanelProps {
+  /** Only the shown panel reads keys. */
+  readonly active: boolean
+  /** Lines the panel may use. */
+  readonly height: number
+  readonly width: number
+  /** A panel says when keys are text (a field has focus), so digits and q are typed, not commands. */
+  readonly onTyping: (typing: boolean) => void
+}
