@@ -1,4 +1,7 @@
 import { execFileSync } from 'node:child_process'
+import { existsSync, mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { createServer, get, type Server } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startBroker } from './helpers/broker.js'
@@ -50,6 +53,16 @@ describe('worker processes', () => {
     const broker = await startBroker({ args: ['--store', 'redis', '--store-port', String(redis.port), '--workers', '2'] })
     try {
       const before = await waitFor(async () => (workerPids(broker.proc.pid!).length === 2 ? workerPids(broker.proc.pid!) : undefined), 10_000, 'two workers')
+      // Load on new connections while the worker dies: a request may lose its connection with the
+      // killed worker, but none gets a 5xx, and the load keeps being served.
+      const statuses: number[] = []
+      let loading = true
+      const load = Promise.all(
+        Array.from({ length: 4 }, async () => {
+          for (let i = 0; loading && i < 300; i++) statuses.push(await pingFresh(broker.port).catch(() => -1))
+        }),
+      )
+      await new Promise((r) => setTimeout(r, 100))
       process.kill(before[0]!, 'SIGKILL')
       await waitFor(async () => /exited \(SIGKILL\); starting a new one/.test(broker.stderr()), 10_000, 'restart notice')
       // The other worker serves meanwhile (new connections: a kept-alive socket to the killed one is gone with it).
@@ -59,13 +72,19 @@ describe('worker processes', () => {
         return pids.length === 2 && !pids.includes(before[0]!) ? pids : undefined
       }, 10_000, 'a replacement worker')
       expect(after).toContain(before[1])
+      loading = false
+      await load
+      expect(statuses.filter((s) => s >= 500)).toEqual([])
+      expect(statuses.filter((s) => s === 200).length).toBeGreaterThan(statuses.length / 2)
     } finally {
       expect(await broker.stop()).toBe(0)
     }
   })
 
-  it('finishes requests in flight on SIGTERM, then exits 0', async () => {
-    const broker = await startBroker({ args: ['--store', 'redis', '--store-port', String(redis.port)] })
+  it('finishes requests in flight on SIGTERM, then exits 0 and removes the pid file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'broker-drain-'))
+    const broker = await startBroker({ args: ['--store', 'redis', '--store-port', String(redis.port), '--pid-dir', `${dir}/`] })
+    expect(existsSync(join(dir, '.broker.pid'))).toBe(true)
     const stored = await fetch(`${broker.url}/store`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -79,5 +98,6 @@ describe('worker processes', () => {
     expect(res.status).toBe(200)
     expect(await res.json()).toEqual({ access_token: 'slow-token' })
     expect(await exit).toBe(0)
+    expect(existsSync(join(dir, '.broker.pid'))).toBe(false)
   })
 })
