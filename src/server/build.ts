@@ -34,6 +34,12 @@ export async function buildServer(deps: BrokerDeps): Promise<FastifyInstance> {
   app.addHook('onSend', async (_request, reply) => {
     if (draining) reply.header('connection', 'close')
   })
+  if (deps.log.isLevelEnabled('debug')) {
+    app.addHook('onResponse', async (request, reply) => {
+      // The path only: query strings carry hashes, states and codes.
+      request.log.debug({ method: request.method, path: request.url.split('?')[0], status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request')
+    })
+  }
   app.get('/ping', async () => ({ ping: 'pong' }))
   await app.register(flowRoutes, { deps })
   await app.register(signRoutes, { deps })
