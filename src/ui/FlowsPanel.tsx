@@ -17,9 +17,10 @@ interface Opened {
 
 /** Panel 1: every flow the event source told of, live, with a countdown; Enter opens its record. */
 export function FlowsPanel({ active, height, flows, broker }: PanelProps & { readonly flows: readonly FlowEvent[]; readonly broker: DashboardBroker }) {
-  const now = useNow(1000)
+  // The tick re-renders; the rows read the clock at render, so a flow that just arrived is not a second off.
+  useNow(1000)
   const [opened, setOpened] = useState<Opened>()
-  const rows = flows.map((f) => toRow(f, now))
+  const rows = flows.map((f) => toRow(f, Date.now()))
   const cursor = useCursor(rows.length)
 
   useInput(

@@ -4,29 +4,32 @@ import type { Stored } from '../services/broker-client.js'
 import { FLOW_PRESETS } from '../services/store/presets.js'
 import { fieldError, formFields, formRecord, PRESETS } from './new-flow-form.js'
 import { editValue, TextField } from './TextField.js'
+import { useStateRef } from './useStateRef.js'
 import type { DashboardBroker, PanelProps } from './types.js'
 
 /** Panel 2: store a flow from a preset; fields checked as typed, secrets masked; `o` opens the start URL. */
 export function NewFlowPanel({ active, broker, openUrl, onTyping }: PanelProps & { readonly broker: DashboardBroker; readonly openUrl: (url: string) => void }) {
   const [preset, setPreset] = useState(0)
-  const [values, setValues] = useState<Record<string, string>>({})
+  const [values, setValues, currentValues] = useStateRef<Record<string, string>>({})
   // 0: the preset, 1..n: the fields, n+1: Store.
-  const [focus, setFocus] = useState(0)
+  const [focus, setFocus, currentFocus] = useStateRef(0)
   const [stored, setStored] = useState<Stored>()
   const [failure, setFailure] = useState<string>()
   const [busy, setBusy] = useState(false)
   const name = PRESETS[preset]!
   const fields = formFields(name)
-  const errors = fields.map((f) => fieldError(f, values[f.field] ?? ''))
+  const errorsOf = (v: Record<string, string>) => fields.map((f) => fieldError(f, v[f.field] ?? ''))
+  const errors = errorsOf(values)
   const valid = errors.every((e) => e === undefined)
   const typing = active && !stored && focus >= 1 && focus <= fields.length
   useEffect(() => onTyping(typing), [typing])
 
   const submit = () => {
-    if (!valid || busy) return
+    const now = currentValues()
+    if (busy || !errorsOf(now).every((e) => e === undefined)) return
     setBusy(true)
     setFailure(undefined)
-    broker.store(formRecord(name, values)).then(
+    broker.store(formRecord(name, now)).then(
       (answer) => {
         setStored(answer)
         setBusy(false)
@@ -40,6 +43,7 @@ export function NewFlowPanel({ active, broker, openUrl, onTyping }: PanelProps &
 
   useInput(
     (input, key) => {
+      const focus = currentFocus()
       if (stored) {
         if (input === 'o') openUrl(stored.url)
         if (input === 'n' || key.escape) {

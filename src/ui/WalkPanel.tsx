@@ -6,20 +6,26 @@ import { HopView } from './HopView.js'
 import { editValue, TextField } from './TextField.js'
 import type { DashboardBroker, PanelProps, StepWalker } from './types.js'
 import { useCursor } from './useCursor.js'
+import { useStateRef } from './useStateRef.js'
 import { useWalk } from './useWalk.js'
 
-/** Panel 3: pick a flow (or paste a URL), then follow its redirect chain one hop per Enter. */
+/** Panel 3: pick a flow (or paste a URL after `u`), then follow its redirect chain one hop per Enter. */
 export function WalkPanel({ active, height, flows, broker, walker, onTyping }: PanelProps & { readonly flows: readonly FlowEvent[]; readonly broker: DashboardBroker; readonly walker: (url: string) => StepWalker }) {
   const walk = useWalk(walker)
-  // Row 0 is the URL field, the flows follow.
-  const cursor = useCursor(flows.length + 1, 1)
-  const selected = cursor.index
-  const [url, setUrl] = useState('')
+  const cursor = useCursor(flows.length)
+  const [url, setUrl, currentUrl] = useStateRef('')
+  const [editing, setEditing, isEditing] = useStateRef(false)
   const [error, setError] = useState<string>()
   const picking = walk.start === undefined
-  const typing = active && picking && selected === 0
+  const typing = active && picking && editing
   useEffect(() => onTyping(typing), [typing])
-  const startUrl = (hash: string) => `${broker.url}/start?hash=${hash}`
+
+  const begin = (target: string) => {
+    if (!/^https?:\/\/[^/]/.test(target)) return setError(`Not an http(s) URL: ${target}`)
+    setError(undefined)
+    setEditing(false)
+    walk.begin(target)
+  }
 
   useInput(
     (input, key) => {
@@ -28,18 +34,17 @@ export function WalkPanel({ active, height, flows, broker, walker, onTyping }: P
         else if (key.return || input === ' ' || input === 'n') walk.step()
         return
       }
-      if (key.upArrow) return cursor.move(-1)
-      if (key.downArrow) return cursor.move(1)
-      const at = cursor.current()
-      if (key.return) {
-        const target = at === 0 ? url.trim() : flows[at - 1] && startUrl(flows[at - 1]!.hash)
-        if (!target) return
-        if (!/^https?:\/\/[^/]/.test(target)) return setError(`Not an http(s) URL: ${target}`)
-        setError(undefined)
-        walk.begin(target)
+      if (isEditing()) {
+        if (key.escape) setEditing(false)
+        else if (key.return) begin(currentUrl().trim())
+        else setUrl((u) => editValue(u, input, key))
         return
       }
-      if (at === 0) setUrl((u) => editValue(u, input, key))
+      if (input === 'u') return setEditing(true)
+      if (key.upArrow) return cursor.move(-1)
+      if (key.downArrow) return cursor.move(1)
+      const flow = flows[cursor.current()]
+      if (key.return && flow) begin(`${broker.url}/start?hash=${flow.hash}`)
     },
     { isActive: active },
   )
@@ -62,12 +67,12 @@ export function WalkPanel({ active, height, flows, broker, walker, onTyping }: P
   }
   return (
     <Box flexDirection="column">
-      <TextField label="URL" value={url} focused={selected === 0 && active} placeholder="paste a start URL, or pick a flow below" />
+      <TextField label="URL" value={url} focused={editing && active} placeholder="u: paste a start URL" />
       {error ? <Text color="red">{error}</Text> : null}
-      <Text dimColor>Flows ({flows.length}):</Text>
+      <Text dimColor>Flows ({flows.length}){flows.length ? ': Enter walks the selected one' : ''}</Text>
       {flows.slice(0, Math.max(1, height - 4)).map((flow, i) => (
-        <Text key={flow.hash} inverse={selected === i + 1}>
-          {selected === i + 1 ? '› ' : '  '}
+        <Text key={flow.hash} inverse={!editing && cursor.index === i}>
+          {!editing && cursor.index === i ? '› ' : '  '}
           {flow.hash.slice(0, 8)}  {flow.plugin.padEnd(22)} {flow.progress.replace(/_/g, ' ')}
         </Text>
       ))}

@@ -1,0 +1,74 @@
+import { render } from 'ink-testing-library'
+import { describe, expect, it, vi } from 'vitest'
+import { flowEvent, KEY, settle } from '../../test/helpers/ink.js'
+import { FlowEvents } from '../events.js'
+import { localEventSource } from '../services/dashboard/source.js'
+import { Dashboard } from './Dashboard.js'
+import type { DashboardProps } from './types.js'
+
+function props(events = new FlowEvents()): DashboardProps {
+  return {
+    mode: 'embedded',
+    source: localEventSource(events),
+    broker: { url: 'http://localhost:3000', store: vi.fn(), hashCheck: vi.fn() },
+    walker: vi.fn(),
+    pdk: { dir: 'fixtures/pdk', list: () => ['fixtures/pdk/a.json', 'fixtures/pdk/b.json'], replay: vi.fn() },
+    openUrl: vi.fn(),
+  }
+}
+
+describe('Dashboard', () => {
+  it('shows a flow the broker publishes without a key press', async () => {
+    const events = new FlowEvents()
+    const { lastFrame } = render(<Dashboard {...props(events)} />)
+    expect(lastFrame()).toContain('No flows yet')
+    events.publish({ type: 'stored', hash: 'NewFlow1xxxxxxxxxxxxxxxxxxxxxxxx', plugin: 'oauth_2_3-legged', progress: 'stored', provider: 'idp.example', expiresAt: Date.now() + 60_000 })
+    await vi.waitFor(() => expect(lastFrame()).toMatch(/NewFlow1\s+oauth_2_3-legged\s+idp\.example\s+stored\s+(60|59)s/))
+    events.publish({ type: 'redirected', hash: 'NewFlow1xxxxxxxxxxxxxxxxxxxxxxxx', plugin: 'oauth_2_3-legged', progress: 'awaiting_callback' })
+    await vi.waitFor(() => expect(lastFrame()).toMatch(/NewFlow1.*awaiting callback/))
+  })
+
+  it('lists the flows of the snapshot the source had before the dashboard opened', async () => {
+    const events = new FlowEvents()
+    const p = props(events)
+    events.emit('flow', flowEvent({ hash: 'Earlier1xxxxxxxxxxxxxxxxxxxxxxxx' }))
+    const { lastFrame } = render(<Dashboard {...p} />)
+    await vi.waitFor(() => expect(lastFrame()).toContain('Earlier1'))
+  })
+
+  it('switches panels with Tab and number keys, the help line always shown', async () => {
+    const { lastFrame, stdin } = render(<Dashboard {...props()} />)
+    expect(lastFrame()).toMatch(/Enter open record.*q quit/)
+    stdin.write(KEY.tab)
+    await vi.waitFor(() => expect(lastFrame()).toContain('preset'))
+    expect(lastFrame()).toMatch(/o open start URL/)
+    stdin.write(KEY.tab)
+    await settle()
+    stdin.write('4')
+    await vi.waitFor(() => expect(lastFrame()).toContain('Fixtures in fixtures/pdk (2)'))
+    stdin.write('3')
+    await vi.waitFor(() => expect(lastFrame()).toContain('Flows (0)'))
+    stdin.write('1')
+    await vi.waitFor(() => expect(lastFrame()).toContain('No flows yet'))
+  })
+
+  it('leaves on q', async () => {
+    const { stdin, lastFrame } = render(<Dashboard {...props()} />)
+    stdin.write('q')
+    await settle()
+    // An unmounted app no longer answers keys.
+    const before = lastFrame()
+    stdin.write('2')
+    await settle()
+    expect(lastFrame()).toBe(before)
+  })
+
+  it('says the terminal is too small instead of drawing', async () => {
+    const { lastFrame, stdout } = render(<Dashboard {...props()} />)
+    Object.defineProperty(stdout, 'columns', { value: 60, configurable: true })
+    Object.defineProperty(stdout, 'rows', { value: 15, configurable: true })
+    stdout.emit('resize')
+    await vi.waitFor(() => expect(lastFrame()).toContain('Terminal too small (60×15)'))
+    expect(lastFrame()).not.toContain('1 Flows')
+  })
+})

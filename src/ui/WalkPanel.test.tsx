@@ -1,0 +1,77 @@
+import { render } from 'ink-testing-library'
+import { describe, expect, it, vi } from 'vitest'
+import { flowEvent, KEY, settle } from '../../test/helpers/ink.js'
+import type { Hop } from '../services/walk/walker.js'
+import type { StepWalker } from './types.js'
+import { WalkPanel } from './WalkPanel.js'
+
+/** A chain of three hops, served one per next(). */
+class ScriptedWalker implements StepWalker {
+  stopped?: { reason: 'done'; message: string }
+  private readonly hops: Hop[]
+  constructor(readonly start: string) {
+    this.hops = [
+      { n: 1, method: 'GET', url: start, status: 302, location: 'https://idp.example/authorize?client_id=cid&state=st4te', params: {}, cookies: ['broker_abc'] },
+      { n: 2, method: 'GET', url: 'https://idp.example/authorize?client_id=cid&state=st4te', status: 302, location: 'http://localhost:3000/callback?code=Spl…SbIA', params: { client_id: 'cid', state: 'st4te' }, cookies: [] },
+      { n: 3, method: 'GET', url: 'http://localhost:3000/callback?code=Spl…SbIA', status: 200, params: { code: 'Spl…SbIA' }, cookies: [] },
+    ]
+  }
+  get pending() {
+    return this.stopped ? undefined : this.hops[0]?.url
+  }
+  async next() {
+    const hop = this.hops.shift()
+    if (!this.hops.length) this.stopped = { reason: 'done', message: '200 is not a redirect' }
+    return hop
+  }
+}
+
+const broker = { url: 'http://localhost:3000', store: vi.fn(), hashCheck: vi.fn() }
+const panel = { active: true, height: 30, width: 100, onTyping: () => {} }
+
+describe('WalkPanel', () => {
+  it('walks a picked flow one hop per Enter, with the decoded OAuth parameters', async () => {
+    const walker = vi.fn((url: string) => new ScriptedWalker(url))
+    const flows = [flowEvent({ hash: 'PickMe00000000000000000000000000' })]
+    const { lastFrame, stdin } = render(<WalkPanel {...panel} flows={flows} broker={broker} walker={walker} />)
+    expect(lastFrame()).toContain('PickMe00')
+    stdin.write(KEY.enter)
+    await settle()
+    expect(walker).toHaveBeenCalledWith('http://localhost:3000/start?hash=PickMe00000000000000000000000000')
+    expect(lastFrame()).toContain('0 hops')
+    stdin.write(KEY.enter)
+    await vi.waitFor(() => expect(lastFrame()).toMatch(/#1\s+GET http:\/\/localhost:3000\/start\S*\s+→ 302/))
+    expect(lastFrame()).not.toContain('#2')
+    expect(lastFrame()).toContain('Set-Cookie: broker_abc')
+    stdin.write(KEY.enter)
+    await vi.waitFor(() => expect(lastFrame()).toContain('#2'))
+    expect(lastFrame()).toMatch(/client_id\s+cid/)
+    expect(lastFrame()).toMatch(/state\s+st4te/)
+    expect(lastFrame()).not.toContain('#3')
+    stdin.write(KEY.enter)
+    await vi.waitFor(() => expect(lastFrame()).toContain('Ended: 200 is not a redirect'))
+    stdin.write(KEY.escape)
+    await vi.waitFor(() => expect(lastFrame()).toContain('Flows (1)'))
+  })
+
+  it('walks a pasted URL and refuses what is not one', async () => {
+    const walker = vi.fn((url: string) => new ScriptedWalker(url))
+    const onTyping = vi.fn()
+    const { lastFrame, stdin } = render(<WalkPanel {...panel} onTyping={onTyping} flows={[]} broker={broker} walker={walker} />)
+    await settle()
+    expect(lastFrame()).toContain('u: paste a start URL')
+    stdin.write('u')
+    await vi.waitFor(() => expect(onTyping).toHaveBeenLastCalledWith(true))
+    stdin.write('ftp:/x')
+    await settle()
+    stdin.write(KEY.enter)
+    await vi.waitFor(() => expect(lastFrame()).toContain('Not an http(s) URL'))
+    for (let i = 0; i < 6; i++) stdin.write(KEY.backspace)
+    await settle()
+    stdin.write('http://127.0.0.1:9/start')
+    await settle()
+    stdin.write(KEY.enter)
+    await settle()
+    expect(walker).toHaveBeenCalledWith('http://127.0.0.1:9/start')
+  })
+})
