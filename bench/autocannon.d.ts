@@ -1,0 +1,20 @@
+// The part of autocannon's API the bench uses (the package ships no types).
+declare module 'autocannon' {
+  interface Histogram {
+    p50: number
+    p99: number
+    average: number
+  }
+  interface Result {
+    duration: number
+    latency: Histogram
+    requests: Histogram & { total: number }
+    errors: number
+    timeouts: number
+    non2xx: number
+    '2xx': number
+    '3xx': number
+  }
+  function autocannon(options: Record<string, unknown>): Promise<Result>
+  export default autocannon
+}
