@@ -82,8 +82,11 @@ async function afterStep(deps: BrokerDeps, entry: FlowEntry, step: StepResult, r
   const data = { ...entry.data, ...step.save }
   if ('redirect' in step) {
     const next: FlowEntry = { ...entry, progress: step.await ? 'awaiting_callback' : entry.progress, data }
-    if (step.await) await deps.store.correlate(step.await, entry.hash, entry.expiresAt)
-    if (!reusable) await advanceOrRefuse(deps, entry.progress, next)
+    // Both in one round trip (pipelined): the browser cannot reach /callback before the 302 is sent.
+    await Promise.all([
+      step.await ? deps.store.correlate(step.await, entry.hash, entry.expiresAt) : undefined,
+      reusable ? undefined : advanceOrRefuse(deps, entry.progress, next),
+    ])
     publish(deps, next, 'redirected')
     const cookie = step.await ? bindingCookie(deps, next) : undefined
     return redirect(step.redirect, { cookie })
