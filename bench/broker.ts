@@ -3,7 +3,9 @@
  * must do (bench/baseline.ts), both on one real Redis, measured in this run, alternating rounds
  * (A, B, A, B …) so that drift hits both alike. Load comes from autocannon in its own process.
  *
- *   npm run bench [-- --rounds 3 --seconds 2.5 --connections 50 --profile dir]
+ *   npm run bench [-- --rounds 3 --seconds 2.5 --connections 50 --flows 200 --profile dir]
+ *
+ * --profile dir: the 1-worker broker runs under --cpu-prof; its profile lands in dir on exit.
  *
  * Prints per endpoint and worker count: req/s, p50/p99 latency, the ratio broker ÷ baseline
  * (median of rounds, with its spread), resident memory per worker, the 2-worker ÷ 1-worker
@@ -16,6 +18,8 @@ import { cpus, tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { Redis } from 'ioredis'
+import { configSchema } from '../src/config/schema.js'
+import { resolveSecrets } from '../src/services/serve/secrets.js'
 import { FlowStore, type FlowEntry } from '../src/store/flows.js'
 import { newId } from '../src/oauth/ids.js'
 import type { LoadResult, LoadRun } from './load.js'
@@ -89,7 +93,7 @@ interface Target {
 async function startBroker(redisPort: number, workers: number, extraEnv: Record<string, string> = {}): Promise<Target> {
   const port = await freePort()
   const env: Record<string, string | undefined> = { ...process.env, BROKER_COOKIE_SECRET: 'bench-cookie-secret-0123456789', BROKER_SESSION_SECRET: 'bench-session-secret-0123456789', ...extraEnv }
-  if (opts.profile) env.NODE_OPTIONS = `--cpu-prof --cpu-prof-dir=${resolve(opts.profile)}`
+  if (opts.profile && workers === 1) return profiledWorker(redisPort, port, env)
   const proc = spawn(
     process.execPath,
     [join(ROOT, 'bin/run.js'), 'serve', '--port', String(port), '--listen', '127.0.0.1', '--store', 'redis', '--store-port', String(redisPort), '--workers', String(workers), '--expire', '600', '--log-level', 'warn'],
@@ -100,6 +104,20 @@ async function startBroker(redisPort: number, workers: number, extraEnv: Record<
   await until(async () => (await fetch(`${url}/ping`)).ok, 'broker /ping')
   await until(async () => workerPids(proc.pid!).length === workers, 'broker workers')
   await new Promise((r) => setTimeout(r, 300))
+  return { name: 'broker', url, proc }
+}
+
+/**
+ * One broker worker run directly under --cpu-prof (Node refuses --cpu-prof in NODE_OPTIONS, and
+ * `serve` forks its workers without the primary's flags): the same code a worker of `serve` runs.
+ */
+async function profiledWorker(redisPort: number, port: number, env: Record<string, string | undefined>): Promise<Target> {
+  const config = configSchema.parse({ port, listen: '127.0.0.1', workers: 1, store: { driver: 'redis', port: redisPort, expire: 600 }, log: { level: 'warn' }, cookie: { secret: env.BROKER_COOKIE_SECRET }, session: { secret: env.BROKER_SESSION_SECRET } })
+  const setup = { config: resolveSecrets(config).config, driver: 'redis', cwd: ROOT }
+  const dir = resolve(opts.profile!)
+  const proc = spawn(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${dir}`, join(ROOT, 'dist/src/services/serve/worker-main.js')], { env: { ...env, BROKER_WORKER_SETUP: JSON.stringify(setup) }, stdio: ['ignore', 'ignore', 'inherit'] })
+  const url = `http://127.0.0.1:${port}`
+  await until(async () => (await fetch(`${url}/ping`)).ok, 'profiled broker worker /ping')
   return { name: 'broker', url, proc }
 }
 
@@ -302,7 +320,7 @@ try {
       }
     }
     rpsByWorkers[workers] = report(workers, samples)
-    rssByWorkers[workers] = workerPids(broker.proc.pid!).map(rssMb)
+    rssByWorkers[workers] = (opts.profile && workers === 1 ? [broker.proc.pid!] : workerPids(broker.proc.pid!)).map(rssMb)
     await Promise.all([stopProcess(broker.proc), stopProcess(baseline.proc)])
   }
   console.log(`\nResident memory per broker worker after the runs: ${Object.entries(rssByWorkers).map(([w, mbs]) => `${w} worker${Number(w) > 1 ? 's' : ''}: ${mbs.map((m) => `${f(m)} MB`).join(', ')}`).join('; ')}`)
