@@ -1,6 +1,7 @@
-import { Box, Text, useApp, useInput } from 'ink'
+import { Box, Text, useApp } from 'ink'
 import { useState } from 'react'
 import { FlowsPanel } from './FlowsPanel.js'
+import { useKeys } from './useKeys.js'
 import { HelpLine, type KeyHelp } from './HelpLine.js'
 import { NewFlowPanel } from './NewFlowPanel.js'
 import { PdkPanel } from './PdkPanel.js'
@@ -29,10 +30,12 @@ export function Dashboard(props: DashboardProps) {
   const [typing, setTyping] = useState(false)
   const flows = useFlows(props.source)
 
-  useInput((input, key) => {
-    if (key.tab) {
+  useKeys((input, key) => {
+    // Tabs pressed faster than the terminal is read arrive as one chunk: each counts.
+    const tabs = key.tab ? 1 : /^\t+$/.test(input) ? input.length : 0
+    if (tabs) {
       setTyping(false)
-      setPanel((p) => (p + (key.shift ? PANELS.length - 1 : 1)) % PANELS.length)
+      setPanel((p) => (p + tabs * (key.shift ? PANELS.length - 1 : 1)) % PANELS.length)
       return
     }
     if (typing) return

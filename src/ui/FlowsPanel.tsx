@@ -1,8 +1,9 @@
-import { Box, Text, useInput } from 'ink'
+import { Box, Text } from 'ink'
 import { useState } from 'react'
 import type { FlowEvent } from '../events.js'
 import type { HashCheckAnswer } from '../services/broker-client.js'
 import { toRow } from './flow-rows.js'
+import { useKeys } from './useKeys.js'
 import { FlowTable } from './FlowTable.js'
 import { RecordView } from './RecordView.js'
 import type { DashboardBroker, PanelProps } from './types.js'
@@ -23,7 +24,7 @@ export function FlowsPanel({ active, height, flows, broker }: PanelProps & { rea
   const rows = flows.map((f) => toRow(f, Date.now()))
   const cursor = useCursor(rows.length)
 
-  useInput(
+  useKeys(
     (_input, key) => {
       if (opened) {
         if (key.escape || key.backspace || key.return) setOpened(undefined)

@@ -1,8 +1,10 @@
-import { Box, Text, useInput } from 'ink'
+import { Box, type Key, Text } from 'ink'
 import { useEffect, useState } from 'react'
 import type { Stored } from '../services/broker-client.js'
 import { FLOW_PRESETS } from '../services/store/presets.js'
 import { fieldError, formFields, formRecord, PRESETS } from './new-flow-form.js'
+import { useKeys } from './useKeys.js'
+import { splitChunk } from './keys.js'
 import { editValue, TextField } from './TextField.js'
 import { useStateRef } from './useStateRef.js'
 import type { DashboardBroker, PanelProps } from './types.js'
@@ -41,35 +43,33 @@ export function NewFlowPanel({ active, broker, openUrl, onTyping }: PanelProps &
     )
   }
 
-  useInput(
-    (input, key) => {
-      const focus = currentFocus()
-      if (stored) {
-        if (input === 'o') openUrl(stored.url)
-        if (input === 'n' || key.escape) {
-          setStored(undefined)
-          setValues({})
-          setFocus(0)
-        }
-        return
+  const handle = (input: string, key: Key) => {
+    const focus = currentFocus()
+    if (stored) {
+      if (input === 'o') openUrl(stored.url)
+      if (input === 'n' || key.escape) {
+        setStored(undefined)
+        setValues({})
+        setFocus(0)
       }
-      if (key.upArrow) return setFocus((f) => Math.max(0, f - 1))
-      if (key.downArrow) return setFocus((f) => Math.min(fields.length + 1, f + 1))
-      if (focus === 0) {
-        if (key.leftArrow || key.rightArrow) setPreset((p) => (p + (key.rightArrow ? 1 : PRESETS.length - 1)) % PRESETS.length)
-        if (key.return) setFocus(1)
-        return
-      }
-      if (focus === fields.length + 1) {
-        if (key.return) submit()
-        return
-      }
-      if (key.return) return setFocus((f) => f + 1)
-      const field = fields[focus - 1]!.field
-      setValues((v) => ({ ...v, [field]: editValue(v[field] ?? '', input, key) }))
-    },
-    { isActive: active },
-  )
+      return
+    }
+    if (key.upArrow) return setFocus((f) => Math.max(0, f - 1))
+    if (key.downArrow) return setFocus((f) => Math.min(fields.length + 1, f + 1))
+    if (focus === 0) {
+      if (key.leftArrow || key.rightArrow) setPreset((p) => (p + (key.rightArrow ? 1 : PRESETS.length - 1)) % PRESETS.length)
+      if (key.return) setFocus(1)
+      return
+    }
+    if (focus === fields.length + 1) {
+      if (key.return) submit()
+      return
+    }
+    if (key.return) return setFocus((f) => f + 1)
+    const field = fields[focus - 1]!.field
+    setValues((v) => ({ ...v, [field]: editValue(v[field] ?? '', input, key) }))
+  }
+  useKeys((input, key) => splitChunk(input, key).forEach(([i, k]) => handle(i, k)), { isActive: active })
 
   if (stored) {
     return (

@@ -1,6 +1,7 @@
 import { basename } from 'node:path'
-import { Box, Text, useInput } from 'ink'
+import { Box, Text } from 'ink'
 import { PhaseView } from './PhaseView.js'
+import { useKeys } from './useKeys.js'
 import { ReplayVerdict } from './ReplayVerdict.js'
 import type { PanelProps, PdkReplayer } from './types.js'
 import { useCursor } from './useCursor.js'
@@ -13,7 +14,7 @@ export function PdkPanel({ active, height, pdk }: PanelProps & { readonly pdk: P
   const cursor = useCursor(fixtures.length)
   const selected = cursor.index
 
-  useInput(
+  useKeys(
     (input, key) => {
       if (replay) {
         if (key.return || key.rightArrow || input === ' ' || input === 'n') state.next()

@@ -23,9 +23,17 @@ export function TextField({ label, value, focused, masked, error, labelWidth, pl
   )
 }
 
-/** A field's value after a key: typed (or pasted) text appended, Backspace/Delete removing one. */
+/**
+ * A field's value after a key: typed (or pasted) text appended, Backspace/Delete removing one
+ * character. Several Backspaces that arrive as one chunk (\x7f\x7f…) remove one each.
+ */
 export function editValue(value: string, input: string, key: { backspace?: boolean; delete?: boolean; ctrl?: boolean; meta?: boolean }): string {
-  if (key.backspace || key.delete) return value.slice(0, -1)
-  if (key.ctrl || key.meta || !input) return value
-  return value + input.replace(/[\r\n]/g, '')
+  if ((key.backspace || key.delete) && !/[\x7f\b]{2,}/.test(input)) return value.slice(0, -1)
+  if (key.ctrl || (key.meta && !/^[\x7f\b]+$/.test(input)) || !input) return value
+  let out = value
+  for (const ch of input) {
+    if (ch === '\x7f' || ch === '\b') out = out.slice(0, -1)
+    else if (ch >= ' ') out += ch
+  }
+  return out
 }

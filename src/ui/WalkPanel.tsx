@@ -1,8 +1,10 @@
-import { Box, Text, useInput } from 'ink'
+import { Box, type Key, Text } from 'ink'
 import { useEffect, useState } from 'react'
 import type { FlowEvent } from '../events.js'
 import { displayUrl } from '../services/walk/params.js'
 import { HopView } from './HopView.js'
+import { useKeys } from './useKeys.js'
+import { splitChunk } from './keys.js'
 import { editValue, TextField } from './TextField.js'
 import type { DashboardBroker, PanelProps, StepWalker } from './types.js'
 import { useCursor } from './useCursor.js'
@@ -27,27 +29,25 @@ export function WalkPanel({ active, height, flows, broker, walker, onTyping }: P
     walk.begin(target)
   }
 
-  useInput(
-    (input, key) => {
-      if (!picking) {
-        if (key.escape) walk.reset()
-        else if (key.return || input === ' ' || input === 'n') walk.step()
-        return
-      }
-      if (isEditing()) {
-        if (key.escape) setEditing(false)
-        else if (key.return) begin(currentUrl().trim())
-        else setUrl((u) => editValue(u, input, key))
-        return
-      }
-      if (input === 'u') return setEditing(true)
-      if (key.upArrow) return cursor.move(-1)
-      if (key.downArrow) return cursor.move(1)
-      const flow = flows[cursor.current()]
-      if (key.return && flow) begin(`${broker.url}/start?hash=${flow.hash}`)
-    },
-    { isActive: active },
-  )
+  const handle = (input: string, key: Key) => {
+    if (!picking) {
+      if (key.escape) walk.reset()
+      else if (key.return || input === ' ' || input === 'n') walk.step()
+      return
+    }
+    if (isEditing()) {
+      if (key.escape) setEditing(false)
+      else if (key.return) begin(currentUrl().trim())
+      else setUrl((u) => editValue(u, input, key))
+      return
+    }
+    if (input === 'u') return setEditing(true)
+    if (key.upArrow) return cursor.move(-1)
+    if (key.downArrow) return cursor.move(1)
+    const flow = flows[cursor.current()]
+    if (key.return && flow) begin(`${broker.url}/start?hash=${flow.hash}`)
+  }
+  useKeys((input, key) => splitChunk(input, key).forEach(([i, k]) => handle(i, k)), { isActive: active })
 
   if (!picking) {
     // The newest hops that fit; each takes a few lines.

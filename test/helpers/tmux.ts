@@ -16,14 +16,14 @@ export interface Terminal {
   stop(): void
 }
 
-/** Runs `bin/run.js args` in a real terminal: a detached tmux session of 200×50 on a socket of its own. */
-export function runInTerminal(args: string[], env: Record<string, string> = {}): Terminal {
+/** Runs `bin/run.js args` in a real terminal: a detached tmux session (200×50 unless `size` says) on a socket of its own. */
+export function runInTerminal(args: string[], env: Record<string, string> = {}, size: { columns: number; rows: number } = { columns: 200, rows: 50 }): Terminal {
   const socket = `broker-test-${process.pid}-${randomBytes(4).toString('hex')}`
   const tmux = (...a: string[]) => execFileSync('tmux', ['-L', socket, ...a], { encoding: 'utf8' })
   const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`
   const command = `cd ${quote(ROOT)} && ${quote(process.execPath)} ${quote(BIN)} ${args.map(quote).join(' ')}; echo "EXIT=$?"; sleep 600`
   const envArgs = Object.entries({ BROKER_LOG_LEVEL: 'warn', ...env }).flatMap(([k, v]) => ['-e', `${k}=${v}`])
-  tmux('new-session', '-d', '-x', '200', '-y', '50', ...envArgs, 'sh', '-c', command)
+  tmux('new-session', '-d', '-x', String(size.columns), '-y', String(size.rows), ...envArgs, 'sh', '-c', command)
   const screen = () => tmux('capture-pane', '-p', '-J', '-S', '-200')
   return {
     send: (...keys) => void tmux('send-keys', ...keys),
