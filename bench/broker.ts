@@ -12,12 +12,14 @@
  * throughput ratio, and the broker's own time per step of a whole OAuth 2 3-legged flow.
  */
 import { type ChildProcess, fork, spawn } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
-import { cpus, tmpdir } from 'node:os'
+import { cpus } from 'node:os'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { Redis } from 'ioredis'
+import { freePort, waitFor } from '../test/helpers/ports.js'
+import { startRedis } from '../test/helpers/redis.js'
 import { configSchema } from '../src/config/schema.js'
 import { resolveSecrets } from '../src/services/serve/secrets.js'
 import { FlowStore, type FlowEntry } from '../src/store/flows.js'
@@ -43,21 +45,8 @@ const say = (s: string) => process.stderr.write(`${s}\n`)
 
 // ---------------------------------------------------------------- processes
 
-async function freePort(): Promise<number> {
-  const srv = createServer()
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()))
-  const a = srv.address()
-  await new Promise((r) => srv.close(r))
-  return typeof a === 'object' && a ? a.port : 0
-}
-
 async function until(check: () => Promise<boolean>, what: string, ms = 20_000): Promise<void> {
-  const end = Date.now() + ms
-  while (Date.now() < end) {
-    if (await check().catch(() => false)) return
-    await new Promise((r) => setTimeout(r, 50))
-  }
-  throw new Error(`timed out waiting for ${what}`)
+  await waitFor(async () => check().catch(() => false), ms, what)
 }
 
 const stopProcess = (p: ChildProcess) =>
@@ -66,23 +55,6 @@ const stopProcess = (p: ChildProcess) =>
     p.once('exit', () => r())
     p.kill('SIGTERM')
   })
-
-async function startRedis(): Promise<{ port: number; proc: ChildProcess; dir: string }> {
-  const port = await freePort()
-  const dir = mkdtempSync(join(tmpdir(), 'broker-bench-'))
-  const proc = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' })
-  await until(async () => {
-    const c = new Redis({ port, lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0 })
-    c.on('error', () => {})
-    try {
-      await c.connect()
-      return (await c.ping()) === 'PONG'
-    } finally {
-      c.disconnect()
-    }
-  }, 'redis-server')
-  return { port, proc, dir }
-}
 
 interface Target {
   name: 'broker' | 'baseline'
@@ -100,7 +72,7 @@ async function startBroker(redisPort: number, workers: number, extraEnv: Record<
     { env, stdio: ['ignore', 'ignore', 'inherit'] },
   )
   const url = `http://127.0.0.1:${port}`
-  // Every worker must be up, not just the first: wait for the primary's notice of all of them.
+  // Every worker must be up, not just the first: count the primary's children.
   await until(async () => (await fetch(`${url}/ping`)).ok, 'broker /ping')
   await until(async () => workerPids(proc.pid!).length === workers, 'broker workers')
   await new Promise((r) => setTimeout(r, 300))
@@ -331,7 +303,6 @@ try {
 } finally {
   loader?.kill()
   client.disconnect()
-  await stopProcess(redis.proc)
-  rmSync(redis.dir, { recursive: true, force: true })
+  await redis.stop()
 }
 say(`\nbench: done in ${f((Date.now() - started) / 1000)} s${opts.profile ? `; CPU profiles in ${opts.profile}` : ''}`)

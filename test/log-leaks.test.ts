@@ -72,36 +72,32 @@ async function runFlows(broker: BrokerProcess): Promise<{ secrets: string[]; ids
 
 const brokerEnv = { BROKER_API_KEYS: SECRETS.api_key, BROKER_COOKIE_SECRET: SECRETS.cookie_secret, BROKER_SESSION_SECRET: SECRETS.session_secret }
 
+/** Runs the flows against a broker at `level` and returns its stderr and the values to look for. */
+async function capture(level: 'trace' | 'info'): Promise<{ log: string; secrets: string[]; ids: string[] }> {
+  const broker = await startBroker({ args: ['--store', 'redis', '--store-port', String(redis.port), '--log-level', level], env: brokerEnv })
+  try {
+    return { ...(await runFlows(broker)), log: broker.stderr() }
+  } finally {
+    await broker.stop()
+  }
+}
+
 describe('logs', () => {
   it('never contain a secret, even at trace level', async () => {
-    const broker = await startBroker({ args: ['--store', 'redis', '--store-port', String(redis.port), '--log-level', 'trace'], env: brokerEnv })
-    let values: { secrets: string[]; ids: string[] }
-    try {
-      values = await runFlows(broker)
-    } finally {
-      await broker.stop()
-    }
-    const log = broker.stderr()
+    const { log, secrets } = await capture('trace')
     // The capture works: request lines and the failed flow are there.
     expect(log).toMatch(/"msg":"request"/)
     expect(log).toMatch(/"msg":"flow failed"/)
-    for (const secret of values.secrets) {
+    for (const secret of secrets) {
       expect(secret.length).toBeGreaterThan(8)
       expect(log).not.toContain(secret)
     }
   })
 
   it('never contain hashes, states or one-time codes at info level', async () => {
-    const broker = await startBroker({ args: ['--store', 'redis', '--store-port', String(redis.port), '--log-level', 'info'], env: brokerEnv })
-    let values: { secrets: string[]; ids: string[] }
-    try {
-      values = await runFlows(broker)
-    } finally {
-      await broker.stop()
-    }
-    const log = broker.stderr()
+    const { log, secrets, ids } = await capture('info')
     expect(log).toMatch(/"msg":"flow failed"/)
-    for (const value of [...values.secrets, ...values.ids]) {
+    for (const value of [...secrets, ...ids]) {
       expect(value.length).toBeGreaterThan(8)
       expect(log).not.toContain(value)
     }
