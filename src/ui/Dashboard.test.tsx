@@ -50,6 +50,8 @@ describe('Dashboard', () => {
     await vi.waitFor(() => expect(lastFrame()).toContain('Flows (0)'))
     stdin.write('1')
     await vi.waitFor(() => expect(lastFrame()).toContain('No flows yet'))
+    stdin.write('\u001B[Z')
+    await vi.waitFor(() => expect(lastFrame()).toContain('Fixtures in fixtures/pdk'))
   })
 
   it('leaves on q', async () => {
