@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { countdown, mergeFlow, secondsLeft, toRow } from './flow-rows.js'
+import { mergeFlow } from '../services/dashboard/flow-log.js'
+import { countdown, secondsLeft, toRow } from './flow-rows.js'
 import { flowEvent } from '../../test/helpers/ink.js'
 
 describe('flow rows', () => {

@@ -31,12 +31,6 @@ export function toRow(flow: FlowEvent, now: number): FlowRow {
 /** The countdown column: `42s`, or "expired" at zero. */
 export const countdown = (row: FlowRow): string => (row.secondsLeft === undefined ? '—' : row.secondsLeft > 0 ? `${row.secondsLeft}s` : 'expired')
 
-/** Merges an event into the flow it belongs to, keeping fields the event lacks (provider, expiresAt). */
-export function mergeFlow(before: FlowEvent | undefined, event: FlowEvent): FlowEvent {
-  const defined = Object.fromEntries(Object.entries(event).filter(([, v]) => v !== undefined))
-  return { ...before, ...defined } as FlowEvent
-}
-
 /** A colour for a progress label. */
 export function progressColor(progress: string): string | undefined {
   if (progress === 'failed') return 'red'

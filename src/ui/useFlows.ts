@@ -1,45 +1,34 @@
-import { useEffect, useState } from 'react'
+import { useEffect, useMemo, useState } from 'react'
 import type { FlowEvent } from '../events.js'
+import { FlowLog } from '../services/dashboard/flow-log.js'
 import type { FlowEventSource } from '../services/dashboard/source.js'
-import { mergeFlow } from './flow-rows.js'
 
 /** The flows of an event source, newest first: its snapshot, then every event as it arrives. */
 export function useFlows(source: FlowEventSource): readonly FlowEvent[] {
-  const [flows, setFlows] = useState<ReadonlyMap<string, FlowEvent>>(new Map())
+  // The same bounded log the admin API keeps: long sessions do not pile up old flows.
+  const log = useMemo(() => new FlowLog(), [source])
+  const [, setVersion] = useState(0)
   useEffect(() => {
     let live = true
-    const apply = (events: readonly FlowEvent[]) =>
-      setFlows((current) => {
-        const next = new Map(current)
-        for (const event of events) {
-          const merged = mergeFlow(next.get(event.hash), event)
-          next.delete(event.hash)
-          next.set(event.hash, merged)
-        }
-        return next
-      })
-    const listener = (event: FlowEvent) => apply([event])
+    const changed = () => setVersion((v) => v + 1)
+    const listener = (event: FlowEvent) => {
+      log.add(event)
+      changed()
+    }
     source.subscribe(listener)
     source
       .snapshot()
       .then((events) => {
-        // Events that arrived meanwhile are newer than the snapshot: keep them on top.
+        // Events that arrived meanwhile are newer than the snapshot: they stay on top.
         if (!live) return
-        setFlows((current) => {
-          const next = new Map<string, FlowEvent>(events.map((e) => [e.hash, e]))
-          for (const [hash, event] of current) {
-            const merged = mergeFlow(next.get(hash), event)
-            next.delete(hash)
-            next.set(hash, merged)
-          }
-          return next
-        })
+        log.addOlder(events)
+        changed()
       })
       .catch(() => undefined)
     return () => {
       live = false
       source.unsubscribe(listener)
     }
-  }, [source])
-  return [...flows.values()].reverse()
+  }, [source, log])
+  return log.snapshot().reverse()
 }

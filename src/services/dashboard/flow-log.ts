@@ -15,11 +15,24 @@ export class FlowLog {
   /** Records an event; returns the merged state of its flow. */
   add(event: FlowEvent): FlowEvent {
     const before = this.flows.get(event.hash)
-    const merged = { ...before, ...stripUndefined(event) } as FlowEvent
+    const merged = mergeFlow(before, event)
     this.flows.delete(event.hash)
     this.flows.set(event.hash, merged)
     this.prune(event.at)
     return merged
+  }
+
+  /** Adds flows known from before (a snapshot) behind the ones already here, which are newer. */
+  addOlder(events: readonly FlowEvent[]): void {
+    const newer = [...this.flows.values()]
+    this.flows.clear()
+    for (const event of events) this.flows.set(event.hash, mergeFlow(this.flows.get(event.hash), event))
+    for (const event of newer) {
+      const merged = mergeFlow(this.flows.get(event.hash), event)
+      this.flows.delete(event.hash)
+      this.flows.set(event.hash, merged)
+    }
+    this.prune(Date.now())
   }
 
   /** The flows known, oldest first. */
@@ -35,6 +48,8 @@ export class FlowLog {
   }
 }
 
-function stripUndefined<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>
+/** Merges an event into the flow it belongs to, keeping fields the event lacks (provider, expiresAt). */
+export function mergeFlow(before: FlowEvent | undefined, event: FlowEvent): FlowEvent {
+  const defined = Object.fromEntries(Object.entries(event).filter(([, v]) => v !== undefined))
+  return { ...before, ...defined } as FlowEvent
 }
