@@ -187,6 +187,13 @@ describe('broker dashboard in a real terminal (tmux)', () => {
     expect(stderr.split('\n')[0]).toBe('Error USAGE: broker dashboard needs a terminal: stdin is not a TTY.')
   })
 
+  it('says in one line when its port is taken', async () => {
+    broker = await startBroker({ args: ['--store', 'memory'] })
+    term = runInTerminal(['dashboard', '--port', String(broker.port), '--store', 'memory'], {}, SIZE)
+    expect(await term.exitCode()).toBe(1)
+    expect(term.screen()).toMatch(new RegExp(`Error FAILED: The embedded broker cannot listen on 0\\.0\\.0\\.0:${broker.port} \\(EADDRINUSE\\)`))
+  })
+
   it('says the terminal is too small instead of drawing', async () => {
     term = runInTerminal(['dashboard', '--port', String(await freePort()), '--store', 'memory'], {}, { columns: 60, rows: 15 })
     await term.waitFor(/Terminal too small \(60×15\)/)

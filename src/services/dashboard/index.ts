@@ -3,13 +3,13 @@ import { loadConfig } from '../../config/load.js'
 import type { ConfigInput } from '../../config/schema.js'
 import { BrokerError } from '../../errors.js'
 import { buildServer } from '../../server/build.js'
+import { resolveDriver } from '../../store/connect.js'
 import { renderDashboard } from '../../ui/render-dashboard.js'
 import type { DashboardProps } from '../../ui/types.js'
 import { BrokerClient, normalizeBrokerUrl } from '../broker-client.js'
 import { createBroker } from '../broker.js'
 import { resolveSecrets } from '../serve/secrets.js'
 import { Walker } from '../walk/walker.js'
-import { resolveDriver } from '../../store/connect.js'
 import { adminEventSource, checkAdmin } from './admin-source.js'
 import { listFixtures, replayFixture } from './pdk.js'
 import { localEventSource } from './source.js'
@@ -66,7 +66,9 @@ export async function dashboard(opts: DashboardOptions): Promise<DashboardResult
   const source = localEventSource(broker.events)
   const app = await buildServer(broker)
   try {
-    await app.listen({ port: config.port, host: config.listen })
+    await app.listen({ port: config.port, host: config.listen }).catch((err: Error & { code?: string }) => {
+      throw new BrokerError('FAILED', `The embedded broker cannot listen on ${config.listen}:${config.port} (${err.code ?? err.message}); pick another --port, or --attach to the broker already there.`)
+    })
     const url = `${config.protocol}://${config.host}`
     const props: DashboardProps = { ...common, mode: 'embedded', detail: `store: ${driver === 'redis' ? `redis ${config.store.host}:${config.store.port}` : 'embedded'}`, source, broker: new BrokerClient(url) }
     await renderDashboard(props)
