@@ -6,6 +6,8 @@ import { freePort } from './helpers/ports.js'
 import { runInTerminal, type Terminal } from './helpers/tmux.js'
 
 const SIZE = { columns: 120, rows: 40 }
+// CI=true as in most CI services: Ink would then draw nothing until exit, and the dashboard must still draw.
+const CI_ENV = { CI: 'true' }
 const ADMIN_KEY = 'e2e-admin-key-0123456789'
 const SECRET = 'e2e-client-s3cret-value'
 
@@ -52,7 +54,7 @@ async function press(t: Terminal, ...keys: string[]) {
 describe('broker dashboard in a real terminal (tmux)', () => {
   it('shows a stored flow live and counting down, walks it hop by hop, replays a PDK fixture, and q exits 0', async () => {
     const port = await freePort()
-    term = runInTerminal(['dashboard', '--port', String(port), '--store', 'memory'], {}, SIZE)
+    term = runInTerminal(['dashboard', '--port', String(port), '--store', 'memory'], CI_ENV, SIZE)
     await term.waitFor(/No flows yet/)
     expect(term.screen()).toMatch(/1 Flows\s+2 New flow\s+3 Walk\s+4 PDK replay/)
     expect(term.screen()).toMatch(/Tab\/1-4 panel\s+q quit/)
@@ -120,7 +122,7 @@ describe('broker dashboard in a real terminal (tmux)', () => {
 
   it('stores a flow from the New flow panel and stops the broker on Ctrl-C', async () => {
     const port = await freePort()
-    term = runInTerminal(['dashboard', '--port', String(port), '--store', 'memory'], {}, SIZE)
+    term = runInTerminal(['dashboard', '--port', String(port), '--store', 'memory'], CI_ENV, SIZE)
     await term.waitFor(/No flows yet/)
     term.send('2')
     await term.waitFor(/preset\s+‹ oauth2-3 ›/)
@@ -151,7 +153,7 @@ describe('broker dashboard in a real terminal (tmux)', () => {
 
   it('attaches to a running broker through its admin API', async () => {
     broker = await startBroker({ args: ['--store', 'memory', '--admin-key', ADMIN_KEY] })
-    term = runInTerminal(['dashboard', '--attach', broker.url], { BROKER_ADMIN_KEY: ADMIN_KEY }, SIZE)
+    term = runInTerminal(['dashboard', '--attach', broker.url], { ...CI_ENV, BROKER_ADMIN_KEY: ADMIN_KEY }, SIZE)
     await term.waitFor(/attached http:\/\/127\.0\.0\.1:\d+/)
     const { hash } = await storeFlow(broker.url)
     await term.waitFor(new RegExp(`${hash.slice(0, 8)}\\s+oauth_2_3-legged\\s+\\S+\\s+stored\\s+\\d+s`))
@@ -163,19 +165,19 @@ describe('broker dashboard in a real terminal (tmux)', () => {
 
   it('says in one line why it cannot attach: no admin API, wrong key, no key', async () => {
     broker = await startBroker({ args: ['--store', 'memory'] })
-    term = runInTerminal(['dashboard', '--attach', broker.url, '--admin-key', ADMIN_KEY], {}, SIZE)
+    term = runInTerminal(['dashboard', '--attach', broker.url, '--admin-key', ADMIN_KEY], CI_ENV, SIZE)
     expect(await term.exitCode()).toBe(2)
     expect(term.screen()).toMatch(/has no admin API: start it with --admin-key/)
     term.stop()
     await broker.stop()
 
     broker = await startBroker({ args: ['--store', 'memory', '--admin-key', ADMIN_KEY] })
-    term = runInTerminal(['dashboard', '--attach', broker.url, '--admin-key', `${ADMIN_KEY}-wrong`], {}, SIZE)
+    term = runInTerminal(['dashboard', '--attach', broker.url, '--admin-key', `${ADMIN_KEY}-wrong`], CI_ENV, SIZE)
     expect(await term.exitCode()).toBe(2)
     expect(term.screen()).toMatch(/refused the admin key/)
     term.stop()
 
-    term = runInTerminal(['dashboard', '--attach', broker.url], {}, SIZE)
+    term = runInTerminal(['dashboard', '--attach', broker.url], CI_ENV, SIZE)
     expect(await term.exitCode()).toBe(2)
     expect(term.screen()).toMatch(/--attach needs the admin key/)
   })
@@ -189,13 +191,13 @@ describe('broker dashboard in a real terminal (tmux)', () => {
 
   it('says in one line when its port is taken', async () => {
     broker = await startBroker({ args: ['--store', 'memory'] })
-    term = runInTerminal(['dashboard', '--port', String(broker.port), '--store', 'memory'], {}, SIZE)
+    term = runInTerminal(['dashboard', '--port', String(broker.port), '--store', 'memory'], CI_ENV, SIZE)
     expect(await term.exitCode()).toBe(1)
     expect(term.screen()).toMatch(new RegExp(`Error FAILED: The embedded broker cannot listen on 0\\.0\\.0\\.0:${broker.port} \\(EADDRINUSE\\)`))
   })
 
   it('says the terminal is too small instead of drawing', async () => {
-    term = runInTerminal(['dashboard', '--port', String(await freePort()), '--store', 'memory'], {}, { columns: 60, rows: 15 })
+    term = runInTerminal(['dashboard', '--port', String(await freePort()), '--store', 'memory'], CI_ENV, { columns: 60, rows: 15 })
     await term.waitFor(/Terminal too small \(60×15\)/)
     expect(term.screen()).not.toContain('1 Flows')
     term.send('q')

@@ -1,5 +1,3 @@
-import { render } from 'ink'
-import { Dashboard } from './Dashboard.js'
 import type { DashboardProps } from './types.js'
 
 /**
@@ -7,6 +5,14 @@ import type { DashboardProps } from './types.js'
  * gives the terminal back as it was. SIGTERM and SIGHUP leave the same way.
  */
 export async function renderDashboard(props: DashboardProps, stdout: NodeJS.WriteStream = process.stdout): Promise<void> {
+  // Ink reads CI / CONTINUOUS_INTEGRATION once, as it loads, and when either is set draws nothing until
+  // it exits. A dashboard on a terminal is watched by a person whatever the environment says, so those
+  // are cleared before Ink is first imported (hence the dynamic imports).
+  if (stdout.isTTY) {
+    delete process.env.CI
+    delete process.env.CONTINUOUS_INTEGRATION
+  }
+  const [{ render }, { Dashboard }] = await Promise.all([import('ink'), import('./Dashboard.js')])
   stdout.write('\x1b[?1049h\x1b[H')
   const app = render(<Dashboard {...props} />, { stdout, exitOnCtrlC: true, patchConsole: true })
   const leave = () => app.unmount()
