@@ -2,112 +2,27 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startCallbackApp, type CallbackApp } from './helpers/app.js'
 import { type BrokerProcess, runCli, startBroker } from './helpers/broker.js'
-import { Browser } from './helpers/browser.js'
+import { flowSuite, storeAt } from './helpers/flow-suite.js'
 import { type OAuth2Provider, startOAuth2Provider } from './helpers/oauth2-provider.js'
 import { waitFor } from './helpers/ports.js'
 import { type RedisServer, startRedis } from './helpers/redis.js'
 
 let redis: RedisServer
 let provider: OAuth2Provider
-let app: CallbackApp
 
 beforeAll(async () => {
-  ;[redis, provider, app] = await Promise.all([startRedis(), startOAuth2Provider(), startCallbackApp()])
+  ;[redis, provider] = await Promise.all([startRedis(), startOAuth2Provider()])
 })
 
 afterAll(async () => {
-  await Promise.all([redis?.stop(), provider?.stop(), app?.close()])
+  await Promise.all([redis?.stop(), provider?.stop()])
 })
 
-async function store(broker: BrokerProcess, record: Record<string, string>, form = false): Promise<{ hash: string; url: string }> {
-  const res = await fetch(`${broker.url}/store`, {
-    method: 'POST',
-    headers: { 'content-type': form ? 'application/x-www-form-urlencoded' : 'application/json' },
-    body: form ? new URLSearchParams(record).toString() : JSON.stringify(record),
-  })
-  expect(res.status, await res.clone().text()).toBe(200)
-  return (await res.json()) as { hash: string; url: string }
-}
+const store = (broker: BrokerProcess, record: Record<string, string>) => storeAt(broker.url, record)
 
-const lastDelivery = () => app.received[app.received.length - 1]!
-
-/** The OAuth 2 flows end to end against one running broker. */
-function flowSuite(label: string, brokerArgs: () => string[]) {
-  describe(`OAuth 2 flows, ${label}`, () => {
-    let broker: BrokerProcess
-    beforeAll(async () => {
-      broker = await startBroker({ args: brokerArgs() })
-    })
-    afterAll(async () => {
-      await broker?.stop()
-    })
-
-    it('runs 3-legged with PKCE verified by the provider and delivers to the app', async () => {
-      const { url } = await store(broker, {
-        auth_version: '2',
-        auth_leg: '3',
-        client_id: 'app-client',
-        client_secret: 'app-secret',
-        authorize_url: provider.authorizeUrl,
-        access_url: provider.tokenUrl,
-        callback: app.callback,
-        scope: 'openid profile',
-        state: 'my-app-state',
-      })
-      const browser = new Browser()
-      const res = await browser.go(url)
-      expect(res.status).toBe(200)
-      expect(res.body).toBe('app got it')
-      // start → provider authorize → broker callback → app
-      expect(res.hops.map((h) => h.status)).toEqual([302, 302, 302, 200])
-      const got = lastDelivery().query
-      expect(got.access_token).toMatch(/^ey/)
-      expect(got.refresh_token).toBeTruthy()
-      expect(got.token_type).toBe('Bearer')
-      expect(got.state).toBe('my-app-state')
-      const authorize = provider.authorizeRequests.at(-1)!
-      expect(authorize.code_challenge_method).toBe('S256')
-      const token = provider.tokenRequests.at(-1)!
-      expect(token.grant_type).toBe('authorization_code')
-      expect(token.code_verifier).toMatch(/^[\w-]{43}$/)
-    })
-
-    it('runs 2-legged client credentials, then refresh_token with the refresh token', async () => {
-      const { url } = await store(broker, { auth_version: '2', auth_leg: '2', client_id: 'c', client_secret: 's', access_url: provider.tokenUrl, callback: app.callback, scope: 'api' })
-      await new Browser().go(url)
-      expect(lastDelivery().query.access_token).toMatch(/^ey/)
-      expect(provider.tokenRequests.at(-1)!.grant_type).toBe('client_credentials')
-
-      const refreshed = await store(broker, { auth_version: '2', auth_leg: '2', grant_type: 'refresh_token', refresh_token: 'rt-123', client_id: 'c', access_url: provider.tokenUrl })
-      const res = await fetch(`${broker.url}/start?hash=${refreshed.hash}`)
-      expect(res.status).toBe(200)
-      const body = (await res.json()) as Record<string, string>
-      expect(body.access_token).toMatch(/^ey/)
-      expect(body.refresh_token).toBeTruthy()
-      expect(provider.tokenRequests.at(-1)).toMatchObject({ grant_type: 'refresh_token', refresh_token: 'rt-123' })
-    })
-
-    it('runs the resource owner password flow', async () => {
-      const { hash } = await store(broker, { auth_flow: 'owner_resources', auth_version: '2', client_id: 'c', access_url: provider.tokenUrl, username: 'alice', password: 'pw', callback: app.callback })
-      const res = await new Browser().go(`http://localhost:${broker.port}/start?hash=${hash}`)
-      expect(res.status).toBe(200)
-      expect(lastDelivery().query.access_token).toMatch(/^ey/)
-      expect(provider.tokenRequests.at(-1)).toMatchObject({ grant_type: 'password', username: 'alice' })
-    })
-
-    it('completes a flow stored Guardian-style with a form body', async () => {
-      const { hash } = await store(broker, { auth_type: 'oauth', auth_version: '2', auth_leg: '3', client_id: 'g', authorize_url: provider.authorizeUrl, access_url: provider.tokenUrl, callback: app.callback }, true)
-      const res = await new Browser().go(`http://localhost:${broker.port}/start?hash=${hash}`)
-      expect(res.body).toBe('app got it')
-      expect(lastDelivery().query.access_token).toMatch(/^ey/)
-    })
-  })
-}
-
-flowSuite('real Redis', () => ['--store', 'redis', '--store-port', String(redis.port)])
-flowSuite('embedded store', () => ['--store', 'memory'])
+flowSuite('real Redis', () => ({ args: ['--store', 'redis', '--store-port', String(redis.port)] }))
+flowSuite('embedded store', () => ({ args: ['--store', 'memory'] }))
 
 describe('broker serve', () => {
   it('forgets a flow after store.expire: /start after 2 s is a 404', async () => {

@@ -46,7 +46,9 @@ export async function serve(opts: ServeOptions): Promise<ServeResult> {
   let workers = loaded.workers
   if (driver === 'redis') {
     const probe = await connectStore(loaded.store, 'redis')
-    await probe.quit().catch(() => probe.disconnect())
+    await probe.quit().catch(() => undefined)
+    // A Sentinel client also holds connections to the sentinels: close everything, or the primary never exits.
+    probe.disconnect()
   } else {
     if (loaded.store.driver === 'auto') notice(`no Redis answered at ${loaded.store.host}:${loaded.store.port}; using the embedded in-process store (flows live in this process only)`)
     if (workers > 1) notice(`workers set to 1 (was ${workers}): the embedded store cannot be shared between processes`)
