@@ -1,17 +1,57 @@
-/** Path normalization per RFC 3986 §6 as the reference states it. */
+/** Path normalization per RFC 3986 §6 as the reference states it, with Kong's choices where it is silent. */
 
-const UNRESERVED = /[A-Za-z0-9\-._~]/
+// Kong's reserved set (kong/tools/uri.lua): their escapes stay, with uppercase hex
+const RESERVED = new Set("!*'();:@&=+$,/?%#[]")
+const utf8 = new TextDecoder('utf-8', { fatal: true })
+
+const hexOf = (m: string) => m.toUpperCase()
 
 /**
- * Decodes percent-encoded unreserved characters, uppercases the hex of the others, resolves
- * `.` and `..` segments and collapses duplicate slashes.
+ * Percent-decoding as Kong does it: escapes of reserved characters are kept with uppercase hex;
+ * unreserved and other characters are decoded (`%20` → space, `%C3%B8` → `ø`). Bytes that do not
+ * make UTF-8 text keep their (uppercased) escapes, as a JS string cannot hold them raw.
+ */
+function decodeEscapes(path: string): string {
+  return path.replace(/(?:%[0-9a-fA-F]{2})+/g, (run) => {
+    let out = ''
+    let bytes: number[] = []
+    let escapes = ''
+    const flush = () => {
+      if (bytes.length === 0) return
+      try {
+        out += utf8.decode(Uint8Array.from(bytes))
+      } catch {
+        out += hexOf(escapes)
+      }
+      bytes = []
+      escapes = ''
+    }
+    for (let i = 0; i < run.length; i += 3) {
+      const escape = run.slice(i, i + 3)
+      const byte = parseInt(escape.slice(1), 16)
+      if (byte < 0x80 && RESERVED.has(String.fromCharCode(byte))) {
+        flush()
+        out += hexOf(escape)
+      } else if (byte < 0x80) {
+        flush()
+        out += String.fromCharCode(byte)
+      } else {
+        bytes.push(byte)
+        escapes += escape
+      }
+    }
+    flush()
+    return out
+  })
+}
+
+/**
+ * Decodes percent-encoded characters other than reserved ones, uppercases the hex of the
+ * reserved ones, resolves `.` and `..` segments and collapses duplicate slashes.
  */
 export function normalizePath(path: string): string {
   if (path === '' || path === '/') return path
-  let uri = path.replace(/%([0-9a-fA-F]{2})/g, (m, hex: string) => {
-    const ch = String.fromCharCode(parseInt(hex, 16))
-    return UNRESERVED.test(ch) ? ch : m.toUpperCase()
-  })
+  let uri = path.includes('%') ? decodeEscapes(path) : path
   if (!uri.includes('.') && !uri.includes('//')) return uri
   const out: string[] = []
   while (uri.length > 0) {
