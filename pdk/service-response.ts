@@ -3,6 +3,7 @@ import type { Context } from './context.js'
 import { checkLimit, decodeArgs } from './args.js'
 import type { HeadersTable } from './headers.js'
 import { checkPhase, phaseSet } from './phases.js'
+import { FORM, JSON_TYPE, MULTIPART, parseMultipart } from './request/body.js'
 import { values, type Values } from './values.js'
 
 const HEADER_BODY_LOG = phaseSet('response', 'header_filter', 'body_filter', 'log')
@@ -32,27 +33,38 @@ export function createServiceResponse(ctx: Context) {
       if (typeof name !== 'string') throw new Error('name must be a string')
       return service()?.headers.get(name)
     },
-    get_raw_body(): string | undefined {
+    get_raw_body(): string {
       checkPhase(ctx, HEADER_BODY_LOG)
-      return bodyText()
+      return bodyText() ?? ''
     },
-    get_body(mimetype?: string, max_args?: number): unknown {
+    /** The service's body decoded by `mimetype` or its Content-Type: (body, err, mimetype), as Kong. */
+    async get_body(mimetype?: string | null, max_args?: number | null): Promise<Values> {
       checkPhase(ctx, HEADER_BODY_LOG)
       const body = bodyText() ?? ''
-      const type = mimetype ?? service()?.headers.get('content-type') ?? ''
-      const bare = type.split(';')[0]!.trim().toLowerCase()
-      if (bare === 'application/x-www-form-urlencoded') {
+      const type = mimetype ?? service()?.headers.get('content-type')
+      if (type === undefined) return values(undefined, 'missing content type')
+      const bare = type.toLowerCase().split(';')[0]!
+      if (bare.startsWith(FORM)) {
         checkLimit('max_args', max_args)
-        return values(decodeArgs(body, max_args ?? ctx.config.lua_max_post_args).args, undefined, bare)
+        // Kong's own default here, not lua_max_post_args
+        return values(decodeArgs(body, max_args ?? 100).args, undefined, FORM)
       }
-      if (bare === 'application/json') {
+      if (bare.startsWith(JSON_TYPE)) {
+        let json: unknown
         try {
-          return values(JSON.parse(body), undefined, bare)
+          json = JSON.parse(body)
         } catch {
-          return values(undefined, 'invalid json body', bare)
+          json = undefined
         }
+        if (typeof json !== 'object' || json === null) return values(undefined, 'invalid json body', JSON_TYPE)
+        return values(json, undefined, JSON_TYPE)
       }
-      return values(undefined, 'unsupported content type', bare)
+      if (bare.startsWith(MULTIPART)) {
+        const parts = await parseMultipart(Buffer.from(body), type)
+        if (!parts) return values(undefined, 'unable to decode multipart body', MULTIPART)
+        return values(parts, undefined, MULTIPART)
+      }
+      return values(undefined, `unsupported content type '${type}'`, bare)
     },
   }
 }

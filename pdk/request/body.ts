@@ -4,9 +4,9 @@ import type { Context } from '../context.js'
 import { checkLimit, decodeArgs } from '../args.js'
 import { values, type Values } from '../values.js'
 
-const FORM = 'application/x-www-form-urlencoded'
-const JSON_TYPE = 'application/json'
-const MULTIPART = 'multipart/form-data'
+export const FORM = 'application/x-www-form-urlencoded'
+export const JSON_TYPE = 'application/json'
+export const MULTIPART = 'multipart/form-data'
 
 /** get_raw_body: the body, or (nil, err) when it was buffered to disk and may not be read. */
 export function rawBody(ctx: Context, maxAllowedFileSize?: number): string | Values {
@@ -58,7 +58,7 @@ export async function decodeBody(ctx: Context, mimetype?: string, maxArgs?: numb
 }
 
 /** Multipart fields (files as their content); repeated names become arrays. */
-function parseMultipart(body: Buffer, contentType: string): Promise<Record<string, string | string[]> | undefined> {
+export function parseMultipart(body: Buffer, contentType: string): Promise<Record<string, string | string[]> | undefined> {
   return new Promise((resolve) => {
     let parser: busboy.Busboy
     try {
