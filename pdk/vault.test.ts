@@ -45,8 +45,8 @@ describe('vault.get from an env-style vault', () => {
   it('reads a key of a JSON secret', () => {
     const { kit } = kitFor({ vault })
     expect(kit.vault.get('{vault://env/json-secret/user}')).toBe('u')
-    expect(toList(kit.vault.get('{vault://env/json-secret/none}'))).toEqual([undefined, 'could not get subfield value: subfield none not found in JSON secret'])
-    expect(toList(kit.vault.get('{vault://env/json-secret/n}'))).toEqual([undefined, 'could not get subfield value: unexpected number value in JSON secret for subfield n'])
+    expect(toList(kit.vault.get('{vault://env/json-secret/none}'))).toEqual([undefined, 'could not get value from external vault (could not get subfield value: subfield none not found in JSON secret)'])
+    expect(toList(kit.vault.get('{vault://env/json-secret/n}'))).toEqual([undefined, 'could not get value from external vault (could not get subfield value: unexpected number value in JSON secret for subfield n)'])
   })
 
   it('reports unknown vaults and missing values', () => {

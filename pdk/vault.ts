@@ -1,7 +1,7 @@
 /** pdk.vault: secret references `{vault://<name>/<resource>/<key>?<options>#<version>}`. */
 import type { Context, Table } from './context.js'
 import { decodeArgs, unescape } from './args.js'
-import { values, Values } from './values.js'
+import { luaType, values, Values } from './values.js'
 
 export interface ParsedReference {
   name: string
@@ -62,18 +62,23 @@ export function createVault(ctx: Context) {
     const prefix = typeof ref.config?.prefix === 'string' ? ref.config.prefix : ''
     let name = (prefix + ref.resource).replace(/-/g, '_').toUpperCase()
     if (ref.version === 2) name += '_PREVIOUS'
+    // Kong negatively caches any failure of the strategy and reports it wrapped
+    const failed = (err: string) => values(undefined, `could not get value from external vault (${err})`)
     const value = vault[name]
-    if (value === undefined) return values(undefined, 'could not get value from external vault (no value found)')
+    if (value === undefined) return failed('no value found')
     if (ref.key === undefined) return value
     let json: unknown
     try {
       json = JSON.parse(value)
     } catch (e) {
-      return values(undefined, `could not get subfield value: unable to json decode value (nil): ${(e as Error).message}`)
+      return failed(`could not get subfield value: unable to json decode value (nil): ${(e as Error).message}`)
     }
-    const sub = typeof json === 'object' && json !== null ? (json as Table)[ref.key] : undefined
-    if (sub === undefined) return values(undefined, `could not get subfield value: subfield ${ref.key} not found in JSON secret`)
-    if (typeof sub !== 'string') return values(undefined, `could not get subfield value: unexpected ${typeof sub} value in JSON secret for subfield ${ref.key}`)
+    if (typeof json !== 'object' || json === null) return failed(`could not get subfield value: unable to json decode value (${String(json)}): nil`)
+    const sub = (json as Table)[ref.key]
+    if (sub === undefined) return failed(`could not get subfield value: subfield ${ref.key} not found in JSON secret`)
+    // a JSON null is cjson.null, a userdata in Lua
+    const type = sub === null ? 'userdata' : luaType(sub)
+    if (typeof sub !== 'string') return failed(`could not get subfield value: unexpected ${type} value in JSON secret for subfield ${ref.key}`)
     return sub
   }
   const get = (reference: string): string | Values => {
