@@ -70,6 +70,19 @@ describe('loadConfig', () => {
     expect(err.message).toMatch(/store\.port .*Expected number/)
   })
 
+  it('blames the file, not the flags, when unset flags sit above a bad file value', async () => {
+    const cwd = dir()
+    writeFileSync(join(cwd, 'c.json'), JSON.stringify({ port: 'abc', colour: 'blue', store: { expire: 0, hots: 'x' } }))
+    // What `serve` passes when no flag is given: every key present, every value undefined.
+    const flags = { port: undefined, workers: undefined, store: { expire: undefined, host: undefined } }
+    const err = (await loadConfig({ cwd, file: 'c.json', env: {}, flags }).catch((e: unknown) => e)) as BrokerError
+    expect(err.message).toMatch(/\n {2}port \(\S+c\.json\): Expected number/)
+    expect(err.message).toMatch(/\n {2}store\.expire \(\S+c\.json\): Number must be greater/)
+    expect(err.message).toMatch(/\n {2}"colour" \(\S+c\.json\): unknown key; expected one of host, protocol, port/)
+    expect(err.message).toMatch(/\n {2}"store\.hots" \(\S+c\.json\): unknown key; expected one of driver, host, port/)
+    expect(err.message).not.toContain('command-line flag')
+  })
+
   it('names the environment variable when it is the bad one', async () => {
     const err = (await loadConfig({ cwd: dir(), env: { BROKER_STORE_EXPIRE: 'soon' } }).catch((e: unknown) => e)) as BrokerError
     expect(err.message).toMatch(/store\.expire \(environment variable BROKER_STORE_EXPIRE\)/)

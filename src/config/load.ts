@@ -133,18 +133,37 @@ function envOverrides(env: NodeJS.ProcessEnv): { values: Record<string, unknown>
 }
 
 function configError(error: z.ZodError, layers: Array<[string, Record<string, unknown>]>, envNames: Map<string, string>): BrokerError {
-  const lines = error.issues.map((issue) => {
-    const key = issue.path.join('.') || '(root)'
-    const layer = layers.find(([, values]) => hasPath(values, issue.path))
-    let where = layer ? layer[0] : 'defaults'
-    if (where === 'environment') where = `environment variable ${envNames.get(key) ?? envName(issue.path.map(String))}`
-    const message = issue.code === 'unrecognized_keys' ? `unknown key(s) ${issue.keys.map((k) => `"${issue.path.concat(k).join('.')}"`).join(', ')}` : issue.message
-    return `${key} (${where}): ${message}`
+  // Where a key's value came from: the highest layer that sets it (flags and env carry unset keys as undefined).
+  const origin = (path: ReadonlyArray<string | number>): string => {
+    const layer = layers.find(([, values]) => hasPath(values, path))
+    if (!layer) return 'defaults'
+    return layer[0] === 'environment' ? `environment variable ${envNames.get(path.join('.')) ?? envName(path.map(String))}` : layer[0]
+  }
+  const lines = error.issues.flatMap((issue) => {
+    if (issue.code === 'unrecognized_keys') {
+      const known = Object.keys(shapeAt(configSchema, issue.path) ?? {})
+      return issue.keys.map((k) => {
+        const path = [...issue.path, k]
+        return `"${path.join('.')}" (${origin(path)}): unknown key${known.length ? `; expected one of ${known.join(', ')}` : ''}`
+      })
+    }
+    return [`${issue.path.join('.') || '(root)'} (${origin(issue.path)}): ${issue.message}`]
   })
   const first = error.issues[0]
+  const firstKey = first?.code === 'unrecognized_keys' ? [...first.path, first.keys[0]] : first?.path
   return new BrokerError('CONFIG_INVALID', `Invalid configuration:\n  ${lines.join('\n  ')}`, {
-    key: first ? first.path.join('.') : undefined,
+    key: firstKey ? firstKey.join('.') : undefined,
   })
+}
+
+/** The keys a config object accepts at `path` (for "expected one of …"). */
+function shapeAt(schema: z.ZodTypeAny, path: ReadonlyArray<string | number>): Record<string, unknown> | undefined {
+  let inner = unwrap(schema)
+  for (const p of path) {
+    if (!(inner instanceof z.ZodObject)) return undefined
+    inner = unwrap((inner.shape as Record<string, z.ZodTypeAny>)[String(p)] ?? z.never())
+  }
+  return inner instanceof z.ZodObject ? (inner.shape as Record<string, unknown>) : undefined
 }
 
 function hasPath(obj: Record<string, unknown>, path: ReadonlyArray<string | number>): boolean {
@@ -153,7 +172,7 @@ function hasPath(obj: Record<string, unknown>, path: ReadonlyArray<string | numb
     if (!cur || typeof cur !== 'object' || !(p in (cur as object))) return false
     cur = (cur as Record<string | number, unknown>)[p]
   }
-  return path.length > 0
+  return path.length > 0 && cur !== undefined
 }
 
 function setPath(obj: Record<string, unknown>, path: readonly string[], value: unknown): void {
