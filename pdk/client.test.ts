@@ -106,6 +106,13 @@ describe('authentication state', () => {
     expect(kitFor(fwd).kit.client.get_protocol()).toBe('http')
     expect(kitFor(fwd).kit.client.get_protocol(true)).toBe('https')
   })
+  it('get_protocol refuses more than one trusted X-Forwarded-Proto, as Kong', () => {
+    const headers = { 'X-Forwarded-Proto': ['https', 'http'] }
+    const fwd = { route: { protocols: ['http', 'https'] }, config: { trusted_ips: ['127.0.0.1'] }, request: { headers } }
+    expect(toList(kitFor(fwd).kit.client.get_protocol(true))).toEqual([undefined, 'Only one X-Forwarded-Proto header allowed'])
+    expect(toList(kitFor({ ...fwd, request: { headers: { 'X-Forwarded-Proto': 'https,http' } } }).kit.client.get_protocol(true))).toEqual([undefined, 'Only one X-Forwarded-Proto header allowed'])
+    expect(kitFor(fwd).kit.client.get_protocol()).toBe('http')
+  })
 })
 
 describe('client.tls', () => {

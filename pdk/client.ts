@@ -94,8 +94,10 @@ export function createClient(ctx: Context) {
         if (ctx.request.scheme === 'https') return 'https'
         const trusted = trustMatcher(ctx.config.trusted_ips)(ctx.request.peer.ip)
         if (allow_terminated && trusted) {
-          const proto = ctx.request.headers.get('x-forwarded-proto')
-          if (proto !== undefined && proto.toLowerCase() === 'https') return 'https'
+          // nginx joins repeated headers with ", "; Kong refuses more than one value
+          const proto = ctx.request.headers.all('x-forwarded-proto').join(', ')
+          if (proto.includes(',')) return values(undefined, 'Only one X-Forwarded-Proto header allowed')
+          if (proto.toLowerCase() === 'https') return 'https'
         }
         return 'http'
       }
