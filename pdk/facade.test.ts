@@ -20,6 +20,12 @@ describe('kong-js-pdk facade', () => {
     expect(typeof at(kong, 'webserver.getTls1VersionStr')).toBe('function')
   })
 
+  it("also answers to kong-js-pdk's own spelling of names with digits (nginx.getTls1_versionStr)", async () => {
+    const { kit } = kitFor({ request: { url: 'https://example.com/' } })
+    const kong = createFacade(kit, () => undefined)
+    expect(await at(kong, 'nginx.getTls1_versionStr')()).toBe('TLSv1.3')
+  })
+
   it('rejects a soft failure (nil, err) with an error carrying err', async () => {
     const { kit } = kitFor()
     const kong = createFacade(kit, () => undefined)

@@ -14,6 +14,9 @@ export class PDKError extends Error {
 }
 
 const toCamel = (name: string): string => name.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase())
+// kong-js-pdk maps a camelCase name back only where a lowercase letter precedes the capital, so
+// its typings spell get_tls1_version_str as getTls1_versionStr: that spelling must work too
+const toJsPdkCamel = (name: string): string => name.replace(/([a-z])_([a-z])/g, (_, a: string, b: string) => a + b.toUpperCase())
 
 export type Facade = Record<string, unknown>
 
@@ -43,7 +46,7 @@ function wrap(tree: KitTree, prefix: string, record: () => Recorder | undefined)
     proto = {}
     for (const name of names) {
       const path = prefix ? `${prefix}.${name}` : name
-      const aliases = [...new Set([name, toCamel(name)])]
+      const aliases = [...new Set([name, toCamel(name), toJsPdkCamel(name)])]
       const get = function (this: Holder): unknown {
         const v = this.$tree[name]!
         const value = typeof v === 'function' ? wrapFn(v as (...a: unknown[]) => unknown, path, this.$record) : wrap(v, path, this.$record)
