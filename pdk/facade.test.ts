@@ -35,6 +35,15 @@ describe('kong-js-pdk facade', () => {
     expect((kong as { Error: unknown }).Error).toBe(PDKError)
   })
 
+  it("returns log.serialize as JSON text, as Kong's plugin server does for external plugins", async () => {
+    const { kit } = kitFor({ request: { url: 'http://example.com/p' } }, 'log')
+    const kong = createFacade(kit, () => undefined)
+    await at(kong, 'log.setSerializeValue')('a.b', 1)
+    const text = await at(kong, 'log.serialize')()
+    expect(typeof text).toBe('string')
+    expect(JSON.parse(text as string)).toMatchObject({ a: { b: 1 }, request: { uri: '/p' } })
+  })
+
   it('rejects when the kit throws, e.g. a phase error', async () => {
     const { kit } = kitFor({}, 'log')
     const kong = createFacade(kit, () => undefined)

@@ -68,6 +68,8 @@ function wrapFn(fn: (...a: unknown[]) => unknown, path: string, record: () => Re
     const result = await invoke(fn, path, args, record())
     const { value, err } = split(result)
     if (err !== undefined && err !== null) throw new PDKError(`PDK method kong.${path} failed:  ${String(err)}`)
+    // Kong's plugin server hands external plugins the serialized log as JSON text
+    if (path === 'log.serialize') return JSON.stringify(value)
     return value
   }
 }
