@@ -24,6 +24,15 @@ describe('node', () => {
     expect(kit.node.get_memory_stats('G', 3).workers_lua_vms[1].http_allocated_gc).toBe('3.000 GiB')
   })
 
+  it('rounds exact ties to even as C printf does, not up as toFixed', () => {
+    expect(bytesToStr(2560, 'k', 0)).toBe('2 KiB')
+    expect(bytesToStr(3584, 'k', 0)).toBe('4 KiB')
+    expect(bytesToStr(128, 'k', 2)).toBe('0.12 KiB')
+    expect(bytesToStr(1152, 'k', 2)).toBe('1.12 KiB')
+    expect(bytesToStr(1408, 'k', 2)).toBe('1.38 KiB')
+    expect(bytesToStr(5497558, 'm')).toBe('5.24 MiB')
+  })
+
   it('rejects bad units and scales with Kong\'s messages', () => {
     const { kit } = kitFor()
     expect(() => kit.node.get_memory_stats('t')).toThrow("invalid unit 't' (expected 'k/K', 'm/M', or 'g/G')")

@@ -10,7 +10,29 @@ export function bytesToStr(bytes: number, unit: string = 'b', scale: number = 2)
   if (typeof scale !== 'number' || scale < 0) throw new Error('scale must be equal or greater than 0')
   const found = UNITS[u]
   if (!found) throw new Error(`invalid unit '${unit}' (expected 'k/K', 'm/M', or 'g/G')`)
-  return `${(bytes / found[0]).toFixed(scale)} ${found[1]}`
+  return `${printfFixed(bytes / found[0], scale)} ${found[1]}`
+}
+
+/**
+ * C's `%.<scale>f`: like toFixed, except that an exact tie rounds to even (toFixed rounds it up),
+ * so 2.5 KiB at scale 0 prints "2" as Kong's string.format does.
+ */
+export function printfFixed(x: number, scale: number): string {
+  const fixed = x.toFixed(scale)
+  if (!Number.isFinite(x) || x < 0) return fixed
+  const view = new DataView(new ArrayBuffer(8))
+  view.setFloat64(0, x)
+  const bits = view.getBigUint64(0)
+  const biased = Number((bits >> 52n) & 0x7ffn)
+  const mantissa = (bits & ((1n << 52n) - 1n)) | (biased === 0 ? 0n : 1n << 52n)
+  const shift = BigInt(1075 - (biased === 0 ? 1 : biased)) // x = mantissa / 2^shift
+  if (shift <= 0n) return fixed
+  const num = mantissa * 10n ** BigInt(scale)
+  const den = 1n << shift
+  const q = num / den
+  if ((num % den) * 2n !== den || q % 2n !== 0n) return fixed
+  const digits = q.toString().padStart(scale + 1, '0')
+  return scale === 0 ? digits : `${digits.slice(0, -scale)}.${digits.slice(-scale)}`
 }
 
 /** Builds pdk.node for a request context. */
