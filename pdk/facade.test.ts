@@ -44,6 +44,15 @@ describe('kong-js-pdk facade', () => {
     expect(JSON.parse(text as string)).toMatchObject({ a: { b: 1 }, request: { uri: '/p' } })
   })
 
+  it('kong.log(...) is the base log call at notice severity and still has its levels', async () => {
+    const { ctx, kit } = kitFor()
+    const kong = createFacade(kit, () => undefined) as unknown as { log: Fn & { err: Fn } }
+    await kong.log('hello ', 42)
+    await kong.log.err('bad')
+    expect(ctx.logs.map((l) => l.level)).toEqual(['notice', 'error'])
+    expect(ctx.logs[0]!.line).toContain('[test-plugin] hello 42')
+  })
+
   it('rejects when the kit throws, e.g. a phase error', async () => {
     const { kit } = kitFor({}, 'log')
     const kong = createFacade(kit, () => undefined)

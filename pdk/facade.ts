@@ -57,7 +57,9 @@ function wrap(tree: KitTree, prefix: string, record: () => Recorder | undefined)
     }
     prototypes.set(key, proto)
   }
-  const out = Object.create(proto) as Facade
+  // kong.log(...) is itself the base log call at notice severity, as Kong's log table is callable
+  const base = prefix === 'log' ? tree.notice : undefined
+  const out = (typeof base === 'function' ? Object.setPrototypeOf(wrapFn(base, 'log', record), proto) : Object.create(proto)) as Facade
   Object.defineProperty(out, '$tree', { value: tree })
   Object.defineProperty(out, '$record', { value: record })
   return out

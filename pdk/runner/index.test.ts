@@ -19,6 +19,15 @@ async function run(fixture: Omit<Fixture, 'name'> & { name?: string }, files: Re
 
 const script = (name: string, phases: Record<string, unknown[]>) => ({ name, phases }) as Fixture['plugins'][number]
 
+describe('script calls', () => {
+  it('`log` alone is the base log call, at notice severity', async () => {
+    const r = await run({ request: { url: 'http://h/' }, plugins: [script('p', { access: [{ call: 'log', args: ['plain ', 'notice'] }] })] })
+    expect(r.phases[0]!.calls).toEqual([{ call: 'log', args: ['plain ', 'notice'], returns: [] }])
+    expect(r.logs.find((l) => l.line.includes('plain notice'))?.level).toBe('notice')
+    expect(r.failures).toEqual([])
+  })
+})
+
 describe('lifecycle', () => {
   it('runs http phases in order, proxying between balancer and response', async () => {
     const calls = [{ call: 'webserver.get_subsystem', returns: ['http'] }]
