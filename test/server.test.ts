@@ -7,6 +7,7 @@ import { flowSuite, storeAt } from './helpers/flow-suite.js'
 import { type OAuth2Provider, startOAuth2Provider } from './helpers/oauth2-provider.js'
 import { waitFor } from './helpers/ports.js'
 import { type RedisServer, startRedis } from './helpers/redis.js'
+import { CONFIG_LEAVES } from '../src/config/load.js'
 
 let redis: RedisServer
 let provider: OAuth2Provider
@@ -80,6 +81,23 @@ describe('broker serve', () => {
     expect(res.code).toBe(0)
     for (const flag of ['--config', '--port', '--workers', '--host', '--protocol', '--pid-dir', '--store', '--store-host', '--store-port', '--store-pass', '--expire', '--callbacks-allow', '--delivery-allow', '--plugins-dir', '--provider-timeout']) {
       expect(res.stdout).toContain(flag)
+    }
+  })
+
+  it('names every config key in --help, each with a flag', async () => {
+    const res = await runCli(['serve', '--help'])
+    // oclif wraps summaries: join the lines before looking for a key.
+    const help = res.stdout.replace(/\s*\n\s*/g, ' ')
+    const missing = CONFIG_LEAVES.map((leaf) => leaf.path.join('.')).filter((key) => !new RegExp(`\\(${key.replace(/\./g, '\\.')}[,)]`).test(help))
+    expect(missing).toEqual([])
+  })
+
+  it('takes the cookie and session secrets from flags: no generated-secrets warning', async () => {
+    const broker = await startBroker({ args: ['--store', 'memory', '--cookie-secret', 'c'.repeat(32), '--session-secret', 's'.repeat(32)] })
+    try {
+      expect(broker.stderr()).not.toMatch(/generated for this run/)
+    } finally {
+      await broker.stop()
     }
   })
 })
