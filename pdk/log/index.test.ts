@@ -62,6 +62,12 @@ describe('log.deprecation', () => {
     ])
   })
 
+  it('takes a lone table as the metadata, with an empty message', () => {
+    const { ctx, kit } = kitFor()
+    kit.log.deprecation({ after: '1.0', removal: '2.0' })
+    expect(ctx.logs[0]!.line).toContain('[test-plugin]  (deprecated after 1.0, scheduled for removal in 2.0), client')
+  })
+
   it('adds a stack trace when trace is true', () => {
     const { ctx, kit } = kitFor()
     kit.log.deprecation('t', { trace: true })

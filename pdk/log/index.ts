@@ -42,7 +42,8 @@ export function createLog(ctx: Context): PdkLog {
       checkPhase(ctx, SETS.ALL)
       if (args.length === 0) throw new Error('expected at least one argument to log')
       const last = args[args.length - 1]
-      const meta = args.length > 1 && typeof last === 'object' && last !== null && !Array.isArray(last)
+      // as Kong's deprecation.raise: any final table is the metadata, even when it is the only argument
+      const meta = typeof last === 'object' && last !== null && !Array.isArray(last)
         ? (last as { after?: unknown; removal?: unknown; trace?: unknown })
         : undefined
       const parts = meta ? args.slice(0, -1) : args
