@@ -76,6 +76,13 @@ describe('log.deprecation', () => {
 })
 
 describe('serialize and set_serialize_value', () => {
+  it('an L4 record carries session latencies, as Kong stream serialize', () => {
+    const { kit } = kitFor({ subsystem: 'stream', request: { url: 'tcp://h:9000' } }, 'log')
+    const record = kit.log.serialize() as { latencies: Record<string, number>; session: unknown }
+    expect(Object.keys(record.latencies).sort()).toEqual(['kong', 'session'])
+    expect(record.session).toMatchObject({ server_port: 9000 })
+  })
+
   it('serialize is only for the log phase', () => {
     expect(() => kitFor({}, 'access').kit.log.serialize()).toThrow('function cannot be called in access phase (only in: log)')
   })

@@ -104,6 +104,8 @@ export function serialize(ctx: Context): Table {
       session: { tls: tlsInfo(ctx), received: req.body.length, sent: res.body?.length ?? 0, status: res.status, server_port: req.port },
       upstream: { received: res.service?.body.length ?? 0, sent: ctx.upstream.body.length },
       ...common,
+      // an L4 session has no request/proxy/receive split: Kong reports the session time
+      latencies: { kong: 0, session: Date.now() - ctx.startTime },
     }
   } else {
     const headers = req.headers.table(ctx.config.lua_max_req_headers).headers
