@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs'
-import { join, resolve } from 'node:path'
+import { basename, join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import type { FlowPlugin } from '../../../flows/contract.js'
 import oauth11 from '../../../flows/oauth_1_1-legged.js'
@@ -49,12 +49,17 @@ export class PluginRegistry {
   }
 }
 
+// Node's import errors name absolute paths ("… imported from /srv/broker/plugins/x.js"); an HTTP
+// client must never see a path, so each keeps its file name only.
+const ABSOLUTE_PATH = /(?<=^|[\s'"(`])(?:file:\/\/)?(?:\/|[A-Za-z]:\\)[^\s'"`)]+/g
+const withoutPaths = (message: string): string => message.replace(ABSOLUTE_PATH, (path) => basename(path.replace(/\\/g, '/')))
+
 async function loadPlugin(file: string, name: string): Promise<FlowPlugin> {
   let mod: Record<string, unknown>
   try {
     mod = (await import(pathToFileURL(resolve(file)).href)) as Record<string, unknown>
   } catch (err) {
-    throw new BrokerError('PLUGIN_INVALID', `The flow plugin "${name}" failed to load: ${(err as Error).message.split('\n')[0]}`, { plugin: name })
+    throw new BrokerError('PLUGIN_INVALID', `The flow plugin "${name}" failed to load: ${withoutPaths((err as Error).message.split('\n')[0] ?? '')}`, { plugin: name })
   }
   const candidate = (mod.default && typeof mod.default === 'object' ? mod.default : mod) as Partial<FlowPlugin>
   if (typeof candidate.start !== 'function') {
