@@ -118,6 +118,13 @@ describe('authentication state', () => {
 describe('client.tls', () => {
   const chain = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n'
 
+  it('a fixture may give the presented chain as a plain PEM string', () => {
+    const { ctx, kit } = kitFor({ request: { url: 'https://h/', tls: chain } }, 'certificate')
+    kit.client.tls.request_client_certificate()
+    ctx.phase = 'access'
+    expect(kit.client.tls.get_full_client_certificate_chain()).toBe(chain)
+  })
+
   it('the chain is visible later only when requested in the certificate phase', () => {
     const { ctx, kit } = kitFor({ request: { url: 'https://h/', tls: { client_certificate_chain: chain } } }, 'certificate')
     expect(kit.client.tls.request_client_certificate()).toBe(true)

@@ -46,6 +46,17 @@ describe('fixture loading', () => {
     expect(failure(write('s.json', JSON.stringify({ ...base, subsystem: 'udp' }))).message).toContain('$.subsystem: must be one of "http", "stream"')
   })
 
+  it('takes the client TLS chain as a PEM string or as {client_certificate_chain}, and HTTP/0.9 to HTTP/3', () => {
+    const pem = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n'
+    for (const tls of [pem, { client_certificate_chain: pem }]) {
+      expect(loadFixture(write('tls.json', JSON.stringify({ ...base, request: { url: 'https://h/', tls } }))).fixture.request.tls).toEqual(tls)
+    }
+    for (const http_version of [0.9, 1, 1.1, 2, 3, null]) {
+      expect(() => loadFixture(write('v.json', JSON.stringify({ ...base, request: { url: 'http://h/', http_version } })))).not.toThrow()
+    }
+    expect(failure(write('t.json', JSON.stringify({ ...base, request: { url: 'https://h/', tls: 5 } }))).path).toBe('$.request.tls')
+  })
+
   it('turns JSON pointers into JSON paths', () => {
     expect(jsonPath('/a/0/b~1c')).toBe('$.a[0]["b/c"]')
   })

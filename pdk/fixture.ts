@@ -52,7 +52,7 @@ export interface Fixture {
     body?: unknown
     http_version?: number | null
     client?: { ip?: string; port?: number }
-    tls?: { client_certificate_chain?: string }
+    tls?: string | { client_certificate_chain?: string }
   }
   upstream?: { status?: number; headers?: Record<string, unknown>; body?: unknown }
   plugins: PluginSpec[]

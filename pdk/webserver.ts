@@ -1,5 +1,6 @@
 /** pdk.webserver (Kong's kong.nginx): subsystem, statistics, variables and per-request context. */
 import type { Context } from './context.js'
+import { protocolName } from './log/line.js'
 
 /** Builds pdk.webserver for a request context. */
 export function createWebserver(ctx: Context) {
@@ -19,7 +20,7 @@ export function createWebserver(ctx: Context) {
       realip_remote_addr: req.peer.ip,
       realip_remote_port: String(req.peer.port),
       request_length: String(req.body.length),
-      server_protocol: req.httpVersion === undefined ? undefined : `HTTP/${req.httpVersion === 2 ? '2.0' : req.httpVersion}`,
+      server_protocol: req.httpVersion === undefined ? undefined : protocolName(req.httpVersion),
       request_id: ctx.requestId,
       upstream_uri: ctx.upstream.path + (ctx.upstream.query ? `?${ctx.upstream.query}` : ''),
       upstream_host: ctx.upstream.headers.get('host') ?? ctx.upstream.host,

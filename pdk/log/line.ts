@@ -45,12 +45,15 @@ export function callSite(ctx: Context): string {
   return '?:?'
 }
 
+/** nginx's name of an HTTP version: 1 → HTTP/1.0, 1.1 → HTTP/1.1, 2 → HTTP/2.0. */
+export const protocolName = (version: number): string => `HTTP/${Number.isInteger(version) ? version.toFixed(1) : String(version)}`
+
 /** A full log line as the gateway writes it (no request part outside a request). */
 export function formatLine(ctx: Context, label: string, message: string, site: string, plugin?: string): string {
   const head = `${timestamp()} [${label}] ${process.pid}#0: *1 [gateway] ${site} ${plugin ? `[${plugin}] ` : ''}${message}`
   if (ctx.phase === 'init_worker' || ctx.phase === 'timer') return head
   const req = ctx.request
-  const version = req.httpVersion === undefined ? '' : ` HTTP/${req.httpVersion === 2 ? '2.0' : req.httpVersion === 1 ? '1.0' : req.httpVersion}`
+  const version = req.httpVersion === undefined ? '' : ` ${protocolName(req.httpVersion)}`
   const requestLine = ctx.subsystem === 'stream' ? '' : `, request: "${req.method} ${req.uri}${version}", host: "${req.host}"`
   return `${head}, client: ${ctx.forwarded.ip}, server: kong${requestLine}`
 }

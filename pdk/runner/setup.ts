@@ -157,7 +157,7 @@ export function buildContext(f: Fixture, defaults: { requestId?: string } = {}):
       body,
       httpVersion: f.request.http_version === null ? undefined : (f.request.http_version ?? 1.1),
       peer,
-      tlsChain: f.request.tls?.client_certificate_chain,
+      tlsChain: typeof f.request.tls === 'string' ? f.request.tls : f.request.tls?.client_certificate_chain,
     },
     forwarded,
     upstream: {
