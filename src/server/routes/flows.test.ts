@@ -225,6 +225,30 @@ describe('GET /start and /callback', () => {
   })
 })
 
+describe('the browser-binding cookie', () => {
+  it('is SameSite=Lax over http, and SameSite=None; Secure over https so a provider POSTing back (form_post) still carries it', async () => {
+    const { hash } = await store(threeLegged())
+    const plain = String((await app.inject({ url: `/start?hash=${hash}` })).headers['set-cookie'])
+    expect(plain).toMatch(/SameSite=Lax/)
+    expect(plain).not.toMatch(/Secure/)
+
+    const httpsBroker = await memoryBroker({ protocol: 'https', host: 'broker.example.com' })
+    const httpsApp = await buildServer(httpsBroker)
+    try {
+      const res = await httpsApp.inject({ method: 'POST', url: '/store', payload: threeLegged() })
+      const start = await httpsApp.inject({ url: `/start?hash=${res.json().hash}` })
+      expect(start.statusCode).toBe(302)
+      const cookie = String(start.headers['set-cookie'])
+      expect(cookie).toMatch(/SameSite=None/)
+      expect(cookie).toMatch(/Secure/)
+      expect(cookie).toMatch(/HttpOnly/)
+    } finally {
+      await httpsApp.close()
+      await httpsBroker.close()
+    }
+  })
+})
+
 describe('misc', () => {
   it('answers /ping and JSON 404s', async () => {
     expect((await app.inject({ url: '/ping' })).json()).toEqual({ ping: 'pong' })

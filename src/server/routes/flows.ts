@@ -34,7 +34,10 @@ function params(request: FastifyRequest): Record<string, string> {
 /** Sends a service's transport-neutral reply. */
 function send(reply: FastifyReply, out: Reply, secure: boolean): FastifyReply {
   if (out.cookie) {
-    reply.setCookie(out.cookie.name, out.cookie.value, { httpOnly: true, sameSite: 'lax', secure, path: '/', maxAge: out.cookie.maxAge })
+    // Providers may return with a cross-site POST (response_mode=form_post): a Lax cookie would not
+    // come along and the flow would end in COOKIE_MISMATCH. None needs Secure, so plain http keeps Lax.
+    // The cookie still binds: it is named after one flow and carries that flow's signed nonce.
+    reply.setCookie(out.cookie.name, out.cookie.value, { httpOnly: true, sameSite: secure ? 'none' : 'lax', secure, path: '/', maxAge: out.cookie.maxAge })
   }
   reply.code(out.status).headers(out.headers ?? {})
   if (out.html !== undefined) return reply.type('text/html; charset=utf-8').send(out.html)
