@@ -28,6 +28,12 @@ describe('tokenFromAnswer', () => {
     expect(err?.description).toBe('The code is wrong')
   })
 
+  it("passes on a nested provider error's message (Facebook's Graph API)", () => {
+    const fb = '{"error":{"message":"Invalid verification code format.","type":"OAuthException","code":100,"fbtrace_id":"A1"}}'
+    expect(() => tokenFromAnswer(answer(400, fb))).toThrow(expect.objectContaining({ code: 'OAuthException', description: 'Invalid verification code format.' }))
+    expect(() => tokenFromAnswer(answer(200, '{"error":{"code":190}}'))).toThrow(expect.objectContaining({ code: 'PROVIDER_ERROR', description: 'The token endpoint answered 200 with an error' }))
+  })
+
   it('refuses HTML and truncated JSON with a clear message', () => {
     expect(() => tokenFromAnswer(answer(200, '<html>oops</html>', 'text/html'))).toThrow(/neither JSON nor form-encoded/)
     expect(() => tokenFromAnswer(answer(200, '{"access_token":"a'))).toThrow(/neither JSON/)

@@ -60,6 +60,13 @@ export function tokenFromAnswer(answer: HttpAnswer, accessName = 'access_token')
   if (fields && typeof fields.error === 'string') {
     throw new FlowError(fields.error, String(fields.error_description ?? fields.error_message ?? fields.error))
   }
+  // Facebook's Graph API (and others) nest the error: {"error": {"message", "type", "code"}}.
+  if (fields && fields.error && typeof fields.error === 'object' && !Array.isArray(fields.error)) {
+    const e = fields.error as Record<string, unknown>
+    const code = [e.type, e.code, e.status].find((v) => typeof v === 'string' && /^[\w.-]{1,64}$/.test(v)) as string | undefined
+    const message = typeof e.message === 'string' && e.message ? e.message : `The token endpoint answered ${answer.status} with an error`
+    throw new FlowError(code ?? 'PROVIDER_ERROR', message)
+  }
   if (answer.status >= 400 || !fields) {
     const snippet = answer.body.replace(/\s+/g, ' ').slice(0, 200)
     throw new FlowError('PROVIDER_ERROR', `The token endpoint answered ${answer.status} with ${fields ? 'no token' : `a body that is neither JSON nor form-encoded: ${snippet}`}`)
