@@ -9,4 +9,12 @@ describe('webserver.get_var', () => {
     expect(proto(2)).toBe('HTTP/2.0')
     expect(proto(3)).toBe('HTTP/3.0')
   })
+
+  it('gives $arg_<name> raw, as the request line has it, and $http_<name> joined when repeated', () => {
+    const { kit } = kitFor({ request: { url: 'http://h/p?Q=a%20b+c&q=2&flag', headers: { 'X-Multi': ['1', '2'] } } })
+    expect(kit.webserver.get_var('arg_q')).toBe('a%20b+c')
+    expect(kit.webserver.get_var('arg_flag')).toBeUndefined()
+    expect(kit.webserver.get_var('arg_none')).toBeUndefined()
+    expect(kit.webserver.get_var('http_x_multi')).toBe('1, 2')
+  })
 })

@@ -40,11 +40,20 @@ export function createWebserver(ctx: Context) {
     },
     get_var(name: string): string | undefined {
       if (typeof name !== 'string') throw new Error('variable name must be a string')
-      if (name.startsWith('http_')) return ctx.request.headers.get(name.slice(5))
+      if (name.startsWith('http_')) {
+        // nginx (1.23+) joins a repeated header with ", " (cookies with "; ")
+        const all = ctx.request.headers.all(name.slice(5))
+        return all.length === 0 ? undefined : all.join(name === 'http_cookie' ? '; ' : ', ')
+      }
       if (name.startsWith('arg_')) {
+        // $arg_<name>: the first `name=` argument (case-insensitive), not decoded; nginx needs the `=`
         const q = ctx.request.uri.indexOf('?')
-        const args = new URLSearchParams(q === -1 ? '' : ctx.request.uri.slice(q + 1))
-        return args.get(name.slice(4)) ?? undefined
+        const want = name.slice(4).toLowerCase()
+        for (const part of q === -1 ? [] : ctx.request.uri.slice(q + 1).split('&')) {
+          const eq = part.indexOf('=')
+          if (eq !== -1 && part.slice(0, eq).toLowerCase() === want) return part.slice(eq + 1)
+        }
+        return undefined
       }
       return variables()[name]
     },
