@@ -76,6 +76,23 @@ describe('broker serve', () => {
     expect(existsSync(join(dir, '.broker.pid'))).toBe(false)
   })
 
+  it.each([
+    ['module', 'module.exports = { store: { driver: "memory", expire: 7 } }'],
+    ['commonjs', 'import { cpus } from "node:os"\nexport default { store: { driver: "memory", expire: 7 }, workers: Math.min(1, cpus().length) }'],
+  ])('reads -c file.js written in the other format than its package.json "type": %s', async (type, text) => {
+    const dir = mkdtempSync(join(tmpdir(), 'broker-cfg-'))
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ type }))
+    writeFileSync(join(dir, 'c.js'), text)
+    const broker = await startBroker({ cwd: dir, args: ['-c', 'c.js'] })
+    try {
+      const { hash } = await store(broker, { auth_version: '2', auth_leg: '2', client_id: 'c', access_url: provider.tokenUrl })
+      const check = (await (await fetch(`${broker.url}/hash-check?hash=${hash}`)).json()) as { expires_in: number }
+      expect(check.expires_in).toBeLessThanOrEqual(7)
+    } finally {
+      await broker.stop()
+    }
+  })
+
   it('documents every option in --help', async () => {
     const res = await runCli(['serve', '--help'])
     expect(res.code).toBe(0)

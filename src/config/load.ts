@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs'
 import { access, readFile } from 'node:fs/promises'
 import { extname, resolve } from 'node:path'
-import { pathToFileURL } from 'node:url'
 import { z } from 'zod'
 import { BrokerError } from '../errors.js'
+import { importConfigModule } from './import-module.js'
 import { type BrokerConfig, type ConfigInput, configSchema } from './schema.js'
 
 export interface LoadOptions {
@@ -64,7 +64,7 @@ export async function readConfigFile(file: string): Promise<Record<string, unkno
     if (ext === '.json') {
       value = JSON.parse(await readFile(file, 'utf8'))
     } else if (['.js', '.mjs', '.cjs'].includes(ext)) {
-      const mod = (await import(pathToFileURL(file).href)) as { default?: unknown }
+      const mod = await importConfigModule(file)
       value = mod.default ?? mod
       if (typeof value === 'function') value = await (value as () => unknown)()
     } else {
