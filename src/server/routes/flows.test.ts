@@ -92,6 +92,14 @@ describe('POST /store', () => {
     expect(res.json().message).toContain('callbacks.allow')
   })
 
+  it('names every field at once when a refused callback comes with other problems', async () => {
+    const res = await app.inject({ method: 'POST', url: '/store', payload: { auth_version: '2', auth_leg: '3', access_url: 'nope', callback: 'https://app.example.com/cb' } })
+    expect(res.statusCode).toBe(400)
+    expect(res.json()).toMatchObject({ code: 'VALIDATION' })
+    expect(Object.keys(res.json().fields).sort()).toEqual(['access_url', 'authorize_url', 'callback', 'client_id'])
+    expect(res.json().fields.callback).toMatch(/callbacks\.allow/)
+  })
+
   it('answers 415 for other content types, 413 for big bodies, 400 for bad JSON', async () => {
     expect((await app.inject({ method: 'POST', url: '/store', headers: { 'content-type': 'text/xml' }, payload: '<a/>' })).json().code).toBe('UNSUPPORTED_MEDIA_TYPE')
     const big = await app.inject({ method: 'POST', url: '/store', payload: { client_id: 'x'.repeat(70_000) } })

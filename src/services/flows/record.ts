@@ -63,10 +63,15 @@ function checkPattern(record: Record<string, unknown>, field: string, pattern: R
 /** The composed plugin name of a sanitized record. */
 export const recordPluginName = (record: FlowRecord): string => pluginName(record)
 
-/** Everything the plugin and the deployment require of a record; throws one VALIDATION with every problem. */
+/**
+ * Everything the plugin and the deployment require of a record; throws one VALIDATION with every
+ * problem. A record whose only fault is a callback or delivery mode this deployment refuses gets
+ * CALLBACK_NOT_ALLOWED / DELIVERY_NOT_ALLOWED, which say how to allow it.
+ */
 export async function validateRecord(record: FlowRecord, plugin: FlowPlugin, config: Readonly<BrokerConfig>): Promise<FlowRecord> {
   const normalized = plugin.normalize ? plugin.normalize({ ...record }) : record
   const problems: Record<string, string> = {}
+  let refused: BrokerError | undefined
   for (const field of plugin.required ?? []) {
     if (normalized[field] === undefined || normalized[field] === '') problems[field] = 'is required'
   }
@@ -78,13 +83,14 @@ export async function validateRecord(record: FlowRecord, plugin: FlowPlugin, con
     if (cb !== 'oob') {
       if (!isHttpUrl(cb)) problems.callback = 'must be an absolute http(s) URL, or "oob"'
       else if (!callbackAllowed(cb, config)) {
-        throw new BrokerError(
+        refused = new BrokerError(
           'CALLBACK_NOT_ALLOWED',
           config.callbacks.allow
             ? `The callback ${cb} is not in callbacks.allow.`
             : `The callback ${cb} is not a loopback address; without callbacks.allow only localhost, 127.0.0.1 and [::1] are accepted. Set callbacks.allow (or BROKER_CALLBACKS_ALLOW) to the origins or URL prefixes of your apps.`,
           { field: 'callback' },
         )
+        problems.callback = config.callbacks.allow ? 'is not in callbacks.allow' : 'is not a loopback address and callbacks.allow is not set'
       }
     }
   }
@@ -92,10 +98,13 @@ export async function validateRecord(record: FlowRecord, plugin: FlowPlugin, con
     const mode = String(normalized.delivery)
     if (!(DELIVERY_MODES as readonly string[]).includes(mode)) problems.delivery = `must be one of ${DELIVERY_MODES.join(', ')}`
     else if (!config.delivery.allow.includes(mode as (typeof DELIVERY_MODES)[number])) {
-      throw new BrokerError('DELIVERY_NOT_ALLOWED', `This broker does not allow delivery "${mode}"; allowed: ${config.delivery.allow.join(', ')}.`, { field: 'delivery' })
+      refused ??= new BrokerError('DELIVERY_NOT_ALLOWED', `This broker does not allow delivery "${mode}"; allowed: ${config.delivery.allow.join(', ')}.`, { field: 'delivery' })
+      problems.delivery = `is not allowed here; allowed: ${config.delivery.allow.join(', ')}`
     }
   }
   if (plugin.validate) Object.assign(problems, await plugin.validate(normalized))
+  // Only the deployment's refusal: its own code and advice. Anything else wrong too: every field at once.
+  if (refused && Object.keys(problems).length === 1) throw refused
   if (Object.keys(problems).length) throw validation(problems)
   return normalized
 }
