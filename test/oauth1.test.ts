@@ -168,6 +168,27 @@ describe('OAuth 1.0a details', () => {
     expect(res.hops.every((h) => !h.location?.includes('access'))).toBe(true)
   })
 
+  it('delivers by one-time code (redeemed once with POST /result), and as JSON with callback oob', async () => {
+    const { url } = await stored({ auth_version: '1', auth_leg: '3', ...consumer('HMAC-SHA1'), ...endpoints(), callback: app.callback, delivery: 'code', state: 'c1' })
+    const res = await new Browser().go(url)
+    expect(res.body).toBe('app got it')
+    const got = app.received.at(-1)!.query
+    expect(got).toMatchObject({ state: 'c1' })
+    expect(got.access_token).toBeUndefined()
+    const redeem = () => fetch(`${broker.url}/result`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ result: got.result }) })
+    const first = await redeem()
+    const result = (await first.json()) as Record<string, string>
+    expect(result).toMatchObject({ screen_name: 'alice', state: 'c1' })
+    expect(result.access_secret).toBe(provider.accessTokens.get(result.access_token!)?.secret)
+    expect((await redeem()).status).toBe(404)
+
+    const oob = await stored({ auth_version: '1', auth_leg: '3', ...consumer('HMAC-SHA1'), ...endpoints(), callback: 'oob' })
+    const json = await new Browser().go(oob.url)
+    expect(json.status).toBe(200)
+    expect(json.headers.get('content-type')).toMatch(/json/)
+    expect(JSON.parse(json.body)).toMatchObject({ screen_name: 'alice', access_token: expect.stringMatching(/^at-/) })
+  })
+
   it('reads signature_method written with "_" as the same with "-"', async () => {
     const record = consumer('HMAC-SHA256')
     const { hash, url } = await stored({ auth_version: '1', auth_leg: '2', ...record, signature_method: 'hmac_sha256', request_url: provider.requestUrl, access_url: provider.accessUrl })
