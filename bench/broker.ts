@@ -3,9 +3,10 @@
  * must do (bench/baseline.ts), both on one real Redis, measured in this run, alternating rounds
  * (A, B, A, B …) so that drift hits both alike. Load comes from autocannon in its own process.
  *
- *   npm run bench [-- --rounds 3 --seconds 2.5 --connections 50 --flows 200 --profile dir]
+ *   npm run bench [-- --rounds 3 --seconds 2.5 --connections 50 --flows 200 --profile dir --only start --workers 1]
  *
  * --profile dir: the 1-worker broker runs under --cpu-prof; its profile lands in dir on exit.
+ * --only store|start|hash-check (repeatable) and --workers n narrow a run down, to profile one thing.
  *
  * Prints per endpoint and worker count: req/s, p50/p99 latency, the ratio broker ÷ baseline
  * (median of rounds, with its spread), resident memory per worker, the 2-worker ÷ 1-worker
@@ -34,6 +35,8 @@ const { values: opts } = parseArgs({
     connections: { type: 'string', default: '50' },
     flows: { type: 'string', default: '200' },
     profile: { type: 'string' },
+    only: { type: 'string', multiple: true },
+    workers: { type: 'string' },
   },
 })
 const ROUNDS = Number(opts.rounds)
@@ -111,6 +114,18 @@ function workerPids(primary: number): number[] {
   }
 }
 
+/** CPU time (user + system) a process has used, in ms, from /proc (clock ticks of 10 ms). */
+const cpuMs = (pid: number): number => {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+    return (Number(fields[11]) + Number(fields[12])) * 10
+  } catch {
+    return 0
+  }
+}
+/** A target's processes: the primary and its workers. */
+const pidsOf = (t: Target) => [t.proc.pid!, ...workerPids(t.proc.pid!)]
+
 const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024
 
 // ---------------------------------------------------------------- load
@@ -156,18 +171,31 @@ async function seedFlows(store: FlowStore, n: number): Promise<string[]> {
 }
 
 type Endpoint = 'POST /store' | 'GET /start' | 'GET /hash-check'
-const ENDPOINTS: Endpoint[] = ['POST /store', 'GET /start', 'GET /hash-check']
+const ENDPOINTS = (['POST /store', 'GET /start', 'GET /hash-check'] as Endpoint[]).filter((e) => !opts.only || opts.only.some((o) => e.endsWith(`/${o}`)))
+const WORKER_COUNTS = opts.workers ? [Number(opts.workers)] : [...new Set([1, ALL])]
 
 interface Sample {
-  broker: LoadResult
-  baseline: LoadResult
+  broker: Measured
+  baseline: Measured
 }
 
-async function measure(target: Target, endpoint: Endpoint, ctx: { hashCheck: string; starts: string[] }): Promise<LoadResult> {
+/** One load run, with the CPU time the server and Redis spent per answered request (µs). */
+interface Measured extends LoadResult {
+  cpuUs: number
+  redisUs: number
+}
+
+async function measure(target: Target, endpoint: Endpoint, ctx: { hashCheck: string; starts: string[] }): Promise<Measured> {
   const base = { url: target.url, connections: CONNECTIONS }
-  if (endpoint === 'POST /store') return load({ ...base, method: 'POST', path: '/store', body: FORM, duration: SECONDS })
-  if (endpoint === 'GET /hash-check') return load({ ...base, method: 'GET', path: `/hash-check?hash=${ctx.hashCheck}`, duration: SECONDS })
-  return load({ ...base, method: 'GET', paths: ctx.starts.map((h) => `/start?hash=${h}`), amount: ctx.starts.length })
+  const pids = pidsOf(target)
+  const sum = () => pids.reduce((n, pid) => n + cpuMs(pid), 0)
+  const [cpu0, redis0] = [sum(), cpuMs(redis.pid)]
+  let result: LoadResult
+  if (endpoint === 'POST /store') result = await load({ ...base, method: 'POST', path: '/store', body: FORM, duration: SECONDS })
+  else if (endpoint === 'GET /hash-check') result = await load({ ...base, method: 'GET', path: `/hash-check?hash=${ctx.hashCheck}`, duration: SECONDS })
+  else result = await load({ ...base, method: 'GET', paths: ctx.starts.map((h) => `/start?hash=${h}`), amount: ctx.starts.length })
+  const per = (ms: number) => (ms * 1000) / Math.max(1, result.requests)
+  return { ...result, cpuUs: per(sum() - cpu0), redisUs: per(cpuMs(redis.pid) - redis0) }
 }
 
 // ---------------------------------------------------------------- report
@@ -197,6 +225,13 @@ function report(workers: number, samples: Record<Endpoint, Sample[]>): Record<En
   console.log(`\n${workers} worker${workers > 1 ? 's' : ''} (${ROUNDS} rounds, ${CONNECTIONS} connections, ${SECONDS} s per run; /start: one request per stored flow)`)
   console.log(`  ${'endpoint'.padEnd(16)} ${'broker'.padStart(7)} ${'baseline'.padStart(8)}   ratio (spread)     broker p50/p99`.padEnd(82) + 'baseline p50/p99'.padEnd(14) + '  p99 ratio')
   for (const r of rows) console.log(r)
+  // Where the time goes: on a machine whose CPUs the servers share with Redis and the load
+  // generator, throughput follows CPU per request more than anything else.
+  console.log(`  CPU per request, µs (median):      broker  baseline   Redis under broker  Redis under baseline`)
+  for (const e of ENDPOINTS) {
+    const m = (pick: (x: Sample) => number) => f(median(samples[e].map(pick))).padStart(8)
+    console.log(`  ${e.padEnd(32)} ${m((x) => x.broker.cpuUs)}  ${m((x) => x.baseline.cpuUs)}   ${m((x) => x.broker.redisUs)}            ${m((x) => x.baseline.redisUs)}`)
+  }
   return brokerRps
 }
 
@@ -271,7 +306,7 @@ say(`bench: Redis on ${redis.port}; ${ALL} CPUs; node ${process.version}`)
 const rpsByWorkers: Record<number, Record<Endpoint, number>> = {}
 const rssByWorkers: Record<number, number[]> = {}
 try {
-  for (const workers of [...new Set([1, ALL])]) {
+  for (const workers of WORKER_COUNTS) {
     const [broker, baseline] = await Promise.all([startBroker(redis.port, workers), startBaseline(redis.port, workers)])
     const hashCheck = (await seedFlows(store, 1))[0]!
     await client.set(`base:flow:{${hashCheck}}`, JSON.stringify({ hash: hashCheck, record: RECORD, progress: 'stored' }), 'EX', 600)
@@ -281,7 +316,7 @@ try {
     for (let round = 0; round < ROUNDS; round++) {
       for (const e of ENDPOINTS) {
         // /start needs one stored flow per request: as many as the /store run of this round managed.
-        const count = e === 'GET /start' ? Math.max(2000, Math.round((samples['POST /store'].at(-1)?.broker.rps ?? 3000) * SECONDS)) : 0
+        const count = e === 'GET /start' ? Math.max(2000, Math.round((samples['POST /store']?.at(-1)?.broker.rps ?? 4000) * SECONDS)) : 0
         const ctx = { hashCheck, starts: count ? await seedFlows(store, count) : [] }
         // A, B in this round; B, A in the next, so neither always runs on a warmer machine.
         const order = round % 2 ? [baseline, broker] : [broker, baseline]
@@ -296,10 +331,10 @@ try {
     await Promise.all([stopProcess(broker.proc), stopProcess(baseline.proc)])
   }
   console.log(`\nResident memory per broker worker after the runs: ${Object.entries(rssByWorkers).map(([w, mbs]) => `${w} worker${Number(w) > 1 ? 's' : ''}: ${mbs.map((m) => `${f(m)} MB`).join(', ')}`).join('; ')}`)
-  if (ALL > 1) {
+  if (ALL > 1 && rpsByWorkers[1] && rpsByWorkers[ALL]) {
     console.log(`${ALL} workers ÷ 1 worker, broker throughput: ${ENDPOINTS.map((e) => `${e} ${f(rpsByWorkers[ALL]![e] / rpsByWorkers[1]![e], 2)}`).join(', ')} (${ALL} CPUs shared with Redis and the load generator)`)
   }
-  await flowSteps(redis.port, Number(opts.flows))
+  if (!opts.only && !opts.workers) await flowSteps(redis.port, Number(opts.flows))
 } finally {
   loader?.kill()
   client.disconnect()

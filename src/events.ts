@@ -27,6 +27,8 @@ export interface FlowEvent {
 export class FlowEvents extends EventEmitter<{ flow: [FlowEvent] }> {
   /** Also hands this process's own events on (to Redis pub/sub, so every instance sees them). */
   relay?: (event: FlowEvent) => void
+  /** Settles once other processes' events reach this one (set when the first listener subscribes it). */
+  subscribed?: Promise<unknown>
 
   /** An event of this process: emitted here and relayed. */
   publish(event: Omit<FlowEvent, 'at'>): void {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { newId, newState, safeEqual, sign, unsign } from './ids.js'
+import { newId, openState, safeEqual, sealState, sign, unsign } from './ids.js'
 
 describe('ids', () => {
   it('makes URL-safe ids with at least 128 bits', () => {
@@ -14,7 +14,26 @@ describe('ids', () => {
     expect(unsign(s, 'k'.repeat(16))).toBe('abc')
     expect(unsign(s.replace('abc', 'abd'), 'k'.repeat(16))).toBeUndefined()
     expect(unsign(s, 'x'.repeat(16))).toBeUndefined()
-    expect(unsign(newState('k'.repeat(16)), 'k'.repeat(16))).toBeTruthy()
+  })
+
+  it('seals a flow hash into a state only the same secret opens, different every time', () => {
+    const secret = 'k'.repeat(16)
+    const hash = newId()
+    const a = sealState(hash, secret)
+    const b = sealState(hash, secret)
+    expect(a).toMatch(/^[A-Za-z0-9_-]+$/)
+    expect(a).not.toBe(b)
+    expect(a).not.toContain(hash)
+    expect(openState(a, secret)).toBe(hash)
+    expect(openState(b, secret)).toBe(hash)
+    expect(openState(a, 'x'.repeat(16))).toBeUndefined()
+    // Any change to the sealed bytes is refused.
+    const bytes = Buffer.from(a, 'base64url')
+    bytes[20] = bytes[20]! ^ 1
+    expect(openState(bytes.toString('base64url'), secret)).toBeUndefined()
+    expect(openState('', secret)).toBeUndefined()
+    expect(openState('not a state!', secret)).toBeUndefined()
+    expect(openState(`${a}x`, secret)).toBeUndefined()
   })
 
   it('compares safely', () => {

@@ -1,3 +1,4 @@
+import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FlowEvent } from '../events.js'
 import { type RedisServer, startRedis } from '../../test/helpers/redis.js'
@@ -21,17 +22,35 @@ afterAll(async () => {
   await redis?.stop()
 })
 
+const subscribers = async () => {
+  const probe = new Redis({ port: redis.port })
+  const [, n] = (await probe.pubsub('NUMSUB', a.store.keys.events())) as [string, number]
+  probe.disconnect()
+  return n
+}
+
 describe('flow events through Redis pub/sub', () => {
-  it('reach the other broker once, and not the publisher twice', async () => {
+  it('subscribe a process only once something in it listens', async () => {
+    a.events.publish({ type: 'stored', hash: 'h0', plugin: 'oauth_2_3-legged', progress: 'stored' })
+    expect(await subscribers()).toBe(0)
+  })
+
+  it('reach the other broker once, in order, and not the publisher twice', async () => {
     const seenA: FlowEvent[] = []
     const seenB: FlowEvent[] = []
     a.events.on('flow', (e) => seenA.push(e))
     b.events.on('flow', (e) => seenB.push(e))
+    await Promise.all([a.events.subscribed, b.events.subscribed])
+    expect(await subscribers()).toBe(2)
+    // Events of one tick travel together; each still arrives as itself, in order.
     a.events.publish({ type: 'stored', hash: 'h1', plugin: 'oauth_2_3-legged', progress: 'stored' })
-    await waitFor(async () => seenB.length === 1, 5000, 'the event at b')
+    a.events.publish({ type: 'started', hash: 'h1', plugin: 'oauth_2_3-legged', progress: 'started' })
+    await new Promise((r) => setTimeout(r, 20))
+    a.events.publish({ type: 'redirected', hash: 'h1', plugin: 'oauth_2_3-legged', progress: 'awaiting_callback' })
+    await waitFor(async () => seenB.length === 3, 5000, 'the events at b')
     await new Promise((r) => setTimeout(r, 200))
-    expect(seenB[0]).toMatchObject({ type: 'stored', hash: 'h1' })
-    expect(seenA).toHaveLength(1)
-    expect(seenB).toHaveLength(1)
+    expect(seenB.map((e) => e.type)).toEqual(['stored', 'started', 'redirected'])
+    expect(seenA).toHaveLength(3)
+    expect(seenB).toHaveLength(3)
   })
 })

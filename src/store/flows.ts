@@ -19,22 +19,43 @@ export interface FlowEntry {
   error?: { code: string; description: string }
 }
 
+// A flow is a Redis hash: `entry` (what never changes: record, plugin, times; JSON), `progress`,
+// `data` (what steps saved; JSON), `error` (JSON) and `reusable` ('1' for signing flows). Steps
+// rewrite only the small fields, never the record.
+
 // Compare-and-set on the flow's progress: the one atomic step that makes hashes and callbacks
 // single use across workers and instances. Returns 'OK', the current progress, or -1 (gone).
 const CAS = `local p = redis.call('HGET', KEYS[1], 'progress')
 if not p then return -1 end
 if p ~= ARGV[1] then return p end
-redis.call('HSET', KEYS[1], 'progress', ARGV[2], 'entry', ARGV[3])
+redis.call('HSET', KEYS[1], 'progress', ARGV[2], 'data', ARGV[3])
+if ARGV[4] ~= '' then redis.call('HSET', KEYS[1], 'error', ARGV[4]) end
 return 'OK'`
 
+// Reads a flow and, when it is a one-shot flow still `stored`, moves it to `started` in the same
+// step: /start's read and claim in one round trip. Returns false (gone) or
+// {progress before, entry, data, error, reusable}.
+const CLAIM = `local f = redis.call('HMGET', KEYS[1], 'progress', 'entry', 'data', 'error', 'reusable')
+if not f[1] then return false end
+if f[1] == 'stored' and f[5] ~= '1' then redis.call('HSET', KEYS[1], 'progress', 'started') end
+return f`
+
 const CREATE = `if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-redis.call('HSET', KEYS[1], 'progress', ARGV[1], 'entry', ARGV[2])
+redis.call('HSET', KEYS[1], 'progress', ARGV[1], 'entry', ARGV[2], 'reusable', ARGV[4], 'data', ARGV[5])
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return 1`
 
+type Field = string | null | false
 type ScriptedRedis = Redis & {
-  brokerCas(key: string, from: string, to: string, entry: string): Promise<string | number>
-  brokerCreate(key: string, progress: string, entry: string, ttlMs: number): Promise<number>
+  brokerCas(key: string, from: string, to: string, data: string, error: string): Promise<string | number>
+  brokerClaim(key: string): Promise<Field[] | null>
+  brokerCreate(key: string, progress: string, entry: string, ttlMs: number, reusable: string, data: string): Promise<number>
+}
+
+/** What /start's claim found: the flow as it was, and whether it is reusable (never claimed). */
+export interface Claimed {
+  entry: FlowEntry
+  reusable: boolean
 }
 
 /** The flow records in Redis (or the embedded store): create, read, advance, correlate, results. */
@@ -51,6 +72,7 @@ export class FlowStore {
     this.redis = redis as ScriptedRedis
     if (!('brokerCas' in redis)) {
       redis.defineCommand('brokerCas', { numberOfKeys: 1, lua: CAS })
+      redis.defineCommand('brokerClaim', { numberOfKeys: 1, lua: CLAIM })
       redis.defineCommand('brokerCreate', { numberOfKeys: 1, lua: CREATE })
     }
   }
@@ -60,28 +82,35 @@ export class FlowStore {
     return this.redis
   }
 
-  /** Stores a new flow for `expireSeconds`; the hash must be new. */
-  async create(entry: FlowEntry): Promise<void> {
+  /** Stores a new flow for its lifetime; the hash must be new. A reusable flow is never claimed by /start. */
+  async create(entry: FlowEntry, opts: { reusable?: boolean } = {}): Promise<void> {
     const ttlMs = entry.expiresAt - entry.createdAt
-    const created = await guard(() => this.redis.brokerCreate(this.keys.flow(entry.hash), entry.progress, JSON.stringify(entry), ttlMs))
+    const created = await guard(() => this.redis.brokerCreate(this.keys.flow(entry.hash), entry.progress, staticJson(entry), ttlMs, opts.reusable ? '1' : '0', JSON.stringify(entry.data)))
     if (created !== 1) throw new BrokerError('INTERNAL', 'A flow with this hash exists already.')
   }
 
   /** The flow under `hash`, or undefined when unknown or expired. */
   async get(hash: string): Promise<FlowEntry | undefined> {
-    const [entry, progress] = await guard(() => this.redis.hmget(this.keys.flow(hash), 'entry', 'progress'))
-    if (!entry) return undefined
-    const parsed = JSON.parse(entry) as FlowEntry
-    parsed.progress = (progress as Progress) ?? parsed.progress
-    return parsed
+    const fields = await guard(() => this.redis.hmget(this.keys.flow(hash), 'progress', 'entry', 'data', 'error'))
+    return fields[0] ? toEntry(fields) : undefined
   }
 
   /**
-   * Moves a flow from `from` to the entry's progress atomically. Returns the progress found instead
-   * when another request moved it first, or 'gone' when it expired meanwhile.
+   * The flow under `hash` as it was, moving a one-shot flow from `stored` to `started` atomically
+   * (so a start URL works once); undefined when unknown or expired.
+   */
+  async claim(hash: string): Promise<Claimed | undefined> {
+    const fields = await guard(() => this.redis.brokerClaim(this.keys.flow(hash)))
+    return fields?.[0] ? { entry: toEntry(fields), reusable: fields[4] === '1' } : undefined
+  }
+
+  /**
+   * Moves a flow from `from` to the entry's progress atomically, with its data and error. Returns
+   * the progress found instead when another request moved it first, or 'gone' when it expired.
    */
   async advance(from: Progress, next: FlowEntry): Promise<'ok' | 'gone' | Progress> {
-    const res = await guard(() => this.redis.brokerCas(this.keys.flow(next.hash), from, next.progress, JSON.stringify(next)))
+    const error = next.error ? JSON.stringify(next.error) : ''
+    const res = await guard(() => this.redis.brokerCas(this.keys.flow(next.hash), from, next.progress, JSON.stringify(next.data), error))
     if (res === 'OK') return 'ok'
     if (res === -1) return 'gone'
     return res as Progress
@@ -113,6 +142,18 @@ export class FlowStore {
   async ping(): Promise<void> {
     await guard(() => this.redis.ping())
   }
+}
+
+/** The part of an entry that never changes after /store, as kept in the `entry` field. */
+const staticJson = ({ hash, plugin, record, createdAt, expiresAt }: FlowEntry): string => JSON.stringify({ hash, plugin, record, createdAt, expiresAt })
+
+/** An entry from its fields: progress, entry, data, error. */
+function toEntry(fields: readonly Field[]): FlowEntry {
+  const entry = JSON.parse(fields[1] as string) as FlowEntry
+  entry.progress = fields[0] as Progress
+  entry.data = fields[2] ? (JSON.parse(fields[2]) as Record<string, unknown>) : {}
+  if (fields[3]) entry.error = JSON.parse(fields[3]) as FlowEntry['error']
+  return entry
 }
 
 /** Turns a store failure (Redis down, command timeout) into STORE_UNAVAILABLE. */

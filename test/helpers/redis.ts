@@ -7,6 +7,8 @@ import { freePort, waitFor } from './ports.js'
 
 export interface RedisServer {
   port: number
+  /** The server's process id (it changes on restart). */
+  readonly pid: number
   /** Stops the server (SIGTERM) and removes its folder. */
   stop(): Promise<void>
   /** Stops it without removing data, to be started again on the same port with `restart`. */
@@ -41,6 +43,9 @@ export async function startRedis(extraArgs: string[] = []): Promise<RedisServer>
   await launch()
   return {
     port,
+    get pid() {
+      return proc.pid!
+    },
     stop: async () => {
       await kill()
       rmSync(dir, { recursive: true, force: true })

@@ -35,6 +35,8 @@ export default async function adminRoutes(app: FastifyInstance, { deps }: { deps
     for (const res of streams) res.write(frame)
   }
   deps.events.on('flow', onFlow)
+  // Other workers' and instances' events must reach this one before it serves an attached dashboard.
+  await deps.events.subscribed
   app.addHook('preClose', async () => {
     // Open streams are never idle: end them, or closing would wait for the clients.
     for (const res of streams) res.end()

@@ -1,6 +1,6 @@
 import { FlowError, type StepResult } from '../../../flows/contract.js'
 import { BrokerError } from '../../errors.js'
-import { flowCookieName, newId, newState, safeEqual, sign, unsign } from '../../oauth/ids.js'
+import { flowCookieName, newId, openState, safeEqual, sealState, sign, unsign } from '../../oauth/ids.js'
 import type { FlowEntry, Progress } from '../../store/flows.js'
 import type { BrokerDeps } from '../deps.js'
 import { flowContext } from './context.js'
@@ -27,11 +27,14 @@ const providerHost = (entry: FlowEntry): string | undefined => {
 export async function startFlow(deps: BrokerDeps, req: FlowRequest): Promise<Reply> {
   const hash = req.params.hash
   if (!hash) throw new BrokerError('VALIDATION', 'The hash query parameter is required.', { fields: { hash: 'is required' } })
-  const entry = await loadFlow(deps, hash)
+  // Read and claim in one round trip: a one-shot flow moves from stored to started here, once.
+  const claimed = hash.length <= 128 ? await deps.store.claim(hash) : undefined
+  if (!claimed) throw unknownHash()
+  const { entry, reusable } = claimed
+  if (!reusable && entry.progress !== 'stored') throw finished(entry.progress)
   const plugin = await deps.plugins.get(entry.plugin)
-  const state = newState(deps.config.session.secret)
+  const state = sealState(entry.hash, deps.config.session.secret)
   const started: FlowEntry = { ...entry, progress: 'started', data: { ...entry.data, state, nonce: newId() } }
-  if (!plugin.reusable) await advanceOrRefuse(deps, 'stored', started)
   publish(deps, started, 'started')
   let step: StepResult
   try {
@@ -39,7 +42,7 @@ export async function startFlow(deps: BrokerDeps, req: FlowRequest): Promise<Rep
   } catch (err) {
     return fail(deps, started, err)
   }
-  return afterStep(deps, started, step, plugin.reusable === true)
+  return afterStep(deps, started, step, reusable)
 }
 
 /** GET|POST /callback: the provider's return, matched to its flow through the store, never a server session. */
@@ -48,12 +51,17 @@ export async function callbackFlow(deps: BrokerDeps, req: FlowRequest): Promise<
   // A user who declines at an OAuth 1.0a provider comes back with `denied=<request token>` (Twitter) only.
   const id = state ?? requestToken ?? req.params.denied
   if (!id) throw new BrokerError('UNKNOWN_STATE', 'The callback carries neither state nor oauth_token.')
-  if (state !== undefined && !unsign(state, deps.config.session.secret)) {
-    throw new BrokerError('UNKNOWN_STATE', 'The state parameter was not issued by this broker.')
-  }
-  const hash = await deps.store.correlated(id)
+  // The broker's own state carries its flow (sealed); an OAuth 1.0a request token was correlated at /start.
+  const hash = state !== undefined ? openState(state, deps.config.session.secret) : await deps.store.correlated(id)
+  if (state !== undefined && !hash) throw new BrokerError('UNKNOWN_STATE', 'The state parameter was not issued by this broker.')
   if (!hash) throw new BrokerError('UNKNOWN_STATE', 'No flow waits for this callback: it expired or never existed.')
-  const entry = await loadFlow(deps, hash)
+  const entry = await loadFlow(deps, hash).catch((err: unknown) => {
+    throw err instanceof BrokerError && err.code === 'UNKNOWN_HASH' ? new BrokerError('UNKNOWN_STATE', 'No flow waits for this callback: it expired or never existed.') : err
+  })
+  // A state of this broker, but not the one this flow sent (an older one): refused like any other.
+  if (state !== undefined && !(typeof entry.data.state === 'string' && safeEqual(state, entry.data.state))) {
+    throw new BrokerError('UNKNOWN_STATE', 'No flow waits for this callback: it expired or never existed.')
+  }
   if (entry.progress === 'completed' || entry.progress === 'failed') throw finished(entry.progress)
   if (!cookieMatches(deps, entry, req.cookies)) {
     throw new BrokerError('COOKIE_MISMATCH', 'This callback arrived in a browser other than the one that started the flow.')
@@ -82,9 +90,12 @@ async function afterStep(deps: BrokerDeps, entry: FlowEntry, step: StepResult, r
   const data = { ...entry.data, ...step.save }
   if ('redirect' in step) {
     const next: FlowEntry = { ...entry, progress: step.await ? 'awaiting_callback' : entry.progress, data }
-    // Both in one round trip (pipelined): the browser cannot reach /callback before the 302 is sent.
+    // The broker's own state needs no correlation: it carries its flow. Anything else (an OAuth 1.0a
+    // request token) does, in the same round trip (pipelined): the browser cannot reach /callback
+    // before the 302 is sent.
+    const correlate = step.await && step.await !== entry.data.state
     await Promise.all([
-      step.await ? deps.store.correlate(step.await, entry.hash, entry.expiresAt) : undefined,
+      correlate ? deps.store.correlate(step.await!, entry.hash, entry.expiresAt) : undefined,
       reusable ? undefined : advanceOrRefuse(deps, entry.progress, next),
     ])
     publish(deps, next, 'redirected')
@@ -116,16 +127,18 @@ async function fail(deps: BrokerDeps, entry: FlowEntry, err: unknown): Promise<R
   return deliverError(failed, error, status, flowErr.brokerCode)
 }
 
+const unknownHash = () => new BrokerError('UNKNOWN_HASH', 'No flow is stored under this hash: it expired or never existed.')
+
 async function loadFlow(deps: BrokerDeps, hash: string): Promise<FlowEntry> {
   const entry = hash.length <= 128 ? await deps.store.get(hash) : undefined
-  if (!entry) throw new BrokerError('UNKNOWN_HASH', 'No flow is stored under this hash: it expired or never existed.')
+  if (!entry) throw unknownHash()
   return entry
 }
 
 async function advanceOrRefuse(deps: BrokerDeps, from: Progress, next: FlowEntry): Promise<void> {
   const res = await deps.store.advance(from, next)
   if (res === 'ok') return
-  if (res === 'gone') throw new BrokerError('UNKNOWN_HASH', 'No flow is stored under this hash: it expired or never existed.')
+  if (res === 'gone') throw unknownHash()
   throw finished(res)
 }
 

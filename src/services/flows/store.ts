@@ -24,7 +24,7 @@ export async function storeFlow(deps: BrokerDeps, body: unknown): Promise<Stored
     expiresAt: now + deps.store.expireSeconds * 1000,
     data: {},
   }
-  await deps.store.create(entry)
+  await deps.store.create(entry, { reusable: plugin.reusable === true })
   deps.events.publish({ type: 'stored', hash: entry.hash, plugin: name, progress: 'stored', expiresAt: entry.expiresAt, provider: hostOf(record) })
   const { protocol, host } = deps.config
   return { hash: entry.hash, url: `${protocol}://${host}/start?hash=${entry.hash}` }

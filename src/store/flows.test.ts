@@ -1,0 +1,66 @@
+import { Redis } from 'ioredis'
+import RedisMock from 'ioredis-mock'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type RedisServer, startRedis } from '../../test/helpers/redis.js'
+import { newId } from '../oauth/ids.js'
+import { type FlowEntry, FlowStore } from './flows.js'
+
+let redis: RedisServer
+let client: Redis
+
+beforeAll(async () => {
+  redis = await startRedis()
+  client = new Redis({ port: redis.port })
+})
+afterAll(async () => {
+  client?.disconnect()
+  await redis?.stop()
+})
+
+const entry = (): FlowEntry => {
+  const now = Date.now()
+  return { hash: newId(), plugin: 'oauth_2_3-legged', record: { auth_type: 'oauth', client_id: 'c' }, progress: 'stored', createdAt: now, expiresAt: now + 60_000, data: {} }
+}
+
+// The same behaviour on a real Redis and on the embedded store (whose Lua runs elsewhere).
+describe.each([
+  ['real Redis', () => new FlowStore(client, 60)],
+  ['embedded store', () => new FlowStore(new RedisMock() as unknown as Redis, 60)],
+])('FlowStore on %s', (_label, makeStore) => {
+  it('claims a one-shot flow once: the first claim sees stored, later ones started', async () => {
+    const store = makeStore()
+    const e = entry()
+    await store.create(e)
+    const first = await store.claim(e.hash)
+    expect(first).toMatchObject({ reusable: false, entry: { hash: e.hash, progress: 'stored', record: e.record, data: {} } })
+    expect((await store.claim(e.hash))!.entry.progress).toBe('started')
+    expect((await store.get(e.hash))!.progress).toBe('started')
+  })
+
+  it('never claims a reusable flow', async () => {
+    const store = makeStore()
+    const e = entry()
+    await store.create(e, { reusable: true })
+    expect(await store.claim(e.hash)).toMatchObject({ reusable: true, entry: { progress: 'stored' } })
+    expect((await store.claim(e.hash))!.entry.progress).toBe('stored')
+  })
+
+  it('advances with data and error, and refuses a move from the wrong progress', async () => {
+    const store = makeStore()
+    const e = entry()
+    await store.create(e)
+    await store.claim(e.hash)
+    expect(await store.advance('stored', { ...e, progress: 'awaiting_callback' })).toBe('started')
+    expect(await store.advance('started', { ...e, progress: 'awaiting_callback', data: { state: 's', nonce: 'n' } })).toBe('ok')
+    expect(await store.advance('awaiting_callback', { ...e, progress: 'failed', data: { state: 's' }, error: { code: 'x', description: 'y' } })).toBe('ok')
+    const got = (await store.get(e.hash))!
+    expect(got).toMatchObject({ progress: 'failed', data: { state: 's' }, error: { code: 'x', description: 'y' }, record: e.record, expiresAt: e.expiresAt })
+  })
+
+  it('knows nothing of an unknown hash', async () => {
+    const store = makeStore()
+    expect(await store.get('nope')).toBeUndefined()
+    expect(await store.claim('nope')).toBeUndefined()
+    expect(await store.advance('stored', { ...entry(), hash: 'nope' })).toBe('gone')
+  })
+})
