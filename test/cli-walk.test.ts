@@ -81,6 +81,15 @@ describe('broker walk', () => {
     expect(stdout).toContain('#4')
   })
 
+  it('answers a bad flag value or a missing URL as a one-line usage error (exit 2), JSON under --json', async () => {
+    const json = await runCli(['walk', 'http://127.0.0.1:9/', '--max-hops', '0', '--json'])
+    expect(json.code).toBe(2)
+    expect(JSON.parse(json.stdout)).toEqual({ error: { code: 'USAGE', message: '--max-hops: Expected an integer greater than or equal to 1 but received: 0; see --help.' } })
+    const missing = await runCli(['walk'])
+    expect(missing.code).toBe(2)
+    expect(missing.stderr).toBe('Error USAGE: Missing required argument: url (The URL to start from); see --help.\n')
+  })
+
   it('exits 1 naming the host when a hop gets no answer', async () => {
     const port = await freePort()
     const { code, stdout, stderr } = await runCli(['walk', `http://127.0.0.1:${port}/nowhere`])

@@ -1,0 +1,49 @@
+import { Args, Command, Flags } from '@oclif/core'
+import { describe, expect, it } from 'vitest'
+import { BrokerError } from '../errors.js'
+import { toBrokerError } from './base-command.js'
+
+class Probe extends Command {
+  static args = { hash: Args.string({ description: 'The hash to look up.', required: true }) }
+  static flags = { hops: Flags.integer({ min: 1 }) }
+  async run() {
+    return this.parse(Probe)
+  }
+}
+
+/** The error oclif's parser throws for `argv`. */
+async function parseError(argv: string[]): Promise<Error> {
+  const err = await Probe.run(argv, { root: import.meta.dirname }).then(
+    () => undefined,
+    (e: Error) => e,
+  )
+  if (!err) throw new Error(`${argv.join(' ')} parsed`)
+  return err
+}
+
+describe('toBrokerError', () => {
+  it('keeps registry errors as they are', () => {
+    const err = new BrokerError('UNKNOWN_HASH', 'gone')
+    expect(toBrokerError(err)).toBe(err)
+  })
+
+  it('names a missing argument on one line, as a usage error', async () => {
+    const err = toBrokerError(await parseError([]))
+    expect(err.code).toBe('USAGE')
+    expect(err.exit).toBe(2)
+    expect(err.message).toBe('Missing required argument: hash (The hash to look up); see --help.')
+  })
+
+  it('makes a flag value parse failure a one-line usage error', async () => {
+    const err = toBrokerError(await parseError(['h', '--hops', '0']))
+    expect(err.code).toBe('USAGE')
+    expect(err.message).toBe('--hops: Expected an integer greater than or equal to 1 but received: 0; see --help.')
+  })
+
+  it('makes anything unexpected INTERNAL with its first line only', () => {
+    const err = toBrokerError(new Error('Couldn\'t access platform storage\n\nStack backtrace:\n  0: <unknown>'))
+    expect(err.code).toBe('INTERNAL')
+    expect(err.exit).toBe(1)
+    expect(err.message).toBe("Couldn't access platform storage")
+  })
+})
