@@ -39,6 +39,7 @@ export const ERRORS = {
   MISSING_FIELDS: { status: 400, exit: 2, next: 'Pass them as flags (or in --file), or run the command in a terminal to be asked for them.' },
   CAPTURE_TIMEOUT: { status: 504, exit: 1, next: 'Open the start URL sooner (or use --open), or raise store.expire on the broker.' },
   UNKNOWN_PROVIDER: { status: 400, exit: 2, next: 'Use one of the known providers, or describe yours in a JSON file and pass --preset-file.' },
+  CANCELLED: { status: 400, exit: 1, next: 'Run the command again, or pass the fields as flags.' },
   KEYCHAIN_UNAVAILABLE: { status: 503, exit: 1, next: 'Unlock or start your keychain (Secret Service on Linux), or pass --insecure-storage to keep secrets in a 0600 file.' },
   RATE_LIMITED: { status: 429, exit: 1, next: 'Wait for the Retry-After seconds, or raise rate.store / rate.start in the broker config.' },
 } as const satisfies Record<string, ErrorSpec>

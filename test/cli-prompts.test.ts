@@ -1,17 +1,26 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type BrokerProcess, startBroker } from './helpers/broker.js'
 import { type OAuth2Provider, startOAuth2Provider } from './helpers/oauth2-provider.js'
+import { freePort } from './helpers/ports.js'
 import { runInTerminal, type Terminal } from './helpers/tmux.js'
 
 let broker: BrokerProcess
 let provider: OAuth2Provider
 let term: Terminal | undefined
+const terms: Terminal[] = []
+/** A terminal stopped after all tests. */
+const terminal = (...args: Parameters<typeof runInTerminal>) => {
+  const t = runInTerminal(...args)
+  terms.push(t)
+  return t
+}
 
 beforeAll(async () => {
   ;[broker, provider] = await Promise.all([startBroker({ args: ['--store', 'memory'] }), startOAuth2Provider()])
 })
 afterAll(async () => {
   term?.stop()
+  for (const t of terms) t.stop()
   await Promise.all([broker?.stop(), provider?.stop()])
 })
 
@@ -40,5 +49,36 @@ describe('prompts in a real terminal (tmux)', () => {
     expect(screen).toMatch(/access_token\s+ey/)
     expect(screen).not.toContain(secret)
     expect(provider.tokenRequests.at(-1)).toMatchObject({ client_id: 'tty-client', client_secret: secret, grant_type: 'client_credentials' })
+  })
+
+  it('stops at Ctrl-C in a prompt with one line, exit 1, nothing stored', async () => {
+    const t = terminal(['store', '--flow', 'oauth2-2'], { BROKER_URL: broker.url })
+    await t.waitFor(/client_id — /)
+    t.send('C-c')
+    expect(await t.exitCode()).toBe(1)
+    const screen = t.screen()
+    expect(screen).toContain('Error CANCELLED: Cancelled at the client_id prompt; nothing was stored.')
+    expect(screen).not.toMatch(/ExitPromptError|at .*\.js:\d+/)
+  })
+
+  it('test-provider asks for -k, -s and -h with what each is, masks the secret and checks the host', async () => {
+    const port = await freePort()
+    const t = terminal(['test-provider', 'github', '--port', String(port)], { BROKER_URL: broker.url })
+    await t.waitFor(/key — Client id or consumer key/)
+    t.type('tp-key')
+    t.send('Enter')
+    await t.waitFor(/secret — Client or consumer secret/)
+    t.type('tp-secret')
+    t.send('Enter')
+    await t.waitFor(/host — Host the browser reaches this machine at/)
+    expect(t.screen()).not.toContain('tp-secret')
+    t.type('http://localhost')
+    t.send('Enter')
+    await t.waitFor(/Enter a host name or IP address .* \(got "http:\/\/localhost"\)/)
+    t.send(...Array(16).fill('BSpace'))
+    t.type('localhost')
+    t.send('Enter')
+    await t.waitFor(new RegExp(`then visit http://localhost:${port}/ \\(Ctrl-C to stop\\)`))
+    expect((await fetch(`http://localhost:${port}/nothing`)).status).toBe(404)
   })
 })

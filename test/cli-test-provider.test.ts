@@ -107,13 +107,29 @@ describe('broker test-provider', () => {
     expect(missing.stderr).toContain('key (-k/--key), secret (-s/--secret), host (-h/--host)')
   })
 
+  it('says at once, in one line naming the URL, that no broker answers (before anyone visits the app)', async () => {
+    const [port, dead] = await Promise.all([freePort(), freePort()])
+    const { code, stdout, stderr } = await runCli(['test-provider', 'github', '-k', 'k', '-s', 's', '-h', 'localhost', '--port', String(port), '--broker', `http://127.0.0.1:${dead}`, '--json'], { timeoutMs: 10_000 })
+    expect(code).toBe(1)
+    expect(JSON.parse(stdout).error).toMatchObject({ code: 'BROKER_UNREACHABLE', message: `No broker answers at http://127.0.0.1:${dead} (ECONNREFUSED).` })
+    expect(stderr).toBe('')
+  })
+
+  it('refuses a host that is not a bare host name or IP (exit 2)', async () => {
+    for (const host of ['http://localhost', 'localhost:3000', 'my host', 'localhost/app']) {
+      const { code, stderr } = await runCli(['test-provider', 'github', '-k', 'k', '-s', 's', '-h', host, '--broker', broker.url], { timeoutMs: 10_000 })
+      expect(code, host).toBe(2)
+      expect(stderr, host).toContain(`Error USAGE: -h/--host: Enter a host name or IP address such as localhost or 192.168.1.20, without scheme, port or path (got "${host}")`)
+    }
+  })
+
   it('ships a valid preset for every named provider (each gets as far as the busy port)', async () => {
     const busy = createServer().listen(0, '127.0.0.1')
     await once(busy, 'listening')
     const port = (busy.address() as AddressInfo).port
     try {
       for (const name of ['github', 'google', 'facebook', 'gitlab', 'microsoft', 'x', 'x2']) {
-        const { code, stderr } = await runCli(['test-provider', name, '-k', 'k', '-s', 's', '-h', 'localhost', '--port', String(port)], { timeoutMs: 10_000 })
+        const { code, stderr } = await runCli(['test-provider', name, '-k', 'k', '-s', 's', '-h', 'localhost', '--port', String(port), '--broker', broker.url], { timeoutMs: 10_000 })
         expect(stderr, name).toContain(`Port ${port} is in use`)
         expect(code, name).toBe(2)
       }

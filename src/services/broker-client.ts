@@ -21,6 +21,11 @@ export class BrokerClient {
     this.url = normalizeBrokerUrl(url)
   }
 
+  /** GET /ping: BROKER_UNREACHABLE when nothing answers, FAILED when what answers is no broker. */
+  async ping(): Promise<void> {
+    await this.call('/ping')
+  }
+
   /** POST /store with a JSON record. */
   store(record: Record<string, unknown>): Promise<Stored> {
     return this.call<Stored>('/store', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(record) })
@@ -68,7 +73,9 @@ export function normalizeBrokerUrl(url: string): string {
 }
 
 function unreachable(url: string, err: unknown): BrokerError {
-  const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).name
+  const e = err as Error & { cause?: { code?: string; message?: string } }
+  // fetch says only "fetch failed": the reason (ECONNREFUSED, ENOTFOUND, "bad port") is in its cause.
+  const cause = e.name === 'TimeoutError' ? 'no answer in 15 s' : (e.cause?.code ?? e.cause?.message ?? e.name)
   return new BrokerError('BROKER_UNREACHABLE', `No broker answers at ${url} (${cause}).`, { url })
 }
 

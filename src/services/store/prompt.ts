@@ -1,6 +1,6 @@
 import { input, password } from '@inquirer/prompts'
 import { BrokerError } from '../../errors.js'
-import { fieldInfo } from './fields.js'
+import { fieldInfo, type FieldKind } from './fields.js'
 
 /** True when a person can answer prompts: stdin and stderr (where prompts go) are terminals. */
 export const canPrompt = (): boolean => Boolean(process.stdin.isTTY && process.stderr.isTTY)
@@ -17,26 +17,50 @@ export function checkUrl(value: string, allowOob = false): true | string {
   return `Enter an absolute http(s) URL such as https://provider.example/oauth/token${allowOob ? ', or oob' : ''}`
 }
 
+/** How one missing value is asked for: its kind (secrets masked, URLs checked), words and flag. */
+export interface PromptSpec {
+  kind: FieldKind
+  summary: string
+  flag: string
+  /** An extra check: true, or what is wrong. */
+  check?: (value: string) => true | string
+}
+
+const recordPrompt = (field: string): PromptSpec => {
+  const info = fieldInfo(field)
+  return { kind: info.kind, summary: info.summary, flag: `--${field.replace(/_/g, '-')}` }
+}
+
 /**
  * Fills the missing fields: asks for each on a terminal (secrets masked, URLs validated); without
- * one, MISSING_FIELDS lists every missing field with its flag, exit 2.
+ * one, MISSING_FIELDS lists every missing field with its flag, exit 2. Ctrl-C at a prompt is CANCELLED.
  */
-export async function askMissing(missing: readonly string[], flagOf: (field: string) => string = (f) => `--${f.replace(/_/g, '-')}`): Promise<Record<string, string>> {
+export async function askMissing(missing: readonly string[], specOf: (field: string) => PromptSpec = recordPrompt): Promise<Record<string, string>> {
   if (!missing.length) return {}
   if (!canPrompt()) {
-    const list = missing.map((f) => `${f} (${flagOf(f)})`).join(', ')
+    const list = missing.map((f) => `${f} (${specOf(f).flag})`).join(', ')
     throw new BrokerError('MISSING_FIELDS', `Missing required field${missing.length > 1 ? 's' : ''}: ${list}.`, { fields: Object.fromEntries(missing.map((f) => [f, 'is required'])) })
   }
   const answers: Record<string, string> = {}
   const context = { output: process.stderr }
   for (const field of missing) {
-    const info = fieldInfo(field)
-    const message = `${field}${info.summary && info.summary !== field ? ` — ${info.summary}` : ''}`
-    const required = (v: string) => (v.trim() ? true : `${field} is required`)
-    answers[field] =
-      info.kind === 'secret'
-        ? await password({ message, mask: '*', validate: required }, context)
-        : await input({ message, validate: info.kind === 'url' ? (v) => checkUrl(v.trim(), field === 'callback') : required }, context)
+    const spec = specOf(field)
+    const message = `${field}${spec.summary && spec.summary !== field ? ` — ${spec.summary}` : ''}`
+    const validate = (raw: string): true | string => {
+      const v = raw.trim()
+      if (!v) return `${field} is required`
+      if (spec.kind === 'url') return checkUrl(v, field === 'callback')
+      return spec.check ? spec.check(v) : true
+    }
+    try {
+      answers[field] = spec.kind === 'secret' ? await password({ message, mask: '*', validate }, context) : await input({ message, validate }, context)
+    } catch (err) {
+      // @inquirer/prompts rejects with ExitPromptError on Ctrl-C (and when the terminal goes away).
+      if ((err as Error).name === 'ExitPromptError' || (err as Error).name === 'AbortPromptError') {
+        throw new BrokerError('CANCELLED', `Cancelled at the ${field} prompt; nothing was stored.`)
+      }
+      throw err
+    }
     answers[field] = answers[field]!.trim()
   }
   return answers

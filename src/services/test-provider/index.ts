@@ -1,7 +1,7 @@
-import open from 'open'
 import { BrokerError } from '../../errors.js'
 import { BrokerClient } from '../broker-client.js'
-import { askMissing } from '../store/prompt.js'
+import { openInBrowser } from '../open-browser.js'
+import { askMissing, type PromptSpec } from '../store/prompt.js'
 import type { ApiCall } from './api.js'
 import { loadPreset } from './preset.js'
 import { renderApiCall } from './render.js'
@@ -34,16 +34,39 @@ export interface TestProviderResult {
   calls: ApiCall[]
 }
 
-const FLAGS: Record<string, string> = { key: '-k/--key', secret: '-s/--secret', host: '-h/--host' }
+const PROMPTS: Record<string, PromptSpec> = {
+  key: { kind: 'text', summary: 'Client id or consumer key', flag: '-k/--key' },
+  secret: { kind: 'secret', summary: 'Client or consumer secret', flag: '-s/--secret' },
+  host: { kind: 'text', summary: 'Host the browser reaches this machine at (localhost, an IP, a name)', flag: '-h/--host', check: checkHost },
+}
+
+/** A host name or IP address the app's URLs can be built from, or what is wrong with it. */
+export function checkHost(host: string): true | string {
+  const bad = `Enter a host name or IP address such as localhost or 192.168.1.20, without scheme, port or path (got "${host}")`
+  let url: URL
+  try {
+    url = new URL(`http://${host}/`)
+  } catch {
+    return bad
+  }
+  // Anything the URL parser had to rewrite (a path, a port, userinfo, spaces) was not a bare host.
+  return url.host === host.toLowerCase() && !url.port ? true : bad
+}
 
 /** `broker test-provider`: an app server that runs the provider's flow through the broker and calls its API. */
 export async function testProvider(opts: TestProviderOptions): Promise<TestProviderResult> {
   const preset = loadPreset({ root: opts.root, name: opts.provider, file: opts.presetFile })
   const given = { key: opts.key, secret: opts.secret, host: opts.host }
   const missing = Object.entries(given).filter(([, v]) => !v).map(([k]) => k)
-  const asked = await askMissing(missing, (f) => FLAGS[f] ?? f)
+  if (opts.host) {
+    const hostOk = checkHost(opts.host)
+    if (hostOk !== true) throw new BrokerError('USAGE', `-h/--host: ${hostOk}.`)
+  }
+  const asked = await askMissing(missing, (f) => PROMPTS[f]!)
   const { key, secret, host } = { ...given, ...asked } as { key: string; secret: string; host: string }
   const client = new BrokerClient(opts.broker ?? `http://${host}:3000`)
+  // Say at once that no broker answers, not after the user has opened the app in a browser.
+  await client.ping()
   const calls: ApiCall[] = []
   let finish!: (err?: Error) => void
   const finished = new Promise<void>((resolve, reject) => (finish = (err) => (err ? reject(err) : resolve())))
@@ -71,7 +94,7 @@ export async function testProvider(opts: TestProviderOptions): Promise<TestProvi
   process.once('SIGINT', stop).once('SIGTERM', stop)
   try {
     opts.notify(`${preset.title} (${preset.flow}) through the broker at ${client.url}.\nRegister ${client.url}/callback at the provider, then visit ${app.url}${opts.once ? '' : ' (Ctrl-C to stop)'}`)
-    if (opts.open) await open(app.url)
+    if (opts.open) await openInBrowser(app.url, opts.notify)
     await finished
   } finally {
     process.off('SIGINT', stop).off('SIGTERM', stop)
