@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, statSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -63,6 +63,29 @@ describe('secrets in the OS keychain (real Secret Service)', () => {
   })
 })
 
+describe('a Secret Service that refuses (never unlocked: no default collection)', () => {
+  let refusing: Keyring
+  beforeAll(async () => {
+    refusing = await startKeyring({ unlock: false })
+  })
+  afterAll(async () => {
+    await refusing?.stop()
+  })
+
+  it('fails --save-secret in one line with KEYCHAIN_UNAVAILABLE before storing, and asks for the secret on the next run', async () => {
+    const env = { ...refusing.env, BROKER_URL: broker.url }
+    const saved = await runCli([...clientCredentials('rf-app'), '--client-secret', SECRET, '--save-secret'], { env })
+    expect(saved.code).toBe(1)
+    expect(saved.stdout).toBe('')
+    expect(saved.stderr).toMatch(/^Error KEYCHAIN_UNAVAILABLE: The OS keychain refused to save the secret for rf-app \(.+\)\.\n  → .*--insecure-storage.*\n$/)
+    expect(provider.tokenRequests.some((r) => r.client_id === 'rf-app')).toBe(false)
+
+    const later = await runCli(clientCredentials('rf-app'), { env })
+    expect(later.code).toBe(2)
+    expect(later.stderr).toContain('client_secret (--client-secret)')
+  })
+})
+
 describe('without a keychain', () => {
   it('says no keychain answers and falls back to asking (exit 2 without a terminal)', async () => {
     const { code, stderr } = await runCli(clientCredentials('nk-app'), { env: noKeychain() })
@@ -89,5 +112,26 @@ describe('without a keychain', () => {
     const found = await runCli([...clientCredentials('nk-app'), '--insecure-storage'], { env })
     expect(found.code, found.stderr).toBe(0)
     expect(found.stderr).toContain(`Using the client_secret kept in ${file} for client_id nk-app.`)
+
+    const del = await runCli(['secrets', 'delete', 'nobody', '--insecure-storage'], { env })
+    expect(del.code).toBe(1)
+    expect(del.stderr).toContain(`No secret is kept in ${file} for nobody at ${broker.url}; \`broker secrets list\` shows what is kept.`)
+  })
+
+  it('says in one line when the plaintext file is damaged or cannot be written', async () => {
+    const config = mkdtempSync(join(tmpdir(), 'broker-insecure-'))
+    const file = join(config, 'broker', 'secrets.json')
+    mkdirSync(join(config, 'broker'))
+    writeFileSync(file, 'not json')
+    const list = await runCli(['secrets', 'list', '--insecure-storage', '--json'], { env: noKeychain({ XDG_CONFIG_HOME: config }) })
+    expect(list.code).toBe(1)
+    expect(JSON.parse(list.stdout).error).toMatchObject({ code: 'FAILED', message: expect.stringMatching(new RegExp(`^The secrets file ${file} cannot be read \\(.+\\); fix or delete it\\.$`)) })
+
+    // XDG_CONFIG_HOME is a file: the broker/ directory cannot be made.
+    const notDir = join(config, 'a-file')
+    writeFileSync(notDir, '')
+    const save = await runCli([...clientCredentials('nk-file'), '--client-secret', SECRET, '--save-secret', '--insecure-storage'], { env: noKeychain({ XDG_CONFIG_HOME: notDir }) })
+    expect(save.code).toBe(1)
+    expect(save.stderr).toBe(`Error FAILED: Cannot write the secrets file ${join(notDir, 'broker', 'secrets.json')} (ENOTDIR).\n`)
   })
 })

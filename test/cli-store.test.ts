@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -6,7 +6,7 @@ import { type BrokerProcess, runCli, startBroker } from './helpers/broker.js'
 import { Browser } from './helpers/browser.js'
 import { spawnCli } from './helpers/cli.js'
 import { type OAuth2Provider, startOAuth2Provider } from './helpers/oauth2-provider.js'
-import { freePort } from './helpers/ports.js'
+import { freePort, waitFor } from './helpers/ports.js'
 
 let broker: BrokerProcess
 let provider: OAuth2Provider
@@ -71,6 +71,31 @@ describe('broker store', () => {
   })
 })
 
+describe('broker store --open', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'broker-open-'))
+  const opened = join(dir, 'opened.txt')
+  // xdg-open (bundled with `open`) runs $BROWSER: a script that records the URL it was given.
+  const browser = join(dir, 'browser.sh')
+  const noDesktop = { DISPLAY: '', WAYLAND_DISPLAY: '', XDG_CURRENT_DESKTOP: '' }
+  writeFileSync(browser, `#!/bin/sh\necho "$1" >> ${opened}\n`, { mode: 0o755 })
+  const args = ['store', '--flow', 'oauth2-3', '--client-id', 'op', '--authorize-url', 'http://provider.example/a', '--access-url', 'http://provider.example/t', '--callback', 'http://localhost:9/cb', '--open']
+
+  it('opens the start URL in the browser and says so on stderr', async () => {
+    const { code, stdout, stderr } = await runCli(args, { env: { ...env(), ...noDesktop, BROWSER: browser } })
+    expect(code, stderr).toBe(0)
+    const url = stdout.match(/start URL\s+(\S+)/)![1]!
+    expect(stderr).toContain(`Opening ${url} in your browser`)
+    await waitFor(async () => existsSync(opened) && readFileSync(opened, 'utf8').includes(url), 5_000, 'the browser to get the URL')
+  })
+
+  it('says to open the URL by hand when no browser starts', async () => {
+    const { code, stdout, stderr } = await runCli(args, { env: { ...env(), ...noDesktop, BROWSER: '/bin/false' } })
+    expect(code, stderr).toBe(0)
+    expect(stdout).toMatch(/start URL\s+http/)
+    expect(stderr).toMatch(/No browser could be opened \(the opener exited \d+\); open the URL yourself\./)
+  })
+})
+
 describe('broker store --capture', () => {
   it('runs a 3-legged flow in a browser and prints the delivered token', async () => {
     const run = spawnCli(['store', '--flow', 'oauth2-3', '--client-id', 'cap', '--client-secret', 'cap-secret', '--authorize-url', provider.authorizeUrl, '--access-url', provider.tokenUrl, '--scope', 'openid', '--capture', '--json'], { env: env() })
@@ -103,6 +128,21 @@ describe('broker store --capture', () => {
     expect(code).toBe(1)
     expect(stdout).toBe('')
     expect(stderr).toMatch(/^Error FAILED: The flow failed: \w+: .+/m)
+  })
+
+  it('submits the form of a form_post delivery itself when the flow has no user step', async () => {
+    const { code, stdout, stderr } = await runCli(['store', '--flow', 'oauth2-2', '--client-id', 'fp', '--client-secret', 'fs', '--access-url', provider.tokenUrl, '--capture', '--delivery', 'form_post', '--json'], { env: env() })
+    expect(code, stderr).toBe(0)
+    const out = JSON.parse(stdout)
+    expect(out.captured.delivery).toBe('form_post')
+    expect(out.captured.result.access_token).toMatch(/^ey/)
+  })
+
+  it('refuses --capture for oauth1-1, which signs requests and delivers nothing', async () => {
+    const { code, stdout, stderr } = await runCli(['store', '--flow', 'oauth1-1', '--consumer-key', 'ck', '--consumer-secret', 'cs', '--capture'], { env: env() })
+    expect(code).toBe(2)
+    expect(stdout).toBe('')
+    expect(stderr).toMatch(/^Error USAGE: oauth1-1 signs requests on demand .*POST \/sign/)
   })
 
   it('says so clearly when the flow does not finish within the record lifetime', async () => {

@@ -12,10 +12,13 @@ export interface Keyring {
 
 /**
  * A real Secret Service for tests: a private D-Bus session (dbus-run-session) with gnome-keyring
- * unlocked by a throwaway password. Processes started with `env` use it as their keychain.
+ * unlocked by a throwaway password (or, with `unlock: false`, never unlocked). Processes started
+ * with `env` use it as their keychain.
  */
-export async function startKeyring(): Promise<Keyring> {
-  const script = 'echo -n test-pw | gnome-keyring-daemon --unlock --components=secrets >/dev/null && echo "BUS=$DBUS_SESSION_BUS_ADDRESS" && exec sleep 3600'
+export async function startKeyring(opts: { unlock?: boolean } = {}): Promise<Keyring> {
+  // Without --unlock the daemon answers but has no default collection: writes are refused.
+  const daemon = opts.unlock === false ? 'gnome-keyring-daemon --start --components=secrets' : 'echo -n test-pw | gnome-keyring-daemon --unlock --components=secrets'
+  const script = `${daemon} >/dev/null && echo "BUS=$DBUS_SESSION_BUS_ADDRESS" && exec sleep 3600`
   // A keyring of its own: never the user's, and no stale keyring with another password.
   const home = mkdtempSync(join(tmpdir(), 'broker-keyring-'))
   const proc: ChildProcess = spawn('dbus-run-session', ['--', 'sh', '-c', script], {

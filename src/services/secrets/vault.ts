@@ -31,25 +31,37 @@ const refOf = (acct: string): SecretRef => {
   return { broker: acct.slice(0, i), id: acct.slice(i + 1) }
 }
 
+/** The first line of a keychain error: @napi-rs/keyring appends its cause and a Rust backtrace. */
+const firstLine = (err: unknown) => ((err as Error).message ?? String(err)).split('\n')[0]!.trim() || 'no answer'
+
+/** Runs a keychain call; a refusal (locked, no default collection, no service) is KEYCHAIN_UNAVAILABLE. */
+function keychain<T>(doing: string, call: () => T): T {
+  try {
+    return call()
+  } catch (err) {
+    throw new BrokerError('KEYCHAIN_UNAVAILABLE', `The OS keychain refused to ${doing} (${firstLine(err)}).`)
+  }
+}
+
 /** The OS keychain through @napi-rs/keyring (Secret Service, macOS Keychain, Windows Credential Manager). */
 export class KeychainVault implements Vault {
   readonly kind = 'keychain' as const
   readonly where = 'the OS keychain'
 
   get(ref: SecretRef): string | undefined {
-    return new Entry(KEYCHAIN_SERVICE, account(ref)).getPassword() ?? undefined
+    return keychain(`read the secret for ${ref.id}`, () => new Entry(KEYCHAIN_SERVICE, account(ref)).getPassword() ?? undefined)
   }
 
   set(ref: SecretRef, secret: string): void {
-    new Entry(KEYCHAIN_SERVICE, account(ref)).setPassword(secret)
+    keychain(`save the secret for ${ref.id}`, () => new Entry(KEYCHAIN_SERVICE, account(ref)).setPassword(secret))
   }
 
   delete(ref: SecretRef): boolean {
-    return new Entry(KEYCHAIN_SERVICE, account(ref)).deleteCredential()
+    return keychain(`delete the secret for ${ref.id}`, () => new Entry(KEYCHAIN_SERVICE, account(ref)).deleteCredential())
   }
 
   list(): SecretRef[] {
-    return findCredentials(KEYCHAIN_SERVICE).map((c) => refOf(c.account))
+    return keychain('list its secrets', () => findCredentials(KEYCHAIN_SERVICE).map((c) => refOf(c.account)))
   }
 }
 
@@ -61,13 +73,24 @@ export class FileVault implements Vault {
 
   private read(): Record<string, string> {
     if (!existsSync(this.where)) return {}
-    return JSON.parse(readFileSync(this.where, 'utf8')) as Record<string, string>
+    let data: unknown
+    try {
+      data = JSON.parse(readFileSync(this.where, 'utf8'))
+    } catch (err) {
+      throw new BrokerError('FAILED', `The secrets file ${this.where} cannot be read (${firstLine(err)}); fix or delete it.`)
+    }
+    if (!data || typeof data !== 'object' || Array.isArray(data)) throw new BrokerError('FAILED', `The secrets file ${this.where} is not a JSON object; fix or delete it.`)
+    return data as Record<string, string>
   }
 
   private write(data: Record<string, string>): void {
-    mkdirSync(dirname(this.where), { recursive: true, mode: 0o700 })
-    writeFileSync(this.where, JSON.stringify(data, null, 2) + '\n', { mode: 0o600 })
-    chmodSync(this.where, 0o600)
+    try {
+      mkdirSync(dirname(this.where), { recursive: true, mode: 0o700 })
+      writeFileSync(this.where, JSON.stringify(data, null, 2) + '\n', { mode: 0o600 })
+      chmodSync(this.where, 0o600)
+    } catch (err) {
+      throw new BrokerError('FAILED', `Cannot write the secrets file ${this.where} (${(err as NodeJS.ErrnoException).code ?? firstLine(err)}).`)
+    }
   }
 
   get(ref: SecretRef): string | undefined {
@@ -102,7 +125,7 @@ export function probeKeychain(): { ok: true } | { ok: false; reason: string } {
     findCredentials(KEYCHAIN_SERVICE)
     return { ok: true }
   } catch (err) {
-    return { ok: false, reason: (err as Error).message.split('\n')[0] ?? 'no answer' }
+    return { ok: false, reason: firstLine(err) }
   }
 }
 

@@ -1,11 +1,11 @@
-import open from 'open'
 import type { FlowRecord } from '../../../flows/contract.js'
 import { BrokerError } from '../../errors.js'
 import { BrokerClient } from '../broker-client.js'
+import { openInBrowser } from '../open-browser.js'
 import { openVault } from '../secrets/vault.js'
-import { walk } from '../walk/index.js'
 import { type Captured, listenOnce } from './capture.js'
-import { missingFields } from './presets.js'
+import { driveFlow } from './drive.js'
+import { FLOW_PRESETS, missingFields } from './presets.js'
 import { askMissing } from './prompt.js'
 import { buildRecord, presetOf, type RecordInput } from './record.js'
 import { fillKeptSecrets, saveKeptSecrets } from './secrets.js'
@@ -41,11 +41,17 @@ export async function storeFlow(opts: StoreOptions): Promise<StoreResult> {
   const record: FlowRecord = buildRecord(opts)
   if (opts.capture && record.callback !== undefined) throw new BrokerError('USAGE', '--capture listens for the result itself; leave out --callback (or drop --capture).')
   const preset = presetOf(record, opts.flow)
+  if (opts.capture && preset === FLOW_PRESETS['oauth1-1']) {
+    throw new BrokerError('USAGE', 'oauth1-1 signs requests on demand and delivers nothing to capture: store it without --capture, then POST /sign with its hash and the request to sign.')
+  }
   const vaultOpts = { broker: client.url, insecure: opts.insecureStorage, file: opts.secretsFile, notify: opts.notify }
   // With --save-secret, a missing keychain is an error before anything is stored.
   const vault = opts.saveSecret ? openVault(vaultOpts) : undefined
   fillKeptSecrets(record, missingFields(record, preset), vaultOpts)
   Object.assign(record, await askMissing(missingFields(record, preset)))
+
+  // Saved before storing: a keychain that refuses the write fails the command with nothing stored.
+  const saved = vault ? saveKeptSecrets(record, vault, vaultOpts) : undefined
 
   const listener = opts.capture ? await listenOnce(client) : undefined
   try {
@@ -55,10 +61,9 @@ export async function storeFlow(opts: StoreOptions): Promise<StoreResult> {
     }
     const stored = await client.store(record)
     const check = await client.hashCheck(stored.hash)
-    const saved = vault ? saveKeptSecrets(record, vault, vaultOpts) : undefined
     const result: StoreResult = { ...stored, plugin: check.plugin, expires_in: check.expires_in, expires_at: check.expires_at, ...(record.callback ? { callback: String(record.callback) } : {}), ...(saved ? { saved } : {}) }
     if (!listener) {
-      if (opts.open) await open(stored.url)
+      if (opts.open) await openInBrowser(stored.url, opts.notify)
       return result
     }
     const waiting = listener.wait(check.expires_in)
@@ -66,13 +71,10 @@ export async function storeFlow(opts: StoreOptions): Promise<StoreResult> {
     waiting.catch(() => undefined)
     if (preset && !preset.browser) {
       opts.notify(`Running the flow (${check.plugin})…`)
-      const walked = await walk({ url: stored.url, maxHops: 10 })
-      if (!walked.hops.some((hop) => hop.url.startsWith(listener.callback))) {
-        throw new BrokerError('FAILED', `The flow ended without reaching the callback (${walked.reason}); \`broker hash-check ${stored.hash}\` shows why.`)
-      }
+      await driveFlow(stored.url, listener.callback, stored.hash)
     } else {
       opts.notify(`Open this URL in a browser to run the flow:\n  ${stored.url}`)
-      if (opts.open) await open(stored.url)
+      if (opts.open) await openInBrowser(stored.url, opts.notify)
       opts.notify(`Waiting up to ${check.expires_in} s for the result at ${listener.callback} …`)
     }
     return { ...result, captured: await waiting }

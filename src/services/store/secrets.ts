@@ -33,7 +33,15 @@ export function fillKeptSecrets(record: FlowRecord, required: readonly string[],
   }
   const found: string[] = []
   for (const { id, secret } of wanted) {
-    const value = vault.get({ broker: opts.broker, id: String(record[id]) })
+    let value: string | undefined
+    try {
+      value = vault.get({ broker: opts.broker, id: String(record[id]) })
+    } catch (err) {
+      // A keychain that is there but refuses (locked, no default collection): ask instead.
+      if (!isBrokerError(err)) throw err
+      if (required.includes(secret)) opts.notify(`${err.message} Asking for the secret instead.`)
+      continue
+    }
     if (value === undefined) continue
     record[secret] = value
     found.push(secret)
