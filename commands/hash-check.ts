@@ -1,5 +1,6 @@
 import { Args, Flags } from '@oclif/core'
 import { BrokerCommand } from '../src/cli/base-command.js'
+import { dashArg } from '../src/cli/dash-arg.js'
 import { DEFAULT_BROKER_URL } from '../src/services/broker-client.js'
 import { type HashCheckResult, hashCheck } from '../src/services/hash-check/index.js'
 import { renderHashCheck, renderStatus } from '../src/services/hash-check/render.js'
@@ -20,7 +21,7 @@ export default class HashCheck extends BrokerCommand {
   }
 
   async run(): Promise<HashCheckResult> {
-    const { args, flags } = await this.parse(HashCheck)
+    const { args, flags } = await this.parse(HashCheck, dashArg(this.argv, HashCheck.flags))
     const human = !this.jsonEnabled()
     const live = human && process.stdout.isTTY
     const result = await hashCheck({

@@ -64,6 +64,16 @@ describe('broker store', () => {
     expect(stderr.split('\n')[0]).toMatch(new RegExp(`^Error BROKER_UNREACHABLE: No broker answers at http://127.0.0.1:${port} `))
   })
 
+  it('refuses a broker URL that is not http(s), from the flag or BROKER_URL, as a usage error', async () => {
+    const args = ['store', '--flow', 'oauth2-2', '--client-id', 'c', '--client-secret', 's', '--access-url', provider.tokenUrl]
+    const flag = await runCli([...args, '--broker', 'localhost:3000', '--json'])
+    expect(flag.code).toBe(2)
+    expect(JSON.parse(flag.stdout).error).toEqual({ code: 'USAGE', message: '--broker (or BROKER_URL) must be an http(s) URL (got "localhost:3000").' })
+    const fromEnv = await runCli(args, { env: { BROKER_URL: 'not a url' } })
+    expect(fromEnv.code).toBe(2)
+    expect(fromEnv.stderr).toBe('Error USAGE: --broker (or BROKER_URL) must be an http(s) URL such as http://localhost:3000 (got "not a url").\n')
+  })
+
   it('passes the broker\'s validation error through with exit 2', async () => {
     const { code, stderr } = await runCli(['store', '--flow', 'oauth2-3', '--client-id', 'c', '--authorize-url', provider.authorizeUrl, '--access-url', provider.tokenUrl, '--callback', 'https://evil.example/cb'], { env: env() })
     expect(code).toBe(2)

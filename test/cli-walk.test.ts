@@ -126,6 +126,12 @@ describe('broker hash-check', () => {
     expect(stderr).toContain('Error UNKNOWN_HASH: No flow is stored under this hash')
   })
 
+  it('takes a hash that starts with "-" as the hash, not as a flag', async () => {
+    const { code, stdout, stderr } = await runCli(['hash-check', '-Zm9vYmFyYmF6cXV4cXV1eGNvcmdlZ3Jh', '--broker', broker.url, '--json'])
+    expect(code, stderr).toBe(1)
+    expect(JSON.parse(stdout).error.code).toBe('UNKNOWN_HASH')
+  })
+
   it('watches until the flow completes', async () => {
     const url = await startUrl()
     const hash = new URL(url).searchParams.get('hash')!

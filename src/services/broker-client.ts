@@ -66,9 +66,9 @@ export function normalizeBrokerUrl(url: string): string {
   try {
     parsed = new URL(url)
   } catch {
-    throw new BrokerError('USAGE', `--broker must be an http(s) URL such as ${DEFAULT_BROKER_URL} (got "${url}").`)
+    throw new BrokerError('USAGE', `--broker (or BROKER_URL) must be an http(s) URL such as ${DEFAULT_BROKER_URL} (got "${url}").`)
   }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new BrokerError('USAGE', `--broker must be an http(s) URL (got "${url}").`)
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new BrokerError('USAGE', `--broker (or BROKER_URL) must be an http(s) URL (got "${url}").`)
   return parsed.toString().replace(/\/+$/, '')
 }
 
