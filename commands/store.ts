@@ -24,6 +24,7 @@ export default class Store extends BrokerCommand {
     file: Flags.string({ summary: 'A JSON file with a whole record; flags override its fields.' }),
     field: Flags.string({ summary: 'Any other record field, as name=value; repeat for more.', multiple: true }),
     broker: Flags.string({ summary: 'The broker URL.', env: 'BROKER_URL', default: DEFAULT_BROKER_URL }),
+    'api-key': Flags.string({ summary: "One of the broker's api.keys, when it has any; prefer BROKER_API_KEY.", env: 'BROKER_API_KEY' }),
     capture: Flags.boolean({ summary: 'Listen once on 127.0.0.1 as the callback and print the delivered result.' }),
     open: Flags.boolean({ summary: 'Open the start URL in the browser.' }),
     'save-secret': Flags.boolean({ summary: 'Keep the client / consumer secret in the OS keychain for later runs.' }),
@@ -36,6 +37,7 @@ export default class Store extends BrokerCommand {
     const fields = Object.fromEntries(RECORD_FIELDS.map((f) => [f.field, flags[f.flag] as string | undefined]))
     const result = await storeFlow({
       broker: flags.broker,
+      apiKey: flags['api-key'],
       flow: flags.flow,
       file: flags.file,
       fields,

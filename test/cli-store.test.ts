@@ -155,6 +155,22 @@ describe('broker store --capture', () => {
     expect(stderr).toMatch(/^Error USAGE: oauth1-1 signs requests on demand .*POST \/sign/)
   })
 
+  it('sends --api-key (BROKER_API_KEY) to a broker with api.keys, for /store and /result', async () => {
+    const key = 'cli-api-key-0123456789'
+    const locked = await startBroker({ args: ['--store', 'memory'], env: { BROKER_API_KEYS: key } })
+    try {
+      const args = ['store', '--flow', 'oauth2-2', '--client-id', 'ak', '--client-secret', 'as', '--access-url', provider.tokenUrl, '--capture']
+      const refused = await runCli(args, { env: { BROKER_URL: locked.url } })
+      expect(refused.code).toBe(1)
+      expect(refused.stderr).toMatch(/^Error UNAUTHORIZED: .* Pass one of its api\.keys with --api-key \(or BROKER_API_KEY\)\./)
+      const { code, stdout, stderr } = await runCli(args, { env: { BROKER_URL: locked.url, BROKER_API_KEY: key } })
+      expect(code, stderr).toBe(0)
+      expect(stdout).toMatch(/access_token\s+ey/)
+    } finally {
+      await locked.stop()
+    }
+  })
+
   it('says so clearly when the flow does not finish within the record lifetime', async () => {
     const short = await startBroker({ args: ['--store', 'memory', '--expire', '2'] })
     try {

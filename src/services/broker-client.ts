@@ -16,9 +16,12 @@ export type HashCheckAnswer = HashCheck
 /** A small client of the broker's HTTP API for the CLI: JSON errors become registry errors. */
 export class BrokerClient {
   readonly url: string
+  private readonly apiKey?: string
 
-  constructor(url: string = DEFAULT_BROKER_URL) {
+  /** `apiKey`: one of the broker's api.keys, sent as a Bearer token (POST /store and /result need it then). */
+  constructor(url: string = DEFAULT_BROKER_URL, opts: { apiKey?: string } = {}) {
     this.url = normalizeBrokerUrl(url)
+    this.apiKey = opts.apiKey || undefined
   }
 
   /** GET /ping: BROKER_UNREACHABLE when nothing answers, FAILED when what answers is no broker. */
@@ -44,7 +47,8 @@ export class BrokerClient {
   private async call<T>(path: string, init: RequestInit = {}): Promise<T> {
     let res: Response
     try {
-      res = await fetch(this.url + path, { ...init, signal: AbortSignal.timeout(15_000) })
+      const headers = { ...(init.headers as Record<string, string> | undefined), ...(this.apiKey ? { authorization: `Bearer ${this.apiKey}` } : {}) }
+      res = await fetch(this.url + path, { ...init, headers, signal: AbortSignal.timeout(15_000) })
     } catch (err) {
       throw unreachable(this.url, err)
     }
@@ -83,5 +87,7 @@ function unreachable(url: string, err: unknown): BrokerError {
 function fromAnswer(status: number, body: unknown): BrokerError {
   const { code, message, ...rest } = (body && typeof body === 'object' ? body : {}) as { code?: string; message?: string } & Record<string, unknown>
   const known = code && code in ERRORS ? (code as ErrorCode) : 'FAILED'
-  return new BrokerError(known, message ?? `The broker answered ${status}.`, rest)
+  // The broker's words name the header; a CLI user sets it with a flag.
+  const hint = known === 'UNAUTHORIZED' ? ' Pass one of its api.keys with --api-key (or BROKER_API_KEY).' : ''
+  return new BrokerError(known, (message ?? `The broker answered ${status}.`) + hint, rest)
 }

@@ -12,6 +12,8 @@ import { fillKeptSecrets, saveKeptSecrets } from './secrets.js'
 
 export interface StoreOptions extends RecordInput {
   broker: string
+  /** One of the broker's api.keys, when it has any. */
+  apiKey?: string
   capture?: boolean
   open?: boolean
   saveSecret?: boolean
@@ -37,7 +39,7 @@ export interface StoreResult {
 
 /** `broker store`: builds the record, fills secrets (keychain, prompt), stores it, optionally captures the result. */
 export async function storeFlow(opts: StoreOptions): Promise<StoreResult> {
-  const client = new BrokerClient(opts.broker)
+  const client = new BrokerClient(opts.broker, { apiKey: opts.apiKey })
   const record: FlowRecord = buildRecord(opts)
   if (opts.capture && record.callback !== undefined) throw new BrokerError('USAGE', '--capture listens for the result itself; leave out --callback (or drop --capture).')
   const preset = presetOf(record, opts.flow)

@@ -16,6 +16,8 @@ export interface TestProviderOptions {
   port: number
   /** The broker URL; default http://<host>:3000. */
   broker?: string
+  /** One of the broker's api.keys, when it has any. */
+  apiKey?: string
   scopes?: string[]
   open?: boolean
   /** Stop after the first round trip (and fail when it fails). */
@@ -64,7 +66,7 @@ export async function testProvider(opts: TestProviderOptions): Promise<TestProvi
   }
   const asked = await askMissing(missing, (f) => PROMPTS[f]!)
   const { key, secret, host } = { ...given, ...asked } as { key: string; secret: string; host: string }
-  const client = new BrokerClient(opts.broker ?? `http://${host}:3000`)
+  const client = new BrokerClient(opts.broker ?? `http://${host}:3000`, { apiKey: opts.apiKey })
   // Say at once that no broker answers, not after the user has opened the app in a browser.
   await client.ping()
   const calls: ApiCall[] = []
