@@ -23,7 +23,9 @@ import { freePort, waitFor } from '../test/helpers/ports.js'
 import { startRedis } from '../test/helpers/redis.js'
 import { configSchema } from '../src/config/schema.js'
 import { resolveSecrets } from '../src/services/serve/secrets.js'
-import { FlowStore, type FlowEntry } from '../src/store/flows.js'
+import { createBroker } from '../src/services/broker.js'
+import type { BrokerDeps } from '../src/services/deps.js'
+import { storeFlow } from '../src/services/flows/store.js'
 import { newId } from '../src/oauth/ids.js'
 import type { LoadResult, LoadRun } from './load.js'
 
@@ -65,9 +67,11 @@ interface Target {
   proc: ChildProcess
 }
 
+const SECRETS = { cookie: 'bench-cookie-secret-0123456789', session: 'bench-session-secret-0123456789' }
+
 async function startBroker(redisPort: number, workers: number, extraEnv: Record<string, string> = {}): Promise<Target> {
   const port = await freePort()
-  const env: Record<string, string | undefined> = { ...process.env, BROKER_COOKIE_SECRET: 'bench-cookie-secret-0123456789', BROKER_SESSION_SECRET: 'bench-session-secret-0123456789', ...extraEnv }
+  const env: Record<string, string | undefined> = { ...process.env, BROKER_COOKIE_SECRET: SECRETS.cookie, BROKER_SESSION_SECRET: SECRETS.session, ...extraEnv }
   if (opts.profile && workers === 1) return profiledWorker(redisPort, port, env)
   const proc = spawn(
     process.execPath,
@@ -154,18 +158,15 @@ const RECORD = {
 }
 const FORM = new URLSearchParams(RECORD).toString()
 
-/** Flows written straight into the broker's store, so each /start of a run gets its own hash. */
-async function seedFlows(store: FlowStore, n: number): Promise<string[]> {
+/**
+ * Flows stored by the broker's own /store code, in this process and on the same Redis and secrets
+ * (faster than HTTP), so each /start of a run gets its own hash, stored exactly as /store stores it.
+ */
+async function seedFlows(deps: BrokerDeps, n: number): Promise<string[]> {
   const hashes: string[] = []
-  const now = Date.now()
   for (let i = 0; i < n; i += 2000) {
-    await Promise.all(
-      Array.from({ length: Math.min(2000, n - i) }, async () => {
-        const entry: FlowEntry = { hash: newId(), plugin: 'oauth_2_3-legged', record: { ...RECORD, auth_type: 'oauth' }, progress: 'stored', createdAt: now, expiresAt: now + 600_000, data: {} }
-        await store.create(entry)
-        hashes.push(entry.hash)
-      }),
-    )
+    const batch = await Promise.all(Array.from({ length: Math.min(2000, n - i) }, () => storeFlow(deps, RECORD)))
+    hashes.push(...batch.map((b) => b.hash))
   }
   return hashes
 }
@@ -299,7 +300,11 @@ async function flowSteps(redisPort: number, n: number): Promise<void> {
 const started = Date.now()
 const redis = await startRedis()
 const client = new Redis({ port: redis.port })
-const store = new FlowStore(client, 600, 'broker:')
+const seeder = await createBroker(
+  resolveSecrets(configSchema.parse({ store: { driver: 'redis', port: redis.port, expire: 600 }, log: { level: 'silent' }, cookie: { secret: SECRETS.cookie }, session: { secret: SECRETS.session } })).config,
+  'redis',
+  { redis: client },
+)
 await startLoader()
 say(`bench: Redis on ${redis.port}; ${ALL} CPUs; node ${process.version}`)
 
@@ -308,7 +313,7 @@ const rssByWorkers: Record<number, number[]> = {}
 try {
   for (const workers of WORKER_COUNTS) {
     const [broker, baseline] = await Promise.all([startBroker(redis.port, workers), startBaseline(redis.port, workers)])
-    const hashCheck = (await seedFlows(store, 1))[0]!
+    const hashCheck = (await seedFlows(seeder, 1))[0]!
     await client.set(`base:flow:{${hashCheck}}`, JSON.stringify({ hash: hashCheck, record: RECORD, progress: 'stored' }), 'EX', 600)
     // Warm both up (JIT, connections) before anything counts.
     for (const t of [broker, baseline]) await load({ url: t.url, connections: CONNECTIONS, method: 'POST', path: '/store', body: FORM, duration: 1 })
@@ -317,7 +322,7 @@ try {
       for (const e of ENDPOINTS) {
         // /start needs one stored flow per request: as many as the /store run of this round managed.
         const count = e === 'GET /start' ? Math.max(2000, Math.round((samples['POST /store']?.at(-1)?.broker.rps ?? 4000) * SECONDS)) : 0
-        const ctx = { hashCheck, starts: count ? await seedFlows(store, count) : [] }
+        const ctx = { hashCheck, starts: count ? await seedFlows(seeder, count) : [] }
         // A, B in this round; B, A in the next, so neither always runs on a warmer machine.
         const order = round % 2 ? [baseline, broker] : [broker, baseline]
         const got: Partial<Sample> = {}
@@ -337,6 +342,7 @@ try {
   if (!opts.only && !opts.workers) await flowSteps(redis.port, Number(opts.flows))
 } finally {
   loader?.kill()
+  await seeder.close()
   client.disconnect()
   await redis.stop()
 }

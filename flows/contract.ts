@@ -64,6 +64,12 @@ export interface FlowPlugin {
   readonly secrets?: readonly string[]
   /** True when `/start` may be called many times (a signing helper); false: a start URL works once. */
   readonly reusable?: boolean
+  /**
+   * True when `start` needs no I/O and no request parameters (it only builds the provider's URL and
+   * awaits the broker's state): the runner then runs it at /store, and /start only claims the flow
+   * and sends the browser on, in one atomic store operation.
+   */
+  readonly startAtStore?: boolean
   /** Extra checks at /store; return a message per bad field (`{field: message}`), empty when fine. */
   validate?(record: Readonly<FlowRecord>): Record<string, string> | Promise<Record<string, string>>
   /** Rewrites the record before it is stored (defaults, spellings). */

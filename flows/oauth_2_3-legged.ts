@@ -5,6 +5,7 @@ import { deliverable, extraParams, pkcePair, requestToken, wantsPkce } from './l
 const plugin: FlowPlugin = {
   description: 'OAuth 2 authorization code (3-legged), PKCE S256',
   required: ['client_id', 'authorize_url', 'access_url'],
+  startAtStore: true,
 
   start(ctx: FlowContext): StepResult {
     const r = ctx.record

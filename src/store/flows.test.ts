@@ -37,6 +37,15 @@ describe.each([
     expect((await store.get(e.hash))!.progress).toBe('started')
   })
 
+  it('claims a flow whose first step ran at /store straight to awaiting_callback, with its redirect', async () => {
+    const store = makeStore()
+    const e = { ...entry(), data: { state: 's', nonce: 'n' } }
+    await store.create(e, { redirect: 'https://provider.example/authorize?state=s' })
+    expect(await store.claim(e.hash)).toMatchObject({ redirect: 'https://provider.example/authorize?state=s', entry: { progress: 'stored', data: { state: 's', nonce: 'n' } } })
+    expect((await store.get(e.hash))!.progress).toBe('awaiting_callback')
+    expect((await store.claim(e.hash))!.entry.progress).toBe('awaiting_callback')
+  })
+
   it('never claims a reusable flow', async () => {
     const store = makeStore()
     const e = entry()

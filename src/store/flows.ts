@@ -20,8 +20,9 @@ export interface FlowEntry {
 }
 
 // A flow is a Redis hash: `entry` (what never changes: record, plugin, times; JSON), `progress`,
-// `data` (what steps saved; JSON), `error` (JSON) and `reusable` ('1' for signing flows). Steps
-// rewrite only the small fields, never the record.
+// `data` (what steps saved; JSON), `error` (JSON), `reusable` ('1' for signing flows) and
+// `redirect` (the first step's redirect, when it ran at /store). Steps rewrite only the small
+// fields, never the record.
 
 // Compare-and-set on the flow's progress: the one atomic step that makes hashes and callbacks
 // single use across workers and instances. Returns 'OK', the current progress, or -1 (gone).
@@ -32,16 +33,21 @@ redis.call('HSET', KEYS[1], 'progress', ARGV[2], 'data', ARGV[3])
 if ARGV[4] ~= '' then redis.call('HSET', KEYS[1], 'error', ARGV[4]) end
 return 'OK'`
 
-// Reads a flow and, when it is a one-shot flow still `stored`, moves it to `started` in the same
-// step: /start's read and claim in one round trip. Returns false (gone) or
-// {progress before, entry, data, error, reusable}.
-const CLAIM = `local f = redis.call('HMGET', KEYS[1], 'progress', 'entry', 'data', 'error', 'reusable')
-if not f[1] then return false end
-if f[1] == 'stored' and f[5] ~= '1' then redis.call('HSET', KEYS[1], 'progress', 'started') end
+// Reads a flow and, when it is a one-shot flow still `stored`, moves it on in the same step:
+// /start's read and claim in one round trip. A flow whose first step ran at /store goes straight
+// to `awaiting_callback`, others to `started`. Returns false (gone) or
+// {progress before, entry, data, error, reusable, redirect}.
+// (A missing field is false in Redis's Lua and a null userdata in the embedded store's: test types.)
+const CLAIM = `local f = redis.call('HMGET', KEYS[1], 'progress', 'entry', 'data', 'error', 'reusable', 'redirect')
+if type(f[1]) ~= 'string' then return false end
+if f[1] == 'stored' and f[5] ~= '1' then
+  redis.call('HSET', KEYS[1], 'progress', type(f[6]) == 'string' and 'awaiting_callback' or 'started')
+end
 return f`
 
 const CREATE = `if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 redis.call('HSET', KEYS[1], 'progress', ARGV[1], 'entry', ARGV[2], 'reusable', ARGV[4], 'data', ARGV[5])
+if ARGV[6] ~= '' then redis.call('HSET', KEYS[1], 'redirect', ARGV[6]) end
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return 1`
 
@@ -49,13 +55,15 @@ type Field = string | null | false
 type ScriptedRedis = Redis & {
   brokerCas(key: string, from: string, to: string, data: string, error: string): Promise<string | number>
   brokerClaim(key: string): Promise<Field[] | null>
-  brokerCreate(key: string, progress: string, entry: string, ttlMs: number, reusable: string, data: string): Promise<number>
+  brokerCreate(key: string, progress: string, entry: string, ttlMs: number, reusable: string, data: string, redirect: string): Promise<number>
 }
 
-/** What /start's claim found: the flow as it was, and whether it is reusable (never claimed). */
+/** What /start's claim found: the flow as it was, whether it is reusable (never claimed), and its prepared redirect. */
 export interface Claimed {
   entry: FlowEntry
   reusable: boolean
+  /** The first step's redirect when it ran at /store: the claim moved the flow to awaiting_callback. */
+  redirect?: string
 }
 
 /** The flow records in Redis (or the embedded store): create, read, advance, correlate, results. */
@@ -82,10 +90,15 @@ export class FlowStore {
     return this.redis
   }
 
-  /** Stores a new flow for its lifetime; the hash must be new. A reusable flow is never claimed by /start. */
-  async create(entry: FlowEntry, opts: { reusable?: boolean } = {}): Promise<void> {
+  /**
+   * Stores a new flow for its lifetime; the hash must be new. A reusable flow is never claimed by
+   * /start; `redirect` is the first step's, when it ran at /store.
+   */
+  async create(entry: FlowEntry, opts: { reusable?: boolean; redirect?: string } = {}): Promise<void> {
     const ttlMs = entry.expiresAt - entry.createdAt
-    const created = await guard(() => this.redis.brokerCreate(this.keys.flow(entry.hash), entry.progress, staticJson(entry), ttlMs, opts.reusable ? '1' : '0', JSON.stringify(entry.data)))
+    const created = await guard(() =>
+      this.redis.brokerCreate(this.keys.flow(entry.hash), entry.progress, staticJson(entry), ttlMs, opts.reusable ? '1' : '0', JSON.stringify(entry.data), opts.redirect ?? ''),
+    )
     if (created !== 1) throw new BrokerError('INTERNAL', 'A flow with this hash exists already.')
   }
 
@@ -101,7 +114,8 @@ export class FlowStore {
    */
   async claim(hash: string): Promise<Claimed | undefined> {
     const fields = await guard(() => this.redis.brokerClaim(this.keys.flow(hash)))
-    return fields?.[0] ? { entry: toEntry(fields), reusable: fields[4] === '1' } : undefined
+    if (!fields?.[0]) return undefined
+    return { entry: toEntry(fields), reusable: fields[4] === '1', ...(fields[5] ? { redirect: fields[5] } : {}) }
   }
 
   /**

@@ -1,4 +1,4 @@
-import { FlowError, type StepResult } from '../../../flows/contract.js'
+import { FlowError, type FlowPlugin, type StepResult } from '../../../flows/contract.js'
 import { BrokerError } from '../../errors.js'
 import { flowCookieName, newId, openState, safeEqual, sealState, sign, unsign } from '../../oauth/ids.js'
 import type { FlowEntry, Progress } from '../../store/flows.js'
@@ -23,18 +23,44 @@ const providerHost = (entry: FlowEntry): string | undefined => {
   }
 }
 
+/** The broker's per-flow secrets for a run: its sealed OAuth state and the browser cookie's nonce. */
+const runData = (deps: BrokerDeps, hash: string) => ({ state: sealState(hash, deps.config.session.secret), nonce: newId() })
+
+/**
+ * At /store, for a plugin whose first step is pure (`startAtStore`): runs it now, so that /start is
+ * one atomic store operation. Returns the data and redirect to keep, or undefined to run the step
+ * at /start as usual (it threw, or it did not just redirect to await the broker's state).
+ */
+export async function prepareStart(deps: BrokerDeps, entry: FlowEntry, plugin: FlowPlugin): Promise<{ data: Record<string, unknown>; redirect: string } | undefined> {
+  if (!plugin.startAtStore) return undefined
+  const data = runData(deps, entry.hash)
+  try {
+    const step = await plugin.start(flowContext(deps, { ...entry, data }, {}))
+    if (!('redirect' in step) || step.await !== data.state) return undefined
+    return { data: { ...data, ...step.save }, redirect: step.redirect }
+  } catch {
+    return undefined
+  }
+}
+
 /** GET|POST /start: runs the flow's first step. A start URL works once, unless the flow is reusable. */
 export async function startFlow(deps: BrokerDeps, req: FlowRequest): Promise<Reply> {
   const hash = req.params.hash
   if (!hash) throw new BrokerError('VALIDATION', 'The hash query parameter is required.', { fields: { hash: 'is required' } })
-  // Read and claim in one round trip: a one-shot flow moves from stored to started here, once.
+  // Read and claim in one round trip: a one-shot flow moves on from stored here, once.
   const claimed = hash.length <= 128 ? await deps.store.claim(hash) : undefined
   if (!claimed) throw unknownHash()
-  const { entry, reusable } = claimed
+  const { entry, reusable, redirect: prepared } = claimed
   if (!reusable && entry.progress !== 'stored') throw finished(entry.progress)
+  if (prepared) {
+    // The first step ran at /store; the claim moved the flow to awaiting_callback.
+    publish(deps, { ...entry, progress: 'started' }, 'started')
+    const next: FlowEntry = { ...entry, progress: 'awaiting_callback' }
+    publish(deps, next, 'redirected')
+    return redirect(prepared, { cookie: bindingCookie(deps, next) })
+  }
   const plugin = await deps.plugins.get(entry.plugin)
-  const state = sealState(entry.hash, deps.config.session.secret)
-  const started: FlowEntry = { ...entry, progress: 'started', data: { ...entry.data, state, nonce: newId() } }
+  const started: FlowEntry = { ...entry, progress: 'started', data: { ...entry.data, ...runData(deps, entry.hash) } }
   publish(deps, started, 'started')
   let step: StepResult
   try {

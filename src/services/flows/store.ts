@@ -2,6 +2,7 @@ import { newId } from '../../oauth/ids.js'
 import type { FlowEntry } from '../../store/flows.js'
 import type { BrokerDeps } from '../deps.js'
 import { recordPluginName, sanitizeRecord, validateRecord } from './record.js'
+import { prepareStart } from './run.js'
 
 export interface StoredFlow {
   hash: string
@@ -24,7 +25,9 @@ export async function storeFlow(deps: BrokerDeps, body: unknown): Promise<Stored
     expiresAt: now + deps.store.expireSeconds * 1000,
     data: {},
   }
-  await deps.store.create(entry, { reusable: plugin.reusable === true })
+  const prepared = await prepareStart(deps, entry, plugin)
+  if (prepared) entry.data = prepared.data
+  await deps.store.create(entry, { reusable: plugin.reusable === true, redirect: prepared?.redirect })
   deps.events.publish({ type: 'stored', hash: entry.hash, plugin: name, progress: 'stored', expiresAt: entry.expiresAt, provider: hostOf(record) })
   const { protocol, host } = deps.config
   return { hash: entry.hash, url: `${protocol}://${host}/start?hash=${entry.hash}` }
