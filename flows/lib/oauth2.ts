@@ -1,12 +1,13 @@
-import { createHash, randomBytes } from 'node:crypto'
+import { createHash } from 'node:crypto'
 import { FlowError, type FlowContext, type FlowRecord, type HttpAnswer } from '../contract.js'
+import { randomPool } from './random.js'
 
 /** Fields of an OAuth 2 token answer that the broker hands to apps. */
 export const TOKEN_FIELDS = ['access_token', 'refresh_token', 'expires_in', 'token_type', 'scope', 'id_token'] as const
 
 /** A PKCE verifier and its S256 challenge (RFC 7636). */
 export function pkcePair(): { verifier: string; challenge: string } {
-  const verifier = randomBytes(32).toString('base64url')
+  const verifier = randomPool(32).toString('base64url')
   return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') }
 }
 

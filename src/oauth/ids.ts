@@ -1,25 +1,10 @@
-import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto'
+import { randomPool } from '../../flows/lib/random.js'
 
 const ID_BYTES = 24
-// CSPRNG bytes fetched 256 ids at a time: one randomBytes call per id was a syscall per request.
-// Each byte is handed out once (what Node's own randomUUID cache does).
-const POOL_BYTES = ID_BYTES * 256
-let pool = Buffer.alloc(0)
-let offset = 0
-
-/** `n` fresh CSPRNG bytes (n ≤ ID_BYTES), from the pool. */
-function poolBytes(n: number): Buffer {
-  if (offset + n > pool.length) {
-    pool = randomBytes(POOL_BYTES)
-    offset = 0
-  }
-  const bytes = pool.subarray(offset, offset + n)
-  offset += n
-  return bytes
-}
 
 /** A session hash or one-time code: 192 bits from the CSPRNG, URL-safe (32 characters). */
-export const newId = (): string => poolBytes(ID_BYTES).toString('base64url')
+export const newId = (): string => randomPool(ID_BYTES).toString('base64url')
 
 /** Compares two strings in constant time for their length (hashes, codes, nonces, MACs). */
 export function safeEqual(a: string, b: string): boolean {
@@ -42,7 +27,6 @@ export function unsign(signed: string, secret: string): string | undefined {
 }
 
 const IV_BYTES = 12
-const TAG_BYTES = 16
 const stateKeys = new Map<string, Buffer>()
 const stateKey = (secret: string): Buffer => {
   let key = stateKeys.get(secret)
@@ -50,29 +34,32 @@ const stateKey = (secret: string): Buffer => {
   return key
 }
 
-/**
- * The broker's OAuth `state` for a flow: its hash sealed with session.secret (AES-256-GCM, a fresh
- * IV each time). /callback finds the flow from the state alone, with no lookup and nothing kept per
- * state, while the provider learns nothing and no one can forge one.
- */
-export function sealState(hash: string, sessionSecret: string): string {
-  const iv = poolBytes(IV_BYTES)
-  const cipher = createCipheriv('aes-256-gcm', stateKey(sessionSecret), iv)
-  const sealed = Buffer.concat([iv, cipher.update(hash, 'utf8'), cipher.final(), cipher.getAuthTag()])
-  return sealed.toString('base64url')
+/** The hash's bytes XORed with HMAC-SHA256(key, iv): a one-time pad from a PRF, its own inverse. */
+function mask(hash: Buffer, iv: Buffer, secret: string): Buffer {
+  const pad = createHmac('sha256', stateKey(secret)).update(iv).digest()
+  const out = Buffer.allocUnsafe(hash.length)
+  for (let i = 0; i < hash.length; i++) out[i] = hash[i]! ^ pad[i]!
+  return out
 }
 
-/** The flow hash a `sealState` state carries, or undefined when it was not sealed with this secret. */
+/**
+ * The broker's OAuth `state` for a flow: a fresh IV and the flow's hash encrypted under
+ * session.secret. /callback finds the flow from the state alone, with nothing kept per state,
+ * while the provider learns nothing. The state does not authenticate itself (one HMAC is cheaper
+ * than AES-GCM on every /store): /callback accepts it only when it equals, byte for byte, the
+ * state stored with the flow it names, so a forged or altered state names no flow that waits.
+ */
+export function sealState(hash: string, sessionSecret: string): string {
+  const bytes = Buffer.from(hash, 'base64url')
+  const iv = randomPool(IV_BYTES)
+  return Buffer.concat([iv, mask(bytes, iv, sessionSecret)]).toString('base64url')
+}
+
+/** The flow hash a `sealState` state names (not yet checked against the flow), or undefined when malformed. */
 export function openState(state: string, sessionSecret: string): string | undefined {
   const sealed = Buffer.from(state, 'base64url')
-  if (sealed.length <= IV_BYTES + TAG_BYTES || sealed.length > 512 || sealed.toString('base64url') !== state) return undefined
-  try {
-    const decipher = createDecipheriv('aes-256-gcm', stateKey(sessionSecret), sealed.subarray(0, IV_BYTES))
-    decipher.setAuthTag(sealed.subarray(sealed.length - TAG_BYTES))
-    return Buffer.concat([decipher.update(sealed.subarray(IV_BYTES, sealed.length - TAG_BYTES)), decipher.final()]).toString('utf8')
-  } catch {
-    return undefined
-  }
+  if (sealed.length !== IV_BYTES + ID_BYTES || sealed.toString('base64url') !== state) return undefined
+  return mask(sealed.subarray(IV_BYTES), sealed.subarray(0, IV_BYTES), sessionSecret).toString('base64url')
 }
 
 /** The name of the cookie binding a browser to one flow (several flows may run side by side). */
