@@ -5,7 +5,7 @@ declare module 'autocannon' {
     p99: number
     average: number
   }
-  interface Result {
+  export interface Result {
     duration: number
     latency: Histogram
     requests: Histogram & { total: number }
@@ -15,6 +15,9 @@ declare module 'autocannon' {
     '2xx': number
     '3xx': number
   }
-  function autocannon(options: Record<string, unknown>): Promise<Result>
+  interface Instance {
+    on(event: 'response', listener: () => void): void
+  }
+  function autocannon(options: Record<string, unknown>, done: (err: Error | null, result: Result) => void): Instance
   export default autocannon
 }

@@ -1,0 +1,75 @@
+/**
+ * The scale-out part of `npm run bench`: two `broker serve` instances (one worker each) on one
+ * Redis, the load split evenly between them by two load generators at once, against one instance
+ * taking the whole load, in alternating rounds. Flows for /start are stored once and split between
+ * the instances, so each start URL is used once across both.
+ */
+import type { LoadResult, LoadRun } from './load.js'
+import { FORM, type Loader, startBroker, startLoader, stopProcess } from './servers.js'
+
+type Endpoint = 'POST /store' | 'GET /start' | 'GET /hash-check'
+
+export interface InstancesOptions {
+  redisPort: number
+  endpoints: readonly Endpoint[]
+  rounds: number
+  seconds: number
+  connections: number
+  /** Stores `n` flows the way /store does and returns their hashes. */
+  seed(n: number): Promise<string[]>
+  /** A hash for /hash-check. */
+  hashCheck: string
+  /** The load generator the rest of the bench uses; a second one is started here. */
+  loader: Loader
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b)
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2
+}
+
+function runFor(endpoint: Endpoint, url: string, connections: number, seconds: number, hashCheck: string, starts: string[]): LoadRun {
+  const base = { url, connections }
+  if (endpoint === 'POST /store') return { ...base, method: 'POST', path: '/store', body: FORM, duration: seconds }
+  if (endpoint === 'GET /hash-check') return { ...base, method: 'GET', path: `/hash-check?hash=${hashCheck}`, duration: seconds }
+  return { ...base, method: 'GET', paths: starts.map((h) => `/start?hash=${h}`), amount: starts.length }
+}
+
+/** Measures and prints two instances ÷ one instance, per endpoint. */
+export async function instancesRun(o: InstancesOptions): Promise<void> {
+  const second = await startLoader()
+  const [a, b] = await Promise.all([startBroker(o.redisPort, 1), startBroker(o.redisPort, 1)])
+  try {
+    for (const t of [a, b]) await o.loader.run({ url: t.url, connections: o.connections, method: 'POST', path: '/store', body: FORM, duration: 1 })
+    const ratios: Record<string, { one: number[]; two: number[] }> = {}
+    for (let round = 0; round < o.rounds; round++) {
+      for (const e of o.endpoints) {
+        const got = (ratios[e] ??= { one: [], two: [] })
+        const count = e === 'GET /start' ? Math.max(4000, Math.round(median(got.one.length ? got.one : [3000]) * o.seconds)) : 0
+        const one = async () => {
+          const starts = count ? await o.seed(count) : []
+          got.one.push((await o.loader.run(runFor(e, a.url, o.connections, o.seconds, o.hashCheck, starts))).rps)
+        }
+        const two = async () => {
+          const starts = count ? await o.seed(count) : []
+          const half = Math.ceil(starts.length / 2)
+          const [x, y]: LoadResult[] = await Promise.all([
+            o.loader.run(runFor(e, a.url, o.connections / 2, o.seconds, o.hashCheck, starts.slice(0, half))),
+            second.run(runFor(e, b.url, o.connections / 2, o.seconds, o.hashCheck, starts.slice(half))),
+          ])
+          got.two.push(x.rps + y.rps)
+        }
+        for (const step of round % 2 ? [two, one] : [one, two]) await step()
+      }
+    }
+    console.log(`\nTwo instances (1 worker each, one Redis) ÷ one instance (1 worker), the same ${o.connections} connections split between them (${o.rounds} rounds)`)
+    for (const e of o.endpoints) {
+      const { one, two } = ratios[e]!
+      const r = two.map((t, i) => t / one[i]!)
+      console.log(`  ${e.padEnd(16)} one ${median(one).toFixed(0).padStart(6)} req/s   two ${median(two).toFixed(0).padStart(6)} req/s   ratio ${median(r).toFixed(2)} (${Math.min(...r).toFixed(2)}–${Math.max(...r).toFixed(2)})`)
+    }
+  } finally {
+    second.stop()
+    await Promise.all([stopProcess(a.proc), stopProcess(b.proc)])
+  }
+}

@@ -1,0 +1,143 @@
+/**
+ * The processes `npm run bench` measures: `broker serve`, the bare-Node baseline, and what /proc
+ * says of them (children, CPU time, resident memory); the record both are loaded with.
+ */
+import { type ChildProcess, fork, spawn } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { freePort, waitFor } from '../test/helpers/ports.js'
+import { configSchema } from '../src/config/schema.js'
+import type { BrokerDeps } from '../src/services/deps.js'
+import type { LoadResult, LoadRun } from './load.js'
+import { storeFlow } from '../src/services/flows/store.js'
+import { resolveSecrets } from '../src/services/serve/secrets.js'
+
+const ROOT = resolve(import.meta.dirname, '..')
+
+export async function until(check: () => Promise<boolean>, what: string, ms = 20_000): Promise<void> {
+  await waitFor(async () => check().catch(() => false), ms, what)
+}
+
+export const stopProcess = (p: ChildProcess) =>
+  new Promise<void>((r) => {
+    if (p.exitCode !== null || p.signalCode !== null) return r()
+    p.once('exit', () => r())
+    p.kill('SIGTERM')
+  })
+
+export interface Target {
+  name: 'broker' | 'baseline'
+  url: string
+  proc: ChildProcess
+}
+
+export const SECRETS = { cookie: 'bench-cookie-secret-0123456789', session: 'bench-session-secret-0123456789' }
+
+/** `broker serve` on a free port with `workers` workers on the bench's Redis; with `profile`, one worker under --cpu-prof. */
+export async function startBroker(redisPort: number, workers: number, profile?: string): Promise<Target> {
+  const port = await freePort()
+  const env: Record<string, string | undefined> = { ...process.env, BROKER_COOKIE_SECRET: SECRETS.cookie, BROKER_SESSION_SECRET: SECRETS.session }
+  if (profile && workers === 1) return profiledWorker(redisPort, port, env, profile)
+  const proc = spawn(
+    process.execPath,
+    [join(ROOT, 'bin/run.js'), 'serve', '--port', String(port), '--listen', '127.0.0.1', '--store', 'redis', '--store-port', String(redisPort), '--workers', String(workers), '--expire', '600', '--log-level', 'warn'],
+    { env, stdio: ['ignore', 'ignore', 'inherit'] },
+  )
+  const url = `http://127.0.0.1:${port}`
+  // Every worker must be up, not just the first: count the primary's children.
+  await until(async () => (await fetch(`${url}/ping`)).ok, 'broker /ping')
+  await until(async () => workerPids(proc.pid!).length === workers, 'broker workers')
+  await new Promise((r) => setTimeout(r, 300))
+  return { name: 'broker', url, proc }
+}
+
+/**
+ * One broker worker run directly under --cpu-prof (Node refuses --cpu-prof in NODE_OPTIONS, and
+ * `serve` forks its workers without the primary's flags): the same code a worker of `serve` runs.
+ */
+async function profiledWorker(redisPort: number, port: number, env: Record<string, string | undefined>, profile: string): Promise<Target> {
+  const config = configSchema.parse({ port, listen: '127.0.0.1', workers: 1, store: { driver: 'redis', port: redisPort, expire: 600 }, log: { level: 'warn' }, cookie: { secret: env.BROKER_COOKIE_SECRET }, session: { secret: env.BROKER_SESSION_SECRET } })
+  const setup = { config: resolveSecrets(config).config, driver: 'redis', cwd: ROOT }
+  const dir = resolve(profile)
+  const proc = spawn(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${dir}`, join(ROOT, 'dist/src/services/serve/worker-main.js')], { env: { ...env, BROKER_WORKER_SETUP: JSON.stringify(setup) }, stdio: ['ignore', 'ignore', 'inherit'] })
+  const url = `http://127.0.0.1:${port}`
+  await until(async () => (await fetch(`${url}/ping`)).ok, 'profiled broker worker /ping')
+  return { name: 'broker', url, proc }
+}
+
+export async function startBaseline(redisPort: number, workers: number): Promise<Target> {
+  const port = await freePort()
+  const proc = fork(join(ROOT, 'bench/baseline.ts'), [], { execArgv: ['--import', 'tsx'], env: { ...process.env, PORT: String(port), REDIS_PORT: String(redisPort), WORKERS: String(workers) }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] })
+  let ready = 0
+  await new Promise<void>((r) => proc.on('message', () => ++ready === 1 && r()))
+  const url = `http://127.0.0.1:${port}`
+  await until(async () => (await fetch(`${url}/hash-check?hash=x`)).status === 404, 'baseline')
+  return { name: 'baseline', url, proc }
+}
+
+export function workerPids(primary: number): number[] {
+  try {
+    return readFileSync(`/proc/${primary}/task/${primary}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number)
+  } catch {
+    return []
+  }
+}
+
+/** CPU time (user + system) a process has used, in ms, from /proc (clock ticks of 10 ms). */
+export const cpuMs = (pid: number): number => {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+    return (Number(fields[11]) + Number(fields[12])) * 10
+  } catch {
+    return 0
+  }
+}
+/** A target's processes: the primary and its workers. */
+export const pidsOf = (t: Target) => [t.proc.pid!, ...workerPids(t.proc.pid!)]
+
+export const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024
+
+/** A load generator in its own process (bench/load.ts), so it shares no event loop with what it measures. */
+export interface Loader {
+  run(run: LoadRun): Promise<LoadResult>
+  stop(): void
+}
+
+export async function startLoader(): Promise<Loader> {
+  const proc = fork(join(ROOT, 'bench/load.ts'), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+  await new Promise<void>((r) => proc.once('message', () => r()))
+  return {
+    run: (run) =>
+      new Promise<LoadResult>((r) => {
+        proc.once('message', (m) => r(m as LoadResult))
+        proc.send(run)
+      }),
+    stop: () => void proc.kill(),
+  }
+}
+
+export const RECORD = {
+  auth_version: '2',
+  auth_leg: '3',
+  client_id: 'bench-client',
+  client_secret: 'bench-secret',
+  authorize_url: 'http://127.0.0.1:9/authorize',
+  access_url: 'http://127.0.0.1:9/token',
+  callback: 'http://localhost:9/cb',
+  scope: 'read write',
+  state: 'bench-app-state',
+}
+export const FORM = new URLSearchParams(RECORD).toString()
+
+/**
+ * Flows stored by the broker's own /store code, in this process and on the same Redis and secrets
+ * (faster than HTTP), so each /start of a run gets its own hash, stored exactly as /store stores it.
+ */
+export async function seedFlows(deps: BrokerDeps, n: number): Promise<string[]> {
+  const hashes: string[] = []
+  for (let i = 0; i < n; i += 2000) {
+    const batch = await Promise.all(Array.from({ length: Math.min(2000, n - i) }, () => storeFlow(deps, RECORD)))
+    hashes.push(...batch.map((b) => b.hash))
+  }
+  return hashes
+}
