@@ -1,4 +1,3 @@
-import cookie from '@fastify/cookie'
 import formbody from '@fastify/formbody'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify'
 import type { BrokerDeps } from '../services/deps.js'
@@ -24,7 +23,6 @@ export async function buildServer(deps: BrokerDeps): Promise<FastifyInstance> {
   installErrorHandling(app)
   installJsonDepthLimit(app)
   await app.register(formbody, { bodyLimit: deps.config.body.limit })
-  await app.register(cookie)
   const headers = securityHeaders(deps.config.protocol)
   // Callback-style hooks: these run on every request, and an async hook costs a promise each time.
   app.addHook('onRequest', (_request, reply, done) => {

@@ -1,3 +1,4 @@
+import cookie from '@fastify/cookie'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { checkHash } from '../../services/flows/check.js'
 import type { Reply } from '../../services/flows/reply.js'
@@ -59,14 +60,19 @@ export async function flowRoutes(app: FastifyInstance, { deps }: { deps: BrokerD
     return checkHash(deps, (request.query as { hash?: string }).hash)
   })
 
-  const start = async (request: FastifyRequest, reply: FastifyReply) => send(reply, await startFlow(deps, { params: params(request), cookies: request.cookies }), secure)
-  // One route for both methods, so GET and POST share one rate limit counter.
-  app.route({ method: ['GET', 'POST'], url: '/start', config: limits.start, handler: start })
+  // Only /start (sets the flow's cookie) and /callback (reads it) deal in cookies: the cookie
+  // plugin's two hooks run on their requests alone, not on every request.
+  await app.register(async (browser) => {
+    await browser.register(cookie)
+    const start = async (request: FastifyRequest, reply: FastifyReply) => send(reply, await startFlow(deps, { params: params(request), cookies: request.cookies }), secure)
+    // One route for both methods, so GET and POST share one rate limit counter.
+    browser.route({ method: ['GET', 'POST'], url: '/start', config: limits.start, handler: start })
 
-  const callback = async (request: FastifyRequest, reply: FastifyReply) =>
-    send(reply, await callbackFlow(deps, { params: params(request), cookies: request.cookies }), secure)
-  app.get('/callback', callback)
-  app.post('/callback', callback)
+    const callback = async (request: FastifyRequest, reply: FastifyReply) =>
+      send(reply, await callbackFlow(deps, { params: params(request), cookies: request.cookies }), secure)
+    browser.get('/callback', callback)
+    browser.post('/callback', callback)
+  })
 
   app.post('/result', keyed, async (request, reply) => {
     const p = params(request)
