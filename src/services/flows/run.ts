@@ -80,12 +80,9 @@ export async function callbackFlow(deps: BrokerDeps, req: FlowRequest): Promise<
   // The broker's own state carries its flow (sealed); an OAuth 1.0a request token was correlated at /start.
   const hash = state !== undefined ? openState(state, deps.config.session.secret) : await deps.store.correlated(id)
   if (state !== undefined && !hash) throw new BrokerError('UNKNOWN_STATE', 'The state parameter was not issued by this broker.')
-  if (!hash) throw new BrokerError('UNKNOWN_STATE', 'No flow waits for this callback: it expired or never existed.')
-  const entry = await loadFlow(deps, hash).catch((err: unknown) => {
-    throw err instanceof BrokerError && err.code === 'UNKNOWN_HASH' ? new BrokerError('UNKNOWN_STATE', 'No flow waits for this callback: it expired or never existed.') : err
-  })
-  // A state of this broker, but not the one this flow sent (an older one): refused like any other.
-  if (state !== undefined && !(typeof entry.data.state === 'string' && safeEqual(state, entry.data.state))) {
+  const entry = hash && hash.length <= 128 ? await deps.store.get(hash) : undefined
+  // A state must be the very one stored with the flow it names: a forged or altered one names no flow that waits.
+  if (!entry || (state !== undefined && !(typeof entry.data.state === 'string' && safeEqual(state, entry.data.state)))) {
     throw new BrokerError('UNKNOWN_STATE', 'No flow waits for this callback: it expired or never existed.')
   }
   if (entry.progress === 'completed' || entry.progress === 'failed') throw finished(entry.progress)
@@ -154,12 +151,6 @@ async function fail(deps: BrokerDeps, entry: FlowEntry, err: unknown): Promise<R
 }
 
 const unknownHash = () => new BrokerError('UNKNOWN_HASH', 'No flow is stored under this hash: it expired or never existed.')
-
-async function loadFlow(deps: BrokerDeps, hash: string): Promise<FlowEntry> {
-  const entry = hash.length <= 128 ? await deps.store.get(hash) : undefined
-  if (!entry) throw unknownHash()
-  return entry
-}
 
 async function advanceOrRefuse(deps: BrokerDeps, from: Progress, next: FlowEntry): Promise<void> {
   const res = await deps.store.advance(from, next)
