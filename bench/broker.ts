@@ -24,7 +24,7 @@ import { createBroker } from '../src/services/broker.js'
 import { flowSteps } from './flow-steps.js'
 import { instancesRun } from './instances.js'
 import type { LoadResult, LoadRun } from './load.js'
-import { FORM, RECORD, SECRETS, type Target, cpuMs, pidsOf, rssMb, seedFlows, startBaseline, startBroker, startLoader, stopProcess, workerPids } from './servers.js'
+import { type Endpoint, RECORD, SECRETS, type Target, loadRun, median, cpuMs, pidsOf, rssMb, seedFlows, startBaseline, startBroker, startLoader, stopProcess, workerPids } from './servers.js'
 
 const { values: opts } = parseArgs({
   options: {
@@ -46,7 +46,6 @@ const say = (s: string) => process.stderr.write(`${s}\n`)
 
 // ---------------------------------------------------------------- load
 
-type Endpoint = 'POST /store' | 'GET /start' | 'GET /hash-check'
 const ENDPOINTS = (['POST /store', 'GET /start', 'GET /hash-check'] as Endpoint[]).filter((e) => !opts.only || opts.only.some((o) => e.endsWith(`/${o}`)))
 const WORKER_COUNTS = opts.workers ? [Number(opts.workers)] : [...new Set([1, ALL])]
 
@@ -62,24 +61,16 @@ interface Measured extends LoadResult {
 }
 
 async function measure(target: Target, endpoint: Endpoint, ctx: { hashCheck: string; starts: string[] }): Promise<Measured> {
-  const base = { url: target.url, connections: CONNECTIONS }
   const pids = pidsOf(target)
   const sum = () => pids.reduce((n, pid) => n + cpuMs(pid), 0)
   const [cpu0, redis0] = [sum(), cpuMs(redis.pid)]
-  let result: LoadResult
-  if (endpoint === 'POST /store') result = await load({ ...base, method: 'POST', path: '/store', body: FORM, duration: SECONDS })
-  else if (endpoint === 'GET /hash-check') result = await load({ ...base, method: 'GET', path: `/hash-check?hash=${ctx.hashCheck}`, duration: SECONDS })
-  else result = await load({ ...base, method: 'GET', paths: ctx.starts.map((h) => `/start?hash=${h}`), amount: ctx.starts.length })
+  const result = await load(loadRun(endpoint, target.url, CONNECTIONS, SECONDS, ctx))
   const per = (ms: number) => (ms * 1000) / Math.max(1, result.requests)
   return { ...result, cpuUs: per(sum() - cpu0), redisUs: per(cpuMs(redis.pid) - redis0) }
 }
 
 // ---------------------------------------------------------------- report
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b)
-  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2
-}
 const f = (n: number, d = 0) => n.toFixed(d)
 
 function report(workers: number, samples: Record<Endpoint, Sample[]>): Record<Endpoint, number> {
@@ -133,7 +124,7 @@ try {
     const hashCheck = (await seedFlows(seeder, 1))[0]!
     await client.set(`base:flow:{${hashCheck}}`, JSON.stringify({ hash: hashCheck, record: RECORD, progress: 'stored' }), 'EX', 600)
     // Warm both up (JIT, connections) before anything counts.
-    for (const t of [broker, baseline]) await load({ url: t.url, connections: CONNECTIONS, method: 'POST', path: '/store', body: FORM, duration: 1 })
+    for (const t of [broker, baseline]) await load(loadRun('POST /store', t.url, CONNECTIONS, 1, { hashCheck, starts: [] }))
     const samples = Object.fromEntries(ENDPOINTS.map((e) => [e, [] as Sample[]])) as Record<Endpoint, Sample[]>
     for (let round = 0; round < ROUNDS; round++) {
       for (const e of ENDPOINTS) {

@@ -4,10 +4,8 @@
  * taking the whole load, in alternating rounds. Flows for /start are stored once and split between
  * the instances, so each start URL is used once across both.
  */
-import type { LoadResult, LoadRun } from './load.js'
-import { FORM, type Loader, startBroker, startLoader, stopProcess } from './servers.js'
-
-type Endpoint = 'POST /store' | 'GET /start' | 'GET /hash-check'
+import type { LoadResult } from './load.js'
+import { type Endpoint, type Loader, loadRun, median, startBroker, startLoader, stopProcess } from './servers.js'
 
 export interface InstancesOptions {
   redisPort: number
@@ -23,24 +21,12 @@ export interface InstancesOptions {
   loader: Loader
 }
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b)
-  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2
-}
-
-function runFor(endpoint: Endpoint, url: string, connections: number, seconds: number, hashCheck: string, starts: string[]): LoadRun {
-  const base = { url, connections }
-  if (endpoint === 'POST /store') return { ...base, method: 'POST', path: '/store', body: FORM, duration: seconds }
-  if (endpoint === 'GET /hash-check') return { ...base, method: 'GET', path: `/hash-check?hash=${hashCheck}`, duration: seconds }
-  return { ...base, method: 'GET', paths: starts.map((h) => `/start?hash=${h}`), amount: starts.length }
-}
-
 /** Measures and prints two instances ÷ one instance, per endpoint. */
 export async function instancesRun(o: InstancesOptions): Promise<void> {
   const second = await startLoader()
   const [a, b] = await Promise.all([startBroker(o.redisPort, 1), startBroker(o.redisPort, 1)])
   try {
-    for (const t of [a, b]) await o.loader.run({ url: t.url, connections: o.connections, method: 'POST', path: '/store', body: FORM, duration: 1 })
+    for (const t of [a, b]) await o.loader.run(loadRun('POST /store', t.url, o.connections, 1, { hashCheck: o.hashCheck, starts: [] }))
     const ratios: Record<string, { one: number[]; two: number[] }> = {}
     for (let round = 0; round < o.rounds; round++) {
       for (const e of o.endpoints) {
@@ -48,14 +34,14 @@ export async function instancesRun(o: InstancesOptions): Promise<void> {
         const count = e === 'GET /start' ? Math.max(4000, Math.round(median(got.one.length ? got.one : [3000]) * o.seconds)) : 0
         const one = async () => {
           const starts = count ? await o.seed(count) : []
-          got.one.push((await o.loader.run(runFor(e, a.url, o.connections, o.seconds, o.hashCheck, starts))).rps)
+          got.one.push((await o.loader.run(loadRun(e, a.url, o.connections, o.seconds, { hashCheck: o.hashCheck, starts }))).rps)
         }
         const two = async () => {
           const starts = count ? await o.seed(count) : []
           const half = Math.ceil(starts.length / 2)
           const [x, y]: LoadResult[] = await Promise.all([
-            o.loader.run(runFor(e, a.url, o.connections / 2, o.seconds, o.hashCheck, starts.slice(0, half))),
-            second.run(runFor(e, b.url, o.connections / 2, o.seconds, o.hashCheck, starts.slice(half))),
+            o.loader.run(loadRun(e, a.url, o.connections / 2, o.seconds, { hashCheck: o.hashCheck, starts: starts.slice(0, half) })),
+            second.run(loadRun(e, b.url, o.connections / 2, o.seconds, { hashCheck: o.hashCheck, starts: starts.slice(half) })),
           ])
           got.two.push(x.rps + y.rps)
         }

@@ -1,6 +1,7 @@
 /**
- * The processes `npm run bench` measures: `broker serve`, the bare-Node baseline, and what /proc
- * says of them (children, CPU time, resident memory); the record both are loaded with.
+ * What the parts of `npm run bench` share: the processes it measures (`broker serve`, the bare-Node
+ * baseline) and what /proc says of them (children, CPU time, resident memory); the load generator;
+ * the record and the load run of each endpoint.
  */
 import { type ChildProcess, fork, spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
@@ -140,4 +141,19 @@ export async function seedFlows(deps: BrokerDeps, n: number): Promise<string[]> 
     hashes.push(...batch.map((b) => b.hash))
   }
   return hashes
+}
+
+export type Endpoint = 'POST /store' | 'GET /start' | 'GET /hash-check'
+
+/** The load run of one endpoint: /store and /hash-check for `seconds`, /start once per stored flow (a start URL works once). */
+export function loadRun(endpoint: Endpoint, url: string, connections: number, seconds: number, ctx: { hashCheck: string; starts: string[] }): LoadRun {
+  const base = { url, connections }
+  if (endpoint === 'POST /store') return { ...base, method: 'POST', path: '/store', body: FORM, duration: seconds }
+  if (endpoint === 'GET /hash-check') return { ...base, method: 'GET', path: `/hash-check?hash=${ctx.hashCheck}`, duration: seconds }
+  return { ...base, method: 'GET', paths: ctx.starts.map((h) => `/start?hash=${h}`), amount: ctx.starts.length }
+}
+
+export const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b)
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2
 }

@@ -14,6 +14,8 @@ import { FLOW_EVENT_TYPES, type FlowEvent, type FlowEvents } from '../events.js'
  */
 export async function bridgeEvents(events: FlowEvents, redis: Redis, channel: string): Promise<() => Promise<void>> {
   const origin = randomUUID()
+  // The typed emitter does not list EventEmitter's own 'newListener' event.
+  const emitter = events as unknown as EventEmitter
   let sub: Redis | undefined
   let subscribing: Promise<unknown> | undefined
   const subscribe = () => {
@@ -31,8 +33,6 @@ export async function bridgeEvents(events: FlowEvents, redis: Redis, channel: st
       .catch(() => {})
     events.subscribed = subscribing
   }
-  // The typed emitter does not list EventEmitter's own 'newListener' event.
-  const emitter = events as unknown as EventEmitter
   const onListener = (name: string | symbol) => void (name === 'flow' && subscribe())
   if (events.listenerCount('flow') > 0) subscribe()
   else emitter.on('newListener', onListener)
