@@ -1,5 +1,6 @@
 import { FlowError, type FlowContext, type FlowPlugin, type StepResult } from './contract.js'
 import { deliverable, extraParams, pkcePair, requestToken, wantsPkce } from './lib/oauth2.js'
+import { setQuery } from './lib/urls.js'
 
 /** OAuth 2 authorization code grant (RFC 6749 §4.1), with PKCE S256 unless the record says `pkce: false`. */
 const plugin: FlowPlugin = {
@@ -9,7 +10,6 @@ const plugin: FlowPlugin = {
 
   start(ctx: FlowContext): StepResult {
     const r = ctx.record
-    const url = new URL(String(r.authorize_url))
     const params: Record<string, string> = {
       ...extraParams(r.authorize_params),
       client_id: String(r.client_id),
@@ -25,8 +25,7 @@ const plugin: FlowPlugin = {
       params.code_challenge_method = 'S256'
       save.code_verifier = verifier
     }
-    for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v)
-    return { redirect: url.toString(), await: ctx.state, save }
+    return { redirect: setQuery(String(r.authorize_url), params), await: ctx.state, save }
   },
 
   async callback(ctx: FlowContext): Promise<StepResult> {

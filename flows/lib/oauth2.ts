@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto'
+import { hash } from 'node:crypto'
 import { FlowError, type FlowContext, type FlowRecord, type HttpAnswer } from '../contract.js'
 import { randomPool } from './random.js'
 
@@ -8,7 +8,7 @@ export const TOKEN_FIELDS = ['access_token', 'refresh_token', 'expires_in', 'tok
 /** A PKCE verifier and its S256 challenge (RFC 7636). */
 export function pkcePair(): { verifier: string; challenge: string } {
   const verifier = randomPool(32).toString('base64url')
-  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') }
+  return { verifier, challenge: hash('sha256', verifier, 'base64url') }
 }
 
 /** Whether the record wants PKCE: on unless it says `pkce: false` (also "false"/"0"/"no" from forms). */

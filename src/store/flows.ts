@@ -41,13 +41,12 @@ return 'OK'`
 const CLAIM = `local f = redis.call('HMGET', KEYS[1], 'progress', 'entry', 'data', 'error', 'reusable', 'redirect')
 if type(f[1]) ~= 'string' then return false end
 if f[1] == 'stored' and f[5] ~= '1' then
-  redis.call('HSET', KEYS[1], 'progress', type(f[6]) == 'string' and 'awaiting_callback' or 'started')
+  redis.call('HSET', KEYS[1], 'progress', (type(f[6]) == 'string' and f[6] ~= '') and 'awaiting_callback' or 'started')
 end
 return f`
 
 const CREATE = `if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-redis.call('HSET', KEYS[1], 'progress', ARGV[1], 'entry', ARGV[2], 'reusable', ARGV[4], 'data', ARGV[5])
-if ARGV[6] ~= '' then redis.call('HSET', KEYS[1], 'redirect', ARGV[6]) end
+redis.call('HSET', KEYS[1], 'progress', ARGV[1], 'entry', ARGV[2], 'reusable', ARGV[4], 'data', ARGV[5], 'redirect', ARGV[6])
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return 1`
 

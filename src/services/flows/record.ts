@@ -2,6 +2,7 @@ import type { FlowPlugin, FlowRecord } from '../../../flows/contract.js'
 import { pluginName } from '../../../flows/contract.js'
 import type { BrokerConfig } from '../../config/schema.js'
 import { DELIVERY_MODES } from '../../config/schema.js'
+import { isHttpUrl, urlParts } from '../../../flows/lib/urls.js'
 import { BrokerError } from '../../errors.js'
 
 const FIELD_NAME = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/
@@ -60,6 +61,12 @@ function checkPattern(record: Record<string, unknown>, field: string, pattern: R
   if (!pattern.test(value)) problems[field] = message
 }
 
+/** The host of the provider a record talks to (for flow events), when it names one. */
+export function providerHost(record: Readonly<FlowRecord>): string | undefined {
+  const url = record.authorize_url ?? record.access_url ?? record.request_url
+  return typeof url === 'string' ? urlParts(url)?.host : undefined
+}
+
 /** The composed plugin name of a sanitized record. */
 export const recordPluginName = (record: FlowRecord): string => pluginName(record)
 
@@ -114,29 +121,17 @@ function validation(problems: Record<string, string>): BrokerError {
   return new BrokerError('VALIDATION', `Invalid record: ${list.join('; ')}.`, { fields: problems })
 }
 
-function isHttpUrl(value: string): boolean {
-  try {
-    const url = new URL(value)
-    return (url.protocol === 'http:' || url.protocol === 'https:') && !!url.hostname
-  } catch {
-    return false
-  }
-}
-
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]'])
 
 /** Exact origins or URL prefixes from callbacks.allow; loopback only when it is not set. */
 export function callbackAllowed(callback: string, config: Readonly<BrokerConfig>): boolean {
-  const url = new URL(callback)
+  const url = urlParts(callback)
+  if (!url) return false
   const allow = config.callbacks.allow
   if (!allow) return LOOPBACK.has(url.hostname) || url.hostname.endsWith('.localhost')
   return allow.some((entry) => {
-    let allowed: URL
-    try {
-      allowed = new URL(entry)
-    } catch {
-      return false
-    }
+    const allowed = urlParts(entry)
+    if (!allowed) return false
     if (allowed.origin !== url.origin) return false
     // An origin allows every path; a prefix must match on a path boundary (/app does not allow /appx).
     const prefix = allowed.pathname

@@ -5,6 +5,7 @@ import type { FlowEntry, Progress } from '../../store/flows.js'
 import type { BrokerDeps } from '../deps.js'
 import { flowContext } from './context.js'
 import { NO_STORE, deliverError, deliverResult } from './deliver.js'
+import { providerHost } from './record.js'
 import type { Reply } from './reply.js'
 import { redirect } from './reply.js'
 
@@ -12,15 +13,6 @@ import { redirect } from './reply.js'
 export interface FlowRequest {
   params: Record<string, string>
   cookies: Record<string, string | undefined>
-}
-
-const providerHost = (entry: FlowEntry): string | undefined => {
-  const url = entry.record.authorize_url ?? entry.record.access_url ?? entry.record.request_url
-  try {
-    return typeof url === 'string' ? new URL(url).host : undefined
-  } catch {
-    return undefined
-  }
 }
 
 /** The broker's per-flow secrets for a run: its sealed OAuth state and the browser cookie's nonce. */
@@ -177,5 +169,5 @@ function cookieMatches(deps: BrokerDeps, entry: FlowEntry, cookies: FlowRequest[
 }
 
 function publish(deps: BrokerDeps, entry: FlowEntry, type: 'started' | 'redirected' | 'callback' | 'token_exchanged'): void {
-  deps.events.publish({ type, hash: entry.hash, plugin: entry.plugin, progress: entry.progress, provider: providerHost(entry), expiresAt: entry.expiresAt })
+  deps.events.publish({ type, hash: entry.hash, plugin: entry.plugin, progress: entry.progress, provider: providerHost(entry.record), expiresAt: entry.expiresAt })
 }

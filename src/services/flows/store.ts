@@ -1,7 +1,7 @@
 import { newId } from '../../oauth/ids.js'
 import type { FlowEntry } from '../../store/flows.js'
 import type { BrokerDeps } from '../deps.js'
-import { recordPluginName, sanitizeRecord, validateRecord } from './record.js'
+import { providerHost, recordPluginName, sanitizeRecord, validateRecord } from './record.js'
 import { prepareStart } from './run.js'
 
 export interface StoredFlow {
@@ -28,16 +28,7 @@ export async function storeFlow(deps: BrokerDeps, body: unknown): Promise<Stored
   const prepared = await prepareStart(deps, entry, plugin)
   if (prepared) entry.data = prepared.data
   await deps.store.create(entry, { reusable: plugin.reusable === true, redirect: prepared?.redirect })
-  deps.events.publish({ type: 'stored', hash: entry.hash, plugin: name, progress: 'stored', expiresAt: entry.expiresAt, provider: hostOf(record) })
+  deps.events.publish({ type: 'stored', hash: entry.hash, plugin: name, progress: 'stored', expiresAt: entry.expiresAt, provider: providerHost(record) })
   const { protocol, host } = deps.config
   return { hash: entry.hash, url: `${protocol}://${host}/start?hash=${entry.hash}` }
-}
-
-function hostOf(record: Record<string, unknown>): string | undefined {
-  const url = record.authorize_url ?? record.access_url ?? record.request_url
-  try {
-    return typeof url === 'string' ? new URL(url).host : undefined
-  } catch {
-    return undefined
-  }
 }
