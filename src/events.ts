@@ -25,13 +25,15 @@ export interface FlowEvent {
 
 /** A typed event bus for flow events; one per process. */
 export class FlowEvents extends EventEmitter<{ flow: [FlowEvent] }> {
-  /** Also hands this process's own events on (to Redis pub/sub, so every instance sees them). */
+  /** Also hands this process's own events on (to Redis pub/sub, so every instance sees them), while anyone there listens. */
   relay?: (event: FlowEvent) => void
   /** Settles once other processes' events reach this one (set when the first listener subscribes it). */
   subscribed?: Promise<unknown>
 
   /** An event of this process: emitted here and relayed. */
   publish(event: Omit<FlowEvent, 'at'>): void {
+    // Nobody watching, here or elsewhere: an event would cost every request and reach no one.
+    if (!this.relay && this.listenerCount('flow') === 0) return
     const full = { ...event, at: Date.now() }
     this.emit('flow', full)
     this.relay?.(full)

@@ -54,3 +54,27 @@ describe('flow events through Redis pub/sub', () => {
     expect(seenB).toHaveLength(3)
   })
 })
+
+describe('flow events nobody watches', () => {
+  it('are not published to Redis, and are again once another process subscribes', async () => {
+    const c = await createBroker(resolveSecrets(configSchema.parse({ log: { level: 'silent' }, store: { port: redis.port, prefix: 'quiet:' } })).config, 'redis')
+    const d = await createBroker(resolveSecrets(configSchema.parse({ log: { level: 'silent' }, store: { port: redis.port, prefix: 'quiet:' } })).config, 'redis')
+    const monitor = new Redis({ port: redis.port })
+    const published: string[] = []
+    try {
+      const stats = async () => Number(/cmdstat_publish:calls=(\d+)/.exec(await monitor.info('commandstats'))?.[1] ?? 0)
+      const before = await stats()
+      c.events.publish({ type: 'stored', hash: 'q1', plugin: 'oauth_2_3-legged', progress: 'stored' })
+      await new Promise((r) => setTimeout(r, 50))
+      expect(await stats()).toBe(before)
+      d.events.on('flow', (e) => published.push(e.hash))
+      await d.events.subscribed
+      c.events.publish({ type: 'stored', hash: 'q2', plugin: 'oauth_2_3-legged', progress: 'stored' })
+      await waitFor(async () => published.includes('q2'), 5000, 'the event at d')
+      expect(published).toEqual(['q2'])
+    } finally {
+      monitor.disconnect()
+      await Promise.all([c.close(), d.close()])
+    }
+  })
+})

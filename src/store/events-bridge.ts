@@ -1,16 +1,21 @@
 import { randomUUID } from 'node:crypto'
 import type { EventEmitter } from 'node:events'
-import type { Redis } from 'ioredis'
+import { Cluster, type Redis } from 'ioredis'
 import { FLOW_EVENT_TYPES, type FlowEvent, type FlowEvents } from '../events.js'
+
+/** How often a process asks Redis whether anyone else subscribes to flow events. */
+export const WATCH_POLL_MS = 250
 
 /**
  * Shares flow events between every worker and instance on one Redis through pub/sub, so a
  * dashboard attached to any instance sees the flows of all. Events are best effort: a lost
  * event never affects a flow, whose truth stays in the store.
  *
- * Cost on the hot path: the events of one tick go out as one PUBLISH (under load that is many
- * requests' worth), and a process subscribes only once something in it listens to flow events
- * (the admin API, a dashboard); a plain worker only publishes.
+ * Cost on the hot path: events go out only while some other process subscribes (polled with
+ * PUBSUB NUMSUB every WATCH_POLL_MS, a read that writes nothing), the events of one tick go out as
+ * one PUBLISH, and a process subscribes only once something in it listens (the admin API, a
+ * dashboard). A new subscriber is ready (`events.subscribed`) once every publisher has had time to
+ * notice it, so nothing published after that is missed.
  */
 export async function bridgeEvents(events: FlowEvents, redis: Redis, channel: string): Promise<() => Promise<void>> {
   const origin = randomUUID()
@@ -18,6 +23,7 @@ export async function bridgeEvents(events: FlowEvents, redis: Redis, channel: st
   const emitter = events as unknown as EventEmitter
   let sub: Redis | undefined
   let subscribing: Promise<unknown> | undefined
+  let ownSubscription = 0
   const subscribe = () => {
     if (sub) return
     emitter.off('newListener', onListener)
@@ -30,6 +36,10 @@ export async function bridgeEvents(events: FlowEvents, redis: Redis, channel: st
     subscribing = sub
       .connect()
       .then(() => sub!.subscribe(channel))
+      .then(() => {
+        ownSubscription = 1
+        return new Promise((r) => setTimeout(r, 2 * WATCH_POLL_MS))
+      })
       .catch(() => {})
     events.subscribed = subscribing
   }
@@ -44,16 +54,33 @@ export async function bridgeEvents(events: FlowEvents, redis: Redis, channel: st
     pending = []
     redis.publish(channel, JSON.stringify({ origin, events: batch })).catch(() => {})
   }
-  events.relay = (event) => {
+  const relay = (event: FlowEvent) => {
     if (pending.push(event) === 1) setImmediate(flush)
   }
+  let closed = false
+  const watch = async () => {
+    const others = (await subscribers(redis, channel).catch(() => 1)) - ownSubscription
+    if (!closed) events.relay = others > 0 ? relay : undefined
+  }
+  await watch()
+  const poll = setInterval(() => void watch(), WATCH_POLL_MS)
+  poll.unref()
   return async () => {
+    closed = true
+    clearInterval(poll)
     events.relay = undefined
     emitter.off('newListener', onListener)
     if (pending.length) flush()
     await subscribing
     await sub?.quit().catch(() => sub?.disconnect())
   }
+}
+
+/** How many connections subscribe to `channel`: on every node of a Cluster (PUBSUB counts per node). */
+async function subscribers(redis: Redis, channel: string): Promise<number> {
+  const nodes: Redis[] = redis instanceof Cluster ? (redis as unknown as Cluster).nodes('all') : [redis]
+  const counts = await Promise.all(nodes.map(async (node) => Number(((await node.pubsub('NUMSUB', channel)) as [string, number])[1])))
+  return counts.reduce((a, b) => a + b, 0)
 }
 
 function parse(message: string): { origin: string; events: FlowEvent[] } | undefined {

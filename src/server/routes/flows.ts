@@ -1,4 +1,4 @@
-import cookie from '@fastify/cookie'
+import { parseCookie, stringifySetCookie } from 'cookie'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { checkHash } from '../../services/flows/check.js'
 import type { Reply } from '../../services/flows/reply.js'
@@ -38,7 +38,7 @@ function send(reply: FastifyReply, out: Reply, secure: boolean): FastifyReply {
     // Providers may return with a cross-site POST (response_mode=form_post): a Lax cookie would not
     // come along and the flow would end in COOKIE_MISMATCH. None needs Secure, so plain http keeps Lax.
     // The cookie still binds: it is named after one flow and carries that flow's signed nonce.
-    reply.setCookie(out.cookie.name, out.cookie.value, { httpOnly: true, sameSite: secure ? 'none' : 'lax', secure, path: '/', maxAge: out.cookie.maxAge })
+    reply.header('set-cookie', stringifySetCookie({ name: out.cookie.name, value: out.cookie.value, httpOnly: true, sameSite: secure ? 'none' : 'lax', secure, path: '/', maxAge: out.cookie.maxAge }))
   }
   reply.code(out.status).headers(out.headers ?? {})
   if (out.html !== undefined) return reply.type('text/html; charset=utf-8').send(out.html)
@@ -60,19 +60,18 @@ export async function flowRoutes(app: FastifyInstance, { deps }: { deps: BrokerD
     return checkHash(deps, (request.query as { hash?: string }).hash)
   })
 
-  // Only /start (sets the flow's cookie) and /callback (reads it) deal in cookies: the cookie
-  // plugin's two hooks run on their requests alone, not on every request.
-  await app.register(async (browser) => {
-    await browser.register(cookie)
-    const start = async (request: FastifyRequest, reply: FastifyReply) => send(reply, await startFlow(deps, { params: params(request), cookies: request.cookies }), secure)
-    // One route for both methods, so GET and POST share one rate limit counter.
-    browser.route({ method: ['GET', 'POST'], url: '/start', config: limits.start, handler: start })
+  // Only /start sets a cookie (the flow's binding) and only /callback reads one: the cookie library
+  // is called there, rather than the cookie plugin's two hooks running on every request.
+  const start = async (request: FastifyRequest, reply: FastifyReply) => send(reply, await startFlow(deps, { params: params(request), cookies: {} }), secure)
+  // One route for both methods, so GET and POST share one rate limit counter.
+  app.route({ method: ['GET', 'POST'], url: '/start', config: limits.start, handler: start })
 
-    const callback = async (request: FastifyRequest, reply: FastifyReply) =>
-      send(reply, await callbackFlow(deps, { params: params(request), cookies: request.cookies }), secure)
-    browser.get('/callback', callback)
-    browser.post('/callback', callback)
-  })
+  const callback = async (request: FastifyRequest, reply: FastifyReply) => {
+    const header = request.headers.cookie
+    return send(reply, await callbackFlow(deps, { params: params(request), cookies: header ? parseCookie(header) : {} }), secure)
+  }
+  app.get('/callback', callback)
+  app.post('/callback', callback)
 
   app.post('/result', keyed, async (request, reply) => {
     const p = params(request)
