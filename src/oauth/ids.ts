@@ -27,11 +27,16 @@ export function unsign(signed: string, secret: string): string | undefined {
 }
 
 const IV_BYTES = 12
-const stateKeys = new Map<string, Buffer>()
-const stateKey = (secret: string): Buffer => {
-  let key = stateKeys.get(secret)
-  if (!key) stateKeys.set(secret, (key = createHash('sha256').update(`broker state\0${secret}`).digest()))
-  return key
+// Per secret: its 32-byte key followed by room for an IV, the pad's input (filled and used synchronously).
+const padInputs = new Map<string, Buffer>()
+const padInput = (secret: string): Buffer => {
+  let input = padInputs.get(secret)
+  if (!input) {
+    input = Buffer.alloc(32 + IV_BYTES)
+    createHash('sha256').update(`broker state\0${secret}`).digest().copy(input)
+    padInputs.set(secret, input)
+  }
+  return input
 }
 
 /**
@@ -39,31 +44,33 @@ const stateKey = (secret: string): Buffer => {
  * Secret-prefix SHA-256 is a PRF for inputs of one fixed length (a 32-byte key and a 12-byte IV;
  * length extension needs inputs of other lengths) and costs a third of an HMAC object per call.
  */
-function mask(hash: Buffer, iv: Buffer, secret: string): Buffer {
-  const pad = digest('sha256', Buffer.concat([stateKey(secret), iv], 32 + IV_BYTES), 'buffer')
-  const out = Buffer.allocUnsafe(hash.length)
-  for (let i = 0; i < hash.length; i++) out[i] = hash[i]! ^ pad[i]!
+function mask(hash: Buffer, iv: Buffer, secret: string, out: Buffer, at: number): Buffer {
+  const input = padInput(secret)
+  iv.copy(input, 32)
+  const pad = digest('sha256', input, 'buffer')
+  for (let i = 0; i < hash.length; i++) out[at + i] = hash[i]! ^ pad[i]!
   return out
 }
 
 /**
  * The broker's OAuth `state` for a flow: a fresh IV and the flow's hash encrypted under
  * session.secret. /callback finds the flow from the state alone, with nothing kept per state,
- * while the provider learns nothing. The state does not authenticate itself (one HMAC is cheaper
+ * while the provider learns nothing. The state does not authenticate itself (one digest is cheaper
  * than AES-GCM on every /store): /callback accepts it only when it equals, byte for byte, the
  * state stored with the flow it names, so a forged or altered state names no flow that waits.
  */
 export function sealState(hash: string, sessionSecret: string): string {
-  const bytes = Buffer.from(hash, 'base64url')
+  const sealed = Buffer.allocUnsafe(IV_BYTES + ID_BYTES)
   const iv = randomPool(IV_BYTES)
-  return Buffer.concat([iv, mask(bytes, iv, sessionSecret)]).toString('base64url')
+  iv.copy(sealed)
+  return mask(Buffer.from(hash, 'base64url'), iv, sessionSecret, sealed, IV_BYTES).toString('base64url')
 }
 
 /** The flow hash a `sealState` state names (not yet checked against the flow), or undefined when malformed. */
 export function openState(state: string, sessionSecret: string): string | undefined {
   const sealed = Buffer.from(state, 'base64url')
   if (sealed.length !== IV_BYTES + ID_BYTES || sealed.toString('base64url') !== state) return undefined
-  return mask(sealed.subarray(IV_BYTES), sealed.subarray(0, IV_BYTES), sessionSecret).toString('base64url')
+  return mask(sealed.subarray(IV_BYTES), sealed.subarray(0, IV_BYTES), sessionSecret, Buffer.allocUnsafe(ID_BYTES), 0).toString('base64url')
 }
 
 /**
