@@ -66,6 +66,26 @@ describe.each([
     expect(got).toMatchObject({ progress: 'failed', data: { state: 's' }, error: { code: 'x', description: 'y' }, record: e.record, expiresAt: e.expiresAt })
   })
 
+  it('keeps unicode, line breaks in values and the expiry through every step', async () => {
+    const store = makeStore()
+    const e = { ...entry(), record: { auth_type: 'oauth', client_id: 'c', scope: 'é 😀 ü\nline\r\n"q"\\' } }
+    await store.create(e, { redirect: 'https://p.example/a?scope=%C3%A9' })
+    await store.claim(e.hash)
+    expect(await store.advance('awaiting_callback', { ...e, progress: 'exchanging', data: { note: 'ß\n😀' } })).toBe('ok')
+    const got = (await store.get(e.hash))!
+    expect(got).toMatchObject({ progress: 'exchanging', record: e.record, data: { note: 'ß\n😀' } })
+    const ttl = await store.client.pttl(store.keys.flow(e.hash))
+    expect(ttl).toBeGreaterThan(50_000)
+    expect(ttl).toBeLessThanOrEqual(60_000)
+  })
+
+  it('refuses a redirect with a line break, writing nothing', async () => {
+    const store = makeStore()
+    const e = entry()
+    await expect(store.create(e, { redirect: 'https://p.example/\nx' })).rejects.toMatchObject({ code: 'INTERNAL' })
+    expect(await store.get(e.hash)).toBeUndefined()
+  })
+
   it('knows nothing of an unknown hash', async () => {
     const store = makeStore()
     expect(await store.get('nope')).toBeUndefined()

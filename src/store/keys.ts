@@ -3,7 +3,7 @@
  * keys of one flow land on the same Redis Cluster slot.
  */
 export interface Keys {
-  /** A stored flow: a Redis hash with `progress` and `entry` (JSON). */
+  /** A stored flow: one string, progress first (the format is in flows.ts). */
   flow(hash: string): string
   /** Maps a correlation id seen at /callback (OAuth 2 state, OAuth 1.0a request token) to its flow hash. */
   callback(id: string): string

@@ -28,7 +28,8 @@ export async function prepareStart(deps: BrokerDeps, entry: FlowEntry, plugin: F
   const data = runData(deps, entry.hash)
   try {
     const step = await plugin.start(flowContext(deps, { ...entry, data }, {}))
-    if (!('redirect' in step) || step.await !== data.state) return undefined
+    // (A line break cannot be kept with the flow, nor sent as a Location: /start will say so.)
+    if (!('redirect' in step) || step.await !== data.state || /[\r\n]/.test(step.redirect)) return undefined
     return { data: { ...data, ...step.save }, redirect: step.redirect }
   } catch {
     return undefined
