@@ -10,22 +10,23 @@ const plugin: FlowPlugin = {
 
   start(ctx: FlowContext): StepResult {
     const r = ctx.record
-    const params: Record<string, string> = {
+    // What is the same for every flow of this app, then what is this flow's own.
+    const fixed: Record<string, string> = {
       ...extraParams(r.authorize_params),
       client_id: String(r.client_id),
       redirect_uri: ctx.callbackUrl,
       response_type: 'code',
-      state: ctx.state,
     }
-    if (r.scope) params.scope = String(r.scope)
+    if (r.scope) fixed.scope = String(r.scope)
+    const own: Record<string, string> = { state: ctx.state }
     const save: Record<string, unknown> = {}
     if (wantsPkce(r)) {
       const { verifier, challenge } = pkcePair()
-      params.code_challenge = challenge
-      params.code_challenge_method = 'S256'
+      own.code_challenge = challenge
+      own.code_challenge_method = 'S256'
       save.code_verifier = verifier
     }
-    return { redirect: setQuery(String(r.authorize_url), params), await: ctx.state, save }
+    return { redirect: setQuery(String(r.authorize_url), fixed, own), await: ctx.state, save }
   },
 
   async callback(ctx: FlowContext): Promise<StepResult> {

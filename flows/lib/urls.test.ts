@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest'
 import { isHttpUrl, setQuery, urlParts } from './urls.js'
 
 /** What the start steps did before: one searchParams.set per parameter. */
-function viaSearchParams(base: string, params: Record<string, string>): string {
+function viaSearchParams(base: string, ...all: Record<string, string>[]): string {
   const url = new URL(base)
-  for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v)
+  for (const params of all) for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v)
   return url.toString()
 }
 
@@ -27,6 +27,20 @@ describe('setQuery', () => {
     'https://provider.example/a%20b/authorize',
   ])('leaves %s as searchParams.set would', (base) => {
     expect(setQuery(base, params)).toBe(viaSearchParams(base, params))
+  })
+
+  it.each([
+    [{ client_id: 'a' }, { state: 'AbC-_.*09' }],
+    [{}, { state: 's' }],
+    [{ client_id: 'a' }, {}],
+    [{}, {}],
+    [{ scope: 'x y' }, { state: "needs encoding: é !'()~ +&=" }],
+    // A fixed parameter named like a varying one: the varying value replaces it, in its place.
+    [{ state: 'app', client_id: 'a' }, { state: 'mine', code_challenge: 'c' }],
+  ])('sets fixed %j then varying %j as searchParams.set would, again and again', (fixed, varying) => {
+    for (const base of ['https://p.example/authorize', 'https://p.example/authorize?x=1']) {
+      for (let i = 0; i < 3; i++) expect(setQuery(base, fixed, varying)).toBe(viaSearchParams(base, fixed, varying))
+    }
   })
 
   it('replaces a parameter the URL already carries', () => {

@@ -36,7 +36,7 @@ export function sanitizeRecord(input: unknown): FlowRecord {
       problems[key] = 'must be text, a number or a boolean'
       continue
     }
-    if (typeof value === 'string' && (value.length > MAX_VALUE || /[\u0000]/.test(value))) {
+    if (typeof value === 'string' && (value.length > MAX_VALUE || value.includes('\0'))) {
       problems[key] = value.length > MAX_VALUE ? `is longer than ${MAX_VALUE} characters` : 'contains a null byte'
       continue
     }
