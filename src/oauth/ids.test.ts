@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { newId, openState, safeEqual, sealState, sign, unsign } from './ids.js'
+import { hashOfState, newFlowIds, newId, safeEqual, sign, unsign } from './ids.js'
 
 describe('ids', () => {
   it('makes URL-safe ids with at least 128 bits', () => {
@@ -16,24 +16,23 @@ describe('ids', () => {
     expect(unsign(s, 'x'.repeat(16))).toBeUndefined()
   })
 
-  it('seals a flow hash into a state only the same secret opens, different every time', () => {
+  it('makes a random state whose flow hash only the same secret derives', () => {
     const secret = 'k'.repeat(16)
-    const hash = newId()
-    const a = sealState(hash, secret)
-    const b = sealState(hash, secret)
-    expect(a).toMatch(/^[A-Za-z0-9_-]+$/)
-    expect(a).not.toBe(b)
-    expect(a).not.toContain(hash)
-    expect(openState(a, secret)).toBe(hash)
-    expect(openState(b, secret)).toBe(hash)
+    const a = newFlowIds(secret)
+    const b = newFlowIds(secret)
+    expect(a.state).toMatch(/^[A-Za-z0-9_-]{32}$/)
+    expect(a.hash).toMatch(/^[A-Za-z0-9_-]{32}$/)
+    expect(new Set([a.state, b.state, a.hash, b.hash]).size).toBe(4)
+    expect(hashOfState(a.state, secret)).toBe(a.hash)
+    expect(hashOfState(b.state, secret)).toBe(b.hash)
     // Another secret, or any change to the state, names another (unknown) flow.
-    expect(openState(a, 'x'.repeat(16))).not.toBe(hash)
-    const bytes = Buffer.from(a, 'base64url')
-    bytes[20] = bytes[20]! ^ 1
-    expect(openState(bytes.toString('base64url'), secret)).not.toBe(hash)
-    expect(openState('', secret)).toBeUndefined()
-    expect(openState('not a state!', secret)).toBeUndefined()
-    expect(openState(`${a}x`, secret)).toBeUndefined()
+    expect(hashOfState(a.state, 'x'.repeat(16))).not.toBe(a.hash)
+    const bytes = Buffer.from(a.state, 'base64url')
+    bytes[5] = bytes[5]! ^ 1
+    expect(hashOfState(bytes.toString('base64url'), secret)).not.toBe(a.hash)
+    expect(hashOfState('', secret)).toBeUndefined()
+    expect(hashOfState('not a state!', secret)).toBeUndefined()
+    expect(hashOfState(`${a.state}x`, secret)).toBeUndefined()
   })
 
   it('compares safely', () => {

@@ -26,51 +26,46 @@ export function unsign(signed: string, secret: string): string | undefined {
   return safeEqual(signed.slice(dot + 1), mac(secret, value)) ? value : undefined
 }
 
-const IV_BYTES = 12
-// Per secret: its 32-byte key followed by room for an IV, the pad's input (filled and used synchronously).
-const padInputs = new Map<string, Buffer>()
-const padInput = (secret: string): Buffer => {
-  let input = padInputs.get(secret)
+// Per secret: its 32-byte key followed by room for a state's bytes, the digest's input (filled and
+// used synchronously).
+const hashInputs = new Map<string, Buffer>()
+const hashInput = (secret: string): Buffer => {
+  let input = hashInputs.get(secret)
   if (!input) {
-    input = Buffer.alloc(32 + IV_BYTES)
+    input = Buffer.alloc(32 + ID_BYTES)
     createHash('sha256').update(`broker state\0${secret}`).digest().copy(input)
-    padInputs.set(secret, input)
+    hashInputs.set(secret, input)
   }
   return input
 }
 
-/**
- * The hash's bytes XORed with SHA-256(key ‖ iv): a one-time pad from a PRF, its own inverse.
- * Secret-prefix SHA-256 is a PRF for inputs of one fixed length (a 32-byte key and a 12-byte IV;
- * length extension needs inputs of other lengths) and costs a third of an HMAC object per call.
- */
-function mask(hash: Buffer, iv: Buffer, secret: string, out: Buffer, at: number): Buffer {
-  const input = padInput(secret)
-  iv.copy(input, 32)
-  const pad = digest('sha256', input, 'buffer')
-  for (let i = 0; i < hash.length; i++) out[at + i] = hash[i]! ^ pad[i]!
-  return out
+/** The flow hash a state's bytes stand for: SHA-256(key ‖ state), cut to an id's length. */
+function hashOf(state: Buffer, secret: string): string {
+  const input = hashInput(secret)
+  state.copy(input, 32)
+  return digest('sha256', input, 'buffer').subarray(0, ID_BYTES).toString('base64url')
 }
 
 /**
- * The broker's OAuth `state` for a flow: a fresh IV and the flow's hash encrypted under
- * session.secret. /callback finds the flow from the state alone, with nothing kept per state,
- * while the provider learns nothing. The state does not authenticate itself (one digest is cheaper
- * than AES-GCM on every /store): /callback accepts it only when it equals, byte for byte, the
- * state stored with the flow it names, so a forged or altered state names no flow that waits.
+ * A new flow's hash and its OAuth `state`. The state is random; the hash is derived from it under
+ * session.secret, so /callback finds the flow from the state alone, with nothing kept per state,
+ * while the provider learns nothing of the hash (the digest is one-way and keyed). Secret-prefix
+ * SHA-256 is a PRF for inputs of one fixed length (a 32-byte key and a 24-byte state; length
+ * extension needs inputs of other lengths), and one digest was the cheapest way found: sealing the
+ * hash into the state (IV, pad, XOR) cost twice as much on every /store. A state does not
+ * authenticate itself: /callback accepts it only when it equals the state stored with the flow
+ * it names, so a forged state names no flow that waits.
  */
-export function sealState(hash: string, sessionSecret: string): string {
-  const sealed = Buffer.allocUnsafe(IV_BYTES + ID_BYTES)
-  const iv = randomPool(IV_BYTES)
-  iv.copy(sealed)
-  return mask(Buffer.from(hash, 'base64url'), iv, sessionSecret, sealed, IV_BYTES).toString('base64url')
+export function newFlowIds(sessionSecret: string): { hash: string; state: string } {
+  const state = randomPool(ID_BYTES)
+  return { hash: hashOf(state, sessionSecret), state: state.toString('base64url') }
 }
 
-/** The flow hash a `sealState` state names (not yet checked against the flow), or undefined when malformed. */
-export function openState(state: string, sessionSecret: string): string | undefined {
-  const sealed = Buffer.from(state, 'base64url')
-  if (sealed.length !== IV_BYTES + ID_BYTES || sealed.toString('base64url') !== state) return undefined
-  return mask(sealed.subarray(IV_BYTES), sealed.subarray(0, IV_BYTES), sessionSecret, Buffer.allocUnsafe(ID_BYTES), 0).toString('base64url')
+/** The flow hash a `newFlowIds` state names (not yet checked against the flow), or undefined when malformed. */
+export function hashOfState(state: string, sessionSecret: string): string | undefined {
+  const bytes = Buffer.from(state, 'base64url')
+  if (bytes.length !== ID_BYTES || bytes.toString('base64url') !== state) return undefined
+  return hashOf(bytes, sessionSecret)
 }
 
 /**

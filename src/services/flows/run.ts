@@ -1,6 +1,6 @@
 import { FlowError, type FlowPlugin, type StepResult } from '../../../flows/contract.js'
 import { BrokerError } from '../../errors.js'
-import { flowCookieName, newId, openState, safeEqual, sealState, sign, unsign } from '../../oauth/ids.js'
+import { flowCookieName, hashOfState, newId, safeEqual, sign, unsign } from '../../oauth/ids.js'
 import type { FlowEntry, Progress } from '../../store/flows.js'
 import type { BrokerDeps } from '../deps.js'
 import { flowContext } from './context.js'
@@ -15,8 +15,8 @@ export interface FlowRequest {
   cookies: Record<string, string | undefined>
 }
 
-/** The broker's per-flow secrets for a run: its sealed OAuth state and the browser cookie's nonce. */
-const runData = (deps: BrokerDeps, hash: string) => ({ state: sealState(hash, deps.config.session.secret), nonce: newId() })
+/** The broker's per-flow secrets for a run: its OAuth state (made at /store) and the browser cookie's nonce. */
+const runData = (entry: FlowEntry) => ({ state: String(entry.data.state), nonce: newId() })
 
 /**
  * At /store, for a plugin whose first step is pure (`startAtStore`): runs it now, so that /start is
@@ -25,7 +25,7 @@ const runData = (deps: BrokerDeps, hash: string) => ({ state: sealState(hash, de
  */
 export async function prepareStart(deps: BrokerDeps, entry: FlowEntry, plugin: FlowPlugin): Promise<{ data: Record<string, unknown>; redirect: string } | undefined> {
   if (!plugin.startAtStore) return undefined
-  const data = runData(deps, entry.hash)
+  const data = runData(entry)
   try {
     const step = await plugin.start(flowContext(deps, { ...entry, data }, {}))
     // (A line break cannot be kept with the flow, nor sent as a Location: /start will say so.)
@@ -53,7 +53,7 @@ export async function startFlow(deps: BrokerDeps, req: FlowRequest): Promise<Rep
     return redirect(prepared, { cookie: bindingCookie(deps, next) })
   }
   const plugin = await deps.plugins.get(entry.plugin)
-  const started: FlowEntry = { ...entry, progress: 'started', data: { ...entry.data, ...runData(deps, entry.hash) } }
+  const started: FlowEntry = { ...entry, progress: 'started', data: { ...entry.data, ...runData(entry) } }
   publish(deps, started, 'started')
   let step: StepResult
   try {
@@ -70,8 +70,8 @@ export async function callbackFlow(deps: BrokerDeps, req: FlowRequest): Promise<
   // A user who declines at an OAuth 1.0a provider comes back with `denied=<request token>` (Twitter) only.
   const id = state ?? requestToken ?? req.params.denied
   if (!id) throw new BrokerError('UNKNOWN_STATE', 'The callback carries neither state nor oauth_token.')
-  // The broker's own state carries its flow (sealed); an OAuth 1.0a request token was correlated at /start.
-  const hash = state !== undefined ? openState(state, deps.config.session.secret) : await deps.store.correlated(id)
+  // The broker's own state names its flow (the hash is derived from it); an OAuth 1.0a request token was correlated at /start.
+  const hash = state !== undefined ? hashOfState(state, deps.config.session.secret) : await deps.store.correlated(id)
   if (state !== undefined && !hash) throw new BrokerError('UNKNOWN_STATE', 'The state parameter was not issued by this broker.')
   const entry = hash && hash.length <= 128 ? await deps.store.get(hash) : undefined
   // A state must be the very one stored with the flow it names: a forged or altered one names no flow that waits.

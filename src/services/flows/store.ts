@@ -1,4 +1,4 @@
-import { newId } from '../../oauth/ids.js'
+import { newFlowIds } from '../../oauth/ids.js'
 import type { FlowEntry } from '../../store/flows.js'
 import type { BrokerDeps } from '../deps.js'
 import { providerHost, recordPluginName, sanitizeRecord, validateRecord } from './record.js'
@@ -16,14 +16,16 @@ export async function storeFlow(deps: BrokerDeps, body: unknown): Promise<Stored
   const plugin = await deps.plugins.get(name)
   const record = await validateRecord(sanitized, plugin, deps.config)
   const now = Date.now()
+  // The OAuth state is the flow's from the start: /callback derives the hash from it.
+  const { hash, state } = newFlowIds(deps.config.session.secret)
   const entry: FlowEntry = {
-    hash: newId(),
+    hash,
     plugin: name,
     record,
     progress: 'stored',
     createdAt: now,
     expiresAt: now + deps.store.expireSeconds * 1000,
-    data: {},
+    data: { state },
   }
   const prepared = await prepareStart(deps, entry, plugin)
   if (prepared) entry.data = prepared.data
