@@ -66,9 +66,10 @@ async function profiledWorker(redisPort: number, port: number, env: Record<strin
   return { name: 'broker', url, proc }
 }
 
+/** The baseline server: bench/baseline.ts, or the script BENCH_BASELINE names (bench/fastify-floor.ts). */
 export async function startBaseline(redisPort: number, workers: number): Promise<Target> {
   const port = await freePort()
-  const proc = fork(join(ROOT, 'bench/baseline.ts'), [], { execArgv: ['--import', 'tsx'], env: { ...process.env, PORT: String(port), REDIS_PORT: String(redisPort), WORKERS: String(workers) }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] })
+  const proc = fork(join(ROOT, process.env.BENCH_BASELINE ?? 'bench/baseline.ts'), [], { execArgv: ['--import', 'tsx'], env: { ...process.env, PORT: String(port), REDIS_PORT: String(redisPort), WORKERS: String(workers) }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] })
   let ready = 0
   await new Promise<void>((r) => proc.on('message', () => ++ready === 1 && r()))
   const url = `http://127.0.0.1:${port}`

@@ -1,0 +1,46 @@
+/**
+ * The baseline's least work (bench/baseline.ts), served by Fastify with @fastify/formbody instead of
+ * bare node:http: how much of a gap the framework itself makes, apart from what the broker does.
+ *
+ *   BENCH_BASELINE=bench/fastify-floor.ts npm run bench -- --workers 1
+ */
+import cluster from 'node:cluster'
+import { randomBytes } from 'node:crypto'
+import Fastify from 'fastify'
+import formbody from '@fastify/formbody'
+import { Redis } from 'ioredis'
+
+const port = Number(process.env.PORT)
+const workers = Number(process.env.WORKERS ?? 1)
+if (cluster.isPrimary) {
+  cluster.schedulingPolicy = cluster.SCHED_NONE
+  let ready = 0
+  for (let i = 0; i < workers; i++) cluster.fork().on('message', () => ++ready === workers && process.send?.('ready'))
+  process.on('SIGTERM', () => {
+    for (const w of Object.values(cluster.workers ?? {})) w?.kill()
+    process.exit(0)
+  })
+} else {
+  const redis = new Redis({ port: Number(process.env.REDIS_PORT), host: '127.0.0.1', enableOfflineQueue: false, lazyConnect: true })
+  await redis.connect()
+  const app = Fastify()
+  await app.register(formbody)
+  app.post('/store', async (req) => {
+    const record = req.body
+    const hash = randomBytes(24).toString('base64url')
+    await redis.set(`base:flow:{${hash}}`, JSON.stringify({ hash, record, progress: 'stored' }), 'EX', 600)
+    return { hash, url: `http://localhost:${port}/start?hash=${hash}` }
+  })
+  app.get('/start', async (req, reply) => {
+    const state = randomBytes(24).toString('base64url')
+    await redis.set(`base:cb:{${state}}`, (req.query as { hash?: string }).hash ?? '', 'EX', 600)
+    return reply.redirect(`http://127.0.0.1:9/authorize?client_id=bench&response_type=code&state=${state}`)
+  })
+  app.get('/hash-check', async (req, reply) => {
+    const raw = await redis.get(`base:flow:{${(req.query as { hash?: string }).hash}}`)
+    if (!raw) return reply.code(404).send({ code: 'UNKNOWN_HASH' })
+    return JSON.parse(raw)
+  })
+  await app.listen({ port, host: '127.0.0.1' })
+  process.send?.('ready')
+}
