@@ -105,8 +105,8 @@ export class FlowStore {
 
   /** The flow under `hash`, or undefined when unknown or expired. */
   async get(hash: string): Promise<FlowEntry | undefined> {
-    const value = await guard(() => this.redis.get(this.keys.flow(hash)))
-    return value ? parseFlow(value).entry : undefined
+    const value = await guard(() => this.redis.get(this.keys.flow(hash)).catch(otherFormat(null)))
+    return typeof value === 'string' ? parseFlow(value).entry : undefined
   }
 
   /**
@@ -114,8 +114,8 @@ export class FlowStore {
    * (so a start URL works once); undefined when unknown or expired.
    */
   async claim(hash: string): Promise<Claimed | undefined> {
-    const value = await guard(() => this.redis.brokerClaim(this.keys.flow(hash)))
-    return value ? parseFlow(value) : undefined
+    const value = await guard(() => this.redis.brokerClaim(this.keys.flow(hash)).catch(otherFormat(null)))
+    return typeof value === 'string' ? parseFlow(value) : undefined
   }
 
   /**
@@ -124,7 +124,7 @@ export class FlowStore {
    */
   async advance(from: Progress, next: FlowEntry): Promise<'ok' | 'gone' | Progress> {
     const error = next.error ? JSON.stringify(next.error) : ''
-    const res = await guard(() => this.redis.brokerCas(this.keys.flow(next.hash), CODES[from], CODES[next.progress], JSON.stringify(next.data), error))
+    const res = await guard(() => this.redis.brokerCas(this.keys.flow(next.hash), CODES[from], CODES[next.progress], JSON.stringify(next.data), error).catch(otherFormat(-1)))
     if (res === 'OK') return 'ok'
     if (res === -1) return 'gone'
     return BY_CODE[res as string] ?? 'failed'
@@ -174,6 +174,17 @@ function parseFlow(value: string): Claimed {
   const redirect = value.slice(a + 1, b)
   return { entry, reusable: value[1] === '1', ...(redirect ? { redirect } : {}) }
 }
+
+/**
+ * A key in another format (a flow kept by an earlier version, as a Redis hash, during a rolling
+ * upgrade) is a flow this version cannot run: it answers as gone, not as a store failure.
+ */
+const otherFormat =
+  <T>(gone: T) =>
+  (err: unknown): T => {
+    if (err instanceof Error && err.message.includes('WRONGTYPE')) return gone
+    throw err
+  }
 
 /** Turns a store failure (Redis down, command timeout) into STORE_UNAVAILABLE. */
 async function guard<T>(op: () => Promise<T>): Promise<T> {
