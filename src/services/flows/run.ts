@@ -106,7 +106,7 @@ async function afterStep(deps: BrokerDeps, entry: FlowEntry, step: StepResult, r
   const data = { ...entry.data, ...step.save }
   if ('redirect' in step) {
     const next: FlowEntry = { ...entry, progress: step.await ? 'awaiting_callback' : entry.progress, data }
-    // The broker's own state needs no correlation: it carries its flow. Anything else (an OAuth 1.0a
+    // The broker's own state needs no correlation: the flow's hash is derived from it. Anything else (an OAuth 1.0a
     // request token) does, in the same round trip (pipelined): the browser cannot reach /callback
     // before the 302 is sent.
     const correlate = step.await && step.await !== entry.data.state
