@@ -8,23 +8,14 @@
  * GET /start    parse the query, one Redis SET … EX (the state), answer 302 to the provider
  * GET /hash-check  parse the query, one Redis GET, answer the record as JSON
  */
-import cluster from 'node:cluster'
 import { randomBytes } from 'node:crypto'
 import { createServer } from 'node:http'
 import { Redis } from 'ioredis'
+import { isBenchWorker } from './cluster.js'
 
 const port = Number(process.env.PORT)
-const workers = Number(process.env.WORKERS ?? 1)
 
-if (cluster.isPrimary) {
-  cluster.schedulingPolicy = cluster.SCHED_NONE
-  let ready = 0
-  for (let i = 0; i < workers; i++) cluster.fork().on('message', () => ++ready === workers && process.send?.('ready'))
-  process.on('SIGTERM', () => {
-    for (const w of Object.values(cluster.workers ?? {})) w?.kill()
-    process.exit(0)
-  })
-} else {
+if (isBenchWorker()) {
   const redis = new Redis({ port: Number(process.env.REDIS_PORT), host: '127.0.0.1', enableOfflineQueue: false, lazyConnect: true })
   await redis.connect()
   const json = (res: import('node:http').ServerResponse, status: number, body: unknown) => {

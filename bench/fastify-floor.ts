@@ -4,23 +4,14 @@
  *
  *   BENCH_BASELINE=bench/fastify-floor.ts npm run bench -- --workers 1
  */
-import cluster from 'node:cluster'
 import { randomBytes } from 'node:crypto'
 import Fastify from 'fastify'
 import formbody from '@fastify/formbody'
 import { Redis } from 'ioredis'
+import { isBenchWorker } from './cluster.js'
 
 const port = Number(process.env.PORT)
-const workers = Number(process.env.WORKERS ?? 1)
-if (cluster.isPrimary) {
-  cluster.schedulingPolicy = cluster.SCHED_NONE
-  let ready = 0
-  for (let i = 0; i < workers; i++) cluster.fork().on('message', () => ++ready === workers && process.send?.('ready'))
-  process.on('SIGTERM', () => {
-    for (const w of Object.values(cluster.workers ?? {})) w?.kill()
-    process.exit(0)
-  })
-} else {
+if (isBenchWorker()) {
   const redis = new Redis({ port: Number(process.env.REDIS_PORT), host: '127.0.0.1', enableOfflineQueue: false, lazyConnect: true })
   await redis.connect()
   const app = Fastify()

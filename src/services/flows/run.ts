@@ -47,10 +47,9 @@ export async function startFlow(deps: BrokerDeps, req: FlowRequest): Promise<Rep
   if (!reusable && entry.progress !== 'stored') throw finished(entry.progress)
   if (prepared) {
     // The first step ran at /store; the claim moved the flow to awaiting_callback.
-    publish(deps, { ...entry, progress: 'started' }, 'started')
-    const next: FlowEntry = { ...entry, progress: 'awaiting_callback' }
-    publish(deps, next, 'redirected')
-    return redirect(prepared, { cookie: bindingCookie(deps, next) })
+    publish(deps, entry, 'started', 'started')
+    publish(deps, entry, 'redirected', 'awaiting_callback')
+    return redirect(prepared, { cookie: bindingCookie(deps, entry) })
   }
   const plugin = await deps.plugins.get(entry.plugin)
   const started: FlowEntry = { ...entry, progress: 'started', data: { ...entry.data, ...runData(entry) } }
@@ -169,6 +168,6 @@ function cookieMatches(deps: BrokerDeps, entry: FlowEntry, cookies: FlowRequest[
   return !!nonce && typeof entry.data.nonce === 'string' && safeEqual(nonce, entry.data.nonce)
 }
 
-function publish(deps: BrokerDeps, entry: FlowEntry, type: 'started' | 'redirected' | 'callback' | 'token_exchanged'): void {
-  deps.events.publish({ type, hash: entry.hash, plugin: entry.plugin, progress: entry.progress, provider: providerHost(entry.record), expiresAt: entry.expiresAt })
+function publish(deps: BrokerDeps, entry: FlowEntry, type: 'started' | 'redirected' | 'callback' | 'token_exchanged', progress: Progress = entry.progress): void {
+  deps.events.publish({ type, hash: entry.hash, plugin: entry.plugin, progress, provider: providerHost(entry.record), expiresAt: entry.expiresAt })
 }

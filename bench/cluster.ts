@@ -1,0 +1,19 @@
+import cluster from 'node:cluster'
+
+/**
+ * The bench servers' worker model, as `broker serve` runs (cluster, SCHED_NONE): in the primary,
+ * forks WORKERS workers, says 'ready' once each has, and stops them on SIGTERM; returns false
+ * there. In a worker returns true: the caller serves.
+ */
+export function isBenchWorker(): boolean {
+  if (!cluster.isPrimary) return true
+  const workers = Number(process.env.WORKERS ?? 1)
+  cluster.schedulingPolicy = cluster.SCHED_NONE
+  let ready = 0
+  for (let i = 0; i < workers; i++) cluster.fork().on('message', () => ++ready === workers && process.send?.('ready'))
+  process.on('SIGTERM', () => {
+    for (const w of Object.values(cluster.workers ?? {})) w?.kill()
+    process.exit(0)
+  })
+  return false
+}
