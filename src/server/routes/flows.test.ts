@@ -85,6 +85,14 @@ describe('POST /store', () => {
     expect(res.json()).toEqual({ code: 'PLUGIN_MISSING', message: 'No flow plugin named "oauth_9_9-legged".', plugin: 'oauth_9_9-legged' })
   })
 
+  it('finds no plugin among the names every object inherits (auth_type=constructor)', async () => {
+    for (const auth_type of ['constructor', 'hasownproperty', 'proto']) {
+      const res = await app.inject({ method: 'POST', url: '/store', payload: { auth_type, callback: 'http://localhost:9/cb' } })
+      expect(res.statusCode).toBe(404)
+      expect(res.json()).toMatchObject({ code: 'PLUGIN_MISSING', plugin: auth_type })
+    }
+  })
+
   it('refuses non-loopback callbacks without callbacks.allow and says how to allow more', async () => {
     const res = await app.inject({ method: 'POST', url: '/store', payload: threeLegged({ callback: 'https://evil.example/cb' }) })
     expect(res.statusCode).toBe(400)

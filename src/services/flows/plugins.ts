@@ -11,16 +11,21 @@ import oauthEcho1 from '../../../flows/oauth_echo_1.js'
 import oauthOwner2 from '../../../flows/oauth_owner_resources_2.js'
 import { BrokerError } from '../../errors.js'
 
-/** The built-in flow plugins, by their composed names. */
-export const BUILT_IN: Readonly<Record<string, FlowPlugin>> = {
-  'oauth_2_3-legged': oauth23,
-  'oauth_2_2-legged': oauth22,
-  oauth_owner_resources_2: oauthOwner2,
-  'oauth_1_3-legged': oauth13,
-  'oauth_1_2-legged': oauth12,
-  'oauth_1_1-legged': oauth11,
-  oauth_echo_1: oauthEcho1,
-}
+/**
+ * The built-in flow plugins, by their composed names. A Map, not an object: a name is composed from
+ * the request, and `auth_type=constructor` must not find Object.prototype.constructor.
+ */
+const BUILT_IN: ReadonlyMap<string, FlowPlugin> = new Map(
+  Object.entries({
+    'oauth_2_3-legged': oauth23,
+    'oauth_2_2-legged': oauth22,
+    oauth_owner_resources_2: oauthOwner2,
+    'oauth_1_3-legged': oauth13,
+    'oauth_1_2-legged': oauth12,
+    'oauth_1_1-legged': oauth11,
+    oauth_echo_1: oauthEcho1,
+  }),
+)
 
 const NAME = /^[a-z]+(_[a-z_]+)?(_\d+)?(_\d+-legged)?$/
 const EXTENSIONS = ['.js', '.mjs', '.cjs']
@@ -31,9 +36,14 @@ export class PluginRegistry {
 
   constructor(private readonly dir?: string) {}
 
+  /** The plugin called `name` when it is built in or loaded already (no I/O, no await), else undefined. */
+  loaded(name: string): FlowPlugin | undefined {
+    return BUILT_IN.get(name) ?? this.cache.get(name)
+  }
+
   /** The plugin called `name`; PLUGIN_MISSING names it (never a path) when there is none. */
   async get(name: string): Promise<FlowPlugin> {
-    const known = BUILT_IN[name] ?? this.cache.get(name)
+    const known = this.loaded(name)
     if (known) return known
     // Names come from sanitized fields only, so a name can never climb out of the folder.
     const file = NAME.test(name) && this.dir ? EXTENSIONS.map((ext) => join(this.dir!, name + ext)).find((f) => existsSync(f)) : undefined
@@ -45,7 +55,7 @@ export class PluginRegistry {
 
   /** Every plugin name available: built-ins plus what is loaded. */
   names(): string[] {
-    return [...Object.keys(BUILT_IN), ...this.cache.keys()]
+    return [...BUILT_IN.keys(), ...this.cache.keys()]
   }
 }
 
