@@ -30,10 +30,17 @@ export class FlowEvents extends EventEmitter<{ flow: [FlowEvent] }> {
   /** Settles once other processes' events reach this one (set when the first listener subscribes it). */
   subscribed?: Promise<unknown>
 
+  /**
+   * Whether anyone would see an event, here or elsewhere. When nobody watches, an event would cost
+   * every request and reach no one: publishers check this before they build one.
+   */
+  get watched(): boolean {
+    return this.relay !== undefined || this.listenerCount('flow') > 0
+  }
+
   /** An event of this process: emitted here and relayed. */
   publish(event: Omit<FlowEvent, 'at'>): void {
-    // Nobody watching, here or elsewhere: an event would cost every request and reach no one.
-    if (!this.relay && this.listenerCount('flow') === 0) return
+    if (!this.watched) return
     const full = { ...event, at: Date.now() }
     this.emit('flow', full)
     this.relay?.(full)

@@ -63,7 +63,8 @@ let prefixes = new Map<string, string>()
  */
 export function setQuery(base: string, fixed: Params, varying: Params = {}): string {
   const parts = urlParts(base)
-  if (!parts?.bare || Object.keys(varying).some((k) => k in fixed)) return slowSetQuery(base, fixed, varying)
+  if (!parts?.bare) return slowSetQuery(base, fixed, varying)
+  for (const k in varying) if (k in fixed) return slowSetQuery(base, fixed, varying)
   let key = parts.href
   for (const k in fixed) key += `\0${k}\u0001${fixed[k]}`
   let url = prefixes.get(key)

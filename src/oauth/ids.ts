@@ -39,11 +39,16 @@ const hashInput = (secret: string): Buffer => {
   return input
 }
 
+// An id's bytes are a multiple of 3, so the first ID_CHARS base64url characters of a digest are
+// exactly its first ID_BYTES bytes: asking for text at once halved the digest's cost (a Buffer
+// answer is the slow path of crypto.hash).
+const ID_CHARS = (ID_BYTES / 3) * 4
+
 /** The flow hash a state's bytes stand for: SHA-256(key ‖ state), cut to an id's length. */
 function hashOf(state: Buffer, secret: string): string {
   const input = hashInput(secret)
   state.copy(input, 32)
-  return digest('sha256', input, 'buffer').subarray(0, ID_BYTES).toString('base64url')
+  return digest('sha256', input, 'base64url').slice(0, ID_CHARS)
 }
 
 /**

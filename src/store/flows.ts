@@ -97,7 +97,7 @@ export class FlowStore {
    */
   async create(entry: FlowEntry, opts: { reusable?: boolean; redirect?: string } = {}): Promise<void> {
     const redirect = opts.redirect ?? ''
-    if (/[\r\n]/.test(redirect)) throw new BrokerError('INTERNAL', 'A redirect URL must not hold a line break.')
+    if (!keepableRedirect(redirect)) throw new BrokerError('INTERNAL', 'A redirect URL must not hold a line break.')
     const value = `${CODES[entry.progress]}${opts.reusable ? '1' : '0'}${staticJson(entry)}\n${redirect}\n${JSON.stringify(entry.data)}\n`
     const created = await guard(() => this.redis.set(this.keys.flow(entry.hash), value, 'PX', entry.expiresAt - entry.createdAt, 'NX'))
     if (created !== 'OK') throw new BrokerError('INTERNAL', 'A flow with this hash exists already.')
@@ -157,6 +157,9 @@ export class FlowStore {
     await guard(() => this.redis.ping())
   }
 }
+
+/** Whether a redirect can be kept with a flow: the stored format splits on line breaks. */
+export const keepableRedirect = (url: string): boolean => !url.includes('\n') && !url.includes('\r')
 
 /** The part of an entry that never changes after /store, as kept in the `entry` part. */
 const staticJson = ({ hash, plugin, record, createdAt, expiresAt }: FlowEntry): string => JSON.stringify({ hash, plugin, record, createdAt, expiresAt })

@@ -13,6 +13,14 @@ const MAX_VALUE = 16_384
 /** Where a record's value may be an object rather than text. */
 const OBJECT_FIELDS = new Set(['authorize_params'])
 
+// Field rules as constants: a regex literal in a function body is a new object on every call.
+const AUTH_TYPE = /^[a-z]+$/
+const AUTH_FIELDS: ReadonlyArray<readonly [field: string, pattern: RegExp, message: string]> = [
+  ['auth_flow', /^[a-z_]+$/, 'must be letters a-z and _ only'],
+  ['auth_version', /^\d{1,4}$/, 'must be digits only'],
+  ['auth_leg', /^\d{1,4}$/, 'must be digits only'],
+]
+
 /**
  * Checks the shape of a POST /store body and returns the record with its auth_* fields
  * sanitized. Guardian silently stripped bad characters from auth_*; the broker refuses them.
@@ -21,44 +29,40 @@ export function sanitizeRecord(input: unknown): FlowRecord {
   if (!input || typeof input !== 'object' || Array.isArray(input)) {
     throw new BrokerError('VALIDATION', 'The body must be an object of record fields (JSON or form-encoded).', { fields: {} })
   }
-  const problems: Record<string, string> = {}
-  const entries = Object.entries(input as Record<string, unknown>)
-  if (entries.length > MAX_FIELDS) throw new BrokerError('VALIDATION', `A record has at most ${MAX_FIELDS} fields.`, { fields: {} })
+  const source = input as Record<string, unknown>
+  const keys = Object.keys(source)
+  if (keys.length > MAX_FIELDS) throw new BrokerError('VALIDATION', `A record has at most ${MAX_FIELDS} fields.`, { fields: {} })
+  // Every /store runs this: one pass, and the problems object only when there is a problem.
+  let problems: Record<string, string> | undefined
   const record: Record<string, unknown> = {}
-  for (const [key, raw] of entries) {
+  for (const key of keys) {
     if (!FIELD_NAME.test(key)) {
-      problems[key.slice(0, 64)] = 'is not a valid field name (letters, digits, _ . -; at most 64 characters)'
+      ;(problems ??= {})[key.slice(0, 64)] = 'is not a valid field name (letters, digits, _ . -; at most 64 characters)'
       continue
     }
-    if (raw === null || raw === undefined || raw === '') continue
-    const value = raw
-    if (typeof value === 'object' && !OBJECT_FIELDS.has(key)) {
-      problems[key] = 'must be text, a number or a boolean'
-      continue
-    }
-    if (typeof value === 'string' && (value.length > MAX_VALUE || value.includes('\0'))) {
-      problems[key] = value.length > MAX_VALUE ? `is longer than ${MAX_VALUE} characters` : 'contains a null byte'
-      continue
-    }
-    record[key] = value
+    const value = source[key]
+    if (value === null || value === undefined || value === '') continue
+    let problem: string | undefined
+    if (typeof value === 'string') {
+      if (value.length > MAX_VALUE) problem = `is longer than ${MAX_VALUE} characters`
+      else if (value.includes('\0')) problem = 'contains a null byte'
+    } else if (typeof value === 'object' && !OBJECT_FIELDS.has(key)) problem = 'must be text, a number or a boolean'
+    if (problem) (problems ??= {})[key] = problem
+    else record[key] = value
   }
 
   const authType = record.auth_type === undefined ? 'oauth' : String(record.auth_type).toLowerCase()
   record.auth_type = authType
-  if (!/^[a-z]+$/.test(authType)) problems.auth_type = 'must be letters a-z only'
-  checkPattern(record, 'auth_flow', /^[a-z_]+$/, 'must be letters a-z and _ only', problems)
-  checkPattern(record, 'auth_version', /^\d{1,4}$/, 'must be digits only', problems)
-  checkPattern(record, 'auth_leg', /^\d{1,4}$/, 'must be digits only', problems)
+  if (!AUTH_TYPE.test(authType)) (problems ??= {}).auth_type = 'must be letters a-z only'
+  for (const [field, pattern, message] of AUTH_FIELDS) {
+    if (record[field] === undefined) continue
+    const value = String(record[field])
+    record[field] = value
+    if (!pattern.test(value)) (problems ??= {})[field] = message
+  }
 
-  if (Object.keys(problems).length) throw validation(problems)
+  if (problems) throw validation(problems)
   return record as FlowRecord
-}
-
-function checkPattern(record: Record<string, unknown>, field: string, pattern: RegExp, message: string, problems: Record<string, string>): void {
-  if (record[field] === undefined) return
-  const value = String(record[field])
-  record[field] = value
-  if (!pattern.test(value)) problems[field] = message
 }
 
 /** The host of the provider a record talks to (for flow events), when it names one. */

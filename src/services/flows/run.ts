@@ -1,7 +1,7 @@
 import { FlowError, type FlowPlugin, type StepResult } from '../../../flows/contract.js'
 import { BrokerError } from '../../errors.js'
 import { flowCookieName, hashOfState, newId, safeEqual, sign, unsign } from '../../oauth/ids.js'
-import type { FlowEntry, Progress } from '../../store/flows.js'
+import { type FlowEntry, type Progress, keepableRedirect } from '../../store/flows.js'
 import type { BrokerDeps } from '../deps.js'
 import { flowContext } from './context.js'
 import { NO_STORE, deliverError, deliverResult } from './deliver.js'
@@ -25,16 +25,21 @@ const runData = (entry: FlowEntry) => ({ state: String(entry.data.state), nonce:
  */
 export async function prepareStart(deps: BrokerDeps, entry: FlowEntry, plugin: FlowPlugin): Promise<{ data: Record<string, unknown>; redirect: string } | undefined> {
   if (!plugin.startAtStore) return undefined
-  const data = runData(entry)
+  // Built once and handed on: every /store of such a flow runs this, so no copies of the entry or data.
+  const data: Record<string, unknown> = runData(entry)
   try {
-    const step = await plugin.start(flowContext(deps, { ...entry, data }, {}))
+    const started = plugin.start(flowContext(deps, { record: entry.record, data }, {}))
+    const step = isThenable(started) ? await started : started
     // (A line break cannot be kept with the flow, nor sent as a Location: /start will say so.)
-    if (!('redirect' in step) || step.await !== data.state || /[\r\n]/.test(step.redirect)) return undefined
-    return { data: { ...data, ...step.save }, redirect: step.redirect }
+    if (!('redirect' in step) || step.await !== data.state || !keepableRedirect(step.redirect)) return undefined
+    Object.assign(data, step.save)
+    return { data, redirect: step.redirect }
   } catch {
     return undefined
   }
 }
+
+const isThenable = <T>(value: T | PromiseLike<T>): value is PromiseLike<T> => typeof (value as PromiseLike<T>)?.then === 'function'
 
 /** GET|POST /start: runs the flow's first step. A start URL works once, unless the flow is reusable. */
 export async function startFlow(deps: BrokerDeps, req: FlowRequest): Promise<Reply> {
@@ -169,5 +174,5 @@ function cookieMatches(deps: BrokerDeps, entry: FlowEntry, cookies: FlowRequest[
 }
 
 function publish(deps: BrokerDeps, entry: FlowEntry, type: 'started' | 'redirected' | 'callback' | 'token_exchanged', progress: Progress = entry.progress): void {
-  deps.events.publish({ type, hash: entry.hash, plugin: entry.plugin, progress, provider: providerHost(entry.record), expiresAt: entry.expiresAt })
+  if (deps.events.watched) deps.events.publish({ type, hash: entry.hash, plugin: entry.plugin, progress, provider: providerHost(entry.record), expiresAt: entry.expiresAt })
 }

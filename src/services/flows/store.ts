@@ -13,7 +13,7 @@ export interface StoredFlow {
 export async function storeFlow(deps: BrokerDeps, body: unknown): Promise<StoredFlow> {
   const sanitized = sanitizeRecord(body)
   const name = recordPluginName(sanitized)
-  const plugin = await deps.plugins.get(name)
+  const plugin = deps.plugins.loaded(name) ?? (await deps.plugins.get(name))
   const record = await validateRecord(sanitized, plugin, deps.config)
   const now = Date.now()
   // The OAuth state is the flow's from the start: /callback derives the hash from it.
@@ -30,7 +30,7 @@ export async function storeFlow(deps: BrokerDeps, body: unknown): Promise<Stored
   const prepared = await prepareStart(deps, entry, plugin)
   if (prepared) entry.data = prepared.data
   await deps.store.create(entry, { reusable: plugin.reusable === true, redirect: prepared?.redirect })
-  deps.events.publish({ type: 'stored', hash: entry.hash, plugin: name, progress: 'stored', expiresAt: entry.expiresAt, provider: providerHost(record) })
+  if (deps.events.watched) deps.events.publish({ type: 'stored', hash: entry.hash, plugin: name, progress: 'stored', expiresAt: entry.expiresAt, provider: providerHost(record) })
   const { protocol, host } = deps.config
   return { hash: entry.hash, url: `${protocol}://${host}/start?hash=${entry.hash}` }
 }
