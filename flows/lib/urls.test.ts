@@ -43,6 +43,18 @@ describe('setQuery', () => {
     }
   })
 
+  it('keeps apps that share an authorize URL apart, past the few kept per URL', () => {
+    const base = 'https://shared.example/authorize'
+    const apps = Array.from({ length: 12 }, (_, i) => ({ client_id: `app-${i}`, redirect_uri: 'http://localhost:3000/callback', ...(i % 3 ? { scope: `s${i}` } : {}) }))
+    for (let round = 0; round < 3; round++) {
+      for (const app of apps) expect(setQuery(base, app, { state: `st-${round}` })).toBe(viaSearchParams(base, app, { state: `st-${round}` }))
+    }
+    // The same values in another order are another URL.
+    expect(setQuery(base, { b: '2', a: '1' })).toBe(viaSearchParams(base, { b: '2', a: '1' }))
+    expect(setQuery(base, { a: '1', b: '2' })).toBe(viaSearchParams(base, { a: '1', b: '2' }))
+    expect(setQuery(base, { a: '1' })).toBe(viaSearchParams(base, { a: '1' }))
+  })
+
   it('replaces a parameter the URL already carries', () => {
     expect(setQuery('https://p.example/authorize?response_type=token', { response_type: 'code' })).toBe('https://p.example/authorize?response_type=code')
   })

@@ -52,8 +52,31 @@ export function isHttpUrl(text: string): boolean {
 
 type Params = Readonly<Record<string, string>>
 
-// `base?fixed` serialized, per distinct base and fixed parameters (bounded like the URL parts).
-let prefixes = new Map<string, string>()
+/** `base?fixed` serialized, with the fixed parameters it was made from. */
+interface Prefix {
+  names: string[]
+  values: string[]
+  url: string
+}
+
+// Per base URL (its cached `href`, so the lookup hashes nothing new), the last few sets of fixed
+// parameters seen with it: one authorize URL may serve several apps (client ids, scopes).
+// Bounded like the URL parts.
+const VARIANTS = 8
+let prefixes = new Map<string, Prefix[]>()
+
+/** The kept prefix whose fixed parameters are exactly `fixed`, in the same order. */
+function findPrefix(list: Prefix[], fixed: Params): Prefix | undefined {
+  outer: for (const p of list) {
+    let i = 0
+    for (const k in fixed) {
+      if (p.names[i] !== k || p.values[i] !== fixed[k]) continue outer
+      i++
+    }
+    if (i === p.names.length) return p
+  }
+  return undefined
+}
 
 /**
  * `base` with `fixed` and then `varying` set in its query, as `url.searchParams.set` would leave
@@ -65,16 +88,20 @@ export function setQuery(base: string, fixed: Params, varying: Params = {}): str
   const parts = urlParts(base)
   if (!parts?.bare) return slowSetQuery(base, fixed, varying)
   for (const k in varying) if (k in fixed) return slowSetQuery(base, fixed, varying)
-  let key = parts.href
-  for (const k in fixed) key += `\0${k}\u0001${fixed[k]}`
-  let url = prefixes.get(key)
-  if (url === undefined) {
-    url = `${parts.href}?${new URLSearchParams(fixed)}`
-    if (key.length <= MAX_LENGTH) {
-      if (prefixes.size >= MAX_KEPT) prefixes = new Map()
-      prefixes.set(key, url)
+  let list = prefixes.get(parts.href)
+  let prefix = list && findPrefix(list, fixed)
+  if (!prefix) {
+    prefix = { names: Object.keys(fixed), values: Object.values(fixed), url: `${parts.href}?${new URLSearchParams(fixed)}` }
+    if (prefix.url.length <= MAX_LENGTH) {
+      if (!list) {
+        if (prefixes.size >= MAX_KEPT) prefixes = new Map()
+        prefixes.set(parts.href, (list = []))
+      }
+      if (list.length >= VARIANTS) list.shift()
+      list.push(prefix)
     }
   }
+  let url = prefix.url
   let sep = url.endsWith('?') ? '' : '&'
   for (const k in varying) {
     url += `${sep}${formEncode(k)}=${formEncode(varying[k]!)}`

@@ -53,7 +53,8 @@ export async function flowRoutes(app: FastifyInstance, { deps }: { deps: BrokerD
   const guard = apiKeyGuard(deps.config.api.keys)
   const keyed = guard ? { onRequest: guard } : {}
 
-  app.post('/store', { ...keyed, config: limits.store, schema: { body: { type: 'object' }, response: stored } }, async (request) => storeFlow(deps, request.body))
+  // No body schema: storeFlow checks the body's shape itself, in the same pass as its fields.
+  app.post('/store', { ...keyed, config: limits.store, schema: { response: stored } }, async (request) => storeFlow(deps, request.body))
 
   app.get('/hash-check', { schema: { querystring: hashQuery } }, async (request, reply) => {
     reply.header('cache-control', 'no-store')
