@@ -36,6 +36,7 @@ describe('node', () => {
   it('rejects bad units and scales with Kong\'s messages', () => {
     const { kit } = kitFor()
     expect(() => kit.node.get_memory_stats('t')).toThrow("invalid unit 't' (expected 'k/K', 'm/M', or 'g/G')")
+    expect(() => kit.node.get_memory_stats('constructor')).toThrow("invalid unit 'constructor' (expected 'k/K', 'm/M', or 'g/G')")
     expect(() => kit.node.get_memory_stats('k', -1)).toThrow('scale must be equal or greater than 0')
   })
 

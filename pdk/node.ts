@@ -8,7 +8,7 @@ export function bytesToStr(bytes: number, unit: string = 'b', scale: number = 2)
   const u = unit.toLowerCase()
   if (u === '' || u === 'b') return Math.floor(bytes)
   if (typeof scale !== 'number' || scale < 0) throw new Error('scale must be equal or greater than 0')
-  const found = UNITS[u]
+  const found = Object.hasOwn(UNITS, u) ? UNITS[u] : undefined
   if (!found) throw new Error(`invalid unit '${unit}' (expected 'k/K', 'm/M', or 'g/G')`)
   return `${printfFixed(bytes / found[0], scale)} ${found[1]}`
 }

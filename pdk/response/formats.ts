@@ -28,12 +28,15 @@ const MIME_TYPES: Record<string, string> = {
   text: 'text/plain; charset=utf-8',
 }
 
+// Own keys only: a media type is the client's text, and `constructor/*` must not find Object's.
+const mimeNamed = (name: string): string => (Object.hasOwn(MIME_TYPES, name) ? MIME_TYPES[name]! : JSON_MIME)
+
 function mimeOf(mediaType: string): string {
   const bare = mediaType.split(';')[0]!.trim().toLowerCase()
   const [type, sub] = bare.split('/')
   if (sub === undefined) return JSON_MIME
-  if (sub === '*') return type === '*' ? JSON_MIME : (MIME_TYPES[type!] ?? JSON_MIME)
-  return MIME_TYPES[bare] ?? JSON_MIME
+  if (sub === '*') return type === '*' ? JSON_MIME : mimeNamed(type!)
+  return mimeNamed(bare)
 }
 
 const ACCEPT = /^((?:[a-z0-9][a-z0-9\-!#$&^_+.]+|\*)\/(?:[a-z0-9][a-z0-9\-!#$&^_+.]+|\*))(?:\s*;\s*q=(1(?:\.0{0,3})?|0(?:\.\d{0,3})?)|\s*;\s*[a-z0-9][a-z0-9\-!#$&^_+.]+(?:=[^;]*)?)*/i

@@ -178,6 +178,15 @@ describe('response.error', () => {
     expect(text.ctx.response.body?.toString()).toBe(`An unexpected error occurred\nrequest_id: ${text.ctx.requestId}\n`)
   })
 
+  it('answers JSON to media types named like what every object inherits', () => {
+    for (const accept of ['constructor/*', 'tostring/*, constructor/x']) {
+      const { ctx, kit } = kitFor({ request: { headers: { accept } } })
+      kit.response.error(500)
+      expect(ctx.response.headers.get('content-type')).toBe('application/json; charset=utf-8')
+      expect(JSON.parse(ctx.response.body!.toString())).toMatchObject({ message: 'An unexpected error occurred' })
+    }
+  })
+
   it('falls back to a generic message for statuses without one', () => {
     const { ctx, kit } = kitFor()
     kit.response.error(499)

@@ -59,7 +59,7 @@ export function checkExpectations(expect: Expectations | undefined, ctx: Context
     out.push({ path: '$.expect.source', expected: expect.source, actual: sourceOf(ctx) })
   }
   expect.logs?.forEach((want, i) => {
-    const level = LEVEL_ALIASES[want.level] ?? want.level
+    const level = (Object.hasOwn(LEVEL_ALIASES, want.level) ? LEVEL_ALIASES[want.level] : undefined) ?? want.level
     if (!ctx.logs.some((l) => l.level === level && l.line.includes(want.contains))) {
       const sameLevel = ctx.logs.filter((l) => l.level === level).map((l) => l.line)
       out.push({ path: `$.expect.logs[${i}]`, expected: { level, contains: want.contains }, actual: sameLevel })

@@ -79,7 +79,7 @@ export function buildContext(f: Fixture, defaults: { requestId?: string } = {}):
   const authority = m[2]!.replace(/^.*@/, '')
   const hostMatch = /^(\[[^\]]+\]|[^:]+)(?::(\d+))?$/.exec(authority)
   const urlHost = (hostMatch?.[1] ?? authority).toLowerCase()
-  const port = hostMatch?.[2] ? Number(hostMatch[2]) : DEFAULT_PORTS[scheme] ?? 80
+  const port = hostMatch?.[2] ? Number(hostMatch[2]) : (Object.hasOwn(DEFAULT_PORTS, scheme) ? DEFAULT_PORTS[scheme] : undefined) ?? 80
   const uri = m[3] || '/'
 
   const headers = HeaderList.from(f.request.headers)
