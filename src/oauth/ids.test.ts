@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto'
+import { createHash, createHmac } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { hashOfState, newFlowIds, newId, safeEqual, sign, unsign } from './ids.js'
 
@@ -8,6 +8,14 @@ describe('ids', () => {
     expect(id).toMatch(/^[A-Za-z0-9_-]+$/)
     expect(Buffer.from(id, 'base64url').length * 8).toBeGreaterThanOrEqual(128)
     expect(new Set(Array.from({ length: 1000 }, newId)).size).toBe(1000)
+  })
+
+  it('signs with HMAC-SHA256, so cookies signed by earlier versions still verify', () => {
+    const secret = 'k'.repeat(16)
+    expect(sign('abc', secret)).toBe(`abc.${createHmac('sha256', secret).update('abc').digest('base64url').slice(0, 32)}`)
+    const other = 'ß😀'.repeat(8)
+    expect(sign('é', other)).toBe(`é.${createHmac('sha256', other).update('é').digest('base64url').slice(0, 32)}`)
+    expect(unsign(sign('é😀', other), other)).toBe('é😀')
   })
 
   it('signs and refuses tampered values', () => {

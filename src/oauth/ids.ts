@@ -1,4 +1,4 @@
-import { createHash, createHmac, hash as digest, timingSafeEqual } from 'node:crypto'
+import { type KeyObject, createHash, createHmac, createSecretKey, hash as digest, timingSafeEqual } from 'node:crypto'
 import { randomPool } from '../../flows/lib/random.js'
 
 const ID_BYTES = 24
@@ -13,7 +13,17 @@ export function safeEqual(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y)
 }
 
-const mac = (secret: string, value: string) => createHmac('sha256', secret).update(value).digest('base64url').slice(0, 32)
+// An HMAC keyed by a KeyObject made once per secret: keyed by the secret's text, each createHmac
+// set its key up again, which made signing the cookie at /start cost twice as much (about 4.5 µs
+// against 2.5). The MAC is the same HMAC-SHA256 either way.
+const macKeys = new Map<string, KeyObject>()
+function macKey(secret: string): KeyObject {
+  let key = macKeys.get(secret)
+  if (!key) macKeys.set(secret, (key = createSecretKey(Buffer.from(secret, 'utf8'))))
+  return key
+}
+
+const mac = (secret: string, value: string) => createHmac('sha256', macKey(secret)).update(value).digest('base64url').slice(0, 32)
 
 /** `value.mac`: lets the broker refuse a forged state or cookie before it touches the store. */
 export const sign = (value: string, secret: string): string => `${value}.${mac(secret, value)}`

@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto'
+import { hash, timingSafeEqual } from 'node:crypto'
 import rateLimit from '@fastify/rate-limit'
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify'
 import RedisMock from 'ioredis-mock'
@@ -22,7 +22,7 @@ export function securityHeaders(protocol: 'http' | 'https'): Record<string, stri
   }
 }
 
-const digest = (s: string) => createHash('sha256').update(s).digest()
+const digest = (s: string): Buffer => hash('sha256', s, 'buffer')
 
 /**
  * An onRequest hook that lets a request through only with `Authorization: Bearer <one of api.keys>`,

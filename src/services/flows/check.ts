@@ -21,7 +21,7 @@ export async function checkHash(deps: BrokerDeps, hash: string | undefined): Pro
   if (!hash) throw new BrokerError('VALIDATION', 'The hash query parameter is required.', { fields: { hash: 'is required' } })
   const entry = hash.length <= 128 ? await deps.store.get(hash) : undefined
   if (!entry) throw new BrokerError('UNKNOWN_HASH', 'No flow is stored under this hash: it expired or never existed.')
-  const plugin = await deps.plugins.get(entry.plugin).catch(() => undefined)
+  const plugin = deps.plugins.loaded(entry.plugin) ?? (await deps.plugins.get(entry.plugin).catch(() => undefined))
   return {
     hash: entry.hash,
     plugin: entry.plugin,
