@@ -37,6 +37,18 @@ describe.each([
     expect((await store.get(e.hash))!.progress).toBe('started')
   })
 
+  it('knows no hash, code or callback id longer than 128 characters, whatever the store holds', async () => {
+    const store = makeStore()
+    const long = 'h'.repeat(129)
+    await store.client.set(store.keys.result(long), '{"x":1}')
+    await store.client.set(store.keys.callback(long), 'some-hash')
+    expect(await store.get(long)).toBeUndefined()
+    expect(await store.claim(long)).toBeUndefined()
+    expect(await store.correlated(long)).toBeUndefined()
+    expect(await store.takeResult(long)).toBeUndefined()
+    expect(await store.client.exists(store.keys.result(long))).toBe(1)
+  })
+
   it('claims a flow whose first step ran at /store straight to awaiting_callback, with its redirect', async () => {
     const store = makeStore()
     const e = { ...entry(), data: { state: 's', nonce: 'n' } }

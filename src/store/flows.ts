@@ -105,6 +105,7 @@ export class FlowStore {
 
   /** The flow under `hash`, or undefined when unknown or expired. */
   async get(hash: string): Promise<FlowEntry | undefined> {
+    if (!knowable(hash)) return undefined
     const value = await guard(() => this.redis.get(this.keys.flow(hash)).catch(otherFormat(null)))
     return typeof value === 'string' ? parseFlow(value).entry : undefined
   }
@@ -114,6 +115,7 @@ export class FlowStore {
    * (so a start URL works once); undefined when unknown or expired.
    */
   async claim(hash: string): Promise<Claimed | undefined> {
+    if (!knowable(hash)) return undefined
     const value = await guard(() => this.redis.brokerClaim(this.keys.flow(hash)).catch(otherFormat(null)))
     return typeof value === 'string' ? parseFlow(value) : undefined
   }
@@ -138,6 +140,7 @@ export class FlowStore {
 
   /** The flow hash a callback id belongs to. */
   async correlated(id: string): Promise<string | undefined> {
+    if (!knowable(id)) return undefined
     return (await guard(() => this.redis.get(this.keys.callback(id)))) ?? undefined
   }
 
@@ -148,6 +151,7 @@ export class FlowStore {
 
   /** Redeems a one-time result code: the first caller gets the result, later ones nothing. */
   async takeResult(code: string): Promise<Record<string, unknown> | undefined> {
+    if (!knowable(code)) return undefined
     const raw = await guard(() => this.redis.getdel(this.keys.result(code)))
     return raw ? (JSON.parse(raw) as Record<string, unknown>) : undefined
   }
@@ -157,6 +161,11 @@ export class FlowStore {
     await guard(() => this.redis.ping())
   }
 }
+
+// Hashes, codes and callback ids the broker makes are 32 characters; a client may send anything.
+// Longer than this names nothing, so it is answered as unknown without a store round trip.
+const MAX_ID = 128
+const knowable = (id: string): boolean => id.length <= MAX_ID
 
 /** Whether a redirect can be kept with a flow: the stored format splits on line breaks. */
 export const keepableRedirect = (url: string): boolean => !url.includes('\n') && !url.includes('\r')

@@ -46,7 +46,7 @@ export async function startFlow(deps: BrokerDeps, req: FlowRequest): Promise<Rep
   const hash = req.params.hash
   if (!hash) throw new BrokerError('VALIDATION', 'The hash query parameter is required.', { fields: { hash: 'is required' } })
   // Read and claim in one round trip: a one-shot flow moves on from stored here, once.
-  const claimed = hash.length <= 128 ? await deps.store.claim(hash) : undefined
+  const claimed = await deps.store.claim(hash)
   if (!claimed) throw unknownHash()
   const { entry, reusable, redirect: prepared } = claimed
   if (!reusable && entry.progress !== 'stored') throw finished(entry.progress)
@@ -77,7 +77,7 @@ export async function callbackFlow(deps: BrokerDeps, req: FlowRequest): Promise<
   // The broker's own state names its flow (the hash is derived from it); an OAuth 1.0a request token was correlated at /start.
   const hash = state !== undefined ? hashOfState(state, deps.config.session.secret) : await deps.store.correlated(id)
   if (state !== undefined && !hash) throw new BrokerError('UNKNOWN_STATE', 'The state parameter was not issued by this broker.')
-  const entry = hash && hash.length <= 128 ? await deps.store.get(hash) : undefined
+  const entry = hash ? await deps.store.get(hash) : undefined
   // A state must be the very one stored with the flow it names: a forged or altered one names no flow that waits.
   if (!entry || (state !== undefined && !(typeof entry.data.state === 'string' && safeEqual(state, entry.data.state)))) {
     throw new BrokerError('UNKNOWN_STATE', 'No flow waits for this callback: it expired or never existed.')
