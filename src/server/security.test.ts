@@ -98,7 +98,12 @@ describe('security headers', () => {
       await app.inject({ method: 'POST', url: '/store', payload: record }),
       await app.inject({ method: 'POST', url: '/store', headers: { 'content-type': 'text/plain' }, payload: 'x' }),
       await app.inject({ url: '/hash-check' }),
+      await app.inject({ method: 'POST', url: '/result', payload: { result: 'not-a-code' } }),
     ]
+    // A found record, and a redeemed code, carry the same headers as any other answer.
+    const stored = answers[2]!.json() as { hash: string }
+    answers.push(await app.inject({ url: `/hash-check?hash=${stored.hash}` }))
+    expect(answers.at(-1)!.statusCode).toBe(200)
     for (const res of answers) {
       expect(res.headers['cache-control'], res.body).toBe('no-store')
       expect(res.headers['x-content-type-options']).toBe('nosniff')

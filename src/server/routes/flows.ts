@@ -56,10 +56,8 @@ export async function flowRoutes(app: FastifyInstance, { deps }: { deps: BrokerD
   // No body schema: storeFlow checks the body's shape itself, in the same pass as its fields.
   app.post('/store', { ...keyed, config: limits.store, schema: { response: stored } }, async (request) => storeFlow(deps, request.body))
 
-  app.get('/hash-check', { schema: { querystring: hashQuery } }, async (request, reply) => {
-    reply.header('cache-control', 'no-store')
-    return checkHash(deps, (request.query as { hash?: string }).hash)
-  })
+  // Every answer carries cache-control: no-store (the security headers), these included.
+  app.get('/hash-check', { schema: { querystring: hashQuery } }, async (request) => checkHash(deps, (request.query as { hash?: string }).hash))
 
   // Only /start sets a cookie (the flow's binding) and only /callback reads one: the cookie library
   // is called there, rather than the cookie plugin's two hooks running on every request.
@@ -74,9 +72,8 @@ export async function flowRoutes(app: FastifyInstance, { deps }: { deps: BrokerD
   app.get('/callback', callback)
   app.post('/callback', callback)
 
-  app.post('/result', keyed, async (request, reply) => {
+  app.post('/result', keyed, async (request) => {
     const p = params(request)
-    reply.header('cache-control', 'no-store')
     return redeemResult(deps, p.result ?? p.code)
   })
 }
