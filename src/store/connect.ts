@@ -35,9 +35,7 @@ function redisOptions(store: StoreConfig): RedisOptions {
     // After a Sentinel failover the old master answers READONLY: reconnect to find the new one.
     reconnectOnError: (err: Error) => err.message.startsWith('READONLY'),
     lazyConnect: true,
-    // Commands issued in the same tick go out in one write: under load that is most of them, and a
-    // write per command (a syscall each) was the broker's largest cost in the bench's CPU profile.
-    enableAutoPipelining: true,
+    // No auto-pipelining: the flow store coalesces each turn's writes itself (coalesceTurn in flows.ts).
     tls: store.tls ? { ca: store.tls.ca ? readFileSync(store.tls.ca) : undefined, rejectUnauthorized: store.tls.rejectUnauthorized } : undefined,
   }
 }

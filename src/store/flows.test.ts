@@ -114,3 +114,31 @@ describe.each([
     expect(await store.advance('stored', { ...entry(), hash: 'nope' })).toBe('gone')
   })
 })
+
+describe('FlowStore writes on a real Redis', () => {
+  it("sends one event-loop turn's operations in one write to the socket", async () => {
+    const store = new FlowStore(client, 60)
+    await client.ping()
+    const socket = client.stream as unknown as { _write: (...a: unknown[]) => void; _writev: (chunks: unknown[], cb: unknown) => void }
+    const writes: number[] = []
+    const [write, writev] = [socket._write, socket._writev]
+    socket._write = function (...a: unknown[]) {
+      writes.push(1)
+      return write.apply(this, a)
+    }
+    socket._writev = function (chunks: unknown[], cb: unknown) {
+      writes.push(chunks.length)
+      return writev.call(this, chunks, cb)
+    }
+    try {
+      const entries = Array.from({ length: 5 }, entry)
+      await Promise.all(entries.map((e) => store.create(e)))
+      expect(writes).toEqual([5])
+      // Each operation still gets its own answer.
+      expect((await Promise.all(entries.map((e) => store.get(e.hash)))).map((e) => e?.hash)).toEqual(entries.map((e) => e.hash))
+      expect(writes).toEqual([5, 5])
+    } finally {
+      Object.assign(socket, { _write: write, _writev: writev })
+    }
+  })
+})
