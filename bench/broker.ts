@@ -24,7 +24,7 @@ import { createBroker } from '../src/services/broker.js'
 import { flowSteps } from './flow-steps.js'
 import { instancesRun } from './instances.js'
 import type { LoadResult, LoadRun } from './load.js'
-import { type Endpoint, RECORD, SECRETS, type Target, loadRun, median, cpuMs, pidsOf, rssMb, seedFlows, startBaseline, startBroker, startLoader, stopProcess, workerPids } from './servers.js'
+import { type Endpoint, RECORD, SECRETS, type Target, loadRun, median, cpuMs, pidsOf, rssMb, seedFlows, startBaseline, startBroker, startLoader, stopProcess, warmUp, workerPids } from './servers.js'
 
 const { values: opts } = parseArgs({
   options: {
@@ -123,8 +123,8 @@ try {
     const [broker, baseline] = await Promise.all([startBroker(redis.port, workers, opts.profile), startBaseline(redis.port, workers)])
     const hashCheck = (await seedFlows(seeder, 1))[0]!
     await client.set(`base:flow:{${hashCheck}}`, JSON.stringify({ hash: hashCheck, record: RECORD, progress: 'stored' }), 'EX', 600)
-    // Warm both up (JIT, connections) before anything counts.
-    for (const t of [broker, baseline]) await load(loadRun('POST /store', t.url, CONNECTIONS, 1, { hashCheck, starts: [] }))
+    // The baseline takes any hash at /start: both may use the same flows.
+    await warmUp(load, [broker.url, baseline.url], ENDPOINTS, CONNECTIONS, { hashCheck, starts: ENDPOINTS.includes('GET /start') ? await seedFlows(seeder, 4000) : [] })
     const samples = Object.fromEntries(ENDPOINTS.map((e) => [e, [] as Sample[]])) as Record<Endpoint, Sample[]>
     for (let round = 0; round < ROUNDS; round++) {
       for (const e of ENDPOINTS) {

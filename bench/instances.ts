@@ -5,7 +5,7 @@
  * the instances, so each start URL is used once across both.
  */
 import type { LoadResult } from './load.js'
-import { type Endpoint, type Loader, loadRun, median, startBroker, startLoader, stopProcess } from './servers.js'
+import { type Endpoint, type Loader, loadRun, median, startBroker, startLoader, stopProcess, warmUp } from './servers.js'
 
 export interface InstancesOptions {
   redisPort: number
@@ -26,7 +26,7 @@ export async function instancesRun(o: InstancesOptions): Promise<void> {
   const second = await startLoader()
   const [a, b] = await Promise.all([startBroker(o.redisPort, 1), startBroker(o.redisPort, 1)])
   try {
-    for (const t of [a, b]) await o.loader.run(loadRun('POST /store', t.url, o.connections, 1, { hashCheck: o.hashCheck, starts: [] }))
+    for (const t of [a, b]) await warmUp((run) => o.loader.run(run), [t.url], o.endpoints, o.connections, { hashCheck: o.hashCheck, starts: o.endpoints.includes('GET /start') ? await o.seed(4000) : [] })
     const ratios: Record<string, { one: number[]; two: number[] }> = {}
     for (let round = 0; round < o.rounds; round++) {
       for (const e of o.endpoints) {

@@ -154,6 +154,15 @@ export function loadRun(endpoint: Endpoint, url: string, connections: number, se
   return { ...base, method: 'GET', paths: ctx.starts.map((h) => `/start?hash=${h}`), amount: ctx.starts.length }
 }
 
+/**
+ * Loads each endpoint on each server for 2 s before anything counts (/start: once over `starts`,
+ * which each server may take as its own): the JIT compiles for seconds, the broker has more code to
+ * compile than the baseline, and an endpoint first loaded in round 1 would pay for its compiling there.
+ */
+export async function warmUp(load: (run: LoadRun) => Promise<LoadResult>, urls: string[], endpoints: readonly Endpoint[], connections: number, ctx: { hashCheck: string; starts: string[] }): Promise<void> {
+  for (const url of urls) for (const e of endpoints) await load(loadRun(e, url, connections, 2, ctx))
+}
+
 export const median = (xs: number[]): number => {
   const s = [...xs].sort((a, b) => a - b)
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2
