@@ -1,8 +1,9 @@
+import { spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type BrokerProcess, runCli, startBroker } from './helpers/broker.js'
+import { BIN, type BrokerProcess, runCli, startBroker } from './helpers/broker.js'
 import { flowSuite, storeAt } from './helpers/flow-suite.js'
 import { type OAuth2Provider, startOAuth2Provider } from './helpers/oauth2-provider.js'
 import { waitFor } from './helpers/ports.js'
@@ -47,6 +48,24 @@ describe('broker serve', () => {
     await waitFor(async () => /2 workers, store: redis/.test(broker.stderr()), 10_000, 'both workers ready')
     expect(await broker.stop('SIGTERM')).toBe(0)
     expect(existsSync(pidFile)).toBe(false)
+  })
+
+  it('with --port 0 listens on a port it picks and builds its URLs with that port', async () => {
+    const proc = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--store', 'memory', '--listen', '127.0.0.1'], { env: { ...process.env, BROKER_LOG_LEVEL: 'warn' }, stdio: ['ignore', 'ignore', 'pipe'] })
+    let err = ''
+    proc.stderr!.on('data', (d) => (err += d))
+    try {
+      await waitFor(async () => /listening on port \d+/.test(err), 20_000, 'the listening notice')
+      const [, port, announced] = /listening on port (\d+) \(http:\/\/localhost:(\d+)\)/.exec(err)!
+      expect(Number(port)).toBeGreaterThan(0)
+      expect(announced).toBe(port)
+      const { url } = await storeAt(`http://127.0.0.1:${port}`, { auth_version: '2', auth_leg: '3', client_id: 'c', authorize_url: provider.authorizeUrl, access_url: provider.tokenUrl })
+      expect(url).toMatch(new RegExp(`^http://localhost:${port}/start\\?hash=`))
+      const res = await fetch(url.replace('localhost', '127.0.0.1'), { redirect: 'manual' })
+      expect(res.status).toBe(302)
+    } finally {
+      proc.kill('SIGTERM')
+    }
   })
 
   it('uses the embedded store with a notice when Redis does not answer (auto)', async () => {

@@ -103,6 +103,12 @@ describe('host follows port', () => {
     expect((await loadConfig({ cwd, file: 'c.json', env: { BROKER_PORT: '4002' } })).config.host).toBe('localhost:4002')
   })
 
+  it('marks the host of --port 0 as localhost:0, for serve to fill in the port it picks', async () => {
+    const cwd = dir()
+    writeFileSync(join(cwd, 'c.json'), JSON.stringify({ host: 'localhost:3000', port: 3000 }))
+    expect((await loadConfig({ cwd, file: 'c.json', env: {}, flags: { port: 0 } })).config).toMatchObject({ host: 'localhost:0', port: 0 })
+  })
+
   it('keeps a public host as given', async () => {
     const cwd = dir()
     writeFileSync(join(cwd, 'c.json'), JSON.stringify({ host: 'broker.example.com' }))

@@ -34,11 +34,12 @@ export async function loadConfig(opts: LoadOptions = {}): Promise<LoadedConfig> 
   ]
   const merged = [...layers].reverse().reduce<Record<string, unknown>>((acc, [, layer]) => deepMerge(acc, layer), {})
   // A port set above the layer that set a localhost host (`--port 4000` over config/default.js):
-  // the URLs the broker builds should point at that port, not the file's.
+  // the URLs the broker builds should point at that port, not the file's. (`--port 0`: the host
+  // becomes localhost:0 here, and `serve` puts in the port it picks.)
   const rank = (key: string) => layers.findIndex(([, values]) => values[key] !== undefined)
   const [portRank, hostRank] = [rank('port'), rank('host')]
   const host = merged.host
-  if (typeof merged.port === 'number' && merged.port > 0 && portRank !== -1 && (hostRank === -1 || (portRank < hostRank && typeof host === 'string' && /^localhost(:\d+)?$/.test(host)))) {
+  if (typeof merged.port === 'number' && merged.port >= 0 && portRank !== -1 && (hostRank === -1 || (portRank < hostRank && typeof host === 'string' && /^localhost(:\d+)?$/.test(host)))) {
     merged.host = `localhost:${merged.port}`
   }
   const parsed = configSchema.safeParse(merged)

@@ -1,5 +1,6 @@
 import cluster, { type Worker } from 'node:cluster'
 import { rm, writeFile } from 'node:fs/promises'
+import { type AddressInfo, createServer } from 'node:net'
 import { extname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { loadConfig } from '../../config/load.js'
@@ -7,6 +8,7 @@ import type { ConfigInput } from '../../config/schema.js'
 import { BrokerError } from '../../errors.js'
 import { notice } from '../../log.js'
 import { connectStore, describeStore, isMultiInstanceStore, resolveDriver } from '../../store/connect.js'
+import type { ResolvedConfig } from '../deps.js'
 import { resolveSecrets } from './secrets.js'
 import { SETUP_ENV, type WorkerMessage, type WorkerSetup } from './worker.js'
 
@@ -28,6 +30,23 @@ export interface ServeResult {
 
 const MAX_BACKOFF_MS = 30_000
 const DRAIN_TIMEOUT_MS = 15_000
+
+/**
+ * `--port 0`: a free port picked before the workers start, so that every worker listens on it and
+ * the URLs the broker builds (host `localhost:0`, see loadConfig) name it. When no port can be had
+ * here, port 0 stays and the workers report why they cannot listen.
+ */
+async function withFreePort(config: ResolvedConfig): Promise<ResolvedConfig> {
+  const port = await new Promise<number>((done) => {
+    const probe = createServer()
+    probe.once('error', () => done(0))
+    probe.listen(0, config.listen, () => {
+      const { port } = probe.address() as AddressInfo
+      probe.close(() => done(port))
+    })
+  })
+  return port ? { ...config, port, host: config.host === 'localhost:0' ? `localhost:${port}` : config.host } : config
+}
 
 /** `broker serve`: the primary process. Forks workers, restarts the dead, drains on SIGTERM/SIGINT. */
 export async function serve(opts: ServeOptions): Promise<ServeResult> {
@@ -54,7 +73,8 @@ export async function serve(opts: ServeOptions): Promise<ServeResult> {
     if (workers > 1) notice(`workers set to 1 (was ${workers}): the embedded store cannot be shared between processes`)
     workers = 1
   }
-  const { config, generated } = resolveSecrets({ ...loaded, workers })
+  const { config: resolved, generated } = resolveSecrets({ ...loaded, workers })
+  const config = resolved.port === 0 ? await withFreePort(resolved) : resolved
   if (generated.length) notice(`${generated.join(' and ')} not set: generated for this run; several broker instances need the same secrets set (BROKER_COOKIE_SECRET, BROKER_SESSION_SECRET)`)
 
   const pidFile = resolve(cwd, config.pid.dir, '.broker.pid')
