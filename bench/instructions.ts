@@ -1,0 +1,149 @@
+/**
+ * Instructions per request, counted by valgrind's callgrind: a measure that does not move with the
+ * machine's load the way req/s and CPU time do (the same build gives the same count within a few
+ * per cent), for deciding whether a small change pays. Needs valgrind (Debian: apt-get install valgrind).
+ *
+ *   npm run build && node --import tsx bench/instructions.ts [--target broker|baseline] [--only store|start|hash-check]
+ *       [--requests 3000] [--warm 30000] [--dist dist] [--top 30]
+ *
+ * One broker worker (or the baseline, one process) runs under callgrind with instrumentation off;
+ * autocannon warms it up (the JIT compiles for tens of thousands of requests), then instrumentation
+ * is switched on for `--requests` requests. Prints instructions per request on the main thread (the
+ * request's own work: JIT-compiled JavaScript, builtins, V8 and Node's C++, libc) and on all threads
+ * (adds the background compiler and GC helpers, which depend on timing), and the functions with the
+ * most instructions of their own on the main thread, JavaScript ones named through --perf-basic-prof.
+ * Kernel time (syscalls, TCP) is not counted: compare builds with this, and confirm with versus.ts.
+ */
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { parseArgs } from 'node:util'
+import { Redis } from 'ioredis'
+import { configSchema } from '../src/config/schema.js'
+import { createBroker } from '../src/services/broker.js'
+import { resolveSecrets } from '../src/services/serve/secrets.js'
+import { freePort } from '../test/helpers/ports.js'
+import { startRedis } from '../test/helpers/redis.js'
+import { type Endpoint, RECORD, SECRETS, loadRun, seedFlows, startLoader, until } from './servers.js'
+
+const { values: opts } = parseArgs({
+  options: {
+    target: { type: 'string', default: 'broker' },
+    only: { type: 'string', default: 'store' },
+    requests: { type: 'string', default: '3000' },
+    warm: { type: 'string', default: '30000' },
+    dist: { type: 'string', default: 'dist' },
+    top: { type: 'string', default: '30' },
+  },
+})
+const ROOT = resolve(import.meta.dirname, '..')
+const N = Number(opts.requests)
+const ENDPOINT = (['POST /store', 'GET /start', 'GET /hash-check'] as Endpoint[]).find((e) => e.endsWith(`/${opts.only}`))
+if (!ENDPOINT || !['broker', 'baseline'].includes(opts.target!)) {
+  process.stderr.write('bench/instructions.ts: --target broker|baseline, --only store|start|hash-check\n')
+  process.exit(2)
+}
+try {
+  execFileSync('valgrind', ['--version'])
+} catch {
+  process.stderr.write('bench/instructions.ts: valgrind is not installed (apt-get install valgrind)\n')
+  process.exit(2)
+}
+
+const say = (s: string) => process.stderr.write(`${s}\n`)
+const out = mkdtempSync(join(tmpdir(), 'broker-callgrind-'))
+const redis = await startRedis()
+const client = new Redis({ port: redis.port })
+const config = resolveSecrets(
+  configSchema.parse({ listen: '127.0.0.1', workers: 1, store: { driver: 'redis', port: redis.port, expire: 600, timeout: 10_000 }, log: { level: 'warn' }, cookie: { secret: SECRETS.cookie }, session: { secret: SECRETS.session } }),
+).config
+// Flows for /start and /hash-check, stored by the broker's own /store code on the same Redis and secrets.
+const seeder = await createBroker(config, 'redis', { redis: client })
+const loader = await startLoader()
+let proc: ChildProcess | undefined
+try {
+  const port = await freePort()
+  const env: Record<string, string | undefined> = { ...process.env, PORT: String(port), REDIS_PORT: String(redis.port) }
+  let script: string
+  if (opts.target === 'broker') {
+    env.BROKER_WORKER_SETUP = JSON.stringify({ config: { ...config, port }, driver: 'redis', cwd: ROOT })
+    script = resolve(ROOT, opts.dist!, 'src/services/serve/worker-main.js')
+    if (!existsSync(script)) throw new Error(`${script} is missing: npm run build first`)
+  } else {
+    // The baseline without its cluster primary, so that the process under callgrind is the one serving.
+    env.WORKERS = '0'
+    script = join(ROOT, 'bench/baseline.ts')
+  }
+  const nodeArgs = ['--perf-basic-prof', ...(opts.target === 'baseline' ? ['--import', 'tsx'] : []), script]
+  proc = spawn('valgrind', ['-q', '--tool=callgrind', '--instr-atstart=no', '--separate-threads=yes', `--callgrind-out-file=${out}/cg.%p`, process.execPath, ...nodeArgs], { env, stdio: ['ignore', 'ignore', 'inherit'] })
+  const url = `http://127.0.0.1:${port}`
+  say(`instructions: ${opts.target} under callgrind on ${port} (starting takes a minute)`)
+  await until(async () => (await fetch(`${url}/hash-check?hash=x`)).status === 404, `${opts.target} under callgrind`, 300_000)
+  const [hashCheck] = await seedFlows(seeder, 1)
+  await client.set(`base:flow:{${hashCheck}}`, JSON.stringify({ hash: hashCheck, record: RECORD, progress: 'stored' }), 'EX', 600)
+  const run = async (requests: number) => {
+    const starts = ENDPOINT === 'GET /start' ? await seedFlows(seeder, requests) : []
+    const base = loadRun(ENDPOINT, url, 10, 0, { hashCheck: hashCheck!, starts })
+    return loader.run({ ...base, duration: undefined, amount: requests })
+  }
+  say(`instructions: warming up with ${opts.warm} requests`)
+  await run(Number(opts.warm))
+  execFileSync('callgrind_control', ['--instr=on', String(proc.pid)], { stdio: 'ignore' })
+  const measured = await run(N)
+  execFileSync('callgrind_control', ['--dump', String(proc.pid)], { stdio: 'ignore' })
+  if (measured.bad) say(`instructions: ${measured.bad} of ${N} requests were not answered 2xx/3xx`)
+  report(proc.pid!)
+} finally {
+  proc?.kill('SIGKILL')
+  loader.stop()
+  await seeder.close()
+  client.disconnect()
+  await redis.stop()
+  rmSync(out, { recursive: true, force: true })
+  if (proc?.pid) rmSync(`/tmp/perf-${proc.pid}.map`, { force: true })
+}
+
+function report(pid: number): void {
+  // One dump file per thread: <prefix>-01 is the main thread.
+  const files = readdirSync(out).filter((f) => /-\d+$/.test(f)).sort()
+  const total = (f: string) => Number(/^summary:\s+(\d+)/m.exec(readFileSync(join(out, f), 'utf8'))?.[1] ?? 0)
+  const main = files.find((f) => f.endsWith('-01'))
+  if (!main) throw new Error('callgrind wrote no dump for the main thread')
+  const k = (n: number) => `${(n / N / 1000).toFixed(1)}k`
+  console.log(`${opts.target} ${ENDPOINT}: ${k(total(main))} instructions per request on the main thread, ${k(files.reduce((n, f) => n + total(f), 0))} on all threads (${N} requests)`)
+  const names = perfMap(`/tmp/perf-${pid}.map`)
+  const annotated = execFileSync('callgrind_annotate', ['--inclusive=no', '--threshold=100', join(out, main)], { maxBuffer: 1 << 28 }).toString()
+  const self = new Map<string, number>()
+  for (const line of annotated.split('\n')) {
+    const m = /^\s*([\d,]+) \([^)]*\)\s+(.*)$/.exec(line)
+    if (!m || m[2]!.startsWith('PROGRAM TOTALS')) continue
+    const jit = /^\?\?\?:0x([0-9a-f]+)/.exec(m[2]!)
+    const name = jit ? `JS ${names(parseInt(jit[1]!, 16)) ?? `0x${jit[1]}`}` : m[2]!.replace(/ \[[^\]]*\]$/, '').replace(/^\?\?\?:/, '')
+    self.set(name, (self.get(name) ?? 0) + Number(m[1]!.replaceAll(',', '')))
+  }
+  console.log(`Most instructions of their own (main thread, per request):`)
+  for (const [name, n] of [...self].sort((a, b) => b[1] - a[1]).slice(0, Number(opts.top))) console.log(`  ${k(n).padStart(7)}  ${name.slice(0, 140)}`)
+}
+
+/** Address → JavaScript function name, from the map --perf-basic-prof writes. */
+function perfMap(file: string): (address: number) => string | undefined {
+  if (!existsSync(file)) return () => undefined
+  const rows = readFileSync(file, 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => {
+      const [start, size, ...name] = line.split(' ')
+      return { start: parseInt(start!, 16), end: parseInt(start!, 16) + parseInt(size!, 16), name: name.join(' ').replace(/^(JS:|LazyCompile:)?/, '') }
+    })
+    .sort((a, b) => a.start - b.start)
+  return (address) => {
+    let [lo, hi, hit] = [0, rows.length - 1, -1]
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1
+      if (rows[mid]!.start <= address) [hit, lo] = [mid, mid + 1]
+      else hi = mid - 1
+    }
+    return hit >= 0 && address < rows[hit]!.end ? rows[hit]!.name : undefined
+  }
+}
