@@ -1,7 +1,7 @@
 /**
- * Instructions per request, counted by valgrind's callgrind: a measure that does not move with the
- * machine's load the way req/s and CPU time do (the same build gives the same count within a few
- * per cent), for deciding whether a small change pays. Needs valgrind (Debian: apt-get install valgrind).
+ * Instructions per request, counted by valgrind's callgrind: a measure that moves far less with the
+ * machine's load than req/s and CPU time do (one build's main-thread count varied by up to 10%
+ * between runs, against ±20% and more for req/s), for deciding whether a small change pays. Needs valgrind (Debian: apt-get install valgrind).
  *
  *   npm run build && node --import tsx bench/instructions.ts [--target broker|baseline] [--only store|start|hash-check]
  *       [--requests 3000] [--warm 30000] [--dist dist] [--top 30]
