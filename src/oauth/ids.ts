@@ -13,15 +13,20 @@ export function safeEqual(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y)
 }
 
+/** `make(secret)`, made once per secret and kept (a process has one or two secrets). */
+function perSecret<T>(make: (secret: string) => T): (secret: string) => T {
+  const kept = new Map<string, T>()
+  return (secret) => {
+    let value = kept.get(secret)
+    if (value === undefined) kept.set(secret, (value = make(secret)))
+    return value
+  }
+}
+
 // An HMAC keyed by a KeyObject made once per secret: keyed by the secret's text, each createHmac
 // set its key up again, which made signing the cookie at /start cost twice as much (about 4.5 µs
 // against 2.5). The MAC is the same HMAC-SHA256 either way.
-const macKeys = new Map<string, KeyObject>()
-function macKey(secret: string): KeyObject {
-  let key = macKeys.get(secret)
-  if (!key) macKeys.set(secret, (key = createSecretKey(Buffer.from(secret, 'utf8'))))
-  return key
-}
+const macKey = perSecret((secret): KeyObject => createSecretKey(Buffer.from(secret, 'utf8')))
 
 const mac = (secret: string, value: string) => createHmac('sha256', macKey(secret)).update(value).digest('base64url').slice(0, 32)
 
@@ -38,16 +43,11 @@ export function unsign(signed: string, secret: string): string | undefined {
 
 // Per secret: its 32-byte key followed by room for a state's bytes, the digest's input (filled and
 // used synchronously).
-const hashInputs = new Map<string, Buffer>()
-const hashInput = (secret: string): Buffer => {
-  let input = hashInputs.get(secret)
-  if (!input) {
-    input = Buffer.alloc(32 + ID_BYTES)
-    createHash('sha256').update(`broker state\0${secret}`).digest().copy(input)
-    hashInputs.set(secret, input)
-  }
+const hashInput = perSecret((secret): Buffer => {
+  const input = Buffer.alloc(32 + ID_BYTES)
+  createHash('sha256').update(`broker state\0${secret}`).digest().copy(input)
   return input
-}
+})
 
 // An id's bytes are a multiple of 3, so the first ID_CHARS base64url characters of a digest are
 // exactly its first ID_BYTES bytes: asking for text at once halved the digest's cost (a Buffer
