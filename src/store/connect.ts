@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { Socket } from 'node:net'
-import { Cluster, type Command, Redis, type RedisOptions } from 'ioredis'
+import { Cluster, Redis, type RedisOptions } from 'ioredis'
 import RedisMock from 'ioredis-mock'
 import type { BrokerConfig } from '../config/schema.js'
 import { BrokerError } from '../errors.js'
@@ -35,32 +35,8 @@ function redisOptions(store: StoreConfig): RedisOptions {
     // After a Sentinel failover the old master answers READONLY: reconnect to find the new one.
     reconnectOnError: (err: Error) => err.message.startsWith('READONLY'),
     lazyConnect: true,
-    // No auto-pipelining: a CoalescingRedis sends each turn's commands in one write itself.
+    // No auto-pipelining: the flow store coalesces each turn's writes itself (coalesceTurn in flows.ts).
     tls: store.tls ? { ca: store.tls.ca ? readFileSync(store.tls.ca) : undefined, rejectUnauthorized: store.tls.rejectUnauthorized } : undefined,
-  }
-}
-
-/**
- * Holds a client's socket writes until this event-loop turn ends, then sends them as one write.
- * Under load many requests reach Redis in one turn, and a write (a syscall) per command was the
- * largest cost in the bench's CPU profile. ioredis's auto-pipelining batches too, but it keeps one
- * batch in flight at a time: the requests queued behind it lived long enough to be promoted out of
- * the young generation (scavenges five times longer, a full GC every few seconds, and 27% more
- * instructions per /store under callgrind, most of them in the GC's threads).
- */
-export function coalesceTurn(client: Redis): void {
-  const socket = (client as { stream?: unknown }).stream
-  if (!(socket instanceof Socket) || socket.writableCorked) return
-  socket.cork()
-  setImmediate(uncork, socket)
-}
-const uncork = (socket: Socket) => socket.uncork()
-
-/** A Redis client (single node or Sentinel-managed) whose commands of one turn share a write. */
-class CoalescingRedis extends Redis {
-  override sendCommand(command: Command, stream?: Parameters<Redis['sendCommand']>[1]): unknown {
-    coalesceTurn(this)
-    return super.sendCommand(command, stream)
   }
 }
 
@@ -72,7 +48,7 @@ function newClient(store: StoreConfig): Redis {
     return new Cluster(store.cluster, {
       enableOfflineQueue: false,
       // A Cluster's commands go to several nodes, whose sockets coalesceTurn does not reach: ioredis
-      // batches them per node instead (at the GC cost described there; no Cluster is measured here).
+      // batches them per node instead (at the GC cost flows.ts describes; no Cluster is measured here).
       enableAutoPipelining: true,
       lazyConnect: true,
       clusterRetryStrategy: (times: number) => Math.min(100 * times, 1000),
@@ -80,13 +56,13 @@ function newClient(store: StoreConfig): Redis {
     }) as unknown as Redis
   }
   if (store.sentinels) {
-    return new CoalescingRedis({ ...base, sentinels: store.sentinels, name: store.name, sentinelPassword: store.sentinelPass, failoverDetector: true })
+    return new Redis({ ...base, sentinels: store.sentinels, name: store.name, sentinelPassword: store.sentinelPass, failoverDetector: true })
   }
   if (store.url) {
     // rediss:// turns TLS on by itself; store.tls adds a CA or relaxes verification.
-    return new CoalescingRedis(store.url, { ...base, password: base.password ?? undefined })
+    return new Redis(store.url, { ...base, password: base.password ?? undefined })
   }
-  return new CoalescingRedis({ ...base, host: store.host, port: store.port })
+  return new Redis({ ...base, host: store.host, port: store.port })
 }
 
 /** A new Redis client for the chosen driver; the caller owns it and must quit it. */

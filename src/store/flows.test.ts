@@ -2,9 +2,7 @@ import { Redis } from 'ioredis'
 import RedisMock from 'ioredis-mock'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type RedisServer, startRedis } from '../../test/helpers/redis.js'
-import { configSchema } from '../config/schema.js'
 import { newId } from '../oauth/ids.js'
-import { connectStore } from './connect.js'
 import { type FlowEntry, FlowStore } from './flows.js'
 
 let redis: RedisServer
@@ -117,9 +115,8 @@ describe.each([
   })
 })
 
-describe('FlowStore writes on a real Redis, through the client connectStore makes', () => {
+describe('FlowStore writes on a real Redis', () => {
   it("sends one event-loop turn's operations in one write to the socket", async () => {
-    const client = await connectStore(configSchema.parse({ store: { port: redis.port } }).store, 'redis')
     const store = new FlowStore(client, 60)
     await client.ping()
     const socket = client.stream as unknown as { _write: (...a: unknown[]) => void; _writev: (chunks: unknown[], cb: unknown) => void }
@@ -142,7 +139,6 @@ describe('FlowStore writes on a real Redis, through the client connectStore make
       expect(writes).toEqual([5, 5])
     } finally {
       Object.assign(socket, { _write: write, _writev: writev })
-      client.disconnect()
     }
   })
 })
