@@ -1,6 +1,6 @@
 /** The flow-steps part of `npm run bench`: a whole OAuth 2 3-legged flow at a time, the broker's time per step. */
 import { createServer, type Server } from 'node:http'
-import { newId } from '../src/oauth/ids.js'
+import { newId } from '../src/broker/ids.js'
 import { RECORD, startBroker, stopProcess } from './servers.js'
 
 const f = (n: number, d = 0) => n.toFixed(d)

@@ -2,10 +2,10 @@ import { Args, Flags } from '@oclif/core'
 import { BrokerCommand } from '../src/cli/base-command.js'
 import { dashArg } from '../src/cli/dash-arg.js'
 import { DEFAULT_BROKER_URL } from '../src/services/broker-client.js'
-import { type HashCheckResult, hashCheck } from '../src/services/hash-check/index.js'
+import { type HashCheck, hashCheck } from '../src/services/hash-check/index.js'
 import { renderHashCheck, renderStatus } from '../src/services/hash-check/render.js'
 
-export default class HashCheck extends BrokerCommand {
+export default class HashCheckCommand extends BrokerCommand {
   static summary = 'Show a stored flow: its record (secrets redacted), plugin, progress and seconds left.'
   static examples = [
     '<%= config.bin %> hash-check Yk3…',
@@ -20,8 +20,8 @@ export default class HashCheck extends BrokerCommand {
     watch: Flags.boolean({ char: 'w', summary: 'Refresh progress and seconds left every second until the flow ends or expires.' }),
   }
 
-  async run(): Promise<HashCheckResult> {
-    const { args, flags } = await this.parse(HashCheck, dashArg(this.argv, HashCheck.flags))
+  async run(): Promise<HashCheck> {
+    const { args, flags } = await this.parse(HashCheckCommand, dashArg(this.argv, HashCheckCommand.flags))
     const human = !this.jsonEnabled()
     const live = human && process.stdout.isTTY
     const result = await hashCheck({

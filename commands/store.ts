@@ -2,7 +2,7 @@ import { Flags } from '@oclif/core'
 import { BrokerCommand } from '../src/cli/base-command.js'
 import { DEFAULT_BROKER_URL } from '../src/services/broker-client.js'
 import { RECORD_FIELDS } from '../src/services/store/fields.js'
-import { type StoreResult, storeFlow } from '../src/services/store/index.js'
+import { type StoreResult, storeViaBroker } from '../src/services/store/index.js'
 import { FLOW_PRESET_NAMES } from '../src/services/store/presets.js'
 import { renderStored } from '../src/services/store/render.js'
 
@@ -35,7 +35,7 @@ export default class Store extends BrokerCommand {
   async run(): Promise<StoreResult> {
     const { flags } = await this.parse(Store)
     const fields = Object.fromEntries(RECORD_FIELDS.map((f) => [f.field, flags[f.flag] as string | undefined]))
-    const result = await storeFlow({
+    const result = await storeViaBroker({
       broker: flags.broker,
       apiKey: flags['api-key'],
       flow: flags.flow,

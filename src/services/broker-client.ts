@@ -1,17 +1,11 @@
 import { BrokerError, ERRORS, type ErrorCode } from '../errors.js'
-import type { HashCheck } from './flows/check.js'
+import type { HashCheck } from '../broker/flows/hash-check.js'
+import type { StoredFlow } from '../broker/flows/store.js'
+
+export type { HashCheck, StoredFlow }
 
 /** Where commands look for a broker when neither --broker nor BROKER_URL says. */
 export const DEFAULT_BROKER_URL = 'http://localhost:3000'
-
-/** The answer of POST /store. */
-export interface Stored {
-  hash: string
-  url: string
-}
-
-/** The answer of GET /hash-check (the record's secrets are redacted by the broker). */
-export type HashCheckAnswer = HashCheck
 
 /** A small client of the broker's HTTP API for the CLI: JSON errors become registry errors. */
 export class BrokerClient {
@@ -30,13 +24,13 @@ export class BrokerClient {
   }
 
   /** POST /store with a JSON record. */
-  store(record: Record<string, unknown>): Promise<Stored> {
-    return this.call<Stored>('/store', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(record) })
+  store(record: Record<string, unknown>): Promise<StoredFlow> {
+    return this.call<StoredFlow>('/store', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(record) })
   }
 
   /** GET /hash-check?hash= */
-  hashCheck(hash: string): Promise<HashCheckAnswer> {
-    return this.call<HashCheckAnswer>(`/hash-check?hash=${encodeURIComponent(hash)}`)
+  hashCheck(hash: string): Promise<HashCheck> {
+    return this.call<HashCheck>(`/hash-check?hash=${encodeURIComponent(hash)}`)
   }
 
   /** POST /result: redeems a one-time result code (delivery `code`). */

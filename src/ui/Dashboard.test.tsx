@@ -1,7 +1,7 @@
 import { render } from 'ink-testing-library'
 import { describe, expect, it, vi } from 'vitest'
 import { flowEvent, KEY, settle } from '../../test/helpers/ink.js'
-import { FlowEvents } from '../events.js'
+import { FlowEvents } from '../broker/events.js'
 import { localEventSource } from '../services/dashboard/source.js'
 import { Dashboard } from './Dashboard.js'
 import type { DashboardProps } from './types.js'

@@ -1,14 +1,14 @@
 import { render } from 'ink-testing-library'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import type { HashCheckAnswer } from '../services/broker-client.js'
+import type { HashCheck } from '../services/broker-client.js'
 import { FlowsPanel } from './FlowsPanel.js'
 import { flowEvent, KEY, settle } from '../../test/helpers/ink.js'
 import type { DashboardBroker } from './types.js'
 
-const broker = (answer?: Partial<HashCheckAnswer>): DashboardBroker => ({
+const broker = (answer?: Partial<HashCheck>): DashboardBroker => ({
   url: 'http://localhost:3000',
   store: vi.fn(),
-  hashCheck: vi.fn(async (hash: string) => ({ hash, plugin: 'oauth_2_2-legged', progress: 'stored', expires_in: 42, created_at: '', expires_at: '', record: { client_id: 'cid', client_secret: '[redacted]' }, ...answer }) as HashCheckAnswer),
+  hashCheck: vi.fn(async (hash: string) => ({ hash, plugin: 'oauth_2_2-legged', progress: 'stored', expires_in: 42, created_at: '', expires_at: '', record: { client_id: 'cid', client_secret: '[redacted]' }, ...answer }) as HashCheck),
 })
 const panel = { active: true, height: 20, width: 100, onTyping: () => {} }
 

@@ -1,7 +1,7 @@
 import { Box, Text } from 'ink'
 import { useState } from 'react'
-import type { FlowEvent } from '../events.js'
-import type { HashCheckAnswer } from '../services/broker-client.js'
+import type { FlowEvent } from '../broker/events.js'
+import type { HashCheck } from '../services/broker-client.js'
 import { toRow } from './flow-rows.js'
 import { useKeys } from './useKeys.js'
 import { FlowTable } from './FlowTable.js'
@@ -12,7 +12,7 @@ import { useNow } from './useNow.js'
 
 interface Opened {
   hash: string
-  check?: HashCheckAnswer
+  check?: HashCheck
   error?: string
 }
 

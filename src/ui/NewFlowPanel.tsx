@@ -1,6 +1,6 @@
 import { Box, type Key, Text } from 'ink'
 import { useEffect, useState } from 'react'
-import type { Stored } from '../services/broker-client.js'
+import type { StoredFlow } from '../services/broker-client.js'
 import { FLOW_PRESETS } from '../services/store/presets.js'
 import { fieldError, formFields, formRecord, PRESETS } from './new-flow-form.js'
 import { useKeys } from './useKeys.js'
@@ -15,7 +15,7 @@ export function NewFlowPanel({ active, broker, openUrl, onTyping }: PanelProps &
   const [values, setValues, currentValues] = useStateRef<Record<string, string>>({})
   // 0: the preset, 1..n: the fields, n+1: Store.
   const [focus, setFocus, currentFocus] = useStateRef(0)
-  const [stored, setStored] = useState<Stored>()
+  const [stored, setStored] = useState<StoredFlow>()
   const [failure, setFailure] = useState<string>()
   const [busy, setBusy] = useState(false)
   const name = PRESETS[preset]!

@@ -1,8 +1,8 @@
 import { Box, Text } from 'ink'
-import type { HashCheckAnswer } from '../services/broker-client.js'
+import type { HashCheck } from '../services/broker-client.js'
 
 /** One stored record as the broker answers /hash-check: its secrets already redacted there. */
-export function RecordView({ check, error, loading }: { readonly check?: HashCheckAnswer; readonly error?: string; readonly loading?: boolean }) {
+export function RecordView({ check, error, loading }: { readonly check?: HashCheck; readonly error?: string; readonly loading?: boolean }) {
   if (loading) return <Text>Loading the record…</Text>
   if (error) return <Text color="red">{error}</Text>
   if (!check) return null

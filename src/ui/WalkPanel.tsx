@@ -1,6 +1,6 @@
 import { Box, type Key, Text } from 'ink'
 import { useEffect, useState } from 'react'
-import type { FlowEvent } from '../events.js'
+import type { FlowEvent } from '../broker/events.js'
 import { displayUrl } from '../services/walk/params.js'
 import { HopView } from './HopView.js'
 import { useKeys } from './useKeys.js'

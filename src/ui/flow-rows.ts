@@ -1,4 +1,4 @@
-import type { FlowEvent } from '../events.js'
+import type { FlowEvent } from '../broker/events.js'
 
 /** A flow as the flows panel lists it. */
 export interface FlowRow {

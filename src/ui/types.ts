@@ -1,4 +1,4 @@
-import type { HashCheckAnswer, Stored } from '../services/broker-client.js'
+import type { HashCheck, StoredFlow } from '../services/broker-client.js'
 import type { FlowEventSource } from '../services/dashboard/source.js'
 import type { Replay } from '../services/dashboard/pdk.js'
 import type { Hop, StopReason } from '../services/walk/walker.js'
@@ -7,9 +7,9 @@ import type { Hop, StopReason } from '../services/walk/walker.js'
 export interface DashboardBroker {
   /** The broker's public base URL; start URLs are built on it. */
   readonly url: string
-  store(record: Record<string, unknown>): Promise<Stored>
+  store(record: Record<string, unknown>): Promise<StoredFlow>
   /** The record with its secrets redacted by the broker. */
-  hashCheck(hash: string): Promise<HashCheckAnswer>
+  hashCheck(hash: string): Promise<HashCheck>
 }
 
 /** One hop per call, as the CLI's Walker makes them. */

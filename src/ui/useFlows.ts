@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useState } from 'react'
-import type { FlowEvent } from '../events.js'
+import type { FlowEvent } from '../broker/events.js'
 import { FlowLog } from '../services/dashboard/flow-log.js'
 import type { FlowEventSource } from '../services/dashboard/source.js'
 

@@ -1,5 +1,5 @@
 import { configSchema, type ConfigInput } from '../../src/config/schema.js'
-import { type Broker, createBroker } from '../../src/services/broker.js'
+import { type Broker, createBroker } from '../../src/broker/index.js'
 import { resolveSecrets } from '../../src/services/serve/secrets.js'
 
 /** A broker wired to the embedded store, for route tests with `inject`. */

@@ -1,5 +1,5 @@
 /** Helpers for the ink-testing-library tests of the dashboard. */
-import type { FlowEvent } from '../../src/events.js'
+import type { FlowEvent } from '../../src/broker/events.js'
 
 /** Key sequences as a terminal sends them. */
 export const KEY = { up: '\u001B[A', down: '\u001B[B', right: '\u001B[C', left: '\u001B[D', enter: '\r', escape: '\u001B', tab: '\t', backspace: '\u007F' } as const

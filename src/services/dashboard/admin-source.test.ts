@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { memoryBroker } from '../../../test/helpers/deps.js'
-import type { FlowEvent } from '../../events.js'
-import { buildServer } from '../../server/build.js'
-import type { Broker } from '../broker.js'
+import type { FlowEvent } from '../../broker/events.js'
+import { buildServer } from '../../broker/http/build.js'
+import type { Broker } from '../../broker/index.js'
 import { adminEventSource, checkAdmin, readEvents } from './admin-source.js'
 
 const KEY = 'admin-key-0123456789'

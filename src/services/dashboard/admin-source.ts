@@ -1,4 +1,4 @@
-import type { FlowEvent } from '../../events.js'
+import type { FlowEvent } from '../../broker/events.js'
 import { BrokerError } from '../../errors.js'
 import type { FlowEventSource, FlowListener } from './source.js'
 

@@ -1,4 +1,4 @@
-import type { FlowEvent, FlowEvents } from '../../events.js'
+import type { FlowEvent, FlowEvents } from '../../broker/events.js'
 import { FlowLog } from './flow-log.js'
 
 export type FlowListener = (event: FlowEvent) => void

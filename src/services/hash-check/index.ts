@@ -1,21 +1,21 @@
 import { BrokerError, isBrokerError } from '../../errors.js'
-import { BrokerClient, type HashCheckAnswer } from '../broker-client.js'
+import { BrokerClient, type HashCheck } from '../broker-client.js'
 
-export type HashCheckResult = HashCheckAnswer
+export type { HashCheck }
 
 export interface HashCheckOptions {
   broker: string
   hash: string
   /** Poll every second until the flow completes, fails or expires; each answer goes to `onTick`. */
   watch?: boolean
-  onTick?: (answer: HashCheckResult) => void
+  onTick?: (answer: HashCheck) => void
   intervalMs?: number
 }
 
 const FINAL = new Set(['completed', 'failed'])
 
 /** `broker hash-check`: the stored record (secrets redacted by the broker), its plugin, progress and time left. */
-export async function hashCheck(opts: HashCheckOptions): Promise<HashCheckResult> {
+export async function hashCheck(opts: HashCheckOptions): Promise<HashCheck> {
   if (!opts.hash.trim()) throw new BrokerError('USAGE', 'hash-check needs the hash that `broker store` printed.')
   const client = new BrokerClient(opts.broker)
   let answer = await client.hashCheck(opts.hash.trim())

@@ -1,19 +1,19 @@
 import { table } from '../store/render.js'
-import type { HashCheckResult } from './index.js'
+import type { HashCheck } from './index.js'
 
 /** The seconds-left figure, counted from expires_at so a watcher can redraw it every second. */
-export function secondsLeft(r: Pick<HashCheckResult, 'expires_at'>, now = Date.now()): number {
+export function secondsLeft(r: Pick<HashCheck, 'expires_at'>, now = Date.now()): number {
   return Math.max(0, Math.ceil((Date.parse(r.expires_at) - now) / 1000))
 }
 
 /** One status line: progress and seconds left. */
-export function renderStatus(r: HashCheckResult, now = Date.now()): string {
+export function renderStatus(r: HashCheck, now = Date.now()): string {
   const left = secondsLeft(r, now)
   return `${r.progress}, ${left ? `expires in ${left} s` : 'expired'}${r.error ? ` — ${r.error.code}: ${r.error.description}` : ''}`
 }
 
 /** The human answer of `broker hash-check`: the flow, its status and the record as a table. */
-export function renderHashCheck(r: HashCheckResult, now = Date.now()): string {
+export function renderHashCheck(r: HashCheck, now = Date.now()): string {
   const head: Array<[string, string]> = [
     ['hash', r.hash],
     ['plugin', r.plugin + (r.description ? ` — ${r.description}` : '')],

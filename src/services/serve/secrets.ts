@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import type { BrokerConfig } from '../../config/schema.js'
-import type { ResolvedConfig } from '../deps.js'
+import type { ResolvedConfig } from '../../broker/deps.js'
 
 /**
  * Fills in cookie.secret and session.secret when the config lacks them, generated for this run,

@@ -1,7 +1,7 @@
-import type { ResolvedConfig } from '../deps.js'
-import type { StoreDriver } from '../../store/connect.js'
-import { buildServer } from '../../server/build.js'
-import { createBroker } from '../broker.js'
+import type { ResolvedConfig } from '../../broker/deps.js'
+import type { StoreDriver } from '../../broker/redis/connect.js'
+import { buildServer } from '../../broker/http/build.js'
+import { createBroker } from '../../broker/index.js'
 
 /** What the primary sends a worker in its environment. */
 export interface WorkerSetup {

@@ -38,7 +38,7 @@ export interface StoreResult {
 }
 
 /** `broker store`: builds the record, fills secrets (keychain, prompt), stores it, optionally captures the result. */
-export async function storeFlow(opts: StoreOptions): Promise<StoreResult> {
+export async function storeViaBroker(opts: StoreOptions): Promise<StoreResult> {
   const client = new BrokerClient(opts.broker, { apiKey: opts.apiKey })
   const record: FlowRecord = buildRecord(opts)
   if (opts.capture && record.callback !== undefined) throw new BrokerError('USAGE', '--capture listens for the result itself; leave out --callback (or drop --capture).')

@@ -1,7 +1,7 @@
 import { Socket } from 'node:net'
 import type { Redis } from 'ioredis'
-import type { FlowRecord } from '../../flows/contract.js'
-import { BrokerError } from '../errors.js'
+import type { FlowRecord } from '../../../flows/contract.js'
+import { BrokerError } from '../../errors.js'
 import { type Keys, keys as makeKeys } from './keys.js'
 
 export const PROGRESS = ['stored', 'started', 'awaiting_callback', 'exchanging', 'completed', 'failed'] as const

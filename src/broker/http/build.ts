@@ -1,6 +1,6 @@
 import formbody from '@fastify/formbody'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify'
-import type { BrokerDeps } from '../services/deps.js'
+import type { BrokerDeps } from '../deps.js'
 import { installErrorHandling } from './errors.js'
 import { installJsonDepthLimit, securityHeaders } from './security.js'
 import { flowRoutes } from './routes/flows.js'

@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { BrokerError } from '../../errors.js'
-import type { BrokerDeps } from '../../services/deps.js'
-import { checkHash } from '../../services/flows/check.js'
-import type { Reply } from '../../services/flows/reply.js'
-import { startFlow } from '../../services/flows/run.js'
+import { BrokerError } from '../../../errors.js'
+import type { BrokerDeps } from '../../deps.js'
+import { checkHash } from '../../flows/hash-check.js'
+import type { Reply } from '../../flows/reply.js'
+import { startFlow } from '../../flows/run.js'
 
 const signBody = {
   type: 'object',

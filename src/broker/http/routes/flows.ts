@@ -1,11 +1,11 @@
 import { parseCookie, stringifySetCookie } from 'cookie'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { checkHash } from '../../services/flows/check.js'
-import type { Reply } from '../../services/flows/reply.js'
-import { redeemResult } from '../../services/flows/result.js'
-import { callbackFlow, startFlow } from '../../services/flows/run.js'
-import { storeFlow } from '../../services/flows/store.js'
-import type { BrokerDeps } from '../../services/deps.js'
+import { checkHash } from '../../flows/hash-check.js'
+import type { Reply } from '../../flows/reply.js'
+import { redeemResult } from '../../flows/result.js'
+import { callbackFlow, startFlow } from '../../flows/run.js'
+import { storeFlow } from '../../flows/store.js'
+import type { BrokerDeps } from '../../deps.js'
 import { apiKeyGuard, installRateLimits } from '../security.js'
 
 const hashQuery = {

@@ -1,5 +1,5 @@
-import { newFlowIds } from '../../oauth/ids.js'
-import type { FlowEntry } from '../../store/flows.js'
+import { newFlowIds } from '../ids.js'
+import type { FlowEntry } from '../redis/flow-store.js'
 import type { BrokerDeps } from '../deps.js'
 import { providerHost, recordPluginName, sanitizeRecord, validateRecord } from './record.js'
 import { prepareStart } from './run.js'

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance } from 'fastify'
-import { BrokerError, isBrokerError } from '../errors.js'
+import { BrokerError, isBrokerError } from '../../errors.js'
 
 /** Maps Fastify's own errors to the registry's codes; nothing else reaches a client. */
 function fromFastify(err: FastifyError): BrokerError {

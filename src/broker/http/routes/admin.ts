@@ -2,9 +2,9 @@ import { createHash, timingSafeEqual } from 'node:crypto'
 import type { ServerResponse } from 'node:http'
 import type { FastifyInstance } from 'fastify'
 import type { FlowEvent } from '../../events.js'
-import { BrokerError } from '../../errors.js'
-import type { BrokerDeps } from '../../services/deps.js'
-import { FlowLog } from '../../services/dashboard/flow-log.js'
+import { BrokerError } from '../../../errors.js'
+import type { BrokerDeps } from '../../deps.js'
+import { FlowLog } from '../../../services/dashboard/flow-log.js'
 
 /** Seconds between SSE comments, so proxies keep an idle stream open. */
 const PING_MS = 15_000

@@ -1,5 +1,5 @@
 import { FlowError, type FlowContext, type HttpAnswer, type HttpRequest } from '../../../flows/contract.js'
-import type { FlowEntry } from '../../store/flows.js'
+import type { FlowEntry } from '../redis/flow-store.js'
 import type { BrokerDeps } from '../deps.js'
 
 const MAX_ANSWER = 1_048_576

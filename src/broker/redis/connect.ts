@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs'
 import { Socket } from 'node:net'
 import { Cluster, Redis, type RedisOptions } from 'ioredis'
 import RedisMock from 'ioredis-mock'
-import type { BrokerConfig } from '../config/schema.js'
-import { BrokerError } from '../errors.js'
+import type { BrokerConfig } from '../../config/schema.js'
+import { BrokerError } from '../../errors.js'
 
 export type StoreDriver = 'redis' | 'memory'
 type StoreConfig = BrokerConfig['store']

@@ -1,8 +1,8 @@
 import { createServer, type Server } from 'node:http'
 import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { memoryBroker } from '../../../test/helpers/deps.js'
-import type { Broker } from '../../services/broker.js'
+import { memoryBroker } from '../../../../test/helpers/deps.js'
+import type { Broker } from '../../index.js'
 import { buildServer } from '../build.js'
 
 let broker: Broker

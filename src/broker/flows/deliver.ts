@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import type { DeliveryMode } from '../../config/schema.js'
-import { newId } from '../../oauth/ids.js'
-import type { FlowEntry } from '../../store/flows.js'
+import { newId } from '../ids.js'
+import type { FlowEntry } from '../redis/flow-store.js'
 import type { BrokerDeps } from '../deps.js'
 import { type Reply, redirect, withQuery } from './reply.js'
 

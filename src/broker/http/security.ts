@@ -2,8 +2,8 @@ import { hash, timingSafeEqual } from 'node:crypto'
 import rateLimit from '@fastify/rate-limit'
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify'
 import RedisMock from 'ioredis-mock'
-import { BrokerError } from '../errors.js'
-import type { BrokerDeps } from '../services/deps.js'
+import { BrokerError } from '../../errors.js'
+import type { BrokerDeps } from '../deps.js'
 
 /**
  * Headers on every answer. Every answer is dynamic and many carry a hash, a state or a token, so

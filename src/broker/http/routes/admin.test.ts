@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { afterEach, describe, expect, it } from 'vitest'
-import { memoryBroker } from '../../../test/helpers/deps.js'
-import type { Broker } from '../../services/broker.js'
+import { memoryBroker } from '../../../../test/helpers/deps.js'
+import type { Broker } from '../../index.js'
 import { buildServer } from '../build.js'
 import { adminKeyMatches } from './admin.js'
 

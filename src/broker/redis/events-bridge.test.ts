@@ -1,11 +1,11 @@
 import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FlowEvent } from '../events.js'
-import { type RedisServer, startRedis } from '../../test/helpers/redis.js'
-import { waitFor } from '../../test/helpers/ports.js'
-import { configSchema } from '../config/schema.js'
-import { type Broker, createBroker } from '../services/broker.js'
-import { resolveSecrets } from '../services/serve/secrets.js'
+import { type RedisServer, startRedis } from '../../../test/helpers/redis.js'
+import { waitFor } from '../../../test/helpers/ports.js'
+import { configSchema } from '../../config/schema.js'
+import { type Broker, createBroker } from '../index.js'
+import { resolveSecrets } from '../../services/serve/secrets.js'
 
 let redis: RedisServer
 let a: Broker

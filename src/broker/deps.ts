@@ -1,7 +1,7 @@
 import type { Logger } from 'pino'
 import type { BrokerConfig } from '../config/schema.js'
-import type { FlowEvents } from '../events.js'
-import type { FlowStore } from '../store/flows.js'
+import type { FlowEvents } from './events.js'
+import type { FlowStore } from './redis/flow-store.js'
 import type { PluginRegistry } from './flows/plugins.js'
 
 /** Configuration whose cookie and session secrets are known (given, or generated for this run). */

@@ -1,9 +1,9 @@
 import { Redis } from 'ioredis'
 import RedisMock from 'ioredis-mock'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type RedisServer, startRedis } from '../../test/helpers/redis.js'
-import { newId } from '../oauth/ids.js'
-import { type FlowEntry, FlowStore } from './flows.js'
+import { type RedisServer, startRedis } from '../../../test/helpers/redis.js'
+import { newId } from '../ids.js'
+import { type FlowEntry, FlowStore } from './flow-store.js'
 
 let redis: RedisServer
 let client: Redis

@@ -1,5 +1,5 @@
 import { BrokerError } from '../../errors.js'
-import type { Progress } from '../../store/flows.js'
+import type { Progress } from '../redis/flow-store.js'
 import type { BrokerDeps } from '../deps.js'
 import { redact } from './redact.js'
 
