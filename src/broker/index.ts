@@ -5,6 +5,7 @@ import { createLogger } from '../log.js'
 import { type StoreDriver, connectStore } from './redis/connect.js'
 import { bridgeEvents } from './redis/events-bridge.js'
 import { FlowStore } from './redis/flow-store.js'
+import { Sealer } from './redis/seal.js'
 import type { BrokerDeps, ResolvedConfig } from './deps.js'
 import { PluginRegistry } from './flows/plugins.js'
 
@@ -19,10 +20,11 @@ export async function createBroker(config: ResolvedConfig, driver: StoreDriver, 
   const redis = opts.redis ?? (await connectStore(config.store, driver))
   const log = createLogger(config.log.level)
   const pluginsDir = config.plugins.dir ? resolve(opts.cwd ?? process.cwd(), config.plugins.dir) : undefined
-  const store = new FlowStore(redis, config.store.expire, config.store.prefix)
+  const secrets = storeSecrets(config)
+  const store = new FlowStore(redis, { expireSeconds: config.store.expire, prefix: config.store.prefix, secrets })
   const events = new FlowEvents()
   // Several workers or instances share a real Redis: every one of them sees every flow's events.
-  const unbridge = driver === 'redis' ? await bridgeEvents(events, redis, store.keys.events()) : undefined
+  const unbridge = driver === 'redis' ? await bridgeEvents(events, redis, store.keys.events(), new Sealer(secrets)) : undefined
   return {
     config,
     driver,
@@ -36,4 +38,13 @@ export async function createBroker(config: ResolvedConfig, driver: StoreDriver, 
       await redis.quit().catch(() => redis.disconnect())
     },
   }
+}
+
+/**
+ * The secrets that name and seal the store's keys: `store.keys` when set (the first seals, all
+ * open, so a deployment rotates by putting a new key first), else session.secret.
+ */
+export function storeSecrets(config: ResolvedConfig): readonly string[] {
+  const keys = (config.store as { keys?: readonly string[] }).keys
+  return keys && keys.length > 0 ? keys : [config.session.secret]
 }

@@ -53,12 +53,32 @@ describe('flow events through Redis pub/sub', () => {
     expect(seenA).toHaveLength(3)
     expect(seenB).toHaveLength(3)
   })
+
+  it('travel sealed: a Redis client that subscribes to the channel reads no hash', async () => {
+    const spy = new Redis({ port: redis.port })
+    const heard: string[] = []
+    spy.on('message', (_channel: string, message: string) => heard.push(message))
+    await spy.subscribe(a.store.keys.events())
+    const seenB: FlowEvent[] = []
+    b.events.on('flow', (e) => seenB.push(e))
+    await b.events.subscribed
+    // The spy counts as a watcher too: wait until a's poll notices subscribers.
+    await new Promise((r) => setTimeout(r, 600))
+    a.events.publish({ type: 'stored', hash: 'SECRET-HASH-VALUE', plugin: 'oauth_2_3-legged', progress: 'stored' })
+    await waitFor(async () => seenB.some((e) => e.hash === 'SECRET-HASH-VALUE'), 5000, 'the event at b')
+    spy.disconnect()
+    expect(heard.length).toBeGreaterThan(0)
+    expect(heard.join('\n')).not.toContain('SECRET-HASH')
+    expect(heard.join('\n')).not.toContain('oauth_2_3')
+  })
 })
 
 describe('flow events nobody watches', () => {
   it('are not published to Redis, and are again once another process subscribes', async () => {
-    const c = await createBroker(resolveSecrets(configSchema.parse({ log: { level: 'silent' }, store: { port: redis.port, prefix: 'quiet:' } })).config, 'redis')
-    const d = await createBroker(resolveSecrets(configSchema.parse({ log: { level: 'silent' }, store: { port: redis.port, prefix: 'quiet:' } })).config, 'redis')
+    // Instances on one Redis share their secrets (the states they issue and the events they seal depend on them).
+    const config = resolveSecrets(configSchema.parse({ log: { level: 'silent' }, store: { port: redis.port, prefix: 'quiet:' } })).config
+    const c = await createBroker(config, 'redis')
+    const d = await createBroker(config, 'redis')
     const monitor = new Redis({ port: redis.port })
     const published: string[] = []
     try {

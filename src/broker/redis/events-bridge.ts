@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type { EventEmitter } from 'node:events'
 import { Cluster, type Redis } from 'ioredis'
 import { FLOW_EVENT_TYPES, type FlowEvent, type FlowEvents } from '../events.js'
+import type { Sealer } from './seal.js'
 
 /** How often a process asks Redis whether anyone else subscribes to flow events. */
 export const WATCH_POLL_MS = 250
@@ -16,8 +17,11 @@ export const WATCH_POLL_MS = 250
  * one PUBLISH, and a process subscribes only once something in it listens (the admin API, a
  * dashboard). A new subscriber is ready (`events.subscribed`) once every publisher has had time to
  * notice it, so nothing published after that is missed.
+ *
+ * Events name flows by their hash, a capability: each batch is sealed (seal.ts) under the store's
+ * secrets, so a client of Redis that subscribes to the channel learns nothing.
  */
-export async function bridgeEvents(events: FlowEvents, redis: Redis, channel: string): Promise<() => Promise<void>> {
+export async function bridgeEvents(events: FlowEvents, redis: Redis, channel: string, sealer: Sealer): Promise<() => Promise<void>> {
   const origin = randomUUID()
   // The typed emitter does not list EventEmitter's own 'newListener' event.
   const emitter = events as unknown as EventEmitter
@@ -30,7 +34,7 @@ export async function bridgeEvents(events: FlowEvents, redis: Redis, channel: st
     sub = redis.duplicate()
     sub.on('error', () => {})
     sub.on('message', (_channel: string, message: string) => {
-      const batch = parse(message)
+      const batch = parse(openBatch(sealer, channel, message))
       if (batch && batch.origin !== origin) for (const event of batch.events) events.receive(event)
     })
     subscribing = sub
@@ -52,7 +56,7 @@ export async function bridgeEvents(events: FlowEvents, redis: Redis, channel: st
     if (!pending.length) return
     const batch = pending
     pending = []
-    redis.publish(channel, JSON.stringify({ origin, events: batch })).catch(() => {})
+    redis.publish(channel, sealer.seal('events', channel, channel, JSON.stringify({ origin, events: batch }))).catch(() => {})
   }
   const relay = (event: FlowEvent) => {
     if (pending.push(event) === 1) setImmediate(flush)
@@ -83,7 +87,17 @@ async function subscribers(redis: Redis, channel: string): Promise<number> {
   return counts.reduce((a, b) => a + b, 0)
 }
 
-function parse(message: string): { origin: string; events: FlowEvent[] } | undefined {
+/** A batch's JSON, opened with whichever of the secrets sealed it. */
+function openBatch(sealer: Sealer, channel: string, message: string): string | undefined {
+  for (let generation = 0; generation < sealer.generations; generation++) {
+    const json = sealer.open('events', channel, channel, message, generation)
+    if (json !== undefined) return json
+  }
+  return undefined
+}
+
+function parse(message: string | undefined): { origin: string; events: FlowEvent[] } | undefined {
+  if (message === undefined) return undefined
   try {
     const value = JSON.parse(message) as { origin?: unknown; events?: unknown }
     if (typeof value.origin !== 'string' || !Array.isArray(value.events)) return undefined

@@ -1,3 +1,4 @@
+import type { Socket } from 'node:net'
 import { Redis } from 'ioredis'
 import RedisMock from 'ioredis-mock'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -5,6 +6,7 @@ import { type RedisServer, startRedis } from '../../../test/helpers/redis.js'
 import { newId } from '../ids.js'
 import { type FlowEntry, FlowStore } from './flow-store.js'
 
+const SECRETS = ['a store secret of at least thirty-two characters']
 let redis: RedisServer
 let client: Redis
 
@@ -24,8 +26,8 @@ const entry = (): FlowEntry => {
 
 // The same behaviour on a real Redis and on the embedded store (whose Lua runs elsewhere).
 describe.each([
-  ['real Redis', () => new FlowStore(client, 60)],
-  ['embedded store', () => new FlowStore(new RedisMock() as unknown as Redis, 60)],
+  ['real Redis', () => new FlowStore(client, { expireSeconds: 60, secrets: SECRETS })],
+  ['embedded store', () => new FlowStore(new RedisMock() as unknown as Redis, { expireSeconds: 60, secrets: SECRETS })],
 ])('FlowStore on %s', (_label, makeStore) => {
   it('claims a one-shot flow once: the first claim sees stored, later ones started', async () => {
     const store = makeStore()
@@ -86,22 +88,86 @@ describe.each([
     expect(await store.advance('awaiting_callback', { ...e, progress: 'exchanging', data: { note: 'ß\n😀' } })).toBe('ok')
     const got = (await store.get(e.hash))!
     expect(got).toMatchObject({ progress: 'exchanging', record: e.record, data: { note: 'ß\n😀' } })
-    const ttl = await store.client.pttl(store.keys.flow(e.hash))
+    const ttl = await store.client.pttl(store.flowKey(e.hash))
     expect(ttl).toBeGreaterThan(50_000)
     expect(ttl).toBeLessThanOrEqual(60_000)
   })
 
-  it('refuses a redirect with a line break, writing nothing', async () => {
+  it('keeps a prepared redirect whatever characters it holds (the body is sealed, not split)', async () => {
     const store = makeStore()
     const e = entry()
-    await expect(store.create(e, { redirect: 'https://p.example/\nx' })).rejects.toMatchObject({ code: 'INTERNAL' })
+    await store.create(e, { redirect: 'https://p.example/\nx' })
+    expect((await store.claim(e.hash))!.redirect).toBe('https://p.example/\nx')
+  })
+
+  it('takes a flow kept in clear by the previous version (progress first, raw JSON) for a gone one', async () => {
+    const store = makeStore()
+    const e = entry()
+    await store.client.set(store.flowKey(e.hash), `s0${JSON.stringify(e)}\n\n{}\n`)
     expect(await store.get(e.hash)).toBeUndefined()
+    expect(await store.claim(e.hash)).toBeUndefined()
+    expect(await store.advance('stored', e)).toBe('gone')
+  })
+
+  it('opens nothing that was altered or moved under another key', async () => {
+    const store = makeStore()
+    const [a, b] = [entry(), entry()]
+    await store.create(a)
+    await store.create(b)
+    const value = (await store.client.get(store.flowKey(a.hash)))!
+    // a's sealed value under b's name: the key name is the associated data.
+    await store.client.set(store.flowKey(b.hash), value)
+    expect(await store.get(b.hash)).toBeUndefined()
+    // One character of a's body changed.
+    const flipped = value.slice(0, -5) + (value.at(-5) === 'A' ? 'B' : 'A') + value.slice(-4)
+    await store.client.set(store.flowKey(a.hash), flipped)
+    expect(await store.get(a.hash)).toBeUndefined()
+  })
+
+  it('keeps neither a capability nor a secret readable: key names are digests, values sealed', async () => {
+    const store = makeStore()
+    await store.client.flushdb()
+    const e = { ...entry(), record: { auth_type: 'oauth', client_id: 'c', client_secret: 'TOP-SECRET-VALUE' }, data: { verifier: 'PKCE-VERIFIER-VALUE' } }
+    await store.create(e, { redirect: 'https://p.example/a?state=STATE-VALUE' })
+    await store.correlate('REQUEST-TOKEN-VALUE', e.hash, e.expiresAt)
+    const code = newId()
+    await store.putResult(code, { access_token: 'ACCESS-TOKEN-VALUE' })
+    const dump: string[] = []
+    for (const key of await store.client.keys('*')) dump.push(key, (await store.client.get(key)) ?? '')
+    const text = dump.join('\n')
+    for (const secret of [e.hash, code, 'TOP-SECRET', 'PKCE-VERIFIER', 'STATE-VALUE', 'REQUEST-TOKEN', 'ACCESS-TOKEN', 'oauth_2_3']) {
+      expect(text).not.toContain(secret)
+    }
+    expect(await store.correlated('REQUEST-TOKEN-VALUE')).toBe(e.hash)
+    expect(await store.takeResult(code)).toEqual({ access_token: 'ACCESS-TOKEN-VALUE' })
+  })
+
+  it('rotates its secrets without losing flows in flight: the first seals, every one opens', async () => {
+    const old = makeStore()
+    const client = old.client
+    const e = entry()
+    await old.create(e)
+    await old.correlate('rt', e.hash, e.expiresAt)
+    const code = newId()
+    await old.putResult(code, { x: 1 })
+    const rotated = new FlowStore(client, { expireSeconds: 60, secrets: ['a new secret, first in the list, 32 chars+', ...SECRETS] })
+    const claimed = (await rotated.claim(e.hash))!
+    expect(claimed.entry).toMatchObject({ hash: e.hash, progress: 'stored', generation: 1 })
+    expect(await rotated.advance('started', { ...claimed.entry, progress: 'awaiting_callback', data: { n: 1 } })).toBe('ok')
+    expect(await rotated.get(e.hash)).toMatchObject({ progress: 'awaiting_callback', data: { n: 1 } })
+    expect(await rotated.correlated('rt')).toBe(e.hash)
+    expect(await rotated.takeResult(code)).toEqual({ x: 1 })
+    // A new flow is sealed with the new secret only: the old store alone cannot find it.
+    const fresh = entry()
+    await rotated.create(fresh)
+    expect(await rotated.get(fresh.hash)).toMatchObject({ hash: fresh.hash })
+    expect(await old.get(fresh.hash)).toBeUndefined()
   })
 
   it('takes a flow kept in an earlier format (a Redis hash) for a gone one, not a store failure', async () => {
     const store = makeStore()
     const e = entry()
-    await store.client.hset(store.keys.flow(e.hash), 'progress', 'stored', 'entry', '{}')
+    await store.client.hset(store.flowKey(e.hash), 'progress', 'stored', 'entry', '{}')
     expect(await store.get(e.hash)).toBeUndefined()
     expect(await store.claim(e.hash)).toBeUndefined()
     expect(await store.advance('stored', e)).toBe('gone')
@@ -116,29 +182,18 @@ describe.each([
 })
 
 describe('FlowStore writes on a real Redis', () => {
-  it("sends one event-loop turn's operations in one write to the socket", async () => {
-    const store = new FlowStore(client, 60)
+  it("holds one event-loop turn's operations on the socket and sends them when the turn ends", async () => {
+    const store = new FlowStore(client, { expireSeconds: 60, secrets: SECRETS })
     await client.ping()
-    const socket = client.stream as unknown as { _write: (...a: unknown[]) => void; _writev: (chunks: unknown[], cb: unknown) => void }
-    const writes: number[] = []
-    const [write, writev] = [socket._write, socket._writev]
-    socket._write = function (...a: unknown[]) {
-      writes.push(1)
-      return write.apply(this, a)
-    }
-    socket._writev = function (chunks: unknown[], cb: unknown) {
-      writes.push(chunks.length)
-      return writev.call(this, chunks, cb)
-    }
-    try {
-      const entries = Array.from({ length: 5 }, entry)
-      await Promise.all(entries.map((e) => store.create(e)))
-      expect(writes).toEqual([5])
-      // Each operation still gets its own answer.
-      expect((await Promise.all(entries.map((e) => store.get(e.hash)))).map((e) => e?.hash)).toEqual(entries.map((e) => e.hash))
-      expect(writes).toEqual([5, 5])
-    } finally {
-      Object.assign(socket, { _write: write, _writev: writev })
-    }
+    const socket = client.stream as Socket
+    const entries = Array.from({ length: 5 }, entry)
+    const created = Promise.all(entries.map((e) => store.create(e)))
+    // Still in the turn: every command waits in the corked socket's buffer, none was written.
+    expect(socket.writableCorked).toBe(1)
+    expect(socket.writableLength).toBeGreaterThan(5 * 100)
+    await created
+    expect(socket.writableCorked).toBe(0)
+    // Each operation still gets its own answer.
+    expect((await Promise.all(entries.map((e) => store.get(e.hash)))).map((e) => e?.hash)).toEqual(entries.map((e) => e.hash))
   })
 })

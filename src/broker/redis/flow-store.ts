@@ -1,89 +1,61 @@
 import { Socket } from 'node:net'
 import type { Redis } from 'ioredis'
-import type { FlowRecord } from '../../../flows/contract.js'
 import { BrokerError } from '../../errors.js'
+import {
+  CAS_SCRIPT,
+  CLAIM_SCRIPT,
+  type DecodedFlow,
+  type FlowEntry,
+  type Progress,
+  decodeFlow,
+  decodeSealed,
+  encodeFlow,
+  encodeSealed,
+  encodeTransition,
+  progressOfCode,
+} from './flow-codec.js'
 import { type Keys, keys as makeKeys } from './keys.js'
+import { type CapabilityKind, Sealer } from './seal.js'
 
-export const PROGRESS = ['stored', 'started', 'awaiting_callback', 'exchanging', 'completed', 'failed'] as const
-export type Progress = (typeof PROGRESS)[number]
-
-/** One stored flow, as kept under its hash. */
-export interface FlowEntry {
-  hash: string
-  plugin: string
-  record: FlowRecord
-  progress: Progress
-  createdAt: number
-  expiresAt: number
-  /** What the flow's steps saved (PKCE verifier, cookie nonce, request token secret …). */
-  data: Record<string, unknown>
-  error?: { code: string; description: string }
-}
-
-// A flow is one Redis string, so that /store writes it with one plain SET … PX … NX (a script or a
-// hash with its own PEXPIRE cost a third more CPU, client and server, in the bench):
-//
-//   <progress code><reusable 0|1><entry JSON>\n<redirect>\n<data JSON>\n<error JSON>
-//
-// `entry` never changes after /store; `redirect` is the first step's, when it ran at /store. JSON
-// and URLs never hold a raw newline, so the parts split on it. The first byte is the progress:
-// /start's claim rewrites that byte alone (SETRANGE), later steps rewrite data and error.
-const CODES: Record<Progress, string> = { stored: 's', started: 't', awaiting_callback: 'a', exchanging: 'x', completed: 'c', failed: 'f' }
-const BY_CODE = Object.fromEntries(Object.entries(CODES).map(([p, c]) => [c, p])) as Record<string, Progress>
-
-// Compare-and-set on the flow's progress: the one atomic step that makes hashes and callbacks
-// single use across workers and instances. Returns 'OK', the current progress code, or -1 (gone).
-// (Type tests: a missing key is false in Redis's Lua and may be a null userdata in the embedded store's.)
-const CAS = `local v = redis.call('GET', KEYS[1])
-if type(v) ~= 'string' then return -1 end
-local p = string.sub(v, 1, 1)
-if p ~= ARGV[1] then return p end
-local a = string.find(v, '\\n', 3, true)
-local b = string.find(v, '\\n', a + 1, true)
-local ttl = redis.call('PTTL', KEYS[1])
-local next = ARGV[2] .. string.sub(v, 2, b) .. ARGV[3] .. '\\n' .. ARGV[4]
-if ttl > 0 then redis.call('SET', KEYS[1], next, 'PX', ttl) else redis.call('SET', KEYS[1], next) end
-return 'OK'`
-
-// Reads a flow and, when it is a one-shot flow still `stored`, moves it on in the same step:
-// /start's read and claim in one round trip. A flow whose first step ran at /store goes straight
-// to `awaiting_callback`, others to `started`. Returns the flow as it was, or false (gone).
-const CLAIM = `local v = redis.call('GET', KEYS[1])
-if type(v) ~= 'string' then return false end
-if string.sub(v, 1, 2) == 's0' then
-  local a = string.find(v, '\\n', 3, true)
-  redis.call('SETRANGE', KEYS[1], 0, string.sub(v, a + 1, a + 1) == '\\n' and 't' or 'a')
-end
-return v`
+export { PROGRESS } from './flow-codec.js'
+export type { FlowEntry, Progress } from './flow-codec.js'
 
 type ScriptedRedis = Redis & {
-  brokerCas(key: string, from: string, to: string, data: string, error: string): Promise<string | number>
+  brokerCas(key: string, from: string, to: string, body: string): Promise<string | number>
   brokerClaim(key: string): Promise<string | null>
 }
 
 /** What /start's claim found: the flow as it was, whether it is reusable (never claimed), and its prepared redirect. */
-export interface Claimed {
-  entry: FlowEntry
-  reusable: boolean
-  /** The first step's redirect when it ran at /store: the claim moved the flow to awaiting_callback. */
-  redirect?: string
+export type Claimed = DecodedFlow
+
+export interface FlowStoreOptions {
+  /** Seconds a flow, a correlation and a result live. */
+  expireSeconds: number
+  /** Prefix of every key (several deployments may share one Redis). */
+  prefix?: string
+  /** The secrets that name and seal what is kept: the first for what is new, all to find and open (rotation). */
+  secrets: readonly string[]
 }
 
-/** The flow records in Redis (or the embedded store): create, read, advance, correlate, results. */
+/**
+ * The flow records in Redis (or the embedded store): create, read, advance, correlate, results.
+ * Nothing is kept readable: names are keyed digests and values are sealed (seal.ts); the flow's
+ * layout is flow-codec.ts's alone.
+ */
 export class FlowStore {
   readonly keys: Keys
+  readonly expireSeconds: number
   private readonly redis: ScriptedRedis
+  private readonly sealer: Sealer
 
-  constructor(
-    redis: Redis,
-    readonly expireSeconds: number,
-    prefix = 'broker:',
-  ) {
-    this.keys = makeKeys(prefix)
+  constructor(redis: Redis, opts: FlowStoreOptions) {
+    this.keys = makeKeys(opts.prefix ?? 'broker:')
+    this.expireSeconds = opts.expireSeconds
+    this.sealer = new Sealer(opts.secrets)
     this.redis = redis as ScriptedRedis
     if (!('brokerCas' in redis)) {
-      redis.defineCommand('brokerCas', { numberOfKeys: 1, lua: CAS })
-      redis.defineCommand('brokerClaim', { numberOfKeys: 1, lua: CLAIM })
+      redis.defineCommand('brokerCas', { numberOfKeys: 1, lua: CAS_SCRIPT })
+      redis.defineCommand('brokerClaim', { numberOfKeys: 1, lua: CLAIM_SCRIPT })
     }
   }
 
@@ -98,23 +70,27 @@ export class FlowStore {
     return this.redis
   }
 
+  /** The key a flow is kept under by one generation of the secrets. */
+  flowKey(hash: string, generation = 0): string {
+    return this.keys.flow(this.sealer.name('flow', hash, generation))
+  }
+
   /**
    * Stores a new flow for its lifetime; the hash must be new. A reusable flow is never claimed by
    * /start; `redirect` is the first step's, when it ran at /store.
    */
   async create(entry: FlowEntry, opts: { reusable?: boolean; redirect?: string } = {}): Promise<void> {
-    const redirect = opts.redirect ?? ''
-    if (!keepableRedirect(redirect)) throw new BrokerError('INTERNAL', 'A redirect URL must not hold a line break.')
-    const value = `${CODES[entry.progress]}${opts.reusable ? '1' : '0'}${staticJson(entry)}\n${redirect}\n${JSON.stringify(entry.data)}\n`
-    const created = await this.send(() => this.redis.set(this.keys.flow(entry.hash), value, 'PX', entry.expiresAt - entry.createdAt, 'NX'))
+    const key = this.flowKey(entry.hash)
+    const flow = { entry, reusable: opts.reusable === true, redirect: opts.redirect }
+    const value = encodeFlow(flow, (json) => this.sealer.seal('flow', entry.hash, key, json))
+    const ttl = entry.expiresAt - entry.createdAt
+    const created = await this.send(() => this.redis.set(key, value, 'PX', ttl, 'NX'))
     if (created !== 'OK') throw new BrokerError('INTERNAL', 'A flow with this hash exists already.')
   }
 
   /** The flow under `hash`, or undefined when unknown or expired. */
   async get(hash: string): Promise<FlowEntry | undefined> {
-    if (!knowable(hash)) return undefined
-    const value = await this.send(() => this.redis.get(this.keys.flow(hash)).catch(otherFormat(null)))
-    return typeof value === 'string' ? parseFlow(value).entry : undefined
+    return (await this.find(hash, (key) => this.redis.get(key)))?.entry
   }
 
   /**
@@ -122,9 +98,7 @@ export class FlowStore {
    * (so a start URL works once); undefined when unknown or expired.
    */
   async claim(hash: string): Promise<Claimed | undefined> {
-    if (!knowable(hash)) return undefined
-    const value = await this.send(() => this.redis.brokerClaim(this.keys.flow(hash)).catch(otherFormat(null)))
-    return typeof value === 'string' ? parseFlow(value) : undefined
+    return this.find(hash, (key) => this.redis.brokerClaim(key))
   }
 
   /**
@@ -132,40 +106,78 @@ export class FlowStore {
    * the progress found instead when another request moved it first, or 'gone' when it expired.
    */
   async advance(from: Progress, next: FlowEntry): Promise<'ok' | 'gone' | Progress> {
-    const error = next.error ? JSON.stringify(next.error) : ''
-    const res = await this.send(() => this.redis.brokerCas(this.keys.flow(next.hash), CODES[from], CODES[next.progress], JSON.stringify(next.data), error).catch(otherFormat(-1)))
+    const generation = next.generation ?? 0
+    const key = this.flowKey(next.hash, generation)
+    const seal = (json: string) => this.sealer.seal('flow', next.hash, key, json, generation)
+    const [fromCode, toCode, body] = encodeTransition(from, next, seal)
+    const res = await this.send(() => this.redis.brokerCas(key, fromCode, toCode, body).catch(otherFormat(-1)))
     if (res === 'OK') return 'ok'
     if (res === -1) return 'gone'
-    return BY_CODE[res as string] ?? 'failed'
+    return progressOfCode(res) ?? 'failed'
   }
 
-  /** Remembers which flow a callback id (state, request token) belongs to, for the flow's lifetime. */
+  /** Remembers which flow a callback id (an OAuth 1.0a request token) belongs to, for the flow's lifetime. */
   async correlate(id: string, hash: string, expiresAt: number): Promise<void> {
     const ms = Math.max(1, expiresAt - Date.now())
-    await this.send(() => this.redis.set(this.keys.callback(id), hash, 'PX', ms))
+    const key = this.keys.callback(this.sealer.name('callback', id))
+    const value = encodeSealed(this.sealer.seal('callback', id, key, hash))
+    await this.send(() => this.redis.set(key, value, 'PX', ms))
   }
 
   /** The flow hash a callback id belongs to. */
   async correlated(id: string): Promise<string | undefined> {
-    if (!knowable(id)) return undefined
-    return (await this.send(() => this.redis.get(this.keys.callback(id)))) ?? undefined
+    return this.openSmall('callback', id, (name) => this.keys.callback(name), (key) => this.redis.get(key))
   }
 
   /** Keeps a delivered result under a one-time code. */
   async putResult(code: string, result: Record<string, unknown>): Promise<void> {
-    await this.send(() => this.redis.set(this.keys.result(code), JSON.stringify(result), 'EX', this.expireSeconds))
+    const key = this.keys.result(this.sealer.name('result', code))
+    const value = encodeSealed(this.sealer.seal('result', code, key, JSON.stringify(result)))
+    await this.send(() => this.redis.set(key, value, 'EX', this.expireSeconds))
   }
 
   /** Redeems a one-time result code: the first caller gets the result, later ones nothing. */
   async takeResult(code: string): Promise<Record<string, unknown> | undefined> {
-    if (!knowable(code)) return undefined
-    const raw = await this.send(() => this.redis.getdel(this.keys.result(code)))
-    return raw ? (JSON.parse(raw) as Record<string, unknown>) : undefined
+    const json = await this.openSmall('result', code, (name) => this.keys.result(name), (key) => this.redis.getdel(key))
+    return json ? (JSON.parse(json) as Record<string, unknown>) : undefined
   }
 
   /** Round trip to the store, for readiness checks. */
   async ping(): Promise<void> {
     await this.send(() => this.redis.ping())
+  }
+
+  /**
+   * Reads a flow with `read` under each generation's name in turn (one round trip unless the
+   * secrets are being rotated and the flow is older, or unknown). A value that does not open is gone.
+   */
+  private async find(hash: string, read: (key: string) => Promise<string | null>): Promise<Claimed | undefined> {
+    if (!knowable(hash)) return undefined
+    for (let generation = 0; generation < this.sealer.generations; generation++) {
+      const key = this.flowKey(hash, generation)
+      const value = await this.send(() => read(key).catch(otherFormat(null)))
+      if (typeof value !== 'string') continue
+      const flow = decodeFlow(hash, value, (sealed) => this.sealer.open('flow', hash, key, sealed, generation))
+      if (flow && generation > 0) flow.entry.generation = generation
+      return flow
+    }
+    return undefined
+  }
+
+  /** A small sealed value (a correlation, a result) read with `read` under each generation's name. */
+  private async openSmall(
+    kind: CapabilityKind,
+    id: string,
+    keyOf: (name: string) => string,
+    read: (key: string) => Promise<string | null>,
+  ): Promise<string | undefined> {
+    if (!knowable(id)) return undefined
+    for (let generation = 0; generation < this.sealer.generations; generation++) {
+      const key = keyOf(this.sealer.name(kind, id, generation))
+      const sealed = decodeSealed(await this.send(() => read(key).catch(otherFormat(null))))
+      if (sealed !== undefined) return this.sealer.open(kind, id, key, sealed, generation)
+    }
+    return undefined
   }
 }
 
@@ -173,26 +185,6 @@ export class FlowStore {
 // Longer than this names nothing, so it is answered as unknown without a store round trip.
 const MAX_ID = 128
 const knowable = (id: string): boolean => id.length <= MAX_ID
-
-/** Whether a redirect can be kept with a flow: the stored format splits on line breaks. */
-export const keepableRedirect = (url: string): boolean => !url.includes('\n') && !url.includes('\r')
-
-/** The part of an entry that never changes after /store, as kept in the `entry` part. */
-const staticJson = ({ hash, plugin, record, createdAt, expiresAt }: FlowEntry): string => JSON.stringify({ hash, plugin, record, createdAt, expiresAt })
-
-/** A flow from its stored string (see the format above). */
-function parseFlow(value: string): Claimed {
-  const a = value.indexOf('\n', 2)
-  const b = value.indexOf('\n', a + 1)
-  const c = value.indexOf('\n', b + 1)
-  const entry = JSON.parse(value.slice(2, a)) as FlowEntry
-  entry.progress = BY_CODE[value[0]!]!
-  const data = value.slice(b + 1, c)
-  entry.data = data ? (JSON.parse(data) as Record<string, unknown>) : {}
-  if (c + 1 < value.length) entry.error = JSON.parse(value.slice(c + 1)) as FlowEntry['error']
-  const redirect = value.slice(a + 1, b)
-  return { entry, reusable: value[1] === '1', ...(redirect ? { redirect } : {}) }
-}
 
 /**
  * A key in another format (a flow kept by an earlier version, as a Redis hash, during a rolling

@@ -1,18 +1,17 @@
 /**
- * Every Redis key name the broker uses is built here. The hash sits in a `{…}` hash tag so the
- * keys of one flow land on the same Redis Cluster slot.
+ * Every Redis key name the broker uses is built here. A capability (session hash, result code,
+ * OAuth 1.0a request token) never appears in a name: each is named by its keyed digest (see
+ * seal.ts), which sits in a `{…}` hash tag so one capability's key lands on one Cluster slot.
  */
 export interface Keys {
-  /** A stored flow: one string, progress first (the format is in flows.ts). */
-  flow(hash: string): string
-  /** Maps a correlation id seen at /callback (OAuth 2 state, OAuth 1.0a request token) to its flow hash. */
-  callback(id: string): string
-  /** A one-time result code for `delivery: code`. */
-  result(code: string): string
+  /** A stored flow (the layout is in flow-codec.ts), by the digest of its hash. */
+  flow(name: string): string
+  /** Which flow a request token seen at /callback belongs to (OAuth 1.0a), by the token's digest. */
+  callback(name: string): string
+  /** A one-time result for `delivery: code`, by the code's digest. */
+  result(name: string): string
   /** The prefix of the rate limit counters (per route and client IP). */
   rate(): string
-  /** The pattern matching every flow key, for listing. */
-  flowPattern(): string
   /** The pub/sub channel carrying flow events between workers and instances. */
   events(): string
 }
@@ -20,11 +19,10 @@ export interface Keys {
 /** Key builder for one deployment's prefix (several deployments may share one Redis). */
 export function keys(prefix: string): Keys {
   return {
-    flow: (hash) => `${prefix}flow:{${hash}}`,
-    callback: (id) => `${prefix}cb:{${id}}`,
-    result: (code) => `${prefix}result:{${code}}`,
+    flow: (name) => `${prefix}flow:{${name}}`,
+    callback: (name) => `${prefix}cb:{${name}}`,
+    result: (name) => `${prefix}result:{${name}}`,
     rate: () => `${prefix}rate:`,
-    flowPattern: () => `${prefix}flow:*`,
     events: () => `${prefix}events`,
   }
 }

@@ -1,0 +1,140 @@
+import type { FlowRecord } from '../../../flows/contract.js'
+
+export const PROGRESS = ['stored', 'started', 'awaiting_callback', 'exchanging', 'completed', 'failed'] as const
+export type Progress = (typeof PROGRESS)[number]
+
+/** One stored flow, as the broker works with it. */
+export interface FlowEntry {
+  hash: string
+  plugin: string
+  record: FlowRecord
+  progress: Progress
+  createdAt: number
+  expiresAt: number
+  /** What the flow's steps saved (PKCE verifier, cookie nonce, request token secret …). */
+  data: Record<string, unknown>
+  error?: { code: string; description: string }
+  /** Which of the store's secrets sealed it (0: the first); set by the store when it reads the flow. */
+  generation?: number
+}
+
+/** What the codec reads from a stored flow. */
+export interface DecodedFlow {
+  entry: FlowEntry
+  /** A reusable flow (a signing helper) is never claimed by /start. */
+  reusable: boolean
+  /** The first step's redirect, when it ran at /store. */
+  redirect?: string
+}
+
+// The one layout of a flow's Redis value (a string, so /store writes it with one SET … PX … NX):
+//
+//   <version "2"><progress code><reusable 0|1><prepared 0|1><sealed body>
+//
+// The four header characters are all that Redis's scripts read: the progress for compare-and-set,
+// the two flags for /start's claim. Everything else (record, data, error, times, prepared redirect)
+// is one JSON document sealed by the store (AES-256-GCM, see seal.ts) and never read in Lua. A
+// transition rewrites the whole value, header and body, in one script. Version 1 (no version
+// character: the progress code came first) was kept in clear under the raw hash; this version
+// never looks such keys up, and any other first character reads as gone.
+const VERSION = '2'
+const CODES: Record<Progress, string> = {
+  stored: 's',
+  started: 't',
+  awaiting_callback: 'a',
+  exchanging: 'x',
+  completed: 'c',
+  failed: 'f',
+}
+const BY_CODE = Object.fromEntries(Object.entries(CODES).map(([p, c]) => [c, p])) as Record<string, Progress>
+const HEADER = 4
+
+/**
+ * Compare-and-set on the progress: the one atomic step that makes hashes and callbacks single use
+ * across workers and instances. ARGV: the expected code, the new code, the new sealed body; the
+ * reusable flag stays, the prepared flag clears (only a `stored` flow's claim reads it), the TTL
+ * stays. Returns 'OK', the current progress code, or -1 (gone, or another format).
+ */
+export const CAS_SCRIPT = `local v = redis.call('GET', KEYS[1])
+if type(v) ~= 'string' or string.sub(v, 1, 1) ~= '${VERSION}' then return -1 end
+local p = string.sub(v, 2, 2)
+if p ~= ARGV[1] then return p end
+local next = '${VERSION}' .. ARGV[2] .. string.sub(v, 3, 3) .. '0' .. ARGV[3]
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl > 0 then redis.call('SET', KEYS[1], next, 'PX', ttl) else redis.call('SET', KEYS[1], next) end
+return 'OK'`
+
+/** /start's read and claim in one step: a one-shot flow still `stored` moves on (to `awaiting_callback`
+ * when its first step ran at /store, else `started`). Returns the value as it was, or false (gone).
+ * (Type tests: a missing key is false in Redis's Lua and may be a null userdata in the embedded store's.) */
+export const CLAIM_SCRIPT = `local v = redis.call('GET', KEYS[1])
+if type(v) ~= 'string' then return false end
+if string.sub(v, 1, 4) == '${VERSION}${CODES.stored}00' then redis.call('SETRANGE', KEYS[1], 1, '${CODES.started}') end
+if string.sub(v, 1, 4) == '${VERSION}${CODES.stored}01' then redis.call('SETRANGE', KEYS[1], 1, '${CODES.awaiting_callback}') end
+return v`
+
+/** The progress a script answered with (a header code), or undefined for anything else. */
+export const progressOfCode = (code: unknown): Progress | undefined => (typeof code === 'string' ? BY_CODE[code] : undefined)
+
+/** The JSON document sealed in a flow's body. */
+interface Body {
+  plugin: string
+  record: FlowRecord
+  createdAt: number
+  expiresAt: number
+  data: Record<string, unknown>
+  error?: FlowEntry['error']
+  redirect?: string
+}
+
+const bodyJson = (entry: FlowEntry, redirect?: string): string =>
+  JSON.stringify({
+    plugin: entry.plugin,
+    record: entry.record,
+    createdAt: entry.createdAt,
+    expiresAt: entry.expiresAt,
+    data: entry.data,
+    ...(entry.error ? { error: entry.error } : {}),
+    ...(redirect ? { redirect } : {}),
+  } satisfies Body)
+
+/** A new flow's value, with `seal` turning its body's JSON into sealed text. */
+export function encodeFlow(flow: DecodedFlow, seal: (json: string) => string): string {
+  const { entry, reusable, redirect } = flow
+  return `${VERSION}${CODES[entry.progress]}${reusable ? '1' : '0'}${redirect ? '1' : '0'}${seal(bodyJson(entry, redirect))}`
+}
+
+/** CAS_SCRIPT's arguments for moving a flow from `from` to `next` (its progress, data and error). */
+export function encodeTransition(from: Progress, next: FlowEntry, seal: (json: string) => string): [string, string, string] {
+  return [CODES[from], CODES[next.progress], seal(bodyJson(next))]
+}
+
+/** A flow from its value, with `open` giving back its body's JSON; undefined when the value is of
+ * another format or does not open (another key, tampered). */
+export function decodeFlow(hash: string, value: string, open: (sealed: string) => string | undefined): DecodedFlow | undefined {
+  if (value[0] !== VERSION || value.length <= HEADER) return undefined
+  const progress = BY_CODE[value[1]!]
+  const json = progress && open(value.slice(HEADER))
+  if (!json) return undefined
+  const body = JSON.parse(json) as Body
+  const entry: FlowEntry = {
+    hash,
+    plugin: body.plugin,
+    record: body.record,
+    progress,
+    createdAt: body.createdAt,
+    expiresAt: body.expiresAt,
+    data: body.data,
+    ...(body.error ? { error: body.error } : {}),
+  }
+  return { entry, reusable: value[2] === '1', ...(body.redirect ? { redirect: body.redirect } : {}) }
+}
+
+// A result waiting for /result, or the flow a request token belongs to: `<version "2"><sealed text>`.
+
+/** The value of a small sealed key (result, callback correlation). */
+export const encodeSealed = (sealed: string): string => `${VERSION}${sealed}`
+
+/** The sealed text of a small sealed key, or undefined when it is of another format. */
+export const decodeSealed = (value: unknown): string | undefined =>
+  typeof value === 'string' && value[0] === VERSION ? value.slice(1) : undefined
