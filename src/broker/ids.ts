@@ -1,4 +1,4 @@
-import { type KeyObject, createHash, createHmac, createSecretKey, hash as digest, timingSafeEqual } from 'node:crypto'
+import { type KeyObject, createHmac, createSecretKey, timingSafeEqual } from 'node:crypto'
 import { randomPool } from '../../flows/lib/random.js'
 
 const ID_BYTES = 24
@@ -41,33 +41,21 @@ export function unsign(signed: string, secret: string): string | undefined {
   return safeEqual(signed.slice(dot + 1), mac(secret, value)) ? value : undefined
 }
 
-// Per secret: its 32-byte key followed by room for a state's bytes, the digest's input (filled and
-// used synchronously).
-const hashInput = perSecret((secret): Buffer => {
-  const input = Buffer.alloc(32 + ID_BYTES)
-  createHash('sha256').update(`broker state\0${secret}`).digest().copy(input)
-  return input
-})
-
 // An id's bytes are a multiple of 3, so the first ID_CHARS base64url characters of a digest are
-// exactly its first ID_BYTES bytes: asking for text at once halved the digest's cost (a Buffer
-// answer is the slow path of crypto.hash).
+// exactly its first ID_BYTES bytes.
 const ID_CHARS = (ID_BYTES / 3) * 4
 
-/** The flow hash a state's bytes stand for: SHA-256(key ‖ state), cut to an id's length. */
-function hashOf(state: Buffer, secret: string): string {
-  const input = hashInput(secret)
-  state.copy(input, 32)
-  return digest('sha256', input, 'base64url').slice(0, ID_CHARS)
-}
+// Each use of a secret's key gets its own label, so a MAC of one kind never stands for another.
+const STATE_LABEL = Buffer.from('broker state\0')
+
+/** The flow hash a state's bytes stand for: HMAC-SHA256(session secret, label ‖ state), cut to an id's length. */
+const hashOf = (state: Buffer, secret: string): string =>
+  createHmac('sha256', macKey(secret)).update(STATE_LABEL).update(state).digest('base64url').slice(0, ID_CHARS)
 
 /**
  * A new flow's hash and its OAuth `state`. The state is random; the hash is derived from it under
- * session.secret, so /callback finds the flow from the state alone, with nothing kept per state,
- * while the provider learns nothing of the hash (the digest is one-way and keyed). Secret-prefix
- * SHA-256 is a PRF for inputs of one fixed length (a 32-byte key and a 24-byte state; length
- * extension needs inputs of other lengths), and one digest was the cheapest way found: sealing the
- * hash into the state (IV, pad, XOR) cost twice as much on every /store. A state does not
+ * session.secret (an HMAC, a PRF), so /callback finds the flow from the state alone, with nothing
+ * kept per state, while the provider learns nothing of the hash. A state does not
  * authenticate itself: /callback accepts it only when it equals the state stored with the flow
  * it names, so a forged state names no flow that waits.
  */
@@ -86,6 +74,7 @@ export function hashOfState(state: string, sessionSecret: string): string | unde
 /**
  * The name of the cookie binding a browser to one flow (several flows may run side by side). A
  * name authenticates nothing (the signed nonce in it does): it only must not show the hash, which
- * a one-way digest keyed by the secret ensures at a third of an HMAC's cost on every /start.
+ * an HMAC under the cookie secret ensures.
  */
-export const flowCookieName = (hash: string, cookieSecret: string): string => `broker_${digest('sha256', `${cookieSecret}\0cookie:${hash}`, 'base64url').slice(0, 12)}`
+export const flowCookieName = (hash: string, cookieSecret: string): string =>
+  `broker_${createHmac('sha256', macKey(cookieSecret)).update(`broker cookie\0${hash}`).digest('base64url').slice(0, 12)}`

@@ -1,7 +1,7 @@
 import { FlowError, type FlowPlugin, type StepResult } from '../../../flows/contract.js'
 import { BrokerError } from '../../errors.js'
 import { flowCookieName, hashOfState, newId, safeEqual, sign, unsign } from '../ids.js'
-import { type FlowEntry, type Progress, keepableRedirect } from '../redis/flow-store.js'
+import type { FlowEntry, Progress } from '../redis/flow-store.js'
 import type { BrokerDeps } from '../deps.js'
 import { flowContext } from './context.js'
 import { NO_STORE, deliverError, deliverResult } from './deliver.js'
@@ -30,8 +30,7 @@ export async function prepareStart(deps: BrokerDeps, entry: FlowEntry, plugin: F
   try {
     const started = plugin.start(flowContext(deps, { record: entry.record, data }, {}))
     const step = isThenable(started) ? await started : started
-    // (A line break cannot be kept with the flow, nor sent as a Location: /start will say so.)
-    if (!('redirect' in step) || step.await !== data.state || !keepableRedirect(step.redirect)) return undefined
+    if (!('redirect' in step) || step.await !== data.state) return undefined
     Object.assign(data, step.save)
     return { data, redirect: step.redirect }
   } catch {
@@ -56,7 +55,28 @@ export async function startFlow(deps: BrokerDeps, req: FlowRequest): Promise<Rep
     publish(deps, entry, 'redirected', 'awaiting_callback')
     return redirect(prepared, { cookie: bindingCookie(deps, entry) })
   }
+  return runFirstStep(deps, entry, await deps.plugins.get(entry.plugin), req, reusable)
+}
+
+/**
+ * POST /sign: a signing flow's step (oauth_1_1-legged, oauth_echo_1), from one read of the flow.
+ * A one-shot flow is refused before anything runs, so its start URL is not spent here.
+ */
+export async function signWithFlow(deps: BrokerDeps, req: FlowRequest): Promise<Reply> {
+  const hash = req.params.hash
+  if (!hash) throw new BrokerError('VALIDATION', 'The hash query parameter is required.', { fields: { hash: 'is required' } })
+  const entry = await deps.store.get(hash)
+  if (!entry) throw unknownHash()
   const plugin = await deps.plugins.get(entry.plugin)
+  if (!plugin.reusable) {
+    throw new BrokerError('VALIDATION', `The flow "${entry.plugin}" is not a signing flow; POST /sign takes the hash of an oauth_1_1-legged or oauth_echo_1 record.`, {
+      fields: { hash: 'is not the hash of a signing flow' },
+    })
+  }
+  return runFirstStep(deps, entry, plugin, req, true)
+}
+
+async function runFirstStep(deps: BrokerDeps, entry: FlowEntry, plugin: FlowPlugin, req: FlowRequest, reusable: boolean): Promise<Reply> {
   const started: FlowEntry = { ...entry, progress: 'started', data: { ...entry.data, ...runData(entry) } }
   publish(deps, started, 'started')
   let step: StepResult
