@@ -1,4 +1,4 @@
-// Entry point of a forked worker process (see primary.ts).
+// Entry point of a forked worker process (see index.ts).
 import { SETUP_ENV, type WorkerSetup, runWorker } from './worker.js'
 
 const setup = JSON.parse(process.env[SETUP_ENV] ?? '{}') as WorkerSetup
