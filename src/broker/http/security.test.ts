@@ -4,7 +4,7 @@ import { memoryBroker } from '../../../test/helpers/deps.js'
 import type { ConfigInput } from '../../config/schema.js'
 import type { Broker } from '../index.js'
 import { buildServer } from './build.js'
-import { apiKeyGuard } from './security.js'
+import { apiKeyGuard, bearerCheck } from './security.js'
 
 const KEY = 'k'.repeat(20)
 const OTHER = 'o'.repeat(24)
@@ -27,6 +27,26 @@ async function server(config: ConfigInput): Promise<FastifyInstance> {
   return app
 }
 
+describe('bearerCheck (api.keys and admin.key)', () => {
+  const check = bearerCheck([KEY, OTHER])
+
+  it('takes every key, the scheme in any case, whitespace around the key', () => {
+    for (const header of [`Bearer ${KEY}`, `bearer ${OTHER}`, `BEARER\t${KEY}`, `Bearer  ${KEY} \t`]) expect(check(header), header).toBe('ok')
+  })
+
+  it('compares keys whole', () => {
+    for (const header of [`Bearer ${KEY}x`, `Bearer ${KEY.slice(1)}`, `Bearer ${KEY.slice(0, -1)}`, `Bearer ${KEY} ${KEY}`]) expect(check(header), header).toBe('wrong')
+  })
+
+  it('tells a header without a bearer key from a wrong key', () => {
+    for (const header of [undefined, '', KEY, `Basic ${KEY}`, 'Bearer', 'Bearer ', 'Bearer \t ', `Bearer${KEY}`]) expect(check(header), String(header)).toBe('missing')
+  })
+
+  it('takes a key with spaces inside it (a passphrase)', () => {
+    expect(bearerCheck(['correct horse battery staple'])('Bearer correct horse battery staple')).toBe('ok')
+  })
+})
+
 describe('api.keys', () => {
   it('refuses /store and /result without the bearer key (401, WWW-Authenticate) and stores nothing', async () => {
     const app = await server({ api: { keys: [KEY, OTHER] } })
@@ -35,6 +55,9 @@ describe('api.keys', () => {
     expect(none.statusCode).toBe(401)
     expect(none.json().code).toBe('UNAUTHORIZED')
     expect(none.headers['www-authenticate']).toBe('Bearer')
+    expect(none.json().message).toBe('This route needs an API key: send Authorization: Bearer <key> (api.keys).')
+    const wrong = await app.inject({ method: 'POST', url: '/store', headers: { authorization: `Bearer ${KEY}x` }, payload: record })
+    expect(wrong.json()).toMatchObject({ code: 'UNAUTHORIZED', message: 'The API key is not valid.' })
     for (const authorization of [`Bearer ${KEY}x`, `Bearer ${KEY.slice(1)}`, `Basic ${KEY}`, KEY, 'Bearer ', `Bearer ${KEY} ${KEY}`]) {
       const res = await app.inject({ method: 'POST', url: '/store', headers: { authorization }, payload: record })
       expect(res.statusCode, authorization).toBe(401)

@@ -24,23 +24,39 @@ export function securityHeaders(protocol: 'http' | 'https'): Record<string, stri
 
 const digest = (s: string): Buffer => hash('sha256', s, 'buffer')
 
+/** What a request's Authorization header says against a set of bearer keys. */
+export type BearerAnswer = 'ok' | 'missing' | 'wrong'
+
+/**
+ * The one bearer key check (api.keys, admin.key): `Authorization: Bearer <key>`, scheme in any case.
+ * Keys are compared as SHA-256 digests in constant time, all of them every time, so neither a key's
+ * length nor which key matched shows in the timing; digests have one length, so timingSafeEqual never throws.
+ */
+export function bearerCheck(keys: readonly string[]): (header: string | undefined) => BearerAnswer {
+  const digests = keys.map(digest)
+  return (header) => {
+    // Whitespace around the key is the header's, not the key's.
+    const given = typeof header === 'string' ? /^Bearer[ \t]+(\S(?:.*\S)?)[ \t]*$/i.exec(header)?.[1] : undefined
+    const d = digest(given ?? '')
+    let ok = false
+    for (const k of digests) ok = timingSafeEqual(k, d) || ok
+    if (given === undefined) return 'missing'
+    return ok ? 'ok' : 'wrong'
+  }
+}
+
 /**
  * An onRequest hook that lets a request through only with `Authorization: Bearer <one of api.keys>`,
- * or undefined when no keys are configured. Keys are compared as SHA-256 digests in constant time,
- * all of them every time, so neither a key's length nor which key matched shows in the timing.
+ * or undefined when no keys are configured.
  */
 export function apiKeyGuard(keys: readonly string[] | undefined): onRequestAsyncHookHandler | undefined {
   if (!keys?.length) return undefined
-  const digests = keys.map(digest)
+  const check = bearerCheck(keys)
   return async (request: FastifyRequest, reply: FastifyReply) => {
-    const header = request.headers.authorization
-    const match = typeof header === 'string' ? /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header) : null
-    const given = digest(match?.[1] ?? '')
-    let ok = false
-    for (const d of digests) ok = timingSafeEqual(d, given) || ok
-    if (!ok || !match) {
+    const answer = check(request.headers.authorization)
+    if (answer !== 'ok') {
       reply.header('www-authenticate', 'Bearer')
-      throw new BrokerError('UNAUTHORIZED', match ? 'The API key is not valid.' : 'This route needs an API key: send Authorization: Bearer <key> (api.keys).')
+      throw new BrokerError('UNAUTHORIZED', answer === 'wrong' ? 'The API key is not valid.' : 'This route needs an API key: send Authorization: Bearer <key> (api.keys).')
     }
   }
 }

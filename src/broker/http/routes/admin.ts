@@ -1,22 +1,13 @@
-import { createHash, timingSafeEqual } from 'node:crypto'
 import type { ServerResponse } from 'node:http'
 import type { FastifyInstance } from 'fastify'
 import type { FlowEvent } from '../../events.js'
 import { BrokerError } from '../../../errors.js'
 import type { BrokerDeps } from '../../deps.js'
 import { FlowLog } from '../../../services/dashboard/flow-log.js'
+import { bearerCheck } from '../security.js'
 
 /** Seconds between SSE comments, so proxies keep an idle stream open. */
 const PING_MS = 15_000
-
-const digest = (value: string) => createHash('sha256').update(value).digest()
-
-/** Whether an Authorization header carries the admin key; compared in constant time. */
-export function adminKeyMatches(header: string | undefined, key: string): boolean {
-  const given = /^Bearer (.+)$/i.exec(header ?? '')?.[1] ?? ''
-  // Digests have one length, so timingSafeEqual never throws and the key's length does not leak.
-  return timingSafeEqual(digest(given), digest(key)) && given.length > 0
-}
 
 /**
  * The admin API the dashboard attaches to (`broker dashboard --attach`): GET /admin/flows (the
@@ -26,6 +17,7 @@ export function adminKeyMatches(header: string | undefined, key: string): boolea
 export default async function adminRoutes(app: FastifyInstance, { deps }: { deps: BrokerDeps }): Promise<void> {
   const key = deps.config.admin?.key
   if (!key) return
+  const check = bearerCheck([key])
   // Events are per process: with several workers each answers for its own flows.
   const log = new FlowLog()
   const streams = new Set<ServerResponse>()
@@ -44,7 +36,7 @@ export default async function adminRoutes(app: FastifyInstance, { deps }: { deps
   })
   app.addHook('onClose', async () => void deps.events.off('flow', onFlow))
   app.addHook('onRequest', async (request) => {
-    if (!adminKeyMatches(request.headers.authorization, key)) {
+    if (check(request.headers.authorization) !== 'ok') {
       throw new BrokerError('UNAUTHORIZED', 'The admin API needs Authorization: Bearer <admin.key>.')
     }
   })
