@@ -4,9 +4,15 @@ import type { BrokerDeps } from '../deps.js'
 import { providerHost, recordPluginName, sanitizeRecord, validateRecord } from './record.js'
 import { prepareStart } from './run.js'
 
+/** POST /store's answer. */
 export interface StoredFlow {
   hash: string
+  /** The start URL. */
   url: string
+  /** The flow plugin the record selected, e.g. `oauth_2_3-legged`. */
+  plugin: string
+  /** Whole seconds the flow lives (store.expire). */
+  expires_in: number
 }
 
 /** POST /store: validates a record against its flow plugin and keeps it for store.expire seconds. */
@@ -32,5 +38,5 @@ export async function storeFlow(deps: BrokerDeps, body: unknown): Promise<Stored
   await deps.store.create(entry, { reusable: plugin.reusable === true, redirect: prepared?.redirect })
   if (deps.events.watched) deps.events.publish({ type: 'stored', hash: entry.hash, plugin: name, progress: 'stored', expiresAt: entry.expiresAt, provider: providerHost(record) })
   const { protocol, host } = deps.config
-  return { hash: entry.hash, url: `${protocol}://${host}/start?hash=${entry.hash}` }
+  return { hash: entry.hash, url: `${protocol}://${host}/start?hash=${entry.hash}`, plugin: name, expires_in: deps.store.expireSeconds }
 }

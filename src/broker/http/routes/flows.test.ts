@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http'
 import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { memoryBroker } from '../../../../test/helpers/deps.js'
+import type { StoredFlow } from '../../flows/store.js'
 import type { Broker } from '../../index.js'
 import { buildServer } from '../build.js'
 
@@ -49,7 +50,7 @@ const threeLegged = (extra: Record<string, unknown> = {}) => ({
   ...extra,
 })
 
-async function store(body: Record<string, unknown>): Promise<{ hash: string; url: string }> {
+async function store(body: Record<string, unknown>): Promise<StoredFlow> {
   const res = await app.inject({ method: 'POST', url: '/store', payload: body })
   expect(res.statusCode, res.body).toBe(200)
   return res.json()
@@ -60,6 +61,13 @@ describe('POST /store', () => {
     const { hash, url } = await store(threeLegged())
     expect(hash).toMatch(/^[A-Za-z0-9_-]{32}$/)
     expect(url).toBe(`http://localhost:3000/start?hash=${hash}`)
+  })
+
+  it('answers the flow plugin and its whole seconds to live (store.expire), and nothing more', async () => {
+    const answer = await store(threeLegged())
+    expect(answer).toEqual({ hash: answer.hash, url: answer.url, plugin: 'oauth_2_3-legged', expires_in: 60 })
+    const twoLegged = await store({ auth_version: '2', auth_leg: '2', client_id: 'cid', access_url: `${providerUrl}/token` })
+    expect(twoLegged).toMatchObject({ plugin: 'oauth_2_2-legged', expires_in: 60 })
   })
 
   it('takes a Guardian-style form body', async () => {

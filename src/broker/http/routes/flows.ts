@@ -13,8 +13,13 @@ const hashQuery = {
   properties: { hash: { type: 'string', maxLength: 256 } },
 } as const
 
+// The serializer drops any field not named here.
 const stored = {
-  200: { type: 'object', properties: { hash: { type: 'string' }, url: { type: 'string' } }, required: ['hash', 'url'] },
+  200: {
+    type: 'object',
+    properties: { hash: { type: 'string' }, url: { type: 'string' }, plugin: { type: 'string' }, expires_in: { type: 'integer' } },
+    required: ['hash', 'url', 'plugin', 'expires_in'],
+  },
 } as const
 
 /** The broker's flow API: /store, /hash-check, /start, /callback, /result. */
