@@ -61,23 +61,26 @@ export async function storeViaBroker(opts: StoreOptions): Promise<StoreResult> {
       record.callback = listener.callback
       record.delivery ??= 'code'
     }
+    // The flow's clock starts while the broker handles the request: from the moment it was sent, the
+    // expiry is at the earliest, never later than the broker's.
+    const sent = Date.now()
     const stored = await client.store(record)
-    const check = await client.hashCheck(stored.hash)
-    const result: StoreResult = { ...stored, plugin: check.plugin, expires_in: check.expires_in, expires_at: check.expires_at, ...(record.callback ? { callback: String(record.callback) } : {}), ...(saved ? { saved } : {}) }
+    const expires_at = new Date(sent + stored.expires_in * 1000).toISOString()
+    const result: StoreResult = { ...stored, expires_at, ...(record.callback ? { callback: String(record.callback) } : {}), ...(saved ? { saved } : {}) }
     if (!listener) {
       if (opts.open) await openInBrowser(stored.url, opts.notify)
       return result
     }
-    const waiting = listener.wait(check.expires_in)
+    const waiting = listener.wait(stored.expires_in)
     // It may fail while we still drive the flow below; it is awaited (and reported) after that.
     waiting.catch(() => undefined)
     if (preset && !preset.browser) {
-      opts.notify(`Running the flow (${check.plugin})…`)
+      opts.notify(`Running the flow (${stored.plugin})…`)
       await driveFlow(stored.url, listener.callback, stored.hash)
     } else {
       opts.notify(`Open this URL in a browser to run the flow:\n  ${stored.url}`)
       if (opts.open) await openInBrowser(stored.url, opts.notify)
-      opts.notify(`Waiting up to ${check.expires_in} s for the result at ${listener.callback} …`)
+      opts.notify(`Waiting up to ${stored.expires_in} s for the result at ${listener.callback} …`)
     }
     return { ...result, captured: await waiting }
   } finally {
