@@ -190,6 +190,18 @@ describe('createSupervisor', () => {
     await expect(run).resolves.toMatchObject({ reason: 'SIGTERM' })
   })
 
+  it('stops at once, leaving no timer behind, while its only worker waits for a replacement', async () => {
+    const { supervisor, forked } = setup()
+    const run = supervisor.run()
+    forked[0]!.ready()
+    forked[0]!.exit(null, 'SIGKILL')
+    expect(vi.getTimerCount()).toBe(1)
+    await supervisor.stop('SIGTERM')
+    expect(vi.getTimerCount()).toBe(0)
+    await expect(run).resolves.toEqual({ reason: 'SIGTERM', port: 3000 })
+    expect(forked).toHaveLength(1)
+  })
+
   it('a second stop changes nothing', async () => {
     const { supervisor, forked } = setup()
     const run = supervisor.run()

@@ -68,6 +68,7 @@ export function createSupervisor(opts: SupervisorOptions): Supervisor {
   const drainTimeoutMs = opts.drainTimeoutMs ?? DRAIN_TIMEOUT_MS
   const live = new Map<WorkerControl, WorkerState>()
   const crashes: number[] = []
+  const pendingRestarts = new Set<ReturnType<typeof setTimeout>>()
   let stopping = false
   let everReady = false
   let announced = false
@@ -105,7 +106,12 @@ export function createSupervisor(opts: SupervisorOptions): Supervisor {
         const delayMs = Math.min(MAX_BACKOFF_MS, BACKOFF_BASE_MS * 2 ** (crashes.length - 1))
         opts.onRestart?.({ pid: control.pid, how, delayMs })
         if (state.ready) readyCount--
-        setTimeout(() => !stopping && fork(), delayMs).unref()
+        // A referenced timer: when the only worker died, it is all that keeps the primary alive until the new one starts.
+        const timer = setTimeout(() => {
+          pendingRestarts.delete(timer)
+          fork()
+        }, delayMs)
+        pendingRestarts.add(timer)
       },
     })
     live.set(control, state)
@@ -129,6 +135,8 @@ export function createSupervisor(opts: SupervisorOptions): Supervisor {
   const drain = async (reason: string, error?: BrokerError): Promise<void> => {
     if (stopping) return
     stopping = true
+    for (const timer of pendingRestarts) clearTimeout(timer)
+    pendingRestarts.clear()
     await Promise.all([...live].filter(([control]) => !control.isDead()).map(closeOne))
     if (error) settle!.reject(error)
     else settle!.resolve({ reason, port })
