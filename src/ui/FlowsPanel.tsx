@@ -21,6 +21,7 @@ export function FlowsPanel({ active, height, flows, broker }: PanelProps & { rea
   // The tick re-renders; the rows read the clock at render, so a flow that just arrived is not a second off.
   useNow(1000)
   const [opened, setOpened] = useState<Opened>()
+  // eslint-disable-next-line react-hooks/purity -- reading the clock at render is the point (above); nothing memoizes this panel
   const rows = flows.map((f) => toRow(f, Date.now()))
   const cursor = useCursor(rows.length)
 

@@ -7,7 +7,7 @@ import type { DashboardBroker } from './types.js'
 const panel = { active: true, height: 20, width: 100 }
 
 function setup() {
-  const broker: DashboardBroker = { url: 'http://localhost:3000', store: vi.fn(async () => ({ hash: 'H4sh0000', url: 'http://localhost:3000/start?hash=H4sh0000' })), hashCheck: vi.fn() }
+  const broker: DashboardBroker = { url: 'http://localhost:3000', store: vi.fn(async () => ({ hash: 'H4sh0000', url: 'http://localhost:3000/start?hash=H4sh0000', plugin: 'oauth_2_2-legged', expires_in: 60 })), hashCheck: vi.fn() }
   const openUrl = vi.fn()
   const onTyping = vi.fn()
   const app = render(<NewFlowPanel {...panel} onTyping={onTyping} broker={broker} openUrl={openUrl} />)

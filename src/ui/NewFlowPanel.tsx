@@ -24,7 +24,7 @@ export function NewFlowPanel({ active, broker, openUrl, onTyping }: PanelProps &
   const errors = errorsOf(values)
   const valid = errors.every((e) => e === undefined)
   const typing = active && !stored && focus >= 1 && focus <= fields.length
-  useEffect(() => onTyping(typing), [typing])
+  useEffect(() => onTyping(typing), [onTyping, typing])
 
   const submit = () => {
     const now = currentValues()

@@ -20,7 +20,7 @@ export function WalkPanel({ active, height, flows, broker, walker, onTyping }: P
   const [error, setError] = useState<string>()
   const picking = walk.start === undefined
   const typing = active && picking && editing
-  useEffect(() => onTyping(typing), [typing])
+  useEffect(() => onTyping(typing), [onTyping, typing])
 
   const begin = (target: string) => {
     if (!/^https?:\/\/[^/]/.test(target)) return setError(`Not an http(s) URL: ${target}`)

@@ -1,4 +1,4 @@
-import { useRef, useState } from 'react'
+import { useStateRef } from './useStateRef.js'
 
 export interface Cursor {
   /** The position, kept within 0 … count-1. */
@@ -11,12 +11,8 @@ export interface Cursor {
 
 /** A selection in a list of `count` rows, moved by keys. */
 export function useCursor(count: number, initial = 0): Cursor {
-  const ref = useRef(initial)
-  const [, rerender] = useState(0)
+  const [position, setPosition, latest] = useStateRef(initial)
   const clamp = (i: number) => Math.max(0, Math.min(Math.max(0, count - 1), i))
-  const set = (i: number) => {
-    ref.current = clamp(i)
-    rerender((n) => n + 1)
-  }
-  return { index: clamp(ref.current), move: (delta) => set(ref.current + delta), set, current: () => clamp(ref.current) }
+  const set = (i: number) => setPosition(clamp(i))
+  return { index: clamp(position), move: (delta) => set(latest() + delta), set, current: () => clamp(latest()) }
 }

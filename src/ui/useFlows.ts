@@ -1,16 +1,16 @@
-import { useEffect, useMemo, useState } from 'react'
+import { useEffect, useState } from 'react'
 import type { FlowEvent } from '../broker/events.js'
 import { FlowLog } from '../services/dashboard/flow-log.js'
 import type { FlowEventSource } from '../services/dashboard/source.js'
 
 /** The flows of an event source, newest first: its snapshot, then every event as it arrives. */
 export function useFlows(source: FlowEventSource): readonly FlowEvent[] {
-  // The same bounded log the admin API keeps: long sessions do not pile up old flows.
-  const log = useMemo(() => new FlowLog(), [source])
-  const [, setVersion] = useState(0)
+  const [flows, setFlows] = useState<readonly FlowEvent[]>([])
   useEffect(() => {
+    // One log per subscription, the same bounded log the admin API keeps: long sessions do not pile up old flows.
+    const log = new FlowLog()
     let live = true
-    const changed = () => setVersion((v) => v + 1)
+    const changed = () => setFlows(log.snapshot().reverse())
     const listener = (event: FlowEvent) => {
       log.add(event)
       changed()
@@ -29,6 +29,6 @@ export function useFlows(source: FlowEventSource): readonly FlowEvent[] {
       live = false
       source.unsubscribe(listener)
     }
-  }, [source, log])
-  return log.snapshot().reverse()
+  }, [source])
+  return flows
 }

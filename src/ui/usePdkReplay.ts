@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState } from 'react'
+import { useCallback, useMemo, useState } from 'react'
 import type { Replay } from '../services/dashboard/pdk.js'
 import type { PdkReplayer } from './types.js'
 
@@ -17,18 +17,18 @@ export interface PdkReplayState {
 
 /** The fixtures of the folder and the replay being stepped through. */
 export function usePdkReplay(pdk: PdkReplayer): PdkReplayState {
-  const [fixtures, setFixtures] = useState<readonly string[]>([])
+  // Listed once per folder, while rendering: a folder that cannot be read is an error shown instead.
+  const listing = useMemo((): { fixtures: readonly string[]; error?: string } => {
+    try {
+      return { fixtures: pdk.list() }
+    } catch (err) {
+      return { fixtures: [], error: `Cannot read ${pdk.dir}: ${(err as Error).message}` }
+    }
+  }, [pdk])
   const [replay, setReplay] = useState<Replay>()
   const [shown, setShown] = useState(0)
   const [error, setError] = useState<string>()
   const [busy, setBusy] = useState(false)
-  useEffect(() => {
-    try {
-      setFixtures(pdk.list())
-    } catch (err) {
-      setError(`Cannot read ${pdk.dir}: ${(err as Error).message}`)
-    }
-  }, [pdk])
   const load = useCallback(
     (file: string) => {
       setBusy(true)
@@ -49,10 +49,10 @@ export function usePdkReplay(pdk: PdkReplayer): PdkReplayState {
   )
   const last = replay ? replay.steps.length + 1 : 0
   return {
-    fixtures,
+    fixtures: listing.fixtures,
     replay,
     shown,
-    error,
+    error: error ?? listing.error,
     busy,
     load,
     next: () => setShown((s) => Math.min(last, s + 1)),
