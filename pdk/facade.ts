@@ -59,7 +59,7 @@ function wrap(tree: KitTree, prefix: string, record: () => Recorder | undefined)
   }
   // kong.log(...) is itself the base log call at notice severity, as Kong's log table is callable
   const base = prefix === 'log' ? tree.notice : undefined
-  const out = (typeof base === 'function' ? Object.setPrototypeOf(wrapFn(base, 'log', record), proto) : Object.create(proto)) as Facade
+  const out = (typeof base === 'function' ? Object.setPrototypeOf(wrapFn(base as (...a: unknown[]) => unknown, 'log', record), proto) : Object.create(proto)) as Facade
   Object.defineProperty(out, '$tree', { value: tree })
   Object.defineProperty(out, '$record', { value: record })
   return out

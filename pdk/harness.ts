@@ -15,6 +15,8 @@ export interface TypedKit {
   response: ReturnType<typeof createResponse>
   client: ReturnType<typeof createClient> & { tls: ReturnType<typeof createClientTls> }
   log: PdkLog
+  // The other modules untyped: tests call them with wrong argument types to check the run-time errors.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   [module: string]: any
 }
 

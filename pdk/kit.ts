@@ -19,7 +19,8 @@ import { createTelemetry } from './telemetry.js'
 import { createVault } from './vault.js'
 import { createWebserver } from './webserver.js'
 
-export type KitFunction = (...args: any[]) => unknown
+/** Any kit operation; callers check arguments at run time, as a plugin passes whatever it likes. */
+export type KitFunction = (...args: never[]) => unknown
 
 /** Nested modules as plugins see them (snake_case names). */
 export interface KitTree {

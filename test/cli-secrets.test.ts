@@ -77,7 +77,7 @@ describe('a Secret Service that refuses (never unlocked: no default collection)'
     const saved = await runCli([...clientCredentials('rf-app'), '--client-secret', SECRET, '--save-secret'], { env })
     expect(saved.code).toBe(1)
     expect(saved.stdout).toBe('')
-    expect(saved.stderr).toMatch(/^Error KEYCHAIN_UNAVAILABLE: The OS keychain refused to save the secret for rf-app \(.+\)\.\n  → .*--insecure-storage.*\n$/)
+    expect(saved.stderr).toMatch(/^Error KEYCHAIN_UNAVAILABLE: The OS keychain refused to save the secret for rf-app \(.+\)\.\n {2}→ .*--insecure-storage.*\n$/)
     expect(provider.tokenRequests.some((r) => r.client_id === 'rf-app')).toBe(false)
 
     const later = await runCli(clientCredentials('rf-app'), { env })

@@ -19,7 +19,7 @@ afterAll(async () => {
   await Promise.all([broker?.stop(), provider?.stop()])
 })
 
-const hashCheck = async (hash: string) => (await (await fetch(`${broker.url}/hash-check?hash=${hash}`)).json()) as Record<string, any>
+const hashCheck = async (hash: string) => (await (await fetch(`${broker.url}/hash-check?hash=${hash}`)).json()) as { plugin: string; record: Record<string, unknown> }
 
 describe('broker store', () => {
   it('stores a flow from flags and prints the hash, start URL and expiry', async () => {

@@ -51,7 +51,7 @@ describe('broker walk', () => {
     const providerHost = new URL(provider.authorizeUrl).host
     const { code, stdout, stderr } = await runCli(['walk', await startUrl(), '--allow-host', `localhost:${broker.port}`])
     expect(code, stderr).toBe(0)
-    expect(stdout).toMatch(/^#1  GET http:\/\/localhost:\d+\/start\?hash=[\w-]{4}…[\w-]{4}  → 302/)
+    expect(stdout).toMatch(/^#1 {2}GET http:\/\/localhost:\d+\/start\?hash=[\w-]{4}…[\w-]{4} {2}→ 302/)
     expect(stdout).toContain(`Location: http://${providerHost}/authorize?client_id=walker`)
     expect(stdout).not.toContain('#2')
     expect(stderr).toContain(`1 hop; stopped before ${providerHost}: not an --allow-host`)

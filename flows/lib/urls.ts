@@ -22,7 +22,7 @@ let kept = new Map<string, UrlParts | null>()
 export function urlParts(text: string): UrlParts | undefined {
   const hit = kept.get(text)
   if (hit !== undefined) return hit ?? undefined
-  let parts: UrlParts | null = null
+  let parts: UrlParts | null
   try {
     const u = new URL(text)
     parts = Object.freeze({
