@@ -181,7 +181,9 @@ describe('providers that hang or answer garbage', () => {
     const res = await new Browser().go(await flow(mode))
     expect(res.body).toBe('app got it')
     const got = app.received.at(-1)!.query
-    expect(got).toMatchObject({ error: code, state: `app-${mode}` })
+    // error is OAuth's vocabulary (RFC 6749), broker_error the broker's registry code.
+    const oauth = code === 'PROVIDER_TIMEOUT' ? 'temporarily_unavailable' : 'server_error'
+    expect(got).toMatchObject({ error: oauth, broker_error: code, state: `app-${mode}` })
     expect(got.error_description).toMatch(description)
     expect(got.access_token).toBeUndefined()
   })
@@ -193,6 +195,6 @@ describe('providers that hang or answer garbage', () => {
     expect(res.status).toBe(504)
     expect(((await res.json()) as { code: string }).code).toBe('PROVIDER_TIMEOUT')
     const check = (await (await answered(`${broker.url}/hash-check?hash=${hash}`)).json()) as { progress: string; error: { code: string } }
-    expect(check).toMatchObject({ progress: 'failed', error: { code: 'PROVIDER_TIMEOUT' } })
+    expect(check).toMatchObject({ progress: 'failed', error: { code: 'PROVIDER_TIMEOUT', error: 'temporarily_unavailable' } })
   })
 })

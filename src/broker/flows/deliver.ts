@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import type { DeliveryMode } from '../../config/schema.js'
 import { newId } from '../ids.js'
-import type { FlowEntry } from '../redis/flow-store.js'
+import type { FlowEntry, FlowFailure } from '../redis/flow-store.js'
 import type { BrokerDeps } from '../deps.js'
 import { type Reply, redirect, withQuery } from './reply.js'
 
@@ -30,10 +30,15 @@ export async function deliverResult(deps: BrokerDeps, entry: FlowEntry, result: 
   return { reply: redirect(withQuery(callback, result), { headers: { ...NO_STORE } }), mode }
 }
 
-/** Sends a flow's failure to the app's callback as `?error=&error_description=`, or answers JSON. */
-export function deliverError(entry: FlowEntry, error: { code: string; description: string }, status: number, brokerCode: string): Reply {
-  if (!hasCallback(entry)) return { status, headers: { ...NO_STORE }, json: { code: brokerCode, message: error.description, error: error.code } }
-  return redirect(withQuery(entry.record.callback, { error: error.code, error_description: error.description, state: entry.record.state }), { headers: { ...NO_STORE } })
+/**
+ * Sends a flow's failure to the app's callback as `?error=<OAuth code>&error_description=&broker_error=<registry code>`,
+ * or answers JSON `{code, message, error}` when there is no callback.
+ */
+export function deliverError(entry: FlowEntry, failure: FlowFailure, status: number): Reply {
+  const { code, error, description } = failure
+  if (!hasCallback(entry)) return { status, headers: { ...NO_STORE }, json: { code, message: description, error } }
+  const query = { error, error_description: description, broker_error: code, state: entry.record.state }
+  return redirect(withQuery(entry.record.callback, query), { headers: { ...NO_STORE } })
 }
 
 function formHeaders(callback: string): Record<string, string> {

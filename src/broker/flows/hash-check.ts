@@ -1,5 +1,5 @@
 import { BrokerError } from '../../errors.js'
-import type { Progress } from '../redis/flow-store.js'
+import type { FlowFailure, Progress } from '../redis/flow-store.js'
 import type { BrokerDeps } from '../deps.js'
 import { redact } from './redact.js'
 
@@ -13,7 +13,8 @@ export interface HashCheck {
   created_at: string
   expires_at: string
   record: Record<string, unknown>
-  error?: { code: string; description: string }
+  /** Why it failed: the broker's code, the OAuth `error` its app was sent, and the description. */
+  error?: FlowFailure
 }
 
 /** GET /hash-check: the stored record with every secret redacted, its progress and time left. */

@@ -1,7 +1,7 @@
 import { FlowError, type FlowPlugin, type StepResult } from '../../../flows/contract.js'
-import { BrokerError } from '../../errors.js'
+import { BrokerError, ERRORS } from '../../errors.js'
 import { flowCookieName, hashOfState, newId, safeEqual, sign, unsign } from '../ids.js'
-import type { FlowEntry, Progress } from '../redis/flow-store.js'
+import type { FlowEntry, FlowFailure, Progress } from '../redis/flow-store.js'
 import type { BrokerDeps } from '../deps.js'
 import { flowContext } from './context.js'
 import { NO_STORE, deliverError, deliverResult } from './deliver.js'
@@ -158,13 +158,25 @@ async function fail(deps: BrokerDeps, entry: FlowEntry, err: unknown): Promise<R
       ? err
       : new FlowError('server_error', err instanceof BrokerError ? err.message : 'The flow plugin failed unexpectedly', 'FAILED')
   if (!(err instanceof FlowError) && !(err instanceof BrokerError)) deps.log.error({ err, plugin: entry.plugin }, 'flow step threw')
-  const error = { code: flowErr.code, description: flowErr.description }
+  const error = flowFailure(flowErr)
   const failed: FlowEntry = { ...entry, progress: 'failed', error }
   await deps.store.advance(entry.progress, failed)
   deps.events.publish({ type: 'failed', hash: entry.hash, plugin: entry.plugin, progress: 'failed', error: error.code })
   deps.log.info({ plugin: entry.plugin, error: error.code }, 'flow failed')
-  const status = new BrokerError(flowErr.brokerCode, flowErr.description).status
-  return deliverError(failed, error, status, flowErr.brokerCode)
+  return deliverError(failed, error, ERRORS[error.code].status)
+}
+
+// The codes an app's callback understands (RFC 6749 §4.1.2.1 and §5.2, OpenID Connect) for failures
+// that are the broker's own; anything else the broker did not finish is a server_error.
+const OAUTH_ERROR: Partial<Record<FlowError['brokerCode'], string>> = { PROVIDER_TIMEOUT: 'temporarily_unavailable', VALIDATION: 'invalid_request' }
+const isBrokerCode = (code: string) => /^[A-Z][A-Z_]*$/.test(code)
+
+/** A flow's failure in both vocabularies: the broker's registry code and the OAuth `error` the app receives. */
+function flowFailure(err: FlowError): FlowFailure {
+  const code = isBrokerCode(err.code) && err.code in ERRORS ? (err.code as FlowError['brokerCode']) : err.brokerCode
+  // A provider's own code (invalid_grant, access_denied …) reaches the app as the provider sent it.
+  const oauth = isBrokerCode(err.code) ? (OAUTH_ERROR[code] ?? 'server_error') : err.code
+  return { code, error: oauth, description: err.description }
 }
 
 const unknownHash = () => new BrokerError('UNKNOWN_HASH', 'No flow is stored under this hash: it expired or never existed.')

@@ -3,6 +3,13 @@ import type { FlowRecord } from '../../../flows/contract.js'
 export const PROGRESS = ['stored', 'started', 'awaiting_callback', 'exchanging', 'completed', 'failed'] as const
 export type Progress = (typeof PROGRESS)[number]
 
+/** Why a flow failed: the broker's registry code, the OAuth `error` its app was sent, and the description. */
+export interface FlowFailure {
+  code: 'PROVIDER_ERROR' | 'PROVIDER_TIMEOUT' | 'VALIDATION' | 'FAILED'
+  error: string
+  description: string
+}
+
 /** One stored flow, as the broker works with it. */
 export interface FlowEntry {
   hash: string
@@ -13,7 +20,7 @@ export interface FlowEntry {
   expiresAt: number
   /** What the flow's steps saved (PKCE verifier, cookie nonce, request token secret …). */
   data: Record<string, unknown>
-  error?: { code: string; description: string }
+  error?: FlowFailure
   /** Which of the store's secrets sealed it (0: the first); set by the store when it reads the flow. */
   generation?: number
 }

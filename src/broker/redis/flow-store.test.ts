@@ -75,9 +75,9 @@ describe.each([
     await store.claim(e.hash)
     expect(await store.advance('stored', { ...e, progress: 'awaiting_callback' })).toBe('started')
     expect(await store.advance('started', { ...e, progress: 'awaiting_callback', data: { state: 's', nonce: 'n' } })).toBe('ok')
-    expect(await store.advance('awaiting_callback', { ...e, progress: 'failed', data: { state: 's' }, error: { code: 'x', description: 'y' } })).toBe('ok')
+    expect(await store.advance('awaiting_callback', { ...e, progress: 'failed', data: { state: 's' }, error: { code: 'FAILED', error: 'server_error', description: 'y' } })).toBe('ok')
     const got = (await store.get(e.hash))!
-    expect(got).toMatchObject({ progress: 'failed', data: { state: 's' }, error: { code: 'x', description: 'y' }, record: e.record, expiresAt: e.expiresAt })
+    expect(got).toMatchObject({ progress: 'failed', data: { state: 's' }, error: { code: 'FAILED', error: 'server_error', description: 'y' }, record: e.record, expiresAt: e.expiresAt })
   })
 
   it('keeps unicode, line breaks in values and the expiry through every step', async () => {

@@ -18,7 +18,7 @@ import { type Keys, keys as makeKeys } from './keys.js'
 import { type CapabilityKind, Sealer } from './seal.js'
 
 export { PROGRESS } from './flow-codec.js'
-export type { FlowEntry, Progress } from './flow-codec.js'
+export type { FlowEntry, FlowFailure, Progress } from './flow-codec.js'
 
 type ScriptedRedis = Redis & {
   brokerCas(key: string, from: string, to: string, body: string): Promise<string | number>
