@@ -257,6 +257,9 @@ describe('OAuth 1.0a bad input', () => {
     const res = await sign(hash, { url: 'https://api.example.com/' }, '/sign')
     expect(res.status).toBe(400)
     expect(res.json.fields).toEqual({ hash: 'is not the hash of a signing flow' })
+    // Its start URL is not spent: the flow is still stored.
+    const check = (await (await fetch(`${broker.url}/hash-check?hash=${hash}`)).json()) as { progress: string }
+    expect(check.progress).toBe('stored')
   })
 })
 
