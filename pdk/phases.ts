@@ -21,9 +21,6 @@ export type Phase = (typeof PHASE_ORDER)[number]
 
 const RANK: Record<string, number> = Object.fromEntries(PHASE_ORDER.map((p, i) => [p, i]))
 
-/** True when `name` is a phase the kit knows. */
-export const isPhase = (name: string): name is Phase => name in RANK
-
 /** A set of phases, kept sorted in Kong's order so messages come out right. */
 export type PhaseSet = readonly Phase[]
 

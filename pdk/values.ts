@@ -29,6 +29,3 @@ export function luaType(v: unknown): string {
   if (typeof v === 'bigint') return 'number'
   return typeof v
 }
-
-/** True for a plain table (object or array), Lua's `type(v) == "table"`. */
-export const isTable = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null

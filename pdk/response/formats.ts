@@ -1,4 +1,5 @@
-/** Default error messages and error body formats of response.error, as Kong has them. */
+/** Default error messages, error body formats and content types of pdk.response, as Kong has them. */
+import type { Context } from '../context.js'
 
 const MESSAGES: Record<number, string> = {
   400: 'Bad request', 401: 'Unauthorized', 402: 'Payment required', 403: 'Forbidden', 404: 'Not found',
@@ -72,4 +73,10 @@ export function errorBody(contentType: string, message: string, requestId: strin
   const bare = contentType.split(';')[0]!.trim().toLowerCase()
   const kind = bare === 'text/html' ? 'html' : bare === 'application/xml' ? 'xml' : bare === 'text/plain' ? 'plain' : 'json'
   return TEMPLATES[kind]!(message, requestId)
+}
+
+/** A gRPC request: Content-Type application/grpc over HTTP/2. */
+export function isGrpc(ctx: Context): boolean {
+  const ct = ctx.request.headers.get('content-type')
+  return ct !== undefined && ct.startsWith('application/grpc') && ctx.request.httpVersion === 2
 }

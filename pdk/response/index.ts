@@ -5,7 +5,7 @@ import { isTransferEncoding, normalizeHeader, validateHeader, validateHeaders } 
 import type { HeadersTable } from '../headers.js'
 import { checkPhase, phaseSet, SETS } from '../phases.js'
 import { values, type Values } from '../values.js'
-import { errorBody, errorMessage, responseType } from './formats.js'
+import { errorBody, errorMessage, isGrpc, responseType } from './formats.js'
 import { sendHttp, sendStream } from './send.js'
 
 const EXIT_PHASES = phaseSet('preread', 'rewrite', 'access', 'admin_api', 'header_filter')
@@ -132,10 +132,4 @@ export function createResponse(ctx: Context, log: { warn: (msg: string) => void;
     },
   }
   return api
-}
-
-/** A gRPC request: Content-Type application/grpc over HTTP/2. */
-export function isGrpc(ctx: Context): boolean {
-  const ct = ctx.request.headers.get('content-type')
-  return ct !== undefined && ct.startsWith('application/grpc') && ctx.request.httpVersion === 2
 }

@@ -1,7 +1,7 @@
 /** Producing a response from response.exit / response.error (Kong's `send`), HTTP and L4. */
 import type { Context } from '../context.js'
 import { isTransferEncoding, normalizeHeader } from '../checks.js'
-import { isGrpc } from './index.js'
+import { isGrpc } from './formats.js'
 
 const HTTP_TO_GRPC: Record<number, number> = {
   200: 0, 400: 3, 401: 16, 403: 7, 404: 5, 409: 6, 429: 8, 499: 1, 500: 13, 501: 12, 503: 14, 504: 4,
