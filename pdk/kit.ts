@@ -54,7 +54,7 @@ export function createKit(ctx: Context): KitTree {
 }
 
 /** camelCase → snake_case, as kong-js-pdk converts method names. */
-export const toSnake = (name: string): string => name.replace(/[a-z0-9][A-Z]/g, (s) => `${s[0]}_${s[1]!.toLowerCase()}`)
+const toSnake = (name: string): string => name.replace(/[a-z0-9][A-Z]/g, (s) => `${s[0]}_${s[1]!.toLowerCase()}`)
 
 /** Every operation by dotted snake_case path, e.g. `client.tls.set_client_verify`. */
 export function flatten(tree: KitTree, prefix = '', out = new Map<string, KitFunction>()): Map<string, KitFunction> {

@@ -17,7 +17,7 @@ export function bytesToStr(bytes: number, unit: string = 'b', scale: number = 2)
  * C's `%.<scale>f`: like toFixed, except that an exact tie rounds to even (toFixed rounds it up),
  * so 2.5 KiB at scale 0 prints "2" as Kong's string.format does.
  */
-export function printfFixed(x: number, scale: number): string {
+function printfFixed(x: number, scale: number): string {
   const fixed = x.toFixed(scale)
   if (!Number.isFinite(x) || x < 0) return fixed
   const view = new DataView(new ArrayBuffer(8))

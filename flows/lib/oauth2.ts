@@ -3,7 +3,7 @@ import { FlowError, type FlowContext, type FlowRecord, type HttpAnswer } from '.
 import { randomPool } from './random.js'
 
 /** Fields of an OAuth 2 token answer that the broker hands to apps. */
-export const TOKEN_FIELDS = ['access_token', 'refresh_token', 'expires_in', 'token_type', 'scope', 'id_token'] as const
+const TOKEN_FIELDS = ['access_token', 'refresh_token', 'expires_in', 'token_type', 'scope', 'id_token'] as const
 
 /** A PKCE verifier and its S256 challenge (RFC 7636). */
 export function pkcePair(): { verifier: string; challenge: string } {

@@ -39,7 +39,7 @@ const AFTER_UPSTREAM = new Set<Phase>(['response', 'header_filter', 'body_filter
 const ANSWERABLE = new Set<Phase>(['certificate', 'rewrite', 'access', 'balancer', 'preread', 'response', 'header_filter', 'admin_api'])
 
 /** The phases a scenario runs: `run_phases`, or the subsystem's lifecycle. */
-export function phasesOf(ctx: Context, override: Phase[] | undefined): Phase[] {
+function phasesOf(ctx: Context, override: Phase[] | undefined): Phase[] {
   if (override) return override
   const tls = ctx.request.scheme === 'https' || ctx.request.scheme === 'tls'
   return LIFECYCLE[ctx.subsystem].filter((p) => p !== 'certificate' || tls)

@@ -41,7 +41,7 @@ function portMaps(v: unknown): Record<number, number> {
   return Object.fromEntries(Object.entries((v ?? {}) as Record<string, number>).map(([k, n]) => [Number(k), n]))
 }
 
-export function buildConfig(input: Record<string, unknown> | undefined): PdkConfig {
+function buildConfig(input: Record<string, unknown> | undefined): PdkConfig {
   const c = { ...DEFAULT_CONFIG, ...(input ?? {}) } as PdkConfig & Record<string, unknown>
   return Object.freeze({
     ...c,
