@@ -43,10 +43,25 @@ export async function providerFetch(url: string, request: HttpRequest = {}, time
   return { status: res.status, headers, body }
 }
 
+/** Reads the body as it arrives and cancels it once past MAX_ANSWER, so an endless answer never sits in memory. */
 async function readCapped(res: Response): Promise<string> {
-  const buf = Buffer.from(await res.arrayBuffer())
-  if (buf.length > MAX_ANSWER) throw new Error(`answer larger than ${MAX_ANSWER} bytes`)
-  return buf.toString('utf8')
+  if (!res.body) return ''
+  const reader = res.body.getReader()
+  const chunks: Uint8Array[] = []
+  let size = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    size += value.byteLength
+    if (size > MAX_ANSWER) {
+      // Cancelling closes the connection: the provider stops sending and what arrived is dropped.
+      void reader.cancel().catch(() => undefined)
+      throw new Error(`answer larger than ${MAX_ANSWER} bytes`)
+    }
+    chunks.push(value)
+  }
+  // Decoded once, whole: a character split across chunks comes out right.
+  return Buffer.concat(chunks, size).toString('utf8')
 }
 
 function fetchError(err: unknown, origin: string, timeoutMs: number): FlowError {
