@@ -67,7 +67,11 @@ describe('providerFetch', () => {
     const { route, flood } = endless()
     routes.set('/endless', route)
     const err = await sendError('/endless?client_secret=do-not-print')
-    expect(err).toMatchObject({ code: 'PROVIDER_ERROR', brokerCode: 'PROVIDER_ERROR', message: `Could not reach ${origin}: answer larger than ${CAP} bytes` })
+    expect(err).toMatchObject({
+      code: 'PROVIDER_ERROR',
+      brokerCode: 'PROVIDER_ERROR',
+      message: `Could not reach ${origin}: answer larger than ${CAP} bytes`,
+    })
     expect(err.message).not.toContain('do-not-print')
     // The connection is closed: the provider stops, having filled no more than the socket buffers past the cap.
     await flood.closed
@@ -122,7 +126,11 @@ describe('providerFetch', () => {
       res.end()
     })
     const answer = await providerFetch(`${origin}/split`, {}, TIMEOUT_MS)
-    expect(answer).toMatchObject({ status: 200, body: text, headers: { 'content-type': 'application/json', 'x-provider': 'here' } })
+    expect(answer).toMatchObject({
+      status: 200,
+      body: text,
+      headers: { 'content-type': 'application/json', 'x-provider': 'here' },
+    })
   })
 
   it('reads an empty answer as an empty body', async () => {

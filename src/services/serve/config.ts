@@ -4,7 +4,13 @@ import { loadConfig } from '../../config/load.js'
 import type { ConfigInput } from '../../config/schema.js'
 import { BrokerError } from '../../errors.js'
 import { notice } from '../../log.js'
-import { type StoreDriver, connectStore, describeStore, isMultiInstanceStore, resolveDriver } from '../../broker/redis/connect.js'
+import {
+  type StoreDriver,
+  connectStore,
+  describeStore,
+  isMultiInstanceStore,
+  resolveDriver,
+} from '../../broker/redis/connect.js'
 import type { ResolvedConfig } from '../../broker/deps.js'
 import { resolveSecrets } from './secrets.js'
 
@@ -64,13 +70,19 @@ export async function resolveServeConfig(opts: ServeOptions): Promise<ServePlan>
     // A Sentinel client also holds connections to the sentinels: close everything, or the primary never exits.
     probe.disconnect()
   } else {
-    if (loaded.store.driver === 'auto') notice(`no Redis answered at ${loaded.store.host}:${loaded.store.port}; using the embedded in-process store (flows live in this process only)`)
+    if (loaded.store.driver === 'auto')
+      notice(
+        `no Redis answered at ${loaded.store.host}:${loaded.store.port}; using the embedded in-process store (flows live in this process only)`,
+      )
     if (workers > 1) notice(`workers set to 1 (was ${workers}): the embedded store cannot be shared between processes`)
     workers = 1
   }
   const { config: resolved, generated } = resolveSecrets({ ...loaded, workers })
   const config = resolved.port === 0 ? await withFreePort(resolved) : resolved
-  if (generated.length) notice(`${generated.join(' and ')} not set: generated for this run; several broker instances need the same secrets set (BROKER_COOKIE_SECRET, BROKER_SESSION_SECRET)`)
+  if (generated.length)
+    notice(
+      `${generated.join(' and ')} not set: generated for this run; several broker instances need the same secrets set (BROKER_COOKIE_SECRET, BROKER_SESSION_SECRET)`,
+    )
   return {
     config,
     driver,

@@ -54,14 +54,21 @@ export async function serve(opts: ServeOptions): Promise<ServeResult> {
   try {
     await writeFile(pidFile, `${process.pid}\n`)
   } catch (err) {
-    throw new BrokerError('CONFIG_INVALID', `Cannot write the pid file ${pidFile} (pid.dir): ${(err as Error).message}`, { key: 'pid.dir' })
+    throw new BrokerError(
+      'CONFIG_INVALID',
+      `Cannot write the pid file ${pidFile} (pid.dir): ${(err as Error).message}`,
+      { key: 'pid.dir' },
+    )
   }
 
   const { workers } = config
   const supervisor = createSupervisor({
     workers,
     fork: clusterFork({ config, driver, cwd }),
-    onListening: (port) => notice(`listening on port ${port} (${url}), ${workers} worker${workers > 1 ? 's' : ''}, store: ${storeLabel}, pid ${process.pid}`),
+    onListening: (port) =>
+      notice(
+        `listening on port ${port} (${url}), ${workers} worker${workers > 1 ? 's' : ''}, store: ${storeLabel}, pid ${process.pid}`,
+      ),
     onRestart: ({ pid, how, delayMs }) => notice(`worker ${pid} exited (${how}); starting a new one in ${delayMs} ms`),
   })
   const onTerm = () => void supervisor.stop('SIGTERM')

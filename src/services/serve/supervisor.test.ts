@@ -1,6 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { BrokerError } from '../../errors.js'
-import { type ForkWorker, type SupervisorOptions, type WorkerControl, type WorkerEvents, createSupervisor } from './supervisor.js'
+import {
+  type ForkWorker,
+  type SupervisorOptions,
+  type WorkerControl,
+  type WorkerEvents,
+  createSupervisor,
+} from './supervisor.js'
 
 /** A worker process as the supervisor sees it; the test plays its part. */
 class FakeWorker implements WorkerControl {
@@ -41,7 +47,13 @@ function setup(opts: Partial<SupervisorOptions> = {}) {
   }
   const listening: number[] = []
   const restarts: Array<{ pid: number | undefined; how: string; delayMs: number }> = []
-  const supervisor = createSupervisor({ workers: 1, fork, onListening: (port) => listening.push(port), onRestart: (r) => restarts.push(r), ...opts })
+  const supervisor = createSupervisor({
+    workers: 1,
+    fork,
+    onListening: (port) => listening.push(port),
+    onRestart: (r) => restarts.push(r),
+    ...opts,
+  })
   return { supervisor, forked, listening, restarts, delays: () => restarts.map((r) => r.delayMs) }
 }
 
@@ -233,7 +245,10 @@ describe('createSupervisor', () => {
     forked[0]!.fatal('listen EADDRINUSE: address already in use 0.0.0.0:3000')
     expect(forked[0]!.told).toEqual(['SIGTERM'])
     forked[0]!.exit(1)
-    await expect(run).rejects.toMatchObject({ code: 'FAILED', message: 'A worker could not start: listen EADDRINUSE: address already in use 0.0.0.0:3000' })
+    await expect(run).rejects.toMatchObject({
+      code: 'FAILED',
+      message: 'A worker could not start: listen EADDRINUSE: address already in use 0.0.0.0:3000',
+    })
     await vi.advanceTimersByTimeAsync(60_000)
     expect(forked).toHaveLength(1)
   })

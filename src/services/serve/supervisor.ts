@@ -98,7 +98,8 @@ export function createSupervisor(opts: SupervisorOptions): Supervisor {
         for (const wake of state.exitWaiters) wake()
         if (stopping) return
         const how = signal ?? `code ${code}`
-        if (!everReady) return void drain('fatal', new BrokerError('FAILED', `A worker exited before it could serve (${how}).`))
+        if (!everReady)
+          return void drain('fatal', new BrokerError('FAILED', `A worker exited before it could serve (${how}).`))
         // Back off when workers keep dying, so a crash loop does not spin the CPU.
         const now = Date.now()
         crashes.push(now)
