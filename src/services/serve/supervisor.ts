@@ -74,7 +74,7 @@ export function createSupervisor(opts: SupervisorOptions): Supervisor {
   let announced = false
   let readyCount = 0
   let port: number | undefined
-  let settle: { resolve(stopped: Stopped): void; reject(err: Error): void } | undefined
+  let settle!: { resolve(stopped: Stopped): void; reject(err: Error): void }
   const done = new Promise<Stopped>((resolve, reject) => (settle = { resolve, reject }))
 
   const fork = (): void => {
@@ -139,8 +139,8 @@ export function createSupervisor(opts: SupervisorOptions): Supervisor {
     for (const timer of pendingRestarts) clearTimeout(timer)
     pendingRestarts.clear()
     await Promise.all([...live].filter(([control]) => !control.isDead()).map(closeOne))
-    if (error) settle!.reject(error)
-    else settle!.resolve({ reason, port })
+    if (error) settle.reject(error)
+    else settle.resolve({ reason, port })
   }
 
   return {
