@@ -4,6 +4,7 @@ import { extname, resolve } from 'node:path'
 import { z } from 'zod'
 import { BrokerError } from '../errors.js'
 import { importConfigModule } from './import-module.js'
+import { CONFIG_KEYS, envName, unwrap } from './keys.js'
 import { type BrokerConfig, type ConfigInput, configSchema } from './schema.js'
 
 export interface LoadOptions {
@@ -39,7 +40,12 @@ export async function loadConfig(opts: LoadOptions = {}): Promise<LoadedConfig> 
   const rank = (key: string) => layers.findIndex(([, values]) => values[key] !== undefined)
   const [portRank, hostRank] = [rank('port'), rank('host')]
   const host = merged.host
-  if (typeof merged.port === 'number' && merged.port >= 0 && portRank !== -1 && (hostRank === -1 || (portRank < hostRank && typeof host === 'string' && /^localhost(:\d+)?$/.test(host)))) {
+  if (
+    typeof merged.port === 'number' &&
+    merged.port >= 0 &&
+    portRank !== -1 &&
+    (hostRank === -1 || (portRank < hostRank && typeof host === 'string' && /^localhost(:\d+)?$/.test(host)))
+  ) {
     merged.host = `localhost:${merged.port}`
   }
   const parsed = configSchema.safeParse(merged)
@@ -57,7 +63,11 @@ export async function readConfigFile(file: string): Promise<Record<string, unkno
   try {
     await access(file)
   } catch {
-    throw new BrokerError('CONFIG_INVALID', `Cannot read the config file ${file}: it does not exist or is not readable.`, { file })
+    throw new BrokerError(
+      'CONFIG_INVALID',
+      `Cannot read the config file ${file}: it does not exist or is not readable.`,
+      { file },
+    )
   }
   const ext = extname(file)
   let value: unknown
@@ -75,55 +85,33 @@ export async function readConfigFile(file: string): Promise<Record<string, unkno
     throw new BrokerError('CONFIG_INVALID', `Cannot load the config file ${file}: ${(err as Error).message}`, { file })
   }
   if (!value || typeof value !== 'object' || Array.isArray(value)) {
-    throw new BrokerError('CONFIG_INVALID', `The config file ${file} must export an object (export default {…} or module.exports = {…}).`, { file })
+    throw new BrokerError(
+      'CONFIG_INVALID',
+      `The config file ${file} must export an object (export default {…} or module.exports = {…}).`,
+      { file },
+    )
   }
   return value as Record<string, unknown>
 }
 
-interface Leaf {
-  path: string[]
-  kind: 'number' | 'string' | 'array' | 'boolean'
-}
-
-/** The schema's leaves, so that every key has a BROKER_… variable without a hand-kept list. */
-function leaves(schema: z.ZodTypeAny, path: string[] = []): Leaf[] {
-  const inner = unwrap(schema)
-  if (inner instanceof z.ZodObject) {
-    return Object.entries(inner.shape as Record<string, z.ZodTypeAny>).flatMap(([k, v]) => leaves(v, [...path, k]))
-  }
-  if (inner instanceof z.ZodNumber) return [{ path, kind: 'number' }]
-  if (inner instanceof z.ZodArray) return [{ path, kind: 'array' }]
-  if (inner instanceof z.ZodBoolean) return [{ path, kind: 'boolean' }]
-  return [{ path, kind: 'string' }]
-}
-
-function unwrap(schema: z.ZodTypeAny): z.ZodTypeAny {
-  let s = schema
-  for (;;) {
-    if (s instanceof z.ZodDefault) s = s._def.innerType
-    else if (s instanceof z.ZodOptional) s = s._def.innerType
-    else if (s instanceof z.ZodEffects) s = s._def.schema
-    else return s
-  }
-}
-
-export const CONFIG_LEAVES = leaves(configSchema)
-
-/** `store.expire` → `BROKER_STORE_EXPIRE`. */
-export const envName = (path: readonly string[]): string => `BROKER_${path.join('_').toUpperCase()}`
+// The loader's names for the key list, kept for callers that know them by these.
+export { CONFIG_KEYS as CONFIG_LEAVES, envName }
 
 function envOverrides(env: NodeJS.ProcessEnv): { values: Record<string, unknown>; names: Map<string, string> } {
   const values: Record<string, unknown> = {}
   const names = new Map<string, string>()
-  for (const leaf of CONFIG_LEAVES) {
-    const name = envName(leaf.path)
+  for (const leaf of CONFIG_KEYS) {
+    const name = leaf.env
     const raw = env[name]
     if (raw === undefined || raw === '') continue
     const value =
       leaf.kind === 'number' && /^-?\d+(\.\d+)?$/.test(raw.trim())
         ? Number(raw)
         : leaf.kind === 'array'
-          ? raw.split(',').map((s) => s.trim()).filter(Boolean)
+          ? raw
+              .split(',')
+              .map((s) => s.trim())
+              .filter(Boolean)
           : leaf.kind === 'boolean' && /^(true|false|1|0|yes|no|on|off)$/i.test(raw.trim())
             ? /^(true|1|yes|on)$/i.test(raw.trim())
             : raw
@@ -133,12 +121,18 @@ function envOverrides(env: NodeJS.ProcessEnv): { values: Record<string, unknown>
   return { values, names }
 }
 
-function configError(error: z.ZodError, layers: Array<[string, Record<string, unknown>]>, envNames: Map<string, string>): BrokerError {
+function configError(
+  error: z.ZodError,
+  layers: Array<[string, Record<string, unknown>]>,
+  envNames: Map<string, string>,
+): BrokerError {
   // Where a key's value came from: the highest layer that sets it (flags and env carry unset keys as undefined).
   const origin = (path: ReadonlyArray<string | number>): string => {
     const layer = layers.find(([, values]) => hasPath(values, path))
     if (!layer) return 'defaults'
-    return layer[0] === 'environment' ? `environment variable ${envNames.get(path.join('.')) ?? envName(path.map(String))}` : layer[0]
+    return layer[0] === 'environment'
+      ? `environment variable ${envNames.get(path.join('.')) ?? envName(path.map(String))}`
+      : layer[0]
   }
   const lines = error.issues.flatMap((issue) => {
     if (issue.code === 'unrecognized_keys') {
@@ -159,10 +153,10 @@ function configError(error: z.ZodError, layers: Array<[string, Record<string, un
 
 /** The keys a config object accepts at `path` (for "expected one of …"). */
 function shapeAt(schema: z.ZodTypeAny, path: ReadonlyArray<string | number>): Record<string, unknown> | undefined {
-  let inner = unwrap(schema)
+  let inner = unwrap(schema).inner
   for (const p of path) {
     if (!(inner instanceof z.ZodObject)) return undefined
-    inner = unwrap((inner.shape as Record<string, z.ZodTypeAny>)[String(p)] ?? z.never())
+    inner = unwrap((inner.shape as Record<string, z.ZodTypeAny>)[String(p)] ?? z.never()).inner
   }
   return inner instanceof z.ZodObject ? (inner.shape as Record<string, unknown>) : undefined
 }
@@ -200,4 +194,3 @@ function deepFreeze<T>(value: T): T {
   }
   return value
 }
-

@@ -1,0 +1,176 @@
+import { z } from 'zod'
+import { type BrokerConfig, configSchema } from './schema.js'
+
+/** Dotted names of the schema's leaves (`store.expire`, `store.tls.ca`); a list is one leaf. */
+type Leaves<T> = {
+  [K in keyof T & string]-?: NonNullable<T[K]> extends readonly unknown[]
+    ? K
+    : NonNullable<T[K]> extends object
+      ? `${K}.${Leaves<NonNullable<T[K]>>}`
+      : K
+}[keyof T & string]
+export type ConfigKey = Leaves<BrokerConfig>
+
+/** How a key is documented and set on `broker serve`; its default and env variable come from the schema. */
+export interface KeyDoc {
+  /** What the key does: the flag's help and the README's "Meaning". */
+  help: string
+  /** The `broker serve` flag (without --). */
+  flag: string
+  char?: 'p' | 'w'
+  /** The default as a reader should see it, where the value is computed or its absence means something. */
+  shown?: string
+  /** Help says to prefer the environment variable: flags show in `ps`. */
+  secret?: true
+}
+
+/** Every key of the schema, each with its help text and flag; a key missing here does not compile. */
+export const CONFIG_DOCS = {
+  host: {
+    flag: 'host',
+    help: 'Public host[:port] used to build the start and callback URLs; follows --port when it is a localhost host',
+  },
+  protocol: { flag: 'protocol', help: 'Public protocol used to build the start and callback URLs' },
+  port: { flag: 'port', char: 'p', help: 'Port to listen on' },
+  listen: { flag: 'listen', help: 'Address to listen on' },
+  workers: { flag: 'workers', char: 'w', shown: 'CPU count', help: 'Worker processes; 1 with the embedded store' },
+  'pid.dir': { flag: 'pid-dir', help: "Directory of .broker.pid, the primary's PID file; must end with /" },
+  'store.driver': {
+    flag: 'store',
+    help: 'Store driver: auto (Redis when it answers at store.host:store.port within ~0.5 s, else the embedded in-process store), redis (must connect) or memory',
+  },
+  'store.host': { flag: 'store-host', help: 'Redis host' },
+  'store.port': { flag: 'store-port', help: 'Redis port' },
+  'store.pass': { flag: 'store-pass', secret: true, help: 'Redis password' },
+  'store.expire': { flag: 'expire', help: 'Seconds a stored flow lives' },
+  'store.prefix': { flag: 'store-prefix', help: 'Prefix of every Redis key' },
+  'store.timeout': {
+    flag: 'store-timeout',
+    help: 'Milliseconds a store command may take; 503 STORE_UNAVAILABLE after',
+  },
+  'store.url': {
+    flag: 'store-url',
+    help: 'Redis URL, redis:// or rediss:// for TLS; wins over store.host and store.port',
+  },
+  'store.tls.ca': { flag: 'store-tls-ca', help: 'CA certificate file (PEM) for rediss://' },
+  'store.tls.rejectUnauthorized': {
+    flag: 'store-tls-verify',
+    help: 'Verify the Redis TLS certificate; --no-store-tls-verify turns it off',
+  },
+  'store.sentinels': { flag: 'store-sentinel', help: 'Redis Sentinel nodes, "host:port" each; needs store.name' },
+  'store.name': { flag: 'store-name', help: 'Sentinel master name' },
+  'store.sentinelPass': { flag: 'store-sentinel-pass', secret: true, help: 'Password of the sentinels' },
+  'store.cluster': { flag: 'store-cluster', help: 'Redis Cluster nodes, "host:port" each' },
+  'cookie.secret': {
+    flag: 'cookie-secret',
+    secret: true,
+    shown: 'generated per run',
+    help: 'Secret signing the browser-binding cookie, at least 16 characters; the same on every instance',
+  },
+  'session.secret': {
+    flag: 'session-secret',
+    secret: true,
+    shown: 'generated per run',
+    help: "Secret under which the flow's hash is derived from its OAuth state, at least 16 characters; the same on every instance",
+  },
+  'callbacks.allow': {
+    flag: 'callbacks-allow',
+    shown: 'loopback only',
+    help: 'Allowed app callbacks: origins or URL prefixes',
+  },
+  'delivery.allow': { flag: 'delivery-allow', help: 'Delivery modes records may use' },
+  'plugins.dir': { flag: 'plugins-dir', help: 'Directory of your own flow plugins' },
+  'provider.timeout': { flag: 'provider-timeout', help: 'Milliseconds a provider may take to answer' },
+  'body.limit': { flag: 'body-limit', help: 'Largest request body in bytes; 413 above' },
+  'log.level': {
+    flag: 'log-level',
+    help: 'Level of the JSON log lines on stderr; hashes, codes and secrets are never logged at info',
+  },
+  'admin.key': {
+    flag: 'admin-key',
+    secret: true,
+    shown: 'none: admin API off',
+    help: 'Bearer key of the admin API (/admin/*, for `broker dashboard --attach`), at least 16 characters',
+  },
+  'api.keys': {
+    flag: 'api-key',
+    secret: true,
+    shown: 'none: routes open',
+    help: 'Bearer keys that POST /store and POST /result require, at least 16 characters each',
+  },
+  'rate.store': { flag: 'rate-store', help: 'Requests per client IP per rate.window on POST /store; 0: no limit' },
+  'rate.start': { flag: 'rate-start', help: 'Requests per client IP per rate.window on /start; 0: no limit' },
+  'rate.window': { flag: 'rate-window', help: 'Milliseconds of the rate limit window' },
+} as const satisfies Record<ConfigKey, KeyDoc>
+
+/** One configuration key as the loader, the flags and the docs see it, all read off the schema. */
+export interface ConfigKeyInfo extends KeyDoc {
+  key: ConfigKey
+  path: readonly string[]
+  /** `store.expire` → `BROKER_STORE_EXPIRE`; a list is a comma list there. */
+  env: string
+  kind: 'number' | 'string' | 'array' | 'boolean'
+  /** The schema's own default for this key; undefined when it has none. */
+  default: unknown
+  /** The default as help and README show it; undefined when there is nothing to show. */
+  defaultText?: string
+  /** Allowed values (an enum, or a list of an enum). */
+  options?: readonly string[]
+  min?: number
+  max?: number
+}
+
+/** `store.expire` → `BROKER_STORE_EXPIRE`. */
+export const envName = (path: readonly string[]): string => `BROKER_${path.join('_').toUpperCase()}`
+
+/** The schema's leaves in schema order, so that no list of keys is kept by hand. */
+function leaves(schema: z.ZodTypeAny, path: string[] = []): ConfigKeyInfo[] {
+  const { inner, fallback } = unwrap(schema)
+  if (inner instanceof z.ZodObject) {
+    return Object.entries(inner.shape as Record<string, z.ZodTypeAny>).flatMap(([k, v]) => leaves(v, [...path, k]))
+  }
+  const key = path.join('.') as ConfigKey
+  const doc: KeyDoc = CONFIG_DOCS[key]
+  const element = inner instanceof z.ZodArray ? unwrap(inner.element as z.ZodTypeAny).inner : inner
+  const kind =
+    inner instanceof z.ZodNumber
+      ? 'number'
+      : inner instanceof z.ZodArray
+        ? 'array'
+        : inner instanceof z.ZodBoolean
+          ? 'boolean'
+          : 'string'
+  return [
+    {
+      ...doc,
+      key,
+      path,
+      env: envName(path),
+      kind,
+      default: fallback,
+      defaultText:
+        doc.shown ??
+        (fallback === undefined ? undefined : Array.isArray(fallback) ? fallback.join(',') : String(fallback)),
+      options: element instanceof z.ZodEnum ? (element.options as string[]) : undefined,
+      min: inner instanceof z.ZodNumber ? (inner.minValue ?? undefined) : undefined,
+      max: inner instanceof z.ZodNumber ? (inner.maxValue ?? undefined) : undefined,
+    },
+  ]
+}
+
+/** The type under defaults, optionals and refinements, and the first default met on the way. */
+export function unwrap(schema: z.ZodTypeAny): { inner: z.ZodTypeAny; fallback: unknown } {
+  let s = schema
+  let fallback: unknown
+  for (;;) {
+    if (s instanceof z.ZodDefault) {
+      fallback ??= s._def.defaultValue()
+      s = s._def.innerType
+    } else if (s instanceof z.ZodOptional) s = s._def.innerType
+    else if (s instanceof z.ZodEffects) s = s._def.schema
+    else return { inner: s, fallback }
+  }
+}
+
+/** Every configuration key, in schema order. */
+export const CONFIG_KEYS: readonly ConfigKeyInfo[] = leaves(configSchema)
