@@ -1,5 +1,6 @@
 import { Flags } from '@oclif/core'
 import { BrokerCommand } from '../src/cli/base-command.js'
+import { configFileFlag } from '../src/cli/flags.js'
 import { type DashboardResult, dashboard } from '../src/services/dashboard/index.js'
 
 export default class Dashboard extends BrokerCommand {
@@ -13,7 +14,7 @@ export default class Dashboard extends BrokerCommand {
   ]
 
   static flags = {
-    config: Flags.string({ char: 'c', summary: 'Config file, as for serve.' }),
+    config: configFileFlag({ summary: 'Config file, as for serve.' }),
     port: Flags.integer({ char: 'p', summary: 'Port of the embedded broker (port, default 3000).', min: 0, max: 65535 }),
     store: Flags.string({ summary: 'Store driver of the embedded broker (store.driver, default auto).', options: ['auto', 'redis', 'memory'] }),
     attach: Flags.string({ summary: 'URL of a running broker to attach to instead of starting one.' }),

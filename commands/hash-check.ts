@@ -1,7 +1,7 @@
 import { Args, Flags } from '@oclif/core'
 import { BrokerCommand } from '../src/cli/base-command.js'
 import { dashArg } from '../src/cli/dash-arg.js'
-import { DEFAULT_BROKER_URL } from '../src/services/broker-client.js'
+import { brokerFlag } from '../src/cli/flags.js'
 import { type HashCheck, hashCheck } from '../src/services/hash-check/index.js'
 import { renderHashCheck, renderStatus } from '../src/services/hash-check/render.js'
 
@@ -16,7 +16,7 @@ export default class HashCheckCommand extends BrokerCommand {
   static args = { hash: Args.string({ description: 'The hash `broker store` printed.', required: true }) }
 
   static flags = {
-    broker: Flags.string({ summary: 'The broker URL.', env: 'BROKER_URL', default: DEFAULT_BROKER_URL }),
+    broker: brokerFlag(),
     watch: Flags.boolean({ char: 'w', summary: 'Refresh progress and seconds left every second until the flow ends or expires.' }),
   }
 

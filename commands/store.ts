@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core'
 import { BrokerCommand } from '../src/cli/base-command.js'
-import { DEFAULT_BROKER_URL } from '../src/services/broker-client.js'
+import { apiKeyFlag, brokerFlag } from '../src/cli/flags.js'
 import { RECORD_FIELDS } from '../src/services/store/fields.js'
 import { type StoreResult, storeViaBroker } from '../src/services/store/index.js'
 import { FLOW_PRESET_NAMES } from '../src/services/store/presets.js'
@@ -23,8 +23,8 @@ export default class Store extends BrokerCommand {
     flow: Flags.string({ char: 'f', summary: 'The flow, as people say it.', options: FLOW_PRESET_NAMES }),
     file: Flags.string({ summary: 'A JSON file with a whole record; flags override its fields.' }),
     field: Flags.string({ summary: 'Any other record field, as name=value; repeat for more.', multiple: true }),
-    broker: Flags.string({ summary: 'The broker URL.', env: 'BROKER_URL', default: DEFAULT_BROKER_URL }),
-    'api-key': Flags.string({ summary: "One of the broker's api.keys, when it has any; prefer BROKER_API_KEY.", env: 'BROKER_API_KEY' }),
+    broker: brokerFlag(),
+    'api-key': apiKeyFlag(),
     capture: Flags.boolean({ summary: 'Listen once on 127.0.0.1 as the callback and print the delivered result.' }),
     open: Flags.boolean({ summary: 'Open the start URL in the browser.' }),
     'save-secret': Flags.boolean({ summary: 'Keep the client / consumer secret in the OS keychain for later runs.' }),

@@ -1,5 +1,6 @@
 import { Args, Flags } from '@oclif/core'
 import { BrokerCommand } from '../src/cli/base-command.js'
+import { apiKeyFlag, brokerFlagWithoutDefault } from '../src/cli/flags.js'
 import { type TestProviderResult, testProvider } from '../src/services/test-provider/index.js'
 
 export default class TestProvider extends BrokerCommand {
@@ -19,8 +20,8 @@ export default class TestProvider extends BrokerCommand {
     secret: Flags.string({ char: 's', summary: 'Client or consumer secret.' }),
     host: Flags.string({ char: 'h', summary: 'Host the browser reaches this machine at (localhost, an IP, a name).' }),
     port: Flags.integer({ char: 'p', summary: 'Port of the app server.', default: 3001, min: 1, max: 65535 }),
-    broker: Flags.string({ summary: 'The broker URL (default http://<host>:3000).', env: 'BROKER_URL' }),
-    'api-key': Flags.string({ summary: "One of the broker's api.keys, when it has any; prefer BROKER_API_KEY.", env: 'BROKER_API_KEY' }),
+    broker: brokerFlagWithoutDefault({ summary: 'The broker URL (default http://<host>:3000).' }),
+    'api-key': apiKeyFlag(),
     'preset-file': Flags.string({ summary: 'A provider preset JSON file, for a provider without a built-in preset.' }),
     scope: Flags.string({ summary: "Scope to request instead of the preset's; repeat for more.", multiple: true }),
     open: Flags.boolean({ summary: 'Open the app URL in the browser.' }),

@@ -1,6 +1,6 @@
 import { Args, Flags } from '@oclif/core'
 import { BrokerCommand } from '../../src/cli/base-command.js'
-import { DEFAULT_BROKER_URL } from '../../src/services/broker-client.js'
+import { brokerFlag } from '../../src/cli/flags.js'
 import { deleteSecret, type SecretDeleted } from '../../src/services/secrets/index.js'
 
 export default class SecretsDeleteCommand extends BrokerCommand {
@@ -10,7 +10,7 @@ export default class SecretsDeleteCommand extends BrokerCommand {
   static args = { id: Args.string({ description: 'The client id or consumer key.', required: true }) }
 
   static flags = {
-    broker: Flags.string({ summary: 'The broker URL the secret was saved for.', env: 'BROKER_URL', default: DEFAULT_BROKER_URL }),
+    broker: brokerFlag({ summary: 'The broker URL the secret was saved for.' }),
     'insecure-storage': Flags.boolean({ summary: 'Without a keychain, use the plaintext 0600 file instead.' }),
   }
 
