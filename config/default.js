@@ -1,13 +1,15 @@
-// The broker's documented defaults. `broker serve` reads this file when it runs in this folder
-// without -c. Every key can also be set with a BROKER_… environment variable (store.expire →
-// BROKER_STORE_EXPIRE) or a `broker serve` flag; flags win over the environment, which wins over
-// this file. See `broker serve --help`.
+// The broker's documented defaults: the same values as the schema (src/config/schema.ts), which a
+// test checks. `broker serve` reads this file when it runs in this folder without -c. Every key can
+// also be set with a BROKER_… environment variable (store.expire → BROKER_STORE_EXPIRE) or a
+// `broker serve` flag; flags win over the environment, which wins over this file. The README's
+// configuration table and `broker serve --help` say what each key does.
 import { cpus } from 'node:os'
 
 export default {
   host: 'localhost:3000', // public host (and port) used to build the start and callback URLs
   protocol: 'http', // public protocol: http or https
   port: 3000, // port to listen on
+  listen: '0.0.0.0', // address to listen on
   workers: cpus().length, // worker processes (1 with the embedded store)
   pid: { dir: './' }, // where .broker.pid is written; must end with a slash
   store: {
@@ -16,11 +18,25 @@ export default {
     port: 6379,
     // pass: 'redis password',
     expire: 60, // seconds a stored flow lives
+    prefix: 'broker:', // prefix of every Redis key
+    timeout: 1000, // milliseconds a store command may take
+    // One of url, sentinels or cluster instead of host and port:
+    // url: 'rediss://user:pass@redis.example:6380', tls: { ca: 'ca.pem', rejectUnauthorized: true },
+    // sentinels: ['10.0.0.1:26379', '10.0.0.2:26379'], name: 'mymaster', sentinelPass: '…',
+    // cluster: ['10.0.0.1:7000', '10.0.0.2:7000', '10.0.0.3:7000'],
   },
   // Set both when you run several workers on several machines or instances; otherwise they are
   // generated at start and shared with this instance's workers only.
-  cookie: { /* secret: 'at least 16 characters' */ },
-  session: { /* secret: 'at least 16 characters' */ },
+  cookie: {/* secret: 'at least 16 characters' */},
+  session: {/* secret: 'at least 16 characters' */},
   // Where the broker may send users back to. Unset: loopback callbacks only.
-  callbacks: { /* allow: ['https://app.example.com', 'https://staging.example.com/oauth/'] */ },
+  callbacks: {/* allow: ['https://app.example.com', 'https://staging.example.com/oauth/'] */},
+  delivery: { allow: ['query', 'form_post', 'code'] }, // delivery modes records may use
+  plugins: {/* dir: 'my-flows/' */}, // your own flow plugins
+  provider: { timeout: 10000 }, // milliseconds a provider may take to answer
+  body: { limit: 65536 }, // largest request body in bytes
+  log: { level: 'info' }, // fatal, error, warn, info, debug, trace or silent
+  admin: {/* key: 'at least 16 characters' */}, // without it the admin API is off
+  api: {/* keys: ['at least 16 characters'] */}, // without them POST /store and POST /result are open
+  rate: { store: 0, start: 0, window: 60000 }, // requests per client IP per window (ms) on /store and /start; 0: no limit
 }
