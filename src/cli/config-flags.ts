@@ -30,8 +30,8 @@ function configFlag(k: ConfigKeyInfo): ConfigFlag {
 }
 
 /** Help in the shape oclif gives flags with a default or env: "[default: 60, env: BROKER_STORE_EXPIRE] Seconds … (store.expire)." */
-export function flagSummary(k: ConfigKeyInfo): string {
-  const meta = [k.defaultText === undefined ? '' : `default: ${k.defaultText}, `, `env: ${k.env}`].join('')
+function flagSummary(k: ConfigKeyInfo): string {
+  const meta = k.defaultText === undefined ? `env: ${k.env}` : `default: ${k.defaultText}, env: ${k.env}`
   const repeat = k.kind === 'array' ? ` Repeat for more (${k.env}: a comma list).` : ''
   const secret = k.secret ? ` Prefer ${k.env}: flags show in ps.` : ''
   return `[${meta}] ${k.help} (${k.key}).${repeat}${secret}`

@@ -101,8 +101,7 @@ function envOverrides(env: NodeJS.ProcessEnv): { values: Record<string, unknown>
   const values: Record<string, unknown> = {}
   const names = new Map<string, string>()
   for (const leaf of CONFIG_KEYS) {
-    const name = leaf.env
-    const raw = env[name]
+    const raw = env[leaf.env]
     if (raw === undefined || raw === '') continue
     const value =
       leaf.kind === 'number' && /^-?\d+(\.\d+)?$/.test(raw.trim())
@@ -116,7 +115,7 @@ function envOverrides(env: NodeJS.ProcessEnv): { values: Record<string, unknown>
             ? /^(true|1|yes|on)$/i.test(raw.trim())
             : raw
     setPath(values, leaf.path, value)
-    names.set(leaf.path.join('.'), name)
+    names.set(leaf.key, leaf.env)
   }
   return { values, names }
 }
