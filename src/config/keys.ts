@@ -89,13 +89,13 @@ export const CONFIG_DOCS = {
   'admin.key': {
     flag: 'admin-key',
     secret: true,
-    shown: 'none: admin API off',
+    shown: 'none (admin API off)',
     help: 'Bearer key of the admin API (/admin/*, for `broker dashboard --attach`), at least 16 characters',
   },
   'api.keys': {
     flag: 'api-key',
     secret: true,
-    shown: 'none: routes open',
+    shown: 'none (routes open)',
     help: 'Bearer keys that POST /store and POST /result require, at least 16 characters each',
   },
   'rate.store': { flag: 'rate-store', help: 'Requests per client IP per rate.window on POST /store; 0: no limit' },
