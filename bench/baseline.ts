@@ -16,11 +16,19 @@ import { isBenchWorker } from './cluster.js'
 const port = Number(process.env.PORT)
 
 if (isBenchWorker()) {
-  const redis = new Redis({ port: Number(process.env.REDIS_PORT), host: '127.0.0.1', enableOfflineQueue: false, lazyConnect: true })
+  const redis = new Redis({
+    port: Number(process.env.REDIS_PORT),
+    host: '127.0.0.1',
+    enableOfflineQueue: false,
+    lazyConnect: true,
+  })
   await redis.connect()
   const json = (res: import('node:http').ServerResponse, status: number, body: unknown) => {
     const text = JSON.stringify(body)
-    res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) })
+    res.writeHead(status, {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(text),
+    })
     res.end(text)
   }
   createServer((req, res) => {
@@ -45,7 +53,10 @@ if (isBenchWorker()) {
       const state = randomBytes(24).toString('base64url')
       redis.set(`base:cb:{${state}}`, query.get('hash') ?? '', 'EX', 600).then(
         () => {
-          res.writeHead(302, { location: `http://127.0.0.1:9/authorize?client_id=bench&response_type=code&state=${state}`, 'content-length': 0 })
+          res.writeHead(302, {
+            location: `http://127.0.0.1:9/authorize?client_id=bench&response_type=code&state=${state}`,
+            'content-length': 0,
+          })
           res.end()
         },
         () => json(res, 503, { code: 'STORE_UNAVAILABLE' }),

@@ -24,7 +24,24 @@ import { createBroker } from '../src/broker/index.js'
 import { flowSteps } from './flow-steps.js'
 import { instancesRun } from './instances.js'
 import type { LoadResult, LoadRun } from './load.js'
-import { type Endpoint, RECORD, SECRETS, type Target, loadRun, median, cpuMs, pidsOf, rssMb, seedFlows, startBaseline, startBroker, startLoader, stopProcess, warmUp, workerPids } from './servers.js'
+import {
+  type Endpoint,
+  RECORD,
+  SECRETS,
+  type Target,
+  loadRun,
+  median,
+  cpuMs,
+  pidsOf,
+  rssMb,
+  seedFlows,
+  startBaseline,
+  startBroker,
+  startLoader,
+  stopProcess,
+  warmUp,
+  workerPids,
+} from './servers.js'
 
 const { values: opts } = parseArgs({
   options: {
@@ -46,7 +63,9 @@ const say = (s: string) => process.stderr.write(`${s}\n`)
 
 // ---------------------------------------------------------------- load
 
-const ENDPOINTS = (['POST /store', 'GET /start', 'GET /hash-check'] as Endpoint[]).filter((e) => !opts.only || opts.only.some((o) => e.endsWith(`/${o}`)))
+const ENDPOINTS = (['POST /store', 'GET /start', 'GET /hash-check'] as Endpoint[]).filter(
+  (e) => !opts.only || opts.only.some((o) => e.endsWith(`/${o}`)),
+)
 const WORKER_COUNTS = opts.workers ? [Number(opts.workers)] : [...new Set([1, ALL])]
 
 interface Sample {
@@ -60,7 +79,11 @@ interface Measured extends LoadResult {
   redisUs: number
 }
 
-async function measure(target: Target, endpoint: Endpoint, ctx: { hashCheck: string; starts: string[] }): Promise<Measured> {
+async function measure(
+  target: Target,
+  endpoint: Endpoint,
+  ctx: { hashCheck: string; starts: string[] },
+): Promise<Measured> {
   const pids = pidsOf(target)
   const sum = () => pids.reduce((n, pid) => n + cpuMs(pid), 0)
   const [cpu0, redis0] = [sum(), cpuMs(redis.pid)]
@@ -84,20 +107,32 @@ function report(workers: number, samples: Record<Endpoint, Sample[]>): Record<En
     const bad = s.reduce((n, x) => n + x.broker.bad + x.baseline.bad, 0)
     const ok = median(ratios) >= 0.85 && median(p99) <= 2 ? 'ok' : 'MISS'
     rows.push(
-      `  ${e.padEnd(16)} ${f(brokerRps[e]).padStart(7)} ${f(median(s.map((x) => x.baseline.rps))).padStart(8)}   ${f(median(ratios), 2)} (${f(Math.min(...ratios), 2)}–${f(Math.max(...ratios), 2)})   ${f(median(s.map((x) => x.broker.p50)))}/${f(median(s.map((x) => x.broker.p99)))} ms`.padEnd(82) +
+      `  ${e.padEnd(16)} ${f(brokerRps[e]).padStart(7)} ${f(median(s.map((x) => x.baseline.rps))).padStart(8)}   ${f(median(ratios), 2)} (${f(Math.min(...ratios), 2)}–${f(Math.max(...ratios), 2)})   ${f(median(s.map((x) => x.broker.p50)))}/${f(median(s.map((x) => x.broker.p99)))} ms`.padEnd(
+        82,
+      ) +
         `${f(median(s.map((x) => x.baseline.p50)))}/${f(median(s.map((x) => x.baseline.p99)))} ms`.padEnd(14) +
         `${f(median(p99), 2)}  ${ok}${bad ? `  (${bad} non-2xx/3xx)` : ''}`,
     )
   }
-  console.log(`\n${workers} worker${workers > 1 ? 's' : ''} (${ROUNDS} rounds, ${CONNECTIONS} connections, ${SECONDS} s per run; /start: one request per stored flow)`)
-  console.log(`  ${'endpoint'.padEnd(16)} ${'broker'.padStart(7)} ${'baseline'.padStart(8)}   ratio (spread)     broker p50/p99`.padEnd(82) + 'baseline p50/p99'.padEnd(14) + '  p99 ratio')
+  console.log(
+    `\n${workers} worker${workers > 1 ? 's' : ''} (${ROUNDS} rounds, ${CONNECTIONS} connections, ${SECONDS} s per run; /start: one request per stored flow)`,
+  )
+  console.log(
+    `  ${'endpoint'.padEnd(16)} ${'broker'.padStart(7)} ${'baseline'.padStart(8)}   ratio (spread)     broker p50/p99`.padEnd(
+      82,
+    ) +
+      'baseline p50/p99'.padEnd(14) +
+      '  p99 ratio',
+  )
   for (const r of rows) console.log(r)
   // Where the time goes: on a machine whose CPUs the servers share with Redis and the load
   // generator, throughput follows CPU per request more than anything else.
   console.log(`  CPU per request, µs (median):      broker  baseline   Redis under broker  Redis under baseline`)
   for (const e of ENDPOINTS) {
     const m = (pick: (x: Sample) => number) => f(median(samples[e].map(pick))).padStart(8)
-    console.log(`  ${e.padEnd(32)} ${m((x) => x.broker.cpuUs)}  ${m((x) => x.baseline.cpuUs)}   ${m((x) => x.broker.redisUs)}            ${m((x) => x.baseline.redisUs)}`)
+    console.log(
+      `  ${e.padEnd(32)} ${m((x) => x.broker.cpuUs)}  ${m((x) => x.baseline.cpuUs)}   ${m((x) => x.broker.redisUs)}            ${m((x) => x.baseline.redisUs)}`,
+    )
   }
   return brokerRps
 }
@@ -108,7 +143,14 @@ const started = Date.now()
 const redis = await startRedis()
 const client = new Redis({ port: redis.port })
 const seeder = await createBroker(
-  resolveSecrets(configSchema.parse({ store: { driver: 'redis', port: redis.port, expire: 600 }, log: { level: 'silent' }, cookie: { secret: SECRETS.cookie }, session: { secret: SECRETS.session } })).config,
+  resolveSecrets(
+    configSchema.parse({
+      store: { driver: 'redis', port: redis.port, expire: 600 },
+      log: { level: 'silent' },
+      cookie: { secret: SECRETS.cookie },
+      session: { secret: SECRETS.session },
+    }),
+  ).config,
   'redis',
   { redis: client },
 )
@@ -120,36 +162,69 @@ const rpsByWorkers: Record<number, Record<Endpoint, number>> = {}
 const rssByWorkers: Record<number, number[]> = {}
 try {
   for (const workers of WORKER_COUNTS) {
-    const [broker, baseline] = await Promise.all([startBroker(redis.port, workers, opts.profile), startBaseline(redis.port, workers)])
+    const [broker, baseline] = await Promise.all([
+      startBroker(redis.port, workers, opts.profile),
+      startBaseline(redis.port, workers),
+    ])
     const hashCheck = (await seedFlows(seeder, 1))[0]!
-    await client.set(`base:flow:{${hashCheck}}`, JSON.stringify({ hash: hashCheck, record: RECORD, progress: 'stored' }), 'EX', 600)
+    await client.set(
+      `base:flow:{${hashCheck}}`,
+      JSON.stringify({ hash: hashCheck, record: RECORD, progress: 'stored' }),
+      'EX',
+      600,
+    )
     // The baseline takes any hash at /start: both may use the same flows.
-    await warmUp(load, [broker.url, baseline.url], ENDPOINTS, CONNECTIONS, { hashCheck, starts: ENDPOINTS.includes('GET /start') ? await seedFlows(seeder, 4000) : [] })
+    await warmUp(load, [broker.url, baseline.url], ENDPOINTS, CONNECTIONS, {
+      hashCheck,
+      starts: ENDPOINTS.includes('GET /start') ? await seedFlows(seeder, 4000) : [],
+    })
     const samples = Object.fromEntries(ENDPOINTS.map((e) => [e, [] as Sample[]])) as Record<Endpoint, Sample[]>
     for (let round = 0; round < ROUNDS; round++) {
       for (const e of ENDPOINTS) {
         // /start needs one stored flow per request: as many as the /store run of this round managed.
-        const count = e === 'GET /start' ? Math.max(2000, Math.round((samples['POST /store']?.at(-1)?.broker.rps ?? 4000) * SECONDS)) : 0
+        const count =
+          e === 'GET /start'
+            ? Math.max(2000, Math.round((samples['POST /store']?.at(-1)?.broker.rps ?? 4000) * SECONDS))
+            : 0
         const ctx = { hashCheck, starts: count ? await seedFlows(seeder, count) : [] }
         // A, B in this round; B, A in the next, so neither always runs on a warmer machine.
         const order = round % 2 ? [baseline, broker] : [broker, baseline]
         const got: Partial<Sample> = {}
         for (const t of order) got[t.name] = await measure(t, e, ctx)
         samples[e].push(got as Sample)
-        say(`  ${workers}w round ${round + 1} ${e}: broker ${f(got.broker!.rps)} req/s, baseline ${f(got.baseline!.rps)} req/s`)
+        say(
+          `  ${workers}w round ${round + 1} ${e}: broker ${f(got.broker!.rps)} req/s, baseline ${f(got.baseline!.rps)} req/s`,
+        )
       }
     }
     rpsByWorkers[workers] = report(workers, samples)
-    rssByWorkers[workers] = (opts.profile && workers === 1 ? [broker.proc.pid!] : workerPids(broker.proc.pid!)).map(rssMb)
+    rssByWorkers[workers] = (opts.profile && workers === 1 ? [broker.proc.pid!] : workerPids(broker.proc.pid!)).map(
+      rssMb,
+    )
     await Promise.all([stopProcess(broker.proc), stopProcess(baseline.proc)])
   }
-  console.log(`\nResident memory per broker worker after the runs: ${Object.entries(rssByWorkers).map(([w, mbs]) => `${w} worker${Number(w) > 1 ? 's' : ''}: ${mbs.map((m) => `${f(m)} MB`).join(', ')}`).join('; ')}`)
+  console.log(
+    `\nResident memory per broker worker after the runs: ${Object.entries(rssByWorkers)
+      .map(([w, mbs]) => `${w} worker${Number(w) > 1 ? 's' : ''}: ${mbs.map((m) => `${f(m)} MB`).join(', ')}`)
+      .join('; ')}`,
+  )
   if (ALL > 1 && rpsByWorkers[1] && rpsByWorkers[ALL]) {
-    console.log(`${ALL} workers ÷ 1 worker, broker throughput: ${ENDPOINTS.map((e) => `${e} ${f(rpsByWorkers[ALL]![e] / rpsByWorkers[1]![e], 2)}`).join(', ')} (${ALL} CPUs shared with Redis and the load generator)`)
+    console.log(
+      `${ALL} workers ÷ 1 worker, broker throughput: ${ENDPOINTS.map((e) => `${e} ${f(rpsByWorkers[ALL]![e] / rpsByWorkers[1]![e], 2)}`).join(', ')} (${ALL} CPUs shared with Redis and the load generator)`,
+    )
   }
   if (!opts.workers && !opts.profile && ALL > 1) {
     const hashCheck = (await seedFlows(seeder, 1))[0]!
-    await instancesRun({ redisPort: redis.port, endpoints: ENDPOINTS, rounds: ROUNDS, seconds: SECONDS, connections: CONNECTIONS, seed: (n) => seedFlows(seeder, n), hashCheck, loader })
+    await instancesRun({
+      redisPort: redis.port,
+      endpoints: ENDPOINTS,
+      rounds: ROUNDS,
+      seconds: SECONDS,
+      connections: CONNECTIONS,
+      seed: (n) => seedFlows(seeder, n),
+      hashCheck,
+      loader,
+    })
   }
   if (!opts.only && !opts.workers) await flowSteps(redis.port, Number(opts.flows))
 } finally {

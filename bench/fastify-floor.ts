@@ -12,7 +12,12 @@ import { isBenchWorker } from './cluster.js'
 
 const port = Number(process.env.PORT)
 if (isBenchWorker()) {
-  const redis = new Redis({ port: Number(process.env.REDIS_PORT), host: '127.0.0.1', enableOfflineQueue: false, lazyConnect: true })
+  const redis = new Redis({
+    port: Number(process.env.REDIS_PORT),
+    host: '127.0.0.1',
+    enableOfflineQueue: false,
+    lazyConnect: true,
+  })
   await redis.connect()
   const app = Fastify()
   await app.register(formbody)

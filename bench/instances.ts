@@ -5,7 +5,16 @@
  * the instances, so each start URL is used once across both.
  */
 import type { LoadResult } from './load.js'
-import { type Endpoint, type Loader, loadRun, median, startBroker, startLoader, stopProcess, warmUp } from './servers.js'
+import {
+  type Endpoint,
+  type Loader,
+  loadRun,
+  median,
+  startBroker,
+  startLoader,
+  stopProcess,
+  warmUp,
+} from './servers.js'
 
 export interface InstancesOptions {
   redisPort: number
@@ -26,33 +35,51 @@ export async function instancesRun(o: InstancesOptions): Promise<void> {
   const second = await startLoader()
   const [a, b] = await Promise.all([startBroker(o.redisPort, 1), startBroker(o.redisPort, 1)])
   try {
-    for (const t of [a, b]) await warmUp((run) => o.loader.run(run), [t.url], o.endpoints, o.connections, { hashCheck: o.hashCheck, starts: o.endpoints.includes('GET /start') ? await o.seed(4000) : [] })
+    for (const t of [a, b])
+      await warmUp((run) => o.loader.run(run), [t.url], o.endpoints, o.connections, {
+        hashCheck: o.hashCheck,
+        starts: o.endpoints.includes('GET /start') ? await o.seed(4000) : [],
+      })
     const ratios: Record<string, { one: number[]; two: number[] }> = {}
     for (let round = 0; round < o.rounds; round++) {
       for (const e of o.endpoints) {
         const got = (ratios[e] ??= { one: [], two: [] })
-        const count = e === 'GET /start' ? Math.max(4000, Math.round(median(got.one.length ? got.one : [3000]) * o.seconds)) : 0
+        const count =
+          e === 'GET /start' ? Math.max(4000, Math.round(median(got.one.length ? got.one : [3000]) * o.seconds)) : 0
         const one = async () => {
           const starts = count ? await o.seed(count) : []
-          got.one.push((await o.loader.run(loadRun(e, a.url, o.connections, o.seconds, { hashCheck: o.hashCheck, starts }))).rps)
+          got.one.push(
+            (await o.loader.run(loadRun(e, a.url, o.connections, o.seconds, { hashCheck: o.hashCheck, starts }))).rps,
+          )
         }
         const two = async () => {
           const starts = count ? await o.seed(count) : []
           const half = Math.ceil(starts.length / 2)
           const [x, y]: LoadResult[] = await Promise.all([
-            o.loader.run(loadRun(e, a.url, o.connections / 2, o.seconds, { hashCheck: o.hashCheck, starts: starts.slice(0, half) })),
-            second.run(loadRun(e, b.url, o.connections / 2, o.seconds, { hashCheck: o.hashCheck, starts: starts.slice(half) })),
+            o.loader.run(
+              loadRun(e, a.url, o.connections / 2, o.seconds, {
+                hashCheck: o.hashCheck,
+                starts: starts.slice(0, half),
+              }),
+            ),
+            second.run(
+              loadRun(e, b.url, o.connections / 2, o.seconds, { hashCheck: o.hashCheck, starts: starts.slice(half) }),
+            ),
           ])
           got.two.push(x.rps + y.rps)
         }
         for (const step of round % 2 ? [two, one] : [one, two]) await step()
       }
     }
-    console.log(`\nTwo instances (1 worker each, one Redis) ÷ one instance (1 worker), the same ${o.connections} connections split between them (${o.rounds} rounds)`)
+    console.log(
+      `\nTwo instances (1 worker each, one Redis) ÷ one instance (1 worker), the same ${o.connections} connections split between them (${o.rounds} rounds)`,
+    )
     for (const e of o.endpoints) {
       const { one, two } = ratios[e]!
       const r = two.map((t, i) => t / one[i]!)
-      console.log(`  ${e.padEnd(16)} one ${median(one).toFixed(0).padStart(6)} req/s   two ${median(two).toFixed(0).padStart(6)} req/s   ratio ${median(r).toFixed(2)} (${Math.min(...r).toFixed(2)}–${Math.max(...r).toFixed(2)})`)
+      console.log(
+        `  ${e.padEnd(16)} one ${median(one).toFixed(0).padStart(6)} req/s   two ${median(two).toFixed(0).padStart(6)} req/s   ratio ${median(r).toFixed(2)} (${Math.min(...r).toFixed(2)}–${Math.max(...r).toFixed(2)})`,
+      )
     }
   } finally {
     second.stop()

@@ -39,7 +39,9 @@ const { values: opts } = parseArgs({
 })
 const ROOT = resolve(import.meta.dirname, '..')
 const N = Number(opts.requests)
-const ENDPOINT = (['POST /store', 'GET /start', 'GET /hash-check'] as Endpoint[]).find((e) => e.endsWith(`/${opts.only}`))
+const ENDPOINT = (['POST /store', 'GET /start', 'GET /hash-check'] as Endpoint[]).find((e) =>
+  e.endsWith(`/${opts.only}`),
+)
 if (!ENDPOINT || !['broker', 'baseline'].includes(opts.target!)) {
   process.stderr.write('bench/instructions.ts: --target broker|baseline, --only store|start|hash-check\n')
   process.exit(2)
@@ -56,7 +58,14 @@ const out = mkdtempSync(join(tmpdir(), 'broker-callgrind-'))
 const redis = await startRedis()
 const client = new Redis({ port: redis.port })
 const config = resolveSecrets(
-  configSchema.parse({ listen: '127.0.0.1', workers: 1, store: { driver: 'redis', port: redis.port, expire: 600, timeout: 10_000 }, log: { level: 'warn' }, cookie: { secret: SECRETS.cookie }, session: { secret: SECRETS.session } }),
+  configSchema.parse({
+    listen: '127.0.0.1',
+    workers: 1,
+    store: { driver: 'redis', port: redis.port, expire: 600, timeout: 10_000 },
+    log: { level: 'warn' },
+    cookie: { secret: SECRETS.cookie },
+    session: { secret: SECRETS.session },
+  }),
 ).config
 // Flows for /start and /hash-check, stored by the broker's own /store code on the same Redis and secrets.
 const seeder = await createBroker(config, 'redis', { redis: client })
@@ -76,12 +85,33 @@ try {
     script = join(ROOT, 'bench/baseline.ts')
   }
   const nodeArgs = ['--perf-basic-prof', ...(opts.target === 'baseline' ? ['--import', 'tsx'] : []), script]
-  proc = spawn('valgrind', ['-q', '--tool=callgrind', '--instr-atstart=no', '--separate-threads=yes', `--callgrind-out-file=${out}/cg.%p`, process.execPath, ...nodeArgs], { env, stdio: ['ignore', 'ignore', 'inherit'] })
+  proc = spawn(
+    'valgrind',
+    [
+      '-q',
+      '--tool=callgrind',
+      '--instr-atstart=no',
+      '--separate-threads=yes',
+      `--callgrind-out-file=${out}/cg.%p`,
+      process.execPath,
+      ...nodeArgs,
+    ],
+    { env, stdio: ['ignore', 'ignore', 'inherit'] },
+  )
   const url = `http://127.0.0.1:${port}`
   say(`instructions: ${opts.target} under callgrind on ${port} (starting takes a minute)`)
-  await until(async () => (await fetch(`${url}/hash-check?hash=x`)).status === 404, `${opts.target} under callgrind`, 300_000)
+  await until(
+    async () => (await fetch(`${url}/hash-check?hash=x`)).status === 404,
+    `${opts.target} under callgrind`,
+    300_000,
+  )
   const [hashCheck] = await seedFlows(seeder, 1)
-  await client.set(`base:flow:{${hashCheck}}`, JSON.stringify({ hash: hashCheck, record: RECORD, progress: 'stored' }), 'EX', 600)
+  await client.set(
+    `base:flow:{${hashCheck}}`,
+    JSON.stringify({ hash: hashCheck, record: RECORD, progress: 'stored' }),
+    'EX',
+    600,
+  )
   const run = async (requests: number) => {
     const starts = ENDPOINT === 'GET /start' ? await seedFlows(seeder, requests) : []
     const base = loadRun(ENDPOINT, url, 10, 0, { hashCheck: hashCheck!, starts })
@@ -106,24 +136,33 @@ try {
 
 function report(pid: number): void {
   // One dump file per thread: <prefix>-01 is the main thread.
-  const files = readdirSync(out).filter((f) => /-\d+$/.test(f)).sort()
+  const files = readdirSync(out)
+    .filter((f) => /-\d+$/.test(f))
+    .sort()
   const total = (f: string) => Number(/^summary:\s+(\d+)/m.exec(readFileSync(join(out, f), 'utf8'))?.[1] ?? 0)
   const main = files.find((f) => f.endsWith('-01'))
   if (!main) throw new Error('callgrind wrote no dump for the main thread')
   const k = (n: number) => `${(n / N / 1000).toFixed(1)}k`
-  console.log(`${opts.target} ${ENDPOINT}: ${k(total(main))} instructions per request on the main thread, ${k(files.reduce((n, f) => n + total(f), 0))} on all threads (${N} requests)`)
+  console.log(
+    `${opts.target} ${ENDPOINT}: ${k(total(main))} instructions per request on the main thread, ${k(files.reduce((n, f) => n + total(f), 0))} on all threads (${N} requests)`,
+  )
   const names = perfMap(`/tmp/perf-${pid}.map`)
-  const annotated = execFileSync('callgrind_annotate', ['--inclusive=no', '--threshold=100', join(out, main)], { maxBuffer: 1 << 28 }).toString()
+  const annotated = execFileSync('callgrind_annotate', ['--inclusive=no', '--threshold=100', join(out, main)], {
+    maxBuffer: 1 << 28,
+  }).toString()
   const self = new Map<string, number>()
   for (const line of annotated.split('\n')) {
     const m = /^\s*([\d,]+) \([^)]*\)\s+(.*)$/.exec(line)
     if (!m || m[2]!.startsWith('PROGRAM TOTALS')) continue
     const jit = /^\?\?\?:0x([0-9a-f]+)/.exec(m[2]!)
-    const name = jit ? `JS ${names(parseInt(jit[1]!, 16)) ?? `0x${jit[1]}`}` : m[2]!.replace(/ \[[^\]]*\]$/, '').replace(/^\?\?\?:/, '')
+    const name = jit
+      ? `JS ${names(parseInt(jit[1]!, 16)) ?? `0x${jit[1]}`}`
+      : m[2]!.replace(/ \[[^\]]*\]$/, '').replace(/^\?\?\?:/, '')
     self.set(name, (self.get(name) ?? 0) + Number(m[1]!.replaceAll(',', '')))
   }
   console.log(`Most instructions of their own (main thread, per request):`)
-  for (const [name, n] of [...self].sort((a, b) => b[1] - a[1]).slice(0, Number(opts.top))) console.log(`  ${k(n).padStart(7)}  ${name.slice(0, 140)}`)
+  for (const [name, n] of [...self].sort((a, b) => b[1] - a[1]).slice(0, Number(opts.top)))
+    console.log(`  ${k(n).padStart(7)}  ${name.slice(0, 140)}`)
 }
 
 /** Address → JavaScript function name, from the map --perf-basic-prof writes. */
@@ -134,7 +173,11 @@ function perfMap(file: string): (address: number) => string | undefined {
     .split('\n')
     .map((line) => {
       const [start, size, ...name] = line.split(' ')
-      return { start: parseInt(start!, 16), end: parseInt(start!, 16) + parseInt(size!, 16), name: name.join(' ').replace(/^(JS:|LazyCompile:)?/, '') }
+      return {
+        start: parseInt(start!, 16),
+        end: parseInt(start!, 16) + parseInt(size!, 16),
+        name: name.join(' ').replace(/^(JS:|LazyCompile:)?/, ''),
+      }
     })
     .sort((a, b) => a.start - b.start)
   return (address) => {

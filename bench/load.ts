@@ -42,8 +42,12 @@ process.on('message', async (run: LoadRun) => {
         {
           method: run.method,
           path: run.path,
-          ...(run.body ? { body: run.body, headers: { 'content-type': run.contentType ?? 'application/x-www-form-urlencoded' } } : {}),
-          ...(paths ? { setupRequest: (req: Record<string, unknown>) => ({ ...req, path: paths[i++ % paths.length] }) } : {}),
+          ...(run.body
+            ? { body: run.body, headers: { 'content-type': run.contentType ?? 'application/x-www-form-urlencoded' } }
+            : {}),
+          ...(paths
+            ? { setupRequest: (req: Record<string, unknown>) => ({ ...req, path: paths[i++ % paths.length] }) }
+            : {}),
         },
       ],
     }

@@ -35,7 +35,11 @@ function plainKong(trace: ScenarioResult): Record<string, unknown> {
 }
 
 /** One pass of the bare loop: the plugins' phase methods (or script calls) on the plain object. */
-async function bareOnce(trace: ScenarioResult, kong: Record<string, unknown>, instances: Array<Record<string, unknown> | undefined>): Promise<number> {
+async function bareOnce(
+  trace: ScenarioResult,
+  kong: Record<string, unknown>,
+  instances: Array<Record<string, unknown> | undefined>,
+): Promise<number> {
   let calls = 0
   for (const phase of trace.phases) {
     const i = plugins.findIndex((p) => p.name === phase.plugin)
@@ -49,7 +53,9 @@ async function bareOnce(trace: ScenarioResult, kong: Record<string, unknown>, in
     } else {
       for (const c of phase.calls) {
         const segs = c.call.split('.')
-        const fn = segs.reduce<unknown>((n, s) => (n as Record<string, unknown>)[s], kong) as (...a: unknown[]) => Promise<unknown>
+        const fn = segs.reduce<unknown>((n, s) => (n as Record<string, unknown>)[s], kong) as (
+          ...a: unknown[]
+        ) => Promise<unknown>
         await fn(...c.args)
       }
     }
@@ -58,7 +64,10 @@ async function bareOnce(trace: ScenarioResult, kong: Record<string, unknown>, in
   return calls
 }
 
-async function measure(label: string, once: () => Promise<number>): Promise<{ runs: number; calls: number; perSec: number; callsPerSec: number }> {
+async function measure(
+  label: string,
+  once: () => Promise<number>,
+): Promise<{ runs: number; calls: number; perSec: number; callsPerSec: number }> {
   const warmEnd = performance.now() + 300
   while (performance.now() < warmEnd) await once()
   let runs = 0
@@ -71,14 +80,18 @@ async function measure(label: string, once: () => Promise<number>): Promise<{ ru
   }
   const elapsed = (performance.now() - start) / 1000
   const result = { runs, calls, perSec: runs / elapsed, callsPerSec: calls / elapsed }
-  console.log(`${label.padEnd(28)} ${result.perSec.toFixed(0).padStart(10)} runs/s ${result.callsPerSec.toFixed(0).padStart(12)} calls/s`)
+  console.log(
+    `${label.padEnd(28)} ${result.perSec.toFixed(0).padStart(10)} runs/s ${result.callsPerSec.toFixed(0).padStart(12)} calls/s`,
+  )
   return result
 }
 
 const first = await runScenario(loaded, plugins)
 if (!first.passed) console.error(`warning: ${file} does not pass; measuring anyway`)
 const kong = plainKong(first)
-const instances = plugins.map((p) => (p.kind === 'module' ? (new p.module.Plugin(structuredClone(p.config)) as Record<string, unknown>) : undefined))
+const instances = plugins.map((p) =>
+  p.kind === 'module' ? (new p.module.Plugin(structuredClone(p.config)) as Record<string, unknown>) : undefined,
+)
 
 console.log(`fixture: ${loaded.fixture.name} (${file}), ${seconds}s per measurement`)
 const kit = await measure('kit (scenario replay)', async () => {
@@ -86,5 +99,7 @@ const kit = await measure('kit (scenario replay)', async () => {
   return r.phases.reduce((n, p) => n + p.calls.length, 0)
 })
 const bare = await measure('bare loop (plain object)', () => bareOnce(first, kong, instances))
-console.log(`ratio bare/kit: ${(bare.perSec / kit.perSec).toFixed(1)}x runs, ${(bare.callsPerSec / kit.callsPerSec).toFixed(1)}x calls`)
+console.log(
+  `ratio bare/kit: ${(bare.perSec / kit.perSec).toFixed(1)}x runs, ${(bare.callsPerSec / kit.callsPerSec).toFixed(1)}x calls`,
+)
 console.log(`one replay takes ${(1e6 / kit.perSec).toFixed(1)} µs`)

@@ -37,11 +37,32 @@ export const SECRETS = { cookie: 'bench-cookie-secret-0123456789', session: 'ben
 /** `broker serve` on a free port with `workers` workers on the bench's Redis; with `profile`, one worker under --cpu-prof. */
 export async function startBroker(redisPort: number, workers: number, profile?: string): Promise<Target> {
   const port = await freePort()
-  const env: Record<string, string | undefined> = { ...process.env, BROKER_COOKIE_SECRET: SECRETS.cookie, BROKER_SESSION_SECRET: SECRETS.session }
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    BROKER_COOKIE_SECRET: SECRETS.cookie,
+    BROKER_SESSION_SECRET: SECRETS.session,
+  }
   if (profile && workers === 1) return profiledWorker(redisPort, port, env, profile)
   const proc = spawn(
     process.execPath,
-    [join(ROOT, 'bin/run.js'), 'serve', '--port', String(port), '--listen', '127.0.0.1', '--store', 'redis', '--store-port', String(redisPort), '--workers', String(workers), '--expire', '600', '--log-level', 'warn'],
+    [
+      join(ROOT, 'bin/run.js'),
+      'serve',
+      '--port',
+      String(port),
+      '--listen',
+      '127.0.0.1',
+      '--store',
+      'redis',
+      '--store-port',
+      String(redisPort),
+      '--workers',
+      String(workers),
+      '--expire',
+      '600',
+      '--log-level',
+      'warn',
+    ],
     { env, stdio: ['ignore', 'ignore', 'inherit'] },
   )
   const url = `http://127.0.0.1:${port}`
@@ -56,11 +77,28 @@ export async function startBroker(redisPort: number, workers: number, profile?: 
  * One broker worker run directly under --cpu-prof (Node refuses --cpu-prof in NODE_OPTIONS, and
  * `serve` forks its workers without the primary's flags): the same code a worker of `serve` runs.
  */
-async function profiledWorker(redisPort: number, port: number, env: Record<string, string | undefined>, profile: string): Promise<Target> {
-  const config = configSchema.parse({ port, listen: '127.0.0.1', workers: 1, store: { driver: 'redis', port: redisPort, expire: 600 }, log: { level: 'warn' }, cookie: { secret: env.BROKER_COOKIE_SECRET }, session: { secret: env.BROKER_SESSION_SECRET } })
+async function profiledWorker(
+  redisPort: number,
+  port: number,
+  env: Record<string, string | undefined>,
+  profile: string,
+): Promise<Target> {
+  const config = configSchema.parse({
+    port,
+    listen: '127.0.0.1',
+    workers: 1,
+    store: { driver: 'redis', port: redisPort, expire: 600 },
+    log: { level: 'warn' },
+    cookie: { secret: env.BROKER_COOKIE_SECRET },
+    session: { secret: env.BROKER_SESSION_SECRET },
+  })
   const setup = { config: resolveSecrets(config).config, driver: 'redis', cwd: ROOT }
   const dir = resolve(profile)
-  const proc = spawn(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${dir}`, join(ROOT, 'dist/src/services/serve/worker-main.js')], { env: { ...env, BROKER_WORKER_SETUP: JSON.stringify(setup) }, stdio: ['ignore', 'ignore', 'inherit'] })
+  const proc = spawn(
+    process.execPath,
+    ['--cpu-prof', `--cpu-prof-dir=${dir}`, join(ROOT, 'dist/src/services/serve/worker-main.js')],
+    { env: { ...env, BROKER_WORKER_SETUP: JSON.stringify(setup) }, stdio: ['ignore', 'ignore', 'inherit'] },
+  )
   const url = `http://127.0.0.1:${port}`
   await until(async () => (await fetch(`${url}/ping`)).ok, 'profiled broker worker /ping')
   return { name: 'broker', url, proc }
@@ -69,7 +107,11 @@ async function profiledWorker(redisPort: number, port: number, env: Record<strin
 /** The baseline server: bench/baseline.ts, or the script BENCH_BASELINE names (bench/fastify-floor.ts). */
 export async function startBaseline(redisPort: number, workers: number): Promise<Target> {
   const port = await freePort()
-  const proc = fork(join(ROOT, process.env.BENCH_BASELINE ?? 'bench/baseline.ts'), [], { execArgv: ['--import', 'tsx'], env: { ...process.env, PORT: String(port), REDIS_PORT: String(redisPort), WORKERS: String(workers) }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] })
+  const proc = fork(join(ROOT, process.env.BENCH_BASELINE ?? 'bench/baseline.ts'), [], {
+    execArgv: ['--import', 'tsx'],
+    env: { ...process.env, PORT: String(port), REDIS_PORT: String(redisPort), WORKERS: String(workers) },
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  })
   let ready = 0
   await new Promise<void>((r) => proc.on('message', () => ++ready === 1 && r()))
   const url = `http://127.0.0.1:${port}`
@@ -79,7 +121,11 @@ export async function startBaseline(redisPort: number, workers: number): Promise
 
 export function workerPids(primary: number): number[] {
   try {
-    return readFileSync(`/proc/${primary}/task/${primary}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number)
+    return readFileSync(`/proc/${primary}/task/${primary}/children`, 'utf8')
+      .trim()
+      .split(/\s+/)
+      .filter(Boolean)
+      .map(Number)
   } catch {
     return []
   }
@@ -97,7 +143,8 @@ export const cpuMs = (pid: number): number => {
 /** A target's processes: the primary and its workers. */
 export const pidsOf = (t: Target) => [t.proc.pid!, ...workerPids(t.proc.pid!)]
 
-export const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024
+export const rssMb = (pid: number) =>
+  Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024
 
 /** A load generator in its own process (bench/load.ts), so it shares no event loop with what it measures. */
 export interface Loader {
@@ -106,7 +153,10 @@ export interface Loader {
 }
 
 export async function startLoader(): Promise<Loader> {
-  const proc = fork(join(ROOT, 'bench/load.ts'), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+  const proc = fork(join(ROOT, 'bench/load.ts'), [], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  })
   await new Promise<void>((r) => proc.once('message', () => r()))
   return {
     run: (run) =>
@@ -147,10 +197,17 @@ export async function seedFlows(deps: BrokerDeps, n: number): Promise<string[]> 
 export type Endpoint = 'POST /store' | 'GET /start' | 'GET /hash-check'
 
 /** The load run of one endpoint: /store and /hash-check for `seconds`, /start once per stored flow (a start URL works once). */
-export function loadRun(endpoint: Endpoint, url: string, connections: number, seconds: number, ctx: { hashCheck: string; starts: string[] }): LoadRun {
+export function loadRun(
+  endpoint: Endpoint,
+  url: string,
+  connections: number,
+  seconds: number,
+  ctx: { hashCheck: string; starts: string[] },
+): LoadRun {
   const base = { url, connections }
   if (endpoint === 'POST /store') return { ...base, method: 'POST', path: '/store', body: FORM, duration: seconds }
-  if (endpoint === 'GET /hash-check') return { ...base, method: 'GET', path: `/hash-check?hash=${ctx.hashCheck}`, duration: seconds }
+  if (endpoint === 'GET /hash-check')
+    return { ...base, method: 'GET', path: `/hash-check?hash=${ctx.hashCheck}`, duration: seconds }
   return { ...base, method: 'GET', paths: ctx.starts.map((h) => `/start?hash=${h}`), amount: ctx.starts.length }
 }
 
@@ -159,7 +216,13 @@ export function loadRun(endpoint: Endpoint, url: string, connections: number, se
  * which each server may take as its own): the JIT compiles for seconds, the broker has more code to
  * compile than the baseline, and an endpoint first loaded in round 1 would pay for its compiling there.
  */
-export async function warmUp(load: (run: LoadRun) => Promise<LoadResult>, urls: string[], endpoints: readonly Endpoint[], connections: number, ctx: { hashCheck: string; starts: string[] }): Promise<void> {
+export async function warmUp(
+  load: (run: LoadRun) => Promise<LoadResult>,
+  urls: string[],
+  endpoints: readonly Endpoint[],
+  connections: number,
+  ctx: { hashCheck: string; starts: string[] },
+): Promise<void> {
   for (const url of urls) for (const e of endpoints) await load(loadRun(e, url, connections, 2, ctx))
 }
 

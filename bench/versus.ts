@@ -15,7 +15,17 @@ import { parseArgs } from 'node:util'
 import { freePort } from '../test/helpers/ports.js'
 import { startRedis } from '../test/helpers/redis.js'
 import type { LoadResult } from './load.js'
-import { type Endpoint, FORM, SECRETS, cpuMs, loadRun, median, startLoader, stopProcess, workerPids } from './servers.js'
+import {
+  type Endpoint,
+  FORM,
+  SECRETS,
+  cpuMs,
+  loadRun,
+  median,
+  startLoader,
+  stopProcess,
+  workerPids,
+} from './servers.js'
 
 const { values: opts } = parseArgs({
   options: {
@@ -36,7 +46,9 @@ const WORKERS = Number(opts.workers)
 const ROUNDS = Number(opts.rounds)
 const SECONDS = Number(opts.seconds)
 const CONNECTIONS = Number(opts.connections)
-const ENDPOINTS = (['POST /store', 'GET /start', 'GET /hash-check'] as Endpoint[]).filter((e) => !opts.only || opts.only.some((o) => e.endsWith(`/${o}`)))
+const ENDPOINTS = (['POST /store', 'GET /start', 'GET /hash-check'] as Endpoint[]).filter(
+  (e) => !opts.only || opts.only.some((o) => e.endsWith(`/${o}`)),
+)
 const say = (s: string) => process.stderr.write(`${s}\n`)
 
 interface Build {
@@ -47,7 +59,23 @@ interface Build {
 
 async function start(name: Build['name'], root: string, redisPort: number): Promise<Build> {
   const port = await freePort()
-  const args = ['serve', '--port', String(port), '--listen', '127.0.0.1', '--store', 'redis', '--store-port', String(redisPort), '--workers', String(WORKERS), '--expire', '600', '--log-level', 'warn']
+  const args = [
+    'serve',
+    '--port',
+    String(port),
+    '--listen',
+    '127.0.0.1',
+    '--store',
+    'redis',
+    '--store-port',
+    String(redisPort),
+    '--workers',
+    String(WORKERS),
+    '--expire',
+    '600',
+    '--log-level',
+    'warn',
+  ]
   const proc = spawn(process.execPath, [resolve(root, 'bin/run.js'), ...args], {
     env: { ...process.env, BROKER_COOKIE_SECRET: SECRETS.cookie, BROKER_SESSION_SECRET: SECRETS.session },
     stdio: ['ignore', 'ignore', 'inherit'],
@@ -55,7 +83,10 @@ async function start(name: Build['name'], root: string, redisPort: number): Prom
   const url = `http://127.0.0.1:${port}`
   for (let i = 0; ; i++) {
     if (i === 150) throw new Error(`build ${name} (${root}) did not start`)
-    const up = await fetch(`${url}/ping`).then((r) => r.ok, () => false)
+    const up = await fetch(`${url}/ping`).then(
+      (r) => r.ok,
+      () => false,
+    )
     if (up && workerPids(proc.pid!).length === WORKERS) break
     await new Promise((r) => setTimeout(r, 100))
   }
@@ -66,7 +97,11 @@ async function start(name: Build['name'], root: string, redisPort: number): Prom
 async function store(build: Build, n: number): Promise<string[]> {
   const hashes: string[] = []
   const one = async () => {
-    const res = await fetch(`${build.url}/store`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: FORM })
+    const res = await fetch(`${build.url}/store`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: FORM,
+    })
     hashes.push(((await res.json()) as { hash: string }).hash)
   }
   for (let i = 0; i < n; i += 50) await Promise.all(Array.from({ length: Math.min(50, n - i) }, one))
@@ -82,21 +117,32 @@ try {
   const hashCheck = Object.fromEntries(await Promise.all(builds.map(async (b) => [b.name, (await store(b, 1))[0]!])))
   for (const b of builds) await loader.run(loadRun('POST /store', b.url, CONNECTIONS, 1, { hashCheck: '', starts: [] }))
   for (const e of ENDPOINTS) {
-    const got: Record<Build['name'], { rps: number[]; cpuUs: number[] }> = { A: { rps: [], cpuUs: [] }, B: { rps: [], cpuUs: [] } }
+    const got: Record<Build['name'], { rps: number[]; cpuUs: number[] }> = {
+      A: { rps: [], cpuUs: [] },
+      B: { rps: [], cpuUs: [] },
+    }
     for (let round = 0; round < ROUNDS; round++) {
       for (const b of round % 2 ? [...builds].reverse() : builds) {
         // /start: one stored flow per request, as many as a run of this length takes.
-        const starts = e === 'GET /start' ? await store(b, Math.round(Math.max(2000, (median(got[b.name].rps) || 5000) * SECONDS))) : []
+        const starts =
+          e === 'GET /start'
+            ? await store(b, Math.round(Math.max(2000, (median(got[b.name].rps) || 5000) * SECONDS)))
+            : []
         const workers = workerPids(b.proc.pid!)
         const cpu0 = workers.reduce((n, w) => n + cpuMs(w), 0)
-        const res: LoadResult = await loader.run(loadRun(e, b.url, CONNECTIONS, SECONDS, { hashCheck: hashCheck[b.name]!, starts }))
+        const res: LoadResult = await loader.run(
+          loadRun(e, b.url, CONNECTIONS, SECONDS, { hashCheck: hashCheck[b.name]!, starts }),
+        )
         got[b.name].rps.push(res.rps)
         got[b.name].cpuUs.push(((workers.reduce((n, w) => n + cpuMs(w), 0) - cpu0) * 1000) / Math.max(1, res.requests))
       }
     }
     const ratios = got.B.rps.map((x, i) => x / got.A.rps[i]!)
     console.log(`${e}: B ÷ A req/s ${median(ratios).toFixed(3)} (rounds: ${ratios.map((r) => r.toFixed(2)).join(' ')})`)
-    for (const n of ['A', 'B'] as const) console.log(`  ${n}: ${Math.round(median(got[n].rps))} req/s, ${median(got[n].cpuUs).toFixed(0)} µs worker CPU per request`)
+    for (const n of ['A', 'B'] as const)
+      console.log(
+        `  ${n}: ${Math.round(median(got[n].rps))} req/s, ${median(got[n].cpuUs).toFixed(0)} µs worker CPU per request`,
+      )
   }
 } finally {
   loader.stop()

@@ -1,5 +1,12 @@
 import type { FlowContext, FlowPlugin, StepResult } from './contract.js'
-import { answersDirectly, normalizeOAuth1, requestToSign, signerOf, signRequest, validateOAuth1 } from './lib/oauth1/index.js'
+import {
+  answersDirectly,
+  normalizeOAuth1,
+  requestToSign,
+  signerOf,
+  signRequest,
+  validateOAuth1,
+} from './lib/oauth1/index.js'
 
 /**
  * The signing helper: signs the caller's request (`url`, `method`, `body`, `parameters`) with the
@@ -17,11 +24,21 @@ const plugin: FlowPlugin = {
     const request = requestToSign(ctx.params)
     if ('problems' in request) {
       const list = Object.entries(request.problems).map(([k, v]) => `${k} ${v}`)
-      return { respond: { status: 400, body: { code: 'VALIDATION', message: `Invalid request to sign: ${list.join('; ')}.`, fields: request.problems } } }
+      return {
+        respond: {
+          status: 400,
+          body: {
+            code: 'VALIDATION',
+            message: `Invalid request to sign: ${list.join('; ')}.`,
+            fields: request.problems,
+          },
+        },
+      }
     }
     const { header } = signRequest(signerOf(ctx.record), request)
     const result = { authorization: header }
-    if (answersDirectly(ctx.record)) return { respond: { status: 200, headers: { authorization: header }, body: result } }
+    if (answersDirectly(ctx.record))
+      return { respond: { status: 200, headers: { authorization: header }, body: result } }
     return { deliver: result }
   },
 }

@@ -12,8 +12,12 @@ const plugin: FlowPlugin = {
   validate: validateOAuth1,
 
   async start(ctx: FlowContext): Promise<StepResult> {
-    const temp = await requestCredentials(ctx, 'request token', String(ctx.record.request_url), { oauth: { oauth_callback: 'oob' } })
-    const access = await requestCredentials(ctx, 'access token', String(ctx.record.access_url), { token: { key: temp.token, secret: temp.secret } })
+    const temp = await requestCredentials(ctx, 'request token', String(ctx.record.request_url), {
+      oauth: { oauth_callback: 'oob' },
+    })
+    const access = await requestCredentials(ctx, 'access token', String(ctx.record.access_url), {
+      token: { key: temp.token, secret: temp.secret },
+    })
     return { deliver: accessResult(access, ctx.record) }
   },
 }

@@ -11,8 +11,10 @@ const plugin: FlowPlugin = {
 
   validate(record: Readonly<FlowRecord>) {
     const problems: Record<string, string> = {}
-    if (record.grant_type === 'refresh_token' && !record.refresh_token) problems.refresh_token = 'is required when grant_type is refresh_token'
-    if (record.grant_type === 'authorization_code') problems.grant_type = 'authorization_code needs the 3-legged flow (auth_leg 3)'
+    if (record.grant_type === 'refresh_token' && !record.refresh_token)
+      problems.refresh_token = 'is required when grant_type is refresh_token'
+    if (record.grant_type === 'authorization_code')
+      problems.grant_type = 'authorization_code needs the 3-legged flow (auth_leg 3)'
     return problems
   },
 

@@ -18,7 +18,13 @@ const plugin: FlowPlugin = {
     const { header } = signRequest(signerOf(ctx.record), { method: 'GET', url: provider })
     const result = { x_auth_service_provider: provider, x_verify_credentials_authorization: header }
     if (answersDirectly(ctx.record)) {
-      return { respond: { status: 200, headers: { 'x-auth-service-provider': provider, 'x-verify-credentials-authorization': header }, body: result } }
+      return {
+        respond: {
+          status: 200,
+          headers: { 'x-auth-service-provider': provider, 'x-verify-credentials-authorization': header },
+          body: result,
+        },
+      }
     }
     return { deliver: result }
   },

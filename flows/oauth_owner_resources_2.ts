@@ -11,7 +11,11 @@ const plugin: FlowPlugin = {
 
   async start(ctx: FlowContext): Promise<StepResult> {
     const r = ctx.record
-    const params: Record<string, string> = { grant_type: 'password', username: String(r.username), password: String(r.password) }
+    const params: Record<string, string> = {
+      grant_type: 'password',
+      username: String(r.username),
+      password: String(r.password),
+    }
     if (r.scope) params.scope = String(r.scope)
     const token = await requestToken(ctx, params)
     return { deliver: deliverable(token, r) }

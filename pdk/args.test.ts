@@ -25,7 +25,7 @@ describe('checkLimit', () => {
     expect(() => checkLimit('max_args', 1000)).not.toThrow()
     expect(() => checkLimit('max_args', undefined)).not.toThrow()
   })
-  it('uses Kong\'s messages', () => {
+  it("uses Kong's messages", () => {
     expect(() => checkLimit('max_args', 0)).toThrow('max_args must be >= 1')
     expect(() => checkLimit('max_headers', 1001)).toThrow('max_headers must be <= 1000')
     expect(() => checkLimit('max_headers', '5')).toThrow('max_headers must be a number')

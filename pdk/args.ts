@@ -59,8 +59,12 @@ export function encodeArgs(args: Record<string, unknown>): string {
     for (const v of Array.isArray(value) ? value : [value]) {
       if (v === true) parts.push(encodeURIComponent(key))
       else if (v === false) continue
-      else if (typeof v === 'string' || typeof v === 'number') parts.push(`${encodeURIComponent(key)}=${encodeURIComponent(String(v))}`)
-      else throw new Error(`invalid value "${String(v)}" for argument "${key}": got ${typeof v}, expected string, number or boolean`)
+      else if (typeof v === 'string' || typeof v === 'number')
+        parts.push(`${encodeURIComponent(key)}=${encodeURIComponent(String(v))}`)
+      else
+        throw new Error(
+          `invalid value "${String(v)}" for argument "${key}": got ${typeof v}, expected string, number or boolean`,
+        )
     }
   }
   return parts.join('&')

@@ -9,25 +9,32 @@ export function validateHeader(name: unknown, value: unknown): void {
   if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return
   if (Array.isArray(value)) {
     for (const v of value) {
-      if (typeof v !== 'string') throw new Error(`invalid header value in array ${q(name)}: got ${luaType(v)}, expected string`)
+      if (typeof v !== 'string')
+        throw new Error(`invalid header value in array ${q(name)}: got ${luaType(v)}, expected string`)
     }
     return
   }
-  throw new Error(`invalid header value for ${q(name)}: got ${luaType(value)}, expected array of string, string, number or boolean`)
+  throw new Error(
+    `invalid header value for ${q(name)}: got ${luaType(value)}, expected array of string, string, number or boolean`,
+  )
 }
 
 /** Throws unless `headers` is a table of valid headers. */
 export function validateHeaders(headers: unknown): asserts headers is Record<string, unknown> {
-  if (typeof headers !== 'object' || headers === null || Array.isArray(headers)) throw new Error('headers must be a table')
+  if (typeof headers !== 'object' || headers === null || Array.isArray(headers))
+    throw new Error('headers must be a table')
   for (const [k, v] of Object.entries(headers)) {
     if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') continue
     if (Array.isArray(v)) {
       for (const vv of v) {
-        if (typeof vv !== 'string') throw new Error(`invalid header value in array ${q(k)}: got ${luaType(vv)}, expected string`)
+        if (typeof vv !== 'string')
+          throw new Error(`invalid header value in array ${q(k)}: got ${luaType(vv)}, expected string`)
       }
       continue
     }
-    throw new Error(`invalid header value for ${q(k)}: got ${luaType(v)}, expected string, number, boolean or array of strings`)
+    throw new Error(
+      `invalid header value for ${q(k)}: got ${luaType(v)}, expected string, number, boolean or array of strings`,
+    )
   }
 }
 

@@ -20,7 +20,9 @@ describe('client addresses', () => {
 
   it('forwarded ip comes from real_ip_header only when the peer is trusted', () => {
     const request = { client: { ip: '10.0.0.5', port: 4000 }, headers: { 'X-Real-IP': '198.51.100.7' } }
-    expect(kitFor({ config: { trusted_ips: ['10.0.0.0/8'] }, request }).kit.client.get_forwarded_ip()).toBe('198.51.100.7')
+    expect(kitFor({ config: { trusted_ips: ['10.0.0.0/8'] }, request }).kit.client.get_forwarded_ip()).toBe(
+      '198.51.100.7',
+    )
     expect(kitFor({ request }).kit.client.get_forwarded_ip()).toBe('10.0.0.5')
   })
 
@@ -29,8 +31,12 @@ describe('client addresses', () => {
       request: { client: { ip: '10.0.0.5', port: 4000 }, headers: { 'X-Forwarded-For': '198.51.100.7, 10.0.0.9' } },
     }
     const config = { trusted_ips: ['10.0.0.0/8'], real_ip_header: 'X-Forwarded-For' }
-    expect(kitFor({ ...base, config: { ...config, real_ip_recursive: true } }).kit.client.get_forwarded_ip()).toBe('198.51.100.7')
-    expect(kitFor({ ...base, config: { ...config, real_ip_recursive: false } }).kit.client.get_forwarded_ip()).toBe('10.0.0.9')
+    expect(kitFor({ ...base, config: { ...config, real_ip_recursive: true } }).kit.client.get_forwarded_ip()).toBe(
+      '198.51.100.7',
+    )
+    expect(kitFor({ ...base, config: { ...config, real_ip_recursive: false } }).kit.client.get_forwarded_ip()).toBe(
+      '10.0.0.9',
+    )
     expect(kitFor({ ...base, config }).kit.client.get_forwarded_port()).toBe(4000)
   })
 })
@@ -74,7 +80,9 @@ describe('authentication state', () => {
     expect(kit.client.get_consumer_groups()).toEqual([{ id: 'g-all', name: 'all' }])
     kit.client.authenticate_consumer_group_by_consumer_id(consumers[0]!.id)
     expect(kit.client.get_consumer_groups()).toEqual([{ id: 'g-all', name: 'all' }])
-    expect(() => kit.client.authenticate_consumer_group_by_consumer_id(5 as never)).toThrow('consumer_id must be a string or nil')
+    expect(() => kit.client.authenticate_consumer_group_by_consumer_id(5 as never)).toThrow(
+      'consumer_id must be a string or nil',
+    )
   })
 
   it('set_authenticated_consumer_groups sets, validates and clears', () => {
@@ -83,7 +91,9 @@ describe('authentication state', () => {
     expect(kit.client.get_consumer_groups()).toEqual([{ id: '1', name: 'a' }])
     expect(kit.client.get_consumer_group()).toEqual({ id: '1', name: 'a' })
     expect(() => kit.client.set_authenticated_consumer_groups('x' as never)).toThrow('groups must be a table or nil')
-    expect(() => kit.client.set_authenticated_consumer_groups([{ id: '1' }])).toThrow('each consumer group must be a table with an id and a name')
+    expect(() => kit.client.set_authenticated_consumer_groups([{ id: '1' }])).toThrow(
+      'each consumer group must be a table with an id and a name',
+    )
     kit.client.set_authenticated_consumer_groups(null)
     expect(kit.client.get_consumer_groups()).toBeUndefined()
     kit.client.set_authenticated_consumer_group({ id: '2', name: 'b' })
@@ -102,15 +112,30 @@ describe('authentication state', () => {
   it('get_protocol follows the route and trusted X-Forwarded-Proto', () => {
     expect(toList(kitFor().kit.client.get_protocol())).toEqual([undefined, 'No active route found'])
     expect(kitFor({ route: { protocols: ['grpc'] } }).kit.client.get_protocol()).toBe('grpc')
-    const fwd = { route: { protocols: ['http', 'https'] }, config: { trusted_ips: ['127.0.0.1'] }, request: { headers: { 'X-Forwarded-Proto': 'https' } } }
+    const fwd = {
+      route: { protocols: ['http', 'https'] },
+      config: { trusted_ips: ['127.0.0.1'] },
+      request: { headers: { 'X-Forwarded-Proto': 'https' } },
+    }
     expect(kitFor(fwd).kit.client.get_protocol()).toBe('http')
     expect(kitFor(fwd).kit.client.get_protocol(true)).toBe('https')
   })
   it('get_protocol refuses more than one trusted X-Forwarded-Proto, as Kong', () => {
     const headers = { 'X-Forwarded-Proto': ['https', 'http'] }
-    const fwd = { route: { protocols: ['http', 'https'] }, config: { trusted_ips: ['127.0.0.1'] }, request: { headers } }
-    expect(toList(kitFor(fwd).kit.client.get_protocol(true))).toEqual([undefined, 'Only one X-Forwarded-Proto header allowed'])
-    expect(toList(kitFor({ ...fwd, request: { headers: { 'X-Forwarded-Proto': 'https,http' } } }).kit.client.get_protocol(true))).toEqual([undefined, 'Only one X-Forwarded-Proto header allowed'])
+    const fwd = {
+      route: { protocols: ['http', 'https'] },
+      config: { trusted_ips: ['127.0.0.1'] },
+      request: { headers },
+    }
+    expect(toList(kitFor(fwd).kit.client.get_protocol(true))).toEqual([
+      undefined,
+      'Only one X-Forwarded-Proto header allowed',
+    ])
+    expect(
+      toList(
+        kitFor({ ...fwd, request: { headers: { 'X-Forwarded-Proto': 'https,http' } } }).kit.client.get_protocol(true),
+      ),
+    ).toEqual([undefined, 'Only one X-Forwarded-Proto header allowed'])
     expect(kitFor(fwd).kit.client.get_protocol()).toBe('http')
   })
 })
@@ -126,7 +151,10 @@ describe('client.tls', () => {
   })
 
   it('the chain is visible later only when requested in the certificate phase', () => {
-    const { ctx, kit } = kitFor({ request: { url: 'https://h/', tls: { client_certificate_chain: chain } } }, 'certificate')
+    const { ctx, kit } = kitFor(
+      { request: { url: 'https://h/', tls: { client_certificate_chain: chain } } },
+      'certificate',
+    )
     expect(kit.client.tls.request_client_certificate()).toBe(true)
     expect(kit.client.tls.disable_session_reuse()).toBe(true)
     ctx.phase = 'access'
@@ -147,13 +175,17 @@ describe('client.tls', () => {
     const { ctx, kit } = kitFor({ request: { url: 'https://h/' } }, 'access')
     kit.client.tls.set_client_verify('FAILED:expired')
     expect(ctx.tls.verifyOverride).toBe('FAILED:expired')
-    expect(() => kit.client.tls.set_client_verify('MAYBE')).toThrow('unknown client verify value: MAYBE accepted values are: "SUCCESS", "NONE" or "FAILED:<reason>"')
+    expect(() => kit.client.tls.set_client_verify('MAYBE')).toThrow(
+      'unknown client verify value: MAYBE accepted values are: "SUCCESS", "NONE" or "FAILED:<reason>"',
+    )
     ctx.phase = 'log'
     expect(() => kit.client.tls.set_client_verify('NONE')).toThrow('(only in: rewrite, access, balancer)')
     expect(kit.log.serialize()).toMatchObject({ request: { tls: { client_verify: 'FAILED:expired' } } })
   })
 
   it('certificate operations are only for the certificate phase', () => {
-    expect(() => kitFor({ request: { url: 'https://h/' } }, 'access').kit.client.tls.request_client_certificate()).toThrow('(only in: certificate)')
+    expect(() =>
+      kitFor({ request: { url: 'https://h/' } }, 'access').kit.client.tls.request_client_certificate(),
+    ).toThrow('(only in: certificate)')
   })
 })

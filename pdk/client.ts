@@ -74,7 +74,8 @@ export function createClient(ctx: Context) {
     },
     set_authenticated_consumer_groups(groups?: Table[] | null): void {
       checkPhase(ctx, SETS.AUTH_AND_LATER)
-      if (groups !== undefined && groups !== null && typeof groups !== 'object') throw new Error('groups must be a table or nil')
+      if (groups !== undefined && groups !== null && typeof groups !== 'object')
+        throw new Error('groups must be a table or nil')
       if (groups) {
         for (const g of Object.values(groups)) {
           if (typeof g !== 'object' || g === null || g.id === undefined || g.name === undefined) {
@@ -106,7 +107,8 @@ export function createClient(ctx: Context) {
     load_consumer(consumer_id: string, search_by_username?: boolean): Table | Values | undefined {
       checkPhase(ctx, SETS.C)
       if (typeof consumer_id !== 'string' || consumer_id === '') throw new Error('consumer_id must be a string')
-      if (!UUID.test(consumer_id) && !search_by_username) throw new Error('cannot load a consumer with an id that is not a uuid')
+      if (!UUID.test(consumer_id) && !search_by_username)
+        throw new Error('cannot load a consumer with an id that is not a uuid')
       const byId = UUID.test(consumer_id) ? ctx.data.consumers.find((c) => c.id === consumer_id) : undefined
       if (byId) return structuredClone(byId)
       if (search_by_username) {

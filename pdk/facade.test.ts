@@ -14,7 +14,9 @@ describe('kong-js-pdk facade', () => {
     expect(camel).toBeInstanceOf(Promise)
     expect(await camel).toBe('example.com')
     expect(await at(kong, 'request.get_header')('host')).toBe('example.com')
-    expect(at(kong, 'client.tls.getFullClientCertificateChain')).toBe(at(kong, 'client.tls.get_full_client_certificate_chain'))
+    expect(at(kong, 'client.tls.getFullClientCertificateChain')).toBe(
+      at(kong, 'client.tls.get_full_client_certificate_chain'),
+    )
     expect(typeof at(kong, 'enterpriseEdition.jwe.decode')).toBe('function')
     expect(typeof at(kong, 'nginx.getSubsystem')).toBe('function')
     expect(typeof at(kong, 'webserver.getTls1VersionStr')).toBe('function')

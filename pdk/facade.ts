@@ -16,7 +16,8 @@ export class PDKError extends Error {
 const toCamel = (name: string): string => name.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase())
 // kong-js-pdk maps a camelCase name back only where a lowercase letter precedes the capital, so
 // its typings spell get_tls1_version_str as getTls1_versionStr: that spelling must work too
-const toJsPdkCamel = (name: string): string => name.replace(/([a-z])_([a-z])/g, (_, a: string, b: string) => a + b.toUpperCase())
+const toJsPdkCamel = (name: string): string =>
+  name.replace(/([a-z])_([a-z])/g, (_, a: string, b: string) => a + b.toUpperCase())
 
 export type Facade = Record<string, unknown>
 
@@ -49,7 +50,10 @@ function wrap(tree: KitTree, prefix: string, record: () => Recorder | undefined)
       const aliases = [...new Set([name, toCamel(name), toJsPdkCamel(name)])]
       const get = function (this: Holder): unknown {
         const v = this.$tree[name]!
-        const value = typeof v === 'function' ? wrapFn(v as (...a: unknown[]) => unknown, path, this.$record) : wrap(v, path, this.$record)
+        const value =
+          typeof v === 'function'
+            ? wrapFn(v as (...a: unknown[]) => unknown, path, this.$record)
+            : wrap(v, path, this.$record)
         for (const alias of aliases) Object.defineProperty(this, alias, { value, enumerable: true })
         return value
       }
@@ -59,7 +63,11 @@ function wrap(tree: KitTree, prefix: string, record: () => Recorder | undefined)
   }
   // kong.log(...) is itself the base log call at notice severity, as Kong's log table is callable
   const base = prefix === 'log' ? tree.notice : undefined
-  const out = (typeof base === 'function' ? Object.setPrototypeOf(wrapFn(base as (...a: unknown[]) => unknown, 'log', record), proto) : Object.create(proto)) as Facade
+  const out = (
+    typeof base === 'function'
+      ? Object.setPrototypeOf(wrapFn(base as (...a: unknown[]) => unknown, 'log', record), proto)
+      : Object.create(proto)
+  ) as Facade
   Object.defineProperty(out, '$tree', { value: tree })
   Object.defineProperty(out, '$record', { value: record })
   return out

@@ -31,7 +31,10 @@ describe('fixture loading', () => {
   })
 
   it('gives the JSON path of a bad field deep in a script', () => {
-    const f = write('deep.json', JSON.stringify({ ...base, plugins: [{ name: 'p', phases: { access: [{ call: 'x' }, { call: 5 }] } }] }))
+    const f = write(
+      'deep.json',
+      JSON.stringify({ ...base, plugins: [{ name: 'p', phases: { access: [{ call: 'x' }, { call: 5 }] } }] }),
+    )
     const e = failure(f)
     expect(e.path).toBe('$.plugins[0].phases.access[1].call')
     expect(e.message).toContain('deep.json: $.plugins[0].phases.access[1].call: must be string')
@@ -43,18 +46,27 @@ describe('fixture loading', () => {
     const phase = failure(write('p.json', JSON.stringify({ ...base, plugins: [{ name: 'p', phases: { acces: [] } }] })))
     expect(phase.path).toBe('$.plugins[0].phases.acces')
     expect(phase.message).toContain('is not a valid name here (must be one of "init_worker"')
-    expect(failure(write('s.json', JSON.stringify({ ...base, subsystem: 'udp' }))).message).toContain('$.subsystem: must be one of "http", "stream"')
+    expect(failure(write('s.json', JSON.stringify({ ...base, subsystem: 'udp' }))).message).toContain(
+      '$.subsystem: must be one of "http", "stream"',
+    )
   })
 
   it('takes the client TLS chain as a PEM string or as {client_certificate_chain}, and HTTP/0.9 to HTTP/3', () => {
     const pem = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n'
     for (const tls of [pem, { client_certificate_chain: pem }]) {
-      expect(loadFixture(write('tls.json', JSON.stringify({ ...base, request: { url: 'https://h/', tls } }))).fixture.request.tls).toEqual(tls)
+      expect(
+        loadFixture(write('tls.json', JSON.stringify({ ...base, request: { url: 'https://h/', tls } }))).fixture.request
+          .tls,
+      ).toEqual(tls)
     }
     for (const http_version of [0.9, 1, 1.1, 2, 3, null]) {
-      expect(() => loadFixture(write('v.json', JSON.stringify({ ...base, request: { url: 'http://h/', http_version } })))).not.toThrow()
+      expect(() =>
+        loadFixture(write('v.json', JSON.stringify({ ...base, request: { url: 'http://h/', http_version } }))),
+      ).not.toThrow()
     }
-    expect(failure(write('t.json', JSON.stringify({ ...base, request: { url: 'https://h/', tls: 5 } }))).path).toBe('$.request.tls')
+    expect(failure(write('t.json', JSON.stringify({ ...base, request: { url: 'https://h/', tls: 5 } }))).path).toBe(
+      '$.request.tls',
+    )
   })
 
   it('turns JSON pointers into JSON paths', () => {

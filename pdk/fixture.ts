@@ -26,7 +26,13 @@ export interface Expectations {
   body?: unknown
   source?: 'exit' | 'error' | 'service'
   logs?: Array<{ level: string; contains: string }>
-  upstream_request?: null | { method?: string; path?: string; query?: string; headers?: Record<string, string | string[] | null>; body?: unknown }
+  upstream_request?: null | {
+    method?: string
+    path?: string
+    query?: string
+    headers?: Record<string, string | string[] | null>
+    body?: unknown
+  }
   telemetry?: Array<Record<string, unknown>>
 }
 
@@ -68,7 +74,11 @@ export interface LoadedFixture {
 
 /** Why a fixture cannot run: the file, the JSON path of the bad field, and what is wrong. */
 export class FixtureError extends Error {
-  constructor(readonly file: string, readonly path: string, readonly reason: string) {
+  constructor(
+    readonly file: string,
+    readonly path: string,
+    readonly reason: string,
+  ) {
     super(`${file}: ${path}: ${reason}`)
     this.name = 'FixtureError'
   }
@@ -85,15 +95,23 @@ const schemaText = (): string => {
 }
 
 let validator: ReturnType<Ajv['compile']> | undefined
-const validate = () => (validator ??= new Ajv({ allErrors: false, strict: false }).compile(JSON.parse(schemaText()) as object))
+const validate = () =>
+  (validator ??= new Ajv({ allErrors: false, strict: false }).compile(JSON.parse(schemaText()) as object))
 
 /** `/plugins/0/phases/access/1` → `$.plugins[0].phases.access[1]`. */
 export function jsonPath(pointer: string): string {
   if (!pointer) return '$'
-  return '$' + pointer.split('/').slice(1).map((seg) => {
-    const key = seg.replace(/~1/g, '/').replace(/~0/g, '~')
-    return /^\d+$/.test(key) ? `[${key}]` : /^[A-Za-z_$][\w$]*$/.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`
-  }).join('')
+  return (
+    '$' +
+    pointer
+      .split('/')
+      .slice(1)
+      .map((seg) => {
+        const key = seg.replace(/~1/g, '/').replace(/~0/g, '~')
+        return /^\d+$/.test(key) ? `[${key}]` : /^[A-Za-z_$][\w$]*$/.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`
+      })
+      .join('')
+  )
 }
 
 function describe(err: ErrorObject): { path: string; reason: string } {
@@ -102,7 +120,10 @@ function describe(err: ErrorObject): { path: string; reason: string } {
   const propertyName = (err as ErrorObject & { propertyName?: string }).propertyName
   if (propertyName !== undefined) {
     // a bad key (e.g. a misspelt phase under `phases`): point at the key itself
-    return { path: jsonPath(`${pointer}/${propertyName}`), reason: `is not a valid name here (${describe({ ...err, propertyName: undefined } as ErrorObject).reason})` }
+    return {
+      path: jsonPath(`${pointer}/${propertyName}`),
+      reason: `is not a valid name here (${describe({ ...err, propertyName: undefined } as ErrorObject).reason})`,
+    }
   }
   if (err.keyword === 'additionalProperties') {
     pointer += `/${(err.params as { additionalProperty: string }).additionalProperty}`

@@ -21,8 +21,16 @@ export interface TypedKit {
 }
 
 /** A context and its kit for `fixture` (only `request.url` is needed), in `phase`. */
-export function kitFor(fixture: Omit<Partial<Fixture>, 'request'> & { request?: Partial<Fixture['request']> } = {}, phase: Phase = 'access'): { ctx: Context; kit: TypedKit } {
-  const f = { name: 'test', plugins: [], ...fixture, request: { url: 'http://example.com/', ...(fixture.request ?? {}) } } as Fixture
+export function kitFor(
+  fixture: Omit<Partial<Fixture>, 'request'> & { request?: Partial<Fixture['request']> } = {},
+  phase: Phase = 'access',
+): { ctx: Context; kit: TypedKit } {
+  const f = {
+    name: 'test',
+    plugins: [],
+    ...fixture,
+    request: { url: 'http://example.com/', ...(fixture.request ?? {}) },
+  } as Fixture
   const ctx = buildContext(f)
   ctx.phase = phase
   ctx.plugin = { name: 'test-plugin', id: 'id-1', config: {} }

@@ -71,7 +71,10 @@ export class HeaderList {
    * The headers table of at most `max` entries (ngx counts each occurrence); `truncated`
    * says whether some were left out.
    */
-  table(max = Infinity, keyOf: (name: string) => string = (n) => n.toLowerCase()): { headers: HeadersTable; truncated: boolean } {
+  table(
+    max = Infinity,
+    keyOf: (name: string) => string = (n) => n.toLowerCase(),
+  ): { headers: HeadersTable; truncated: boolean } {
     const headers: HeadersTable = {}
     let n = 0
     for (const [name, value] of this.entries) {

@@ -14,10 +14,14 @@ export function trustMatcher(list: readonly string[]): (ip: string) => boolean {
   const ranges: Range[] = []
   for (const entry of list) {
     try {
-      ranges.push(entry.includes('/') ? ipaddr.parseCIDR(entry) : (() => {
-        const addr = ipaddr.parse(entry)
-        return [addr, addr.kind() === 'ipv4' ? 32 : 128] as Range
-      })())
+      ranges.push(
+        entry.includes('/')
+          ? ipaddr.parseCIDR(entry)
+          : (() => {
+              const addr = ipaddr.parse(entry)
+              return [addr, addr.kind() === 'ipv4' ? 32 : 128] as Range
+            })(),
+      )
     } catch {
       // not an address or CIDR: skipped, like Kong's is_valid_ip_or_cidr filter
     }
@@ -25,7 +29,8 @@ export function trustMatcher(list: readonly string[]): (ip: string) => boolean {
   const match = (ip: string): boolean => {
     if (typeof ip !== 'string' || !ipaddr.isValid(ip)) return false
     let addr: ipaddr.IPv4 | ipaddr.IPv6 = ipaddr.parse(ip)
-    if (addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress()) addr = (addr as ipaddr.IPv6).toIPv4Address()
+    if (addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress())
+      addr = (addr as ipaddr.IPv6).toIPv4Address()
     return ranges.some(([range, bits]) => range.kind() === addr.kind() && addr.match(range, bits))
   }
   cache.set(list, match)
@@ -59,7 +64,10 @@ export function realClient(
     const ip = header.trim()
     return ipaddr.isValid(ip) ? { ip, port: peer.port } : peer
   }
-  const hops = header.split(',').map((s) => s.trim()).filter(Boolean)
+  const hops = header
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
   if (!recursive) {
     const last = hops[hops.length - 1]
     return last && ipaddr.isValid(last) ? { ip: last, port: peer.port } : peer

@@ -68,7 +68,11 @@ export function flatten(tree: KitTree, prefix = '', out = new Map<string, KitFun
 
 /** Resolves a call name as a script or plugin writes it (`kong.` prefix and camelCase allowed). */
 export function resolveCall(index: Map<string, KitFunction>, call: string): [string, KitFunction] | undefined {
-  const path = call.replace(/^kong\./, '').split('.').map(toSnake).join('.')
+  const path = call
+    .replace(/^kong\./, '')
+    .split('.')
+    .map(toSnake)
+    .join('.')
   // `log` alone is the base log call, at notice severity
   const fn = index.get(path) ?? (path === 'log' ? index.get('log.notice') : undefined)
   return fn ? [path, fn] : undefined

@@ -10,7 +10,10 @@ describe('plugin loader', () => {
   it('loads CommonJS modules', async () => {
     mkdirSync(join(dir, 'cjs'))
     writeFileSync(join(dir, 'cjs/package.json'), '{"type":"commonjs"}')
-    writeFileSync(join(dir, 'cjs/index.js'), "class P { access() {} }\nmodule.exports = { Plugin: P, Schema: [], Version: '1.0.0', Priority: 5 }")
+    writeFileSync(
+      join(dir, 'cjs/index.js'),
+      "class P { access() {} }\nmodule.exports = { Plugin: P, Schema: [], Version: '1.0.0', Priority: 5 }",
+    )
     const mod = await loadPluginModule(join(dir, 'cjs/index.js'))
     expect(mod.Version).toBe('1.0.0')
     expect(mod.Priority).toBe(5)
@@ -26,7 +29,10 @@ describe('plugin loader', () => {
   })
 
   it('loads TypeScript modules directly', async () => {
-    writeFileSync(join(dir, 'p.ts'), "export class Plugin { constructor(readonly config: { n: number }) {} access(): number { return this.config.n } }\nexport const Version: string = '3.0.0'")
+    writeFileSync(
+      join(dir, 'p.ts'),
+      "export class Plugin { constructor(readonly config: { n: number }) {} access(): number { return this.config.n } }\nexport const Version: string = '3.0.0'",
+    )
     const mod = await loadPluginModule(join(dir, 'p.ts'))
     expect(mod.Version).toBe('3.0.0')
     expect(new mod.Plugin({ n: 7 }).access).toBeTypeOf('function')

@@ -27,8 +27,12 @@ export function loadPluginModule(abs: string): Promise<PluginModule> {
     hit = importAny(abs).then((ns) => {
       // CommonJS modules arrive as `default` (module.exports); ESM ones as named exports
       const def = ns.default as Record<string, unknown> | undefined
-      const mod = (typeof ns.Plugin === 'function' ? ns : def && typeof def.Plugin === 'function' ? def : ns) as Record<string, unknown>
-      if (typeof mod.Plugin !== 'function') throw new Error('does not export a Plugin class (kong-js-pdk contract: Plugin, Schema, Version, Priority)')
+      const mod = (typeof ns.Plugin === 'function' ? ns : def && typeof def.Plugin === 'function' ? def : ns) as Record<
+        string,
+        unknown
+      >
+      if (typeof mod.Plugin !== 'function')
+        throw new Error('does not export a Plugin class (kong-js-pdk contract: Plugin, Schema, Version, Priority)')
       return mod as unknown as PluginModule
     })
     cache.set(abs, hit)
@@ -38,7 +42,10 @@ export function loadPluginModule(abs: string): Promise<PluginModule> {
 }
 
 /** The phase methods a plugin instance has: kong-js-pdk's list plus the filter phases. */
-export function phaseMethod(instance: Record<string, unknown>, phase: string): ((kong: unknown) => unknown) | undefined {
+export function phaseMethod(
+  instance: Record<string, unknown>,
+  phase: string,
+): ((kong: unknown) => unknown) | undefined {
   const camel = phase.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase())
   const fn = instance[phase] ?? instance[camel]
   return typeof fn === 'function' ? (fn as (kong: unknown) => unknown).bind(instance) : undefined

@@ -4,7 +4,10 @@ import { bytesToStr } from './node.js'
 
 const memory = {
   lua_shared_dicts: { kong: { capacity: 5 * 1024 * 1024, allocated_slabs: 1536 } },
-  workers_lua_vms: [{ pid: 20, http_allocated_gc: 3 * 1024 ** 3 }, { pid: 10, http_allocated_gc: 1000.7 }],
+  workers_lua_vms: [
+    { pid: 20, http_allocated_gc: 3 * 1024 ** 3 },
+    { pid: 10, http_allocated_gc: 1000.7 },
+  ],
 }
 
 describe('node', () => {
@@ -12,7 +15,10 @@ describe('node', () => {
     const { kit } = kitFor({ node: { memory } })
     expect(kit.node.get_memory_stats()).toEqual({
       lua_shared_dicts: { kong: { capacity: 5242880, allocated_slabs: 1536 } },
-      workers_lua_vms: [{ pid: 10, http_allocated_gc: 1000 }, { pid: 20, http_allocated_gc: 3221225472 }],
+      workers_lua_vms: [
+        { pid: 10, http_allocated_gc: 1000 },
+        { pid: 20, http_allocated_gc: 3221225472 },
+      ],
     })
   })
 
@@ -33,10 +39,12 @@ describe('node', () => {
     expect(bytesToStr(5497558, 'm')).toBe('5.24 MiB')
   })
 
-  it('rejects bad units and scales with Kong\'s messages', () => {
+  it("rejects bad units and scales with Kong's messages", () => {
     const { kit } = kitFor()
     expect(() => kit.node.get_memory_stats('t')).toThrow("invalid unit 't' (expected 'k/K', 'm/M', or 'g/G')")
-    expect(() => kit.node.get_memory_stats('constructor')).toThrow("invalid unit 'constructor' (expected 'k/K', 'm/M', or 'g/G')")
+    expect(() => kit.node.get_memory_stats('constructor')).toThrow(
+      "invalid unit 'constructor' (expected 'k/K', 'm/M', or 'g/G')",
+    )
     expect(() => kit.node.get_memory_stats('k', -1)).toThrow('scale must be equal or greater than 0')
   })
 

@@ -52,7 +52,10 @@ export function createNode(ctx: Context) {
       const mem = ctx.data.node.memory
       const lua_shared_dicts: Record<string, { capacity: number | string; allocated_slabs: number | string }> = {}
       for (const [name, d] of Object.entries(mem.lua_shared_dicts)) {
-        lua_shared_dicts[name] = { capacity: bytesToStr(d.capacity, u, s), allocated_slabs: bytesToStr(d.allocated_slabs, u, s) }
+        lua_shared_dicts[name] = {
+          capacity: bytesToStr(d.capacity, u, s),
+          allocated_slabs: bytesToStr(d.allocated_slabs, u, s),
+        }
       }
       const workers_lua_vms = [...mem.workers_lua_vms]
         .sort((a, b) => a.pid - b.pid)

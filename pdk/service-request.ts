@@ -8,7 +8,23 @@ import { values, type Values } from './values.js'
 const REWRITE_ACCESS = phaseSet('rewrite', 'access')
 const REWRITE_ACCESS_BALANCER = phaseSet('rewrite', 'access', 'balancer')
 const PREREAD_BALANCER = phaseSet('preread', 'balancer')
-const METHODS = new Set(['GET', 'HEAD', 'PUT', 'POST', 'DELETE', 'OPTIONS', 'MKCOL', 'COPY', 'MOVE', 'PROPFIND', 'PROPPATCH', 'LOCK', 'UNLOCK', 'PATCH', 'TRACE'])
+const METHODS = new Set([
+  'GET',
+  'HEAD',
+  'PUT',
+  'POST',
+  'DELETE',
+  'OPTIONS',
+  'MKCOL',
+  'COPY',
+  'MOVE',
+  'PROPFIND',
+  'PROPPATCH',
+  'LOCK',
+  'UNLOCK',
+  'PATCH',
+  'TRACE',
+])
 
 /** Builds pdk.service.request for a request context. */
 export function createServiceRequest(ctx: Context) {
@@ -78,7 +94,8 @@ export function createServiceRequest(ctx: Context) {
       checkPhase(ctx, REWRITE_ACCESS_BALANCER)
       validateHeader(header, value)
       if (header.toLowerCase() === ':authority') {
-        if (up.scheme !== 'grpc' && up.scheme !== 'grpcs') return values(undefined, 'cannot set :authority pseudo-header on non-grpc requests')
+        if (up.scheme !== 'grpc' && up.scheme !== 'grpcs')
+          return values(undefined, 'cannot set :authority pseudo-header on non-grpc requests')
       }
       up.headers.set(header, normalizeHeader(value))
     },
@@ -109,7 +126,8 @@ export function createServiceRequest(ctx: Context) {
       if (typeof args !== 'object' || args === null) throw new Error('args must be a table')
       if (mime !== undefined && mime !== null && typeof mime !== 'string') throw new Error('mime must be a string')
       const type = mime ?? up.headers.get('content-type')
-      if (type === undefined) return values(undefined, 'content type was neither explicitly given as an argument or received as a header')
+      if (type === undefined)
+        return values(undefined, 'content type was neither explicitly given as an argument or received as a header')
       const [body, contentType] = encodeBody(args, type)
       up.body = Buffer.from(body)
       up.headers.set('Content-Type', contentType)

@@ -12,7 +12,10 @@ const HEADER_BODY_LOG = phaseSet('response', 'header_filter', 'body_filter', 'lo
 export function createServiceResponse(ctx: Context) {
   const service = () => ctx.response.service
   const bodyText = () => {
-    if (!ctx.upstream.buffered) throw new Error('service body is only available with buffered proxying (see: kong.service.request.enable_buffering function)')
+    if (!ctx.upstream.buffered)
+      throw new Error(
+        'service body is only available with buffered proxying (see: kong.service.request.enable_buffering function)',
+      )
     return service()?.body.toString('utf8')
   }
   return {

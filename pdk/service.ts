@@ -25,11 +25,16 @@ export function createService(ctx: Context) {
     set_retries(retries: number): void {
       checkPhase(ctx, ACCESS)
       if (typeof retries !== 'number' || !Number.isInteger(retries)) throw new Error('retries must be an integer')
-      if (retries < 0 || retries > 32767) throw new Error(`retries must be an integer between 0 and 32767: given ${retries}`)
+      if (retries < 0 || retries > 32767)
+        throw new Error(`retries must be an integer between 0 and 32767: given ${retries}`)
     },
     set_timeouts(connect_timeout: number, write_timeout: number, read_timeout: number): void {
       checkPhase(ctx, ACCESS)
-      for (const [name, v] of [['connect_timeout', connect_timeout], ['write_timeout', write_timeout], ['read_timeout', read_timeout]] as const) {
+      for (const [name, v] of [
+        ['connect_timeout', connect_timeout],
+        ['write_timeout', write_timeout],
+        ['read_timeout', read_timeout],
+      ] as const) {
         if (typeof v !== 'number' || !Number.isInteger(v)) throw new Error(`${name} must be an integer`)
         if (v < 1 || v > 2147483646) throw new Error(`${name} must be an integer between 1 and 2147483646: given ${v}`)
       }

@@ -5,13 +5,23 @@ import { toList } from './values.js'
 describe('telemetry.log', () => {
   it('records a structured entry with plugin attributes', () => {
     const { ctx, kit } = kitFor()
-    expect(kit.telemetry.log('my-plugin', { __plugin_id: 'p1', plugin_instance_name: 'mine' }, 'audit', 'hello', { 'user.id': 7 })).toBe(true)
+    expect(
+      kit.telemetry.log('my-plugin', { __plugin_id: 'p1', plugin_instance_name: 'mine' }, 'audit', 'hello', {
+        'user.id': 7,
+      }),
+    ).toBe(true)
     expect(ctx.telemetry).toEqual([
       {
         plugin: 'my-plugin',
         message_type: 'audit',
         message: 'hello',
-        attributes: { 'user.id': 7, 'message.type': 'audit', 'plugin.name': 'my-plugin', 'plugin.id': 'p1', 'plugin.instance.name': 'mine' },
+        attributes: {
+          'user.id': 7,
+          'message.type': 'audit',
+          'plugin.name': 'my-plugin',
+          'plugin.id': 'p1',
+          'plugin.instance.name': 'mine',
+        },
       },
     ])
   })
@@ -41,7 +51,9 @@ describe('telemetry.log', () => {
 describe('small modules', () => {
   it('plugin.get_id gives the running plugin instance id in P phases', () => {
     expect(kitFor().kit.plugin.get_id()).toBe('id-1')
-    expect(() => kitFor({}, 'init_worker').kit.plugin.get_id()).toThrow('(only in: rewrite, access, response, header_filter, body_filter, log)')
+    expect(() => kitFor({}, 'init_worker').kit.plugin.get_id()).toThrow(
+      '(only in: rewrite, access, response, header_filter, body_filter, log)',
+    )
   })
 
   it('router gives the route and service', () => {
@@ -66,7 +78,12 @@ describe('small modules', () => {
   it('webserver exposes subsystem, statistics, variables and context', () => {
     const { kit } = kitFor({ request: { url: 'https://h/x?a=1', headers: { 'X-Y': 'z' } } })
     expect(kit.webserver.get_subsystem()).toBe('http')
-    expect(kit.webserver.get_statistics()).toMatchObject({ connections_active: 1, connections_accepted: 1, connections_handled: 1, total_requests: 1 })
+    expect(kit.webserver.get_statistics()).toMatchObject({
+      connections_active: 1,
+      connections_accepted: 1,
+      connections_handled: 1,
+      total_requests: 1,
+    })
     expect(kit.webserver.get_var('request_uri')).toBe('/x?a=1')
     expect(kit.webserver.get_var('http_x_y')).toBe('z')
     expect(kit.webserver.get_var('arg_a')).toBe('1')

@@ -3,18 +3,36 @@ import type { Context, Table } from './context.js'
 import { checkPhase, phaseSet } from './phases.js'
 import { values, type Values } from './values.js'
 
-const TELEMETRY_PHASES = phaseSet('rewrite', 'access', 'balancer', 'timer', 'header_filter', 'response', 'body_filter', 'log')
+const TELEMETRY_PHASES = phaseSet(
+  'rewrite',
+  'access',
+  'balancer',
+  'timer',
+  'header_filter',
+  'response',
+  'body_filter',
+  'log',
+)
 
 /** Builds pdk.telemetry for a request context; entries land in ctx.telemetry. */
 export function createTelemetry(ctx: Context) {
   return {
-    log(plugin_name: string, plugin_config: Table, message_type: string, message?: string, attributes?: Table): true | Values {
+    log(
+      plugin_name: string,
+      plugin_config: Table,
+      message_type: string,
+      message?: string,
+      attributes?: Table,
+    ): true | Values {
       checkPhase(ctx, TELEMETRY_PHASES)
       if (typeof plugin_name !== 'string') return values(undefined, 'plugin_name must be a string')
-      if (typeof plugin_config !== 'object' || plugin_config === null) return values(undefined, 'plugin_config must be a table')
+      if (typeof plugin_config !== 'object' || plugin_config === null)
+        return values(undefined, 'plugin_config must be a table')
       if (typeof message_type !== 'string') return values(undefined, 'message_type must be a string')
-      if (message !== undefined && message !== null && typeof message !== 'string') return values(undefined, 'message must be a string')
-      if (attributes !== undefined && attributes !== null && typeof attributes !== 'object') return values(undefined, 'attributes must be a table')
+      if (message !== undefined && message !== null && typeof message !== 'string')
+        return values(undefined, 'message must be a string')
+      if (attributes !== undefined && attributes !== null && typeof attributes !== 'object')
+        return values(undefined, 'attributes must be a table')
       if (!ctx.config.telemetry_logs) {
         return values(
           undefined,

@@ -11,7 +11,12 @@ export interface CallRecord {
 export type Recorder = (record: CallRecord) => void
 
 /** Calls a kit function, records the call, and returns its raw result (a Values for several). */
-export async function invoke(fn: (...a: unknown[]) => unknown, call: string, args: unknown[], record: Recorder | undefined): Promise<unknown> {
+export async function invoke(
+  fn: (...a: unknown[]) => unknown,
+  call: string,
+  args: unknown[],
+  record: Recorder | undefined,
+): Promise<unknown> {
   let result: unknown
   try {
     result = fn(...args)

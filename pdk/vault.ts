@@ -73,12 +73,14 @@ export function createVault(ctx: Context) {
     } catch (e) {
       return failed(`could not get subfield value: unable to json decode value (nil): ${(e as Error).message}`)
     }
-    if (typeof json !== 'object' || json === null) return failed(`could not get subfield value: unable to json decode value (${String(json)}): nil`)
+    if (typeof json !== 'object' || json === null)
+      return failed(`could not get subfield value: unable to json decode value (${String(json)}): nil`)
     const sub = (json as Table)[ref.key]
     if (sub === undefined) return failed(`could not get subfield value: subfield ${ref.key} not found in JSON secret`)
     // a JSON null is cjson.null, a userdata in Lua
     const type = sub === null ? 'userdata' : luaType(sub)
-    if (typeof sub !== 'string') return failed(`could not get subfield value: unexpected ${type} value in JSON secret for subfield ${ref.key}`)
+    if (typeof sub !== 'string')
+      return failed(`could not get subfield value: unexpected ${type} value in JSON secret for subfield ${ref.key}`)
     return sub
   }
   const get = (reference: string): string | Values => {

@@ -3,7 +3,8 @@ import { kitFor } from './harness.js'
 
 describe('webserver.get_var', () => {
   it('names the protocol as nginx does ($server_protocol)', () => {
-    const proto = (http_version: number) => kitFor({ request: { url: 'http://h/', http_version } }).kit.webserver.get_var('server_protocol')
+    const proto = (http_version: number) =>
+      kitFor({ request: { url: 'http://h/', http_version } }).kit.webserver.get_var('server_protocol')
     expect(proto(1)).toBe('HTTP/1.0')
     expect(proto(1.1)).toBe('HTTP/1.1')
     expect(proto(2)).toBe('HTTP/2.0')

@@ -19,7 +19,16 @@ beforeAll(async () => {
   ;[redis, provider, app] = await Promise.all([startRedis(), startOAuth2Provider(), startCallbackApp()])
   client = new Redis({ port: redis.port, host: '127.0.0.1' })
   broker = await startBroker({
-    args: ['--store', 'redis', '--store-port', String(redis.port), '--workers', '2', '--callbacks-allow', `${app.url}/callback`],
+    args: [
+      '--store',
+      'redis',
+      '--store-port',
+      String(redis.port),
+      '--workers',
+      '2',
+      '--callbacks-allow',
+      `${app.url}/callback`,
+    ],
   })
 })
 
@@ -32,7 +41,11 @@ afterAll(async () => {
 const flowKeys = async () => (await client.keys('broker:flow:*')).length
 
 async function store(record: Record<string, string>): Promise<Response> {
-  return fetch(`${broker.url}/store`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(record) })
+  return fetch(`${broker.url}/store`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(record),
+  })
 }
 
 const threeLegged = (extra: Record<string, string> = {}) => ({
@@ -129,7 +142,9 @@ describe('login CSRF: the state and browser-cookie binding', () => {
   })
 
   it('refuses a forged state (not signed by this broker) before it touches the store', async () => {
-    const res = await fetch(`${broker.url}/callback?code=x&state=${encodeURIComponent('made-up.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA')}`)
+    const res = await fetch(
+      `${broker.url}/callback?code=x&state=${encodeURIComponent('made-up.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA')}`,
+    )
     expect(res.status).toBe(400)
     expect(((await res.json()) as { code: string }).code).toBe('UNKNOWN_STATE')
   })
@@ -158,7 +173,12 @@ describe('replay: hashes, callbacks and result codes are single use', () => {
     await new Browser().go(await startUrl({ delivery: 'code' }))
     const { result } = app.received.at(-1)!.query
     expect(result).toBeTruthy()
-    const redeem = () => fetch(`${broker.url}/result`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ result }) })
+    const redeem = () =>
+      fetch(`${broker.url}/result`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ result }),
+      })
     const [first, second] = await Promise.all([redeem(), redeem()])
     const answers = [first!, second!].sort((a, b) => a.status - b.status)
     expect(answers.map((r) => r.status)).toEqual([200, 404])
@@ -190,11 +210,23 @@ describe('code injection: PKCE binds the code to the flow that asked for it', ()
 
 describe('rate limits shared through Redis', () => {
   it('counts one client across two broker instances on the same Redis: 429 with Retry-After past rate.store', async () => {
-    const args = ['--store', 'redis', '--store-port', String(redis.port), '--store-prefix', 'rl:', '--rate-store', '3', '--rate-window', '60000']
+    const args = [
+      '--store',
+      'redis',
+      '--store-port',
+      String(redis.port),
+      '--store-prefix',
+      'rl:',
+      '--rate-store',
+      '3',
+      '--rate-window',
+      '60000',
+    ]
     const [a, b] = await Promise.all([startBroker({ args }), startBroker({ args })])
     try {
       const record = JSON.stringify({ auth_version: '2', auth_leg: '2', client_id: 'c', access_url: provider.tokenUrl })
-      const post = (to: BrokerProcess) => fetch(`${to.url}/store`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: record })
+      const post = (to: BrokerProcess) =>
+        fetch(`${to.url}/store`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: record })
       const statuses = [(await post(a)).status, (await post(b)).status, (await post(a)).status]
       expect(statuses).toEqual([200, 200, 200])
       const limited = await post(b)

@@ -48,7 +48,11 @@ describe('prompts in a real terminal (tmux)', () => {
     expect(screen).toMatch(/Result \(delivered by code\):/)
     expect(screen).toMatch(/access_token\s+ey/)
     expect(screen).not.toContain(secret)
-    expect(provider.tokenRequests.at(-1)).toMatchObject({ client_id: 'tty-client', client_secret: secret, grant_type: 'client_credentials' })
+    expect(provider.tokenRequests.at(-1)).toMatchObject({
+      client_id: 'tty-client',
+      client_secret: secret,
+      grant_type: 'client_credentials',
+    })
   })
 
   it('stops at Ctrl-C in a prompt with one line, exit 1, nothing stored', async () => {

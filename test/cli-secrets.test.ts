@@ -12,7 +12,11 @@ let keyring: Keyring
 const SECRET = 'kept-s3cret-value'
 
 beforeAll(async () => {
-  ;[broker, provider, keyring] = await Promise.all([startBroker({ args: ['--store', 'memory'] }), startOAuth2Provider(), startKeyring()])
+  ;[broker, provider, keyring] = await Promise.all([
+    startBroker({ args: ['--store', 'memory'] }),
+    startOAuth2Provider(),
+    startKeyring(),
+  ])
 })
 afterAll(async () => {
   await Promise.all([broker?.stop(), provider?.stop(), keyring?.stop()])
@@ -20,12 +24,27 @@ afterAll(async () => {
 
 const withKeyring = () => ({ ...keyring.env, BROKER_URL: broker.url })
 // A session bus that is not there: no Secret Service answers.
-const noKeychain = (extra: Record<string, string> = {}) => ({ DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent/bus', BROKER_URL: broker.url, ...extra })
-const clientCredentials = (id: string) => ['store', '--flow', 'oauth2-2', '--client-id', id, '--access-url', provider.tokenUrl, '--capture']
+const noKeychain = (extra: Record<string, string> = {}) => ({
+  DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent/bus',
+  BROKER_URL: broker.url,
+  ...extra,
+})
+const clientCredentials = (id: string) => [
+  'store',
+  '--flow',
+  'oauth2-2',
+  '--client-id',
+  id,
+  '--access-url',
+  provider.tokenUrl,
+  '--capture',
+]
 
 describe('secrets in the OS keychain (real Secret Service)', () => {
   it('saves a secret, finds it on the next run, lists it and deletes it', async () => {
-    const saved = await runCli([...clientCredentials('kc-app'), '--client-secret', SECRET, '--save-secret'], { env: withKeyring() })
+    const saved = await runCli([...clientCredentials('kc-app'), '--client-secret', SECRET, '--save-secret'], {
+      env: withKeyring(),
+    })
     expect(saved.code, saved.stderr).toBe(0)
     expect(saved.stderr).toContain('Saved the client_secret for kc-app in the OS keychain.')
     expect(saved.stdout).not.toContain(SECRET)
@@ -38,7 +57,10 @@ describe('secrets in the OS keychain (real Secret Service)', () => {
 
     const list = await runCli(['secrets', 'list', '--json'], { env: withKeyring() })
     expect(list.code, list.stderr).toBe(0)
-    expect(JSON.parse(list.stdout)).toEqual({ where: 'the OS keychain', secrets: [{ broker: broker.url, id: 'kc-app' }] })
+    expect(JSON.parse(list.stdout)).toEqual({
+      where: 'the OS keychain',
+      secrets: [{ broker: broker.url, id: 'kc-app' }],
+    })
     expect(list.stdout).not.toContain(SECRET)
     const table = await runCli(['secrets', 'list'], { env: withKeyring() })
     expect(table.stdout).toMatch(new RegExp(`${broker.url.replace(/\./g, '\\.')}\\s+kc-app`))
@@ -57,7 +79,9 @@ describe('secrets in the OS keychain (real Secret Service)', () => {
 
   it('files secrets by broker URL: another broker does not get them', async () => {
     await runCli([...clientCredentials('kc-two'), '--client-secret', SECRET, '--save-secret'], { env: withKeyring() })
-    const list = await runCli(['secrets', 'list', '--broker', 'http://elsewhere.example:3000', '--json'], { env: withKeyring() })
+    const list = await runCli(['secrets', 'list', '--broker', 'http://elsewhere.example:3000', '--json'], {
+      env: withKeyring(),
+    })
     expect(JSON.parse(list.stdout).secrets).toEqual([])
     await runCli(['secrets', 'delete', 'kc-two'], { env: withKeyring() })
   })
@@ -77,7 +101,9 @@ describe('a Secret Service that refuses (never unlocked: no default collection)'
     const saved = await runCli([...clientCredentials('rf-app'), '--client-secret', SECRET, '--save-secret'], { env })
     expect(saved.code).toBe(1)
     expect(saved.stdout).toBe('')
-    expect(saved.stderr).toMatch(/^Error KEYCHAIN_UNAVAILABLE: The OS keychain refused to save the secret for rf-app \(.+\)\.\n {2}→ .*--insecure-storage.*\n$/)
+    expect(saved.stderr).toMatch(
+      /^Error KEYCHAIN_UNAVAILABLE: The OS keychain refused to save the secret for rf-app \(.+\)\.\n {2}→ .*--insecure-storage.*\n$/,
+    )
     expect(provider.tokenRequests.some((r) => r.client_id === 'rf-app')).toBe(false)
 
     const later = await runCli(clientCredentials('rf-app'), { env })
@@ -95,7 +121,9 @@ describe('without a keychain', () => {
   })
 
   it('refuses --save-secret before storing anything, and keeps a 0600 file only with --insecure-storage', async () => {
-    const refused = await runCli([...clientCredentials('nk-app'), '--client-secret', SECRET, '--save-secret'], { env: noKeychain() })
+    const refused = await runCli([...clientCredentials('nk-app'), '--client-secret', SECRET, '--save-secret'], {
+      env: noKeychain(),
+    })
     expect(refused.code).toBe(1)
     expect(refused.stderr).toContain('Error KEYCHAIN_UNAVAILABLE: No keychain answers here')
     expect(refused.stderr).toContain('--insecure-storage')
@@ -103,7 +131,10 @@ describe('without a keychain', () => {
     const config = mkdtempSync(join(tmpdir(), 'broker-insecure-'))
     const file = join(config, 'broker', 'secrets.json')
     const env = noKeychain({ XDG_CONFIG_HOME: config })
-    const saved = await runCli([...clientCredentials('nk-app'), '--client-secret', SECRET, '--save-secret', '--insecure-storage'], { env })
+    const saved = await runCli(
+      [...clientCredentials('nk-app'), '--client-secret', SECRET, '--save-secret', '--insecure-storage'],
+      { env },
+    )
     expect(saved.code, saved.stderr).toBe(0)
     expect(saved.stderr).toContain(`Saved the client_secret for nk-app in ${file} (plaintext, mode 0600).`)
     expect(statSync(file).mode & 0o777).toBe(0o600)
@@ -115,7 +146,9 @@ describe('without a keychain', () => {
 
     const del = await runCli(['secrets', 'delete', 'nobody', '--insecure-storage'], { env })
     expect(del.code).toBe(1)
-    expect(del.stderr).toContain(`No secret is kept in ${file} for nobody at ${broker.url}; \`broker secrets list\` shows what is kept.`)
+    expect(del.stderr).toContain(
+      `No secret is kept in ${file} for nobody at ${broker.url}; \`broker secrets list\` shows what is kept.`,
+    )
   })
 
   it('says in one line when the plaintext file is damaged or cannot be written', async () => {
@@ -123,15 +156,27 @@ describe('without a keychain', () => {
     const file = join(config, 'broker', 'secrets.json')
     mkdirSync(join(config, 'broker'))
     writeFileSync(file, 'not json')
-    const list = await runCli(['secrets', 'list', '--insecure-storage', '--json'], { env: noKeychain({ XDG_CONFIG_HOME: config }) })
+    const list = await runCli(['secrets', 'list', '--insecure-storage', '--json'], {
+      env: noKeychain({ XDG_CONFIG_HOME: config }),
+    })
     expect(list.code).toBe(1)
-    expect(JSON.parse(list.stdout).error).toMatchObject({ code: 'FAILED', message: expect.stringMatching(new RegExp(`^The secrets file ${file} cannot be read \\(.+\\); fix or delete it\\.$`)) })
+    expect(JSON.parse(list.stdout).error).toMatchObject({
+      code: 'FAILED',
+      message: expect.stringMatching(
+        new RegExp(`^The secrets file ${file} cannot be read \\(.+\\); fix or delete it\\.$`),
+      ),
+    })
 
     // XDG_CONFIG_HOME is a file: the broker/ directory cannot be made.
     const notDir = join(config, 'a-file')
     writeFileSync(notDir, '')
-    const save = await runCli([...clientCredentials('nk-file'), '--client-secret', SECRET, '--save-secret', '--insecure-storage'], { env: noKeychain({ XDG_CONFIG_HOME: notDir }) })
+    const save = await runCli(
+      [...clientCredentials('nk-file'), '--client-secret', SECRET, '--save-secret', '--insecure-storage'],
+      { env: noKeychain({ XDG_CONFIG_HOME: notDir }) },
+    )
     expect(save.code).toBe(1)
-    expect(save.stderr).toBe(`Error FAILED: Cannot write the secrets file ${join(notDir, 'broker', 'secrets.json')} (ENOTDIR).\n`)
+    expect(save.stderr).toBe(
+      `Error FAILED: Cannot write the secrets file ${join(notDir, 'broker', 'secrets.json')} (ENOTDIR).\n`,
+    )
   })
 })

@@ -19,12 +19,30 @@ afterAll(async () => {
   await Promise.all([broker?.stop(), provider?.stop()])
 })
 
-const hashCheck = async (hash: string) => (await (await fetch(`${broker.url}/hash-check?hash=${hash}`)).json()) as { plugin: string; record: Record<string, unknown> }
+const hashCheck = async (hash: string) =>
+  (await (await fetch(`${broker.url}/hash-check?hash=${hash}`)).json()) as {
+    plugin: string
+    record: Record<string, unknown>
+  }
 
 describe('broker store', () => {
   it('stores a flow from flags and prints the hash, start URL and expiry', async () => {
     const { code, stdout, stderr } = await runCli(
-      ['store', '--flow', 'oauth2-3', '--client-id', 'cli-client', '--authorize-url', provider.authorizeUrl, '--access-url', provider.tokenUrl, '--scope', 'openid', '--callback', 'http://localhost:9/cb'],
+      [
+        'store',
+        '--flow',
+        'oauth2-3',
+        '--client-id',
+        'cli-client',
+        '--authorize-url',
+        provider.authorizeUrl,
+        '--access-url',
+        provider.tokenUrl,
+        '--scope',
+        'openid',
+        '--callback',
+        'http://localhost:9/cb',
+      ],
       { env: env() },
     )
     expect(code, stderr).toBe(0)
@@ -33,49 +51,125 @@ describe('broker store', () => {
     expect(stdout).toMatch(/expires\s+in \d+ s \(\d{4}-/)
     const check = await hashCheck(hash)
     expect(check.plugin).toBe('oauth_2_3-legged')
-    expect(check.record).toMatchObject({ client_id: 'cli-client', scope: 'openid', auth_version: '2', auth_leg: '3', callback: 'http://localhost:9/cb' })
+    expect(check.record).toMatchObject({
+      client_id: 'cli-client',
+      scope: 'openid',
+      auth_version: '2',
+      auth_leg: '3',
+      callback: 'http://localhost:9/cb',
+    })
   })
 
   it('takes a whole record from --file, flags overriding it, and prints JSON with --json', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'broker-store-'))
     const file = join(dir, 'record.json')
-    writeFileSync(file, JSON.stringify({ auth_version: 2, auth_leg: 2, client_id: 'from-file', client_secret: 'file-secret', access_url: provider.tokenUrl, scope: 'file-scope' }))
-    const { code, stdout, stderr } = await runCli(['store', '--file', file, '--scope', 'flag-scope', '--field', 'access_name=access_token', '--json'], { env: env() })
+    writeFileSync(
+      file,
+      JSON.stringify({
+        auth_version: 2,
+        auth_leg: 2,
+        client_id: 'from-file',
+        client_secret: 'file-secret',
+        access_url: provider.tokenUrl,
+        scope: 'file-scope',
+      }),
+    )
+    const { code, stdout, stderr } = await runCli(
+      ['store', '--file', file, '--scope', 'flag-scope', '--field', 'access_name=access_token', '--json'],
+      { env: env() },
+    )
     expect(code, stderr).toBe(0)
     const out = JSON.parse(stdout)
     expect(out).toMatchObject({ plugin: 'oauth_2_2-legged', url: expect.stringContaining(`/start?hash=${out.hash}`) })
     expect(out.expires_in).toBeGreaterThan(0)
     const check = await hashCheck(out.hash)
-    expect(check.record).toMatchObject({ client_id: 'from-file', scope: 'flag-scope', access_name: 'access_token', client_secret: '[redacted]' })
+    expect(check.record).toMatchObject({
+      client_id: 'from-file',
+      scope: 'flag-scope',
+      access_name: 'access_token',
+      client_secret: '[redacted]',
+    })
   })
 
   it('exits 2 listing every missing field when there is no terminal', async () => {
-    const { code, stdout, stderr } = await runCli(['store', '--flow', 'oauth1-3', '--consumer-key', 'ck'], { env: env() })
+    const { code, stdout, stderr } = await runCli(['store', '--flow', 'oauth1-3', '--consumer-key', 'ck'], {
+      env: env(),
+    })
     expect(code).toBe(2)
     expect(stdout).toBe('')
-    for (const field of ['request_url (--request-url)', 'authorize_url (--authorize-url)', 'access_url (--access-url)', 'consumer_secret (--consumer-secret)']) expect(stderr).toContain(field)
+    for (const field of [
+      'request_url (--request-url)',
+      'authorize_url (--authorize-url)',
+      'access_url (--access-url)',
+      'consumer_secret (--consumer-secret)',
+    ])
+      expect(stderr).toContain(field)
     expect(stderr).toContain('MISSING_FIELDS')
   })
 
   it('says in one line which URL it tried when no broker answers', async () => {
     const port = await freePort()
-    const { code, stderr } = await runCli(['store', '--flow', 'oauth2-2', '--client-id', 'c', '--client-secret', 's', '--access-url', provider.tokenUrl, '--broker', `http://127.0.0.1:${port}`])
+    const { code, stderr } = await runCli([
+      'store',
+      '--flow',
+      'oauth2-2',
+      '--client-id',
+      'c',
+      '--client-secret',
+      's',
+      '--access-url',
+      provider.tokenUrl,
+      '--broker',
+      `http://127.0.0.1:${port}`,
+    ])
     expect(code).toBe(1)
-    expect(stderr.split('\n')[0]).toMatch(new RegExp(`^Error BROKER_UNREACHABLE: No broker answers at http://127.0.0.1:${port} `))
+    expect(stderr.split('\n')[0]).toMatch(
+      new RegExp(`^Error BROKER_UNREACHABLE: No broker answers at http://127.0.0.1:${port} `),
+    )
   })
 
   it('refuses a broker URL that is not http(s), from the flag or BROKER_URL, as a usage error', async () => {
-    const args = ['store', '--flow', 'oauth2-2', '--client-id', 'c', '--client-secret', 's', '--access-url', provider.tokenUrl]
+    const args = [
+      'store',
+      '--flow',
+      'oauth2-2',
+      '--client-id',
+      'c',
+      '--client-secret',
+      's',
+      '--access-url',
+      provider.tokenUrl,
+    ]
     const flag = await runCli([...args, '--broker', 'localhost:3000', '--json'])
     expect(flag.code).toBe(2)
-    expect(JSON.parse(flag.stdout).error).toEqual({ code: 'USAGE', message: '--broker (or BROKER_URL) must be an http(s) URL (got "localhost:3000").' })
+    expect(JSON.parse(flag.stdout).error).toEqual({
+      code: 'USAGE',
+      message: '--broker (or BROKER_URL) must be an http(s) URL (got "localhost:3000").',
+    })
     const fromEnv = await runCli(args, { env: { BROKER_URL: 'not a url' } })
     expect(fromEnv.code).toBe(2)
-    expect(fromEnv.stderr).toBe('Error USAGE: --broker (or BROKER_URL) must be an http(s) URL such as http://localhost:3000 (got "not a url").\n')
+    expect(fromEnv.stderr).toBe(
+      'Error USAGE: --broker (or BROKER_URL) must be an http(s) URL such as http://localhost:3000 (got "not a url").\n',
+    )
   })
 
-  it('passes the broker\'s validation error through with exit 2', async () => {
-    const { code, stderr } = await runCli(['store', '--flow', 'oauth2-3', '--client-id', 'c', '--authorize-url', provider.authorizeUrl, '--access-url', provider.tokenUrl, '--callback', 'https://evil.example/cb'], { env: env() })
+  it("passes the broker's validation error through with exit 2", async () => {
+    const { code, stderr } = await runCli(
+      [
+        'store',
+        '--flow',
+        'oauth2-3',
+        '--client-id',
+        'c',
+        '--authorize-url',
+        provider.authorizeUrl,
+        '--access-url',
+        provider.tokenUrl,
+        '--callback',
+        'https://evil.example/cb',
+      ],
+      { env: env() },
+    )
     expect(code).toBe(2)
     expect(stderr).toContain('CALLBACK_NOT_ALLOWED')
   })
@@ -88,14 +182,31 @@ describe('broker store --open', () => {
   const browser = join(dir, 'browser.sh')
   const noDesktop = { DISPLAY: '', WAYLAND_DISPLAY: '', XDG_CURRENT_DESKTOP: '' }
   writeFileSync(browser, `#!/bin/sh\necho "$1" >> ${opened}\n`, { mode: 0o755 })
-  const args = ['store', '--flow', 'oauth2-3', '--client-id', 'op', '--authorize-url', 'http://provider.example/a', '--access-url', 'http://provider.example/t', '--callback', 'http://localhost:9/cb', '--open']
+  const args = [
+    'store',
+    '--flow',
+    'oauth2-3',
+    '--client-id',
+    'op',
+    '--authorize-url',
+    'http://provider.example/a',
+    '--access-url',
+    'http://provider.example/t',
+    '--callback',
+    'http://localhost:9/cb',
+    '--open',
+  ]
 
   it('opens the start URL in the browser and says so on stderr', async () => {
     const { code, stdout, stderr } = await runCli(args, { env: { ...env(), ...noDesktop, BROWSER: browser } })
     expect(code, stderr).toBe(0)
     const url = stdout.match(/start URL\s+(\S+)/)![1]!
     expect(stderr).toContain(`Opening ${url} in your browser`)
-    await waitFor(async () => existsSync(opened) && readFileSync(opened, 'utf8').includes(url), 5_000, 'the browser to get the URL')
+    await waitFor(
+      async () => existsSync(opened) && readFileSync(opened, 'utf8').includes(url),
+      5_000,
+      'the browser to get the URL',
+    )
   })
 
   it('says to open the URL by hand when no browser starts', async () => {
@@ -108,7 +219,26 @@ describe('broker store --open', () => {
 
 describe('broker store --capture', () => {
   it('runs a 3-legged flow in a browser and prints the delivered token', async () => {
-    const run = spawnCli(['store', '--flow', 'oauth2-3', '--client-id', 'cap', '--client-secret', 'cap-secret', '--authorize-url', provider.authorizeUrl, '--access-url', provider.tokenUrl, '--scope', 'openid', '--capture', '--json'], { env: env() })
+    const run = spawnCli(
+      [
+        'store',
+        '--flow',
+        'oauth2-3',
+        '--client-id',
+        'cap',
+        '--client-secret',
+        'cap-secret',
+        '--authorize-url',
+        provider.authorizeUrl,
+        '--access-url',
+        provider.tokenUrl,
+        '--scope',
+        'openid',
+        '--capture',
+        '--json',
+      ],
+      { env: env() },
+    )
     const [startUrl] = await run.waitFor(/http:\/\/\S+\/start\?hash=\S+/)
     const page = await new Browser().go(startUrl!)
     expect(page.body).toContain('The result is in your terminal')
@@ -125,7 +255,21 @@ describe('broker store --capture', () => {
   })
 
   it('runs a flow without a user step by itself and prints the token table', async () => {
-    const { code, stdout, stderr } = await runCli(['store', '--flow', 'oauth2-2', '--client-id', 'cc', '--client-secret', 'cs', '--access-url', provider.tokenUrl, '--capture'], { env: env() })
+    const { code, stdout, stderr } = await runCli(
+      [
+        'store',
+        '--flow',
+        'oauth2-2',
+        '--client-id',
+        'cc',
+        '--client-secret',
+        'cs',
+        '--access-url',
+        provider.tokenUrl,
+        '--capture',
+      ],
+      { env: env() },
+    )
     expect(code, stderr).toBe(0)
     expect(stdout).toMatch(/Result \(delivered by code\):/)
     expect(stdout).toMatch(/access_token\s+ey/)
@@ -134,14 +278,45 @@ describe('broker store --capture', () => {
 
   it('exits 1 with the provider error the flow delivered to the listener', async () => {
     const port = await freePort()
-    const { code, stdout, stderr } = await runCli(['store', '--flow', 'oauth2-2', '--client-id', 'cc', '--client-secret', 'cs', '--access-url', `http://127.0.0.1:${port}/token`, '--capture'], { env: env() })
+    const { code, stdout, stderr } = await runCli(
+      [
+        'store',
+        '--flow',
+        'oauth2-2',
+        '--client-id',
+        'cc',
+        '--client-secret',
+        'cs',
+        '--access-url',
+        `http://127.0.0.1:${port}/token`,
+        '--capture',
+      ],
+      { env: env() },
+    )
     expect(code).toBe(1)
     expect(stdout).toBe('')
     expect(stderr).toMatch(/^Error FAILED: The flow failed: \w+: .+/m)
   })
 
   it('submits the form of a form_post delivery itself when the flow has no user step', async () => {
-    const { code, stdout, stderr } = await runCli(['store', '--flow', 'oauth2-2', '--client-id', 'fp', '--client-secret', 'fs', '--access-url', provider.tokenUrl, '--capture', '--delivery', 'form_post', '--json'], { env: env() })
+    const { code, stdout, stderr } = await runCli(
+      [
+        'store',
+        '--flow',
+        'oauth2-2',
+        '--client-id',
+        'fp',
+        '--client-secret',
+        'fs',
+        '--access-url',
+        provider.tokenUrl,
+        '--capture',
+        '--delivery',
+        'form_post',
+        '--json',
+      ],
+      { env: env() },
+    )
     expect(code, stderr).toBe(0)
     const out = JSON.parse(stdout)
     expect(out.captured.delivery).toBe('form_post')
@@ -149,7 +324,10 @@ describe('broker store --capture', () => {
   })
 
   it('refuses --capture for oauth1-1, which signs requests and delivers nothing', async () => {
-    const { code, stdout, stderr } = await runCli(['store', '--flow', 'oauth1-1', '--consumer-key', 'ck', '--consumer-secret', 'cs', '--capture'], { env: env() })
+    const { code, stdout, stderr } = await runCli(
+      ['store', '--flow', 'oauth1-1', '--consumer-key', 'ck', '--consumer-secret', 'cs', '--capture'],
+      { env: env() },
+    )
     expect(code).toBe(2)
     expect(stdout).toBe('')
     expect(stderr).toMatch(/^Error USAGE: oauth1-1 signs requests on demand .*POST \/sign/)
@@ -159,10 +337,23 @@ describe('broker store --capture', () => {
     const key = 'cli-api-key-0123456789'
     const locked = await startBroker({ args: ['--store', 'memory'], env: { BROKER_API_KEYS: key } })
     try {
-      const args = ['store', '--flow', 'oauth2-2', '--client-id', 'ak', '--client-secret', 'as', '--access-url', provider.tokenUrl, '--capture']
+      const args = [
+        'store',
+        '--flow',
+        'oauth2-2',
+        '--client-id',
+        'ak',
+        '--client-secret',
+        'as',
+        '--access-url',
+        provider.tokenUrl,
+        '--capture',
+      ]
       const refused = await runCli(args, { env: { BROKER_URL: locked.url } })
       expect(refused.code).toBe(1)
-      expect(refused.stderr).toMatch(/^Error UNAUTHORIZED: .* Pass one of its api\.keys with --api-key \(or BROKER_API_KEY\)\./)
+      expect(refused.stderr).toMatch(
+        /^Error UNAUTHORIZED: .* Pass one of its api\.keys with --api-key \(or BROKER_API_KEY\)\./,
+      )
       const { code, stdout, stderr } = await runCli(args, { env: { BROKER_URL: locked.url, BROKER_API_KEY: key } })
       expect(code, stderr).toBe(0)
       expect(stdout).toMatch(/access_token\s+ey/)
@@ -174,7 +365,21 @@ describe('broker store --capture', () => {
   it('says so clearly when the flow does not finish within the record lifetime', async () => {
     const short = await startBroker({ args: ['--store', 'memory', '--expire', '2'] })
     try {
-      const { code, stderr } = await runCli(['store', '--flow', 'oauth2-3', '--client-id', 'c', '--authorize-url', provider.authorizeUrl, '--access-url', provider.tokenUrl, '--capture'], { env: { BROKER_URL: short.url } })
+      const { code, stderr } = await runCli(
+        [
+          'store',
+          '--flow',
+          'oauth2-3',
+          '--client-id',
+          'c',
+          '--authorize-url',
+          provider.authorizeUrl,
+          '--access-url',
+          provider.tokenUrl,
+          '--capture',
+        ],
+        { env: { BROKER_URL: short.url } },
+      )
       expect(code).toBe(1)
       expect(stderr).toMatch(/Error CAPTURE_TIMEOUT: The flow did not finish within 2 s, the stored record.s lifetime/)
     } finally {

@@ -18,8 +18,14 @@ const userinfoAuth: string[] = []
 const dir = mkdtempSync(join(tmpdir(), 'broker-presets-'))
 
 beforeAll(async () => {
-  ;[broker, oauth2, oauth1] = await Promise.all([startBroker({ args: ['--store', 'memory'] }), startOAuth2Provider(), startOAuth1Provider()])
-  oauth2.server.service.on('beforeUserinfo', (_res: unknown, req: { headers: Record<string, string> }) => userinfoAuth.push(req.headers.authorization ?? ''))
+  ;[broker, oauth2, oauth1] = await Promise.all([
+    startBroker({ args: ['--store', 'memory'] }),
+    startOAuth2Provider(),
+    startOAuth1Provider(),
+  ])
+  oauth2.server.service.on('beforeUserinfo', (_res: unknown, req: { headers: Record<string, string> }) =>
+    userinfoAuth.push(req.headers.authorization ?? ''),
+  )
 })
 afterAll(async () => {
   await Promise.all([broker?.stop(), oauth2?.stop(), oauth1?.stop()])
@@ -34,7 +40,22 @@ function presetFile(name: string, preset: unknown): string {
 /** Runs test-provider --once, drives its app URL through a cookie-keeping browser, returns both ends. */
 async function roundTrip(file: string, key: string, secret: string) {
   const port = await freePort()
-  const run = spawnCli(['test-provider', '--preset-file', file, '-k', key, '-s', secret, '-h', 'localhost', '--port', String(port), '--broker', broker.url, '--once'])
+  const run = spawnCli([
+    'test-provider',
+    '--preset-file',
+    file,
+    '-k',
+    key,
+    '-s',
+    secret,
+    '-h',
+    'localhost',
+    '--port',
+    String(port),
+    '--broker',
+    broker.url,
+    '--once',
+  ])
   const [appUrl] = await run.waitFor(/http:\/\/localhost:\d+\/(?=\s|$)/m)
   expect(appUrl).toBe(`http://localhost:${port}/`)
   const page = await new Browser().go(appUrl!)
@@ -57,7 +78,11 @@ describe('broker test-provider', () => {
     expect(page.body).toContain('Local OAuth 2 answered 200')
     // app → broker /start → provider → broker /callback → app /callback
     expect(page.hops.map((h) => h.status)).toEqual([302, 302, 302, 302, 200])
-    expect(oauth2.authorizeRequests.at(-1)).toMatchObject({ client_id: 'tp-client', scope: 'openid profile', code_challenge_method: 'S256' })
+    expect(oauth2.authorizeRequests.at(-1)).toMatchObject({
+      client_id: 'tp-client',
+      scope: 'openid profile',
+      code_challenge_method: 'S256',
+    })
     const sent = userinfoAuth.at(-1)!
     expect(sent).toMatch(/^Bearer ey/)
     expect(stdout).toMatch(/→ GET http:\/\/\S+\/userinfo/)
@@ -101,7 +126,9 @@ describe('broker test-provider', () => {
   it('lists the known providers for an unknown one, and exits 2 listing -k/-s/-h without a terminal', async () => {
     const unknown = await runCli(['test-provider', 'myspace', '-k', 'a', '-s', 'b', '-h', 'localhost'])
     expect(unknown.code).toBe(2)
-    expect(unknown.stderr).toContain('Unknown provider "myspace"; known providers: facebook, github, gitlab, google, microsoft, x, x2.')
+    expect(unknown.stderr).toContain(
+      'Unknown provider "myspace"; known providers: facebook, github, gitlab, google, microsoft, x, x2.',
+    )
     const missing = await runCli(['test-provider', 'github'])
     expect(missing.code).toBe(2)
     expect(missing.stderr).toContain('key (-k/--key), secret (-s/--secret), host (-h/--host)')
@@ -109,17 +136,42 @@ describe('broker test-provider', () => {
 
   it('says at once, in one line naming the URL, that no broker answers (before anyone visits the app)', async () => {
     const [port, dead] = await Promise.all([freePort(), freePort()])
-    const { code, stdout, stderr } = await runCli(['test-provider', 'github', '-k', 'k', '-s', 's', '-h', 'localhost', '--port', String(port), '--broker', `http://127.0.0.1:${dead}`, '--json'], { timeoutMs: 10_000 })
+    const { code, stdout, stderr } = await runCli(
+      [
+        'test-provider',
+        'github',
+        '-k',
+        'k',
+        '-s',
+        's',
+        '-h',
+        'localhost',
+        '--port',
+        String(port),
+        '--broker',
+        `http://127.0.0.1:${dead}`,
+        '--json',
+      ],
+      { timeoutMs: 10_000 },
+    )
     expect(code).toBe(1)
-    expect(JSON.parse(stdout).error).toMatchObject({ code: 'BROKER_UNREACHABLE', message: `No broker answers at http://127.0.0.1:${dead} (ECONNREFUSED).` })
+    expect(JSON.parse(stdout).error).toMatchObject({
+      code: 'BROKER_UNREACHABLE',
+      message: `No broker answers at http://127.0.0.1:${dead} (ECONNREFUSED).`,
+    })
     expect(stderr).toBe('')
   })
 
   it('refuses a host that is not a bare host name or IP (exit 2)', async () => {
     for (const host of ['http://localhost', 'localhost:3000', 'my host', 'localhost/app']) {
-      const { code, stderr } = await runCli(['test-provider', 'github', '-k', 'k', '-s', 's', '-h', host, '--broker', broker.url], { timeoutMs: 10_000 })
+      const { code, stderr } = await runCli(
+        ['test-provider', 'github', '-k', 'k', '-s', 's', '-h', host, '--broker', broker.url],
+        { timeoutMs: 10_000 },
+      )
       expect(code, host).toBe(2)
-      expect(stderr, host).toContain(`Error USAGE: -h/--host: Enter a host name or IP address such as localhost or 192.168.1.20, without scheme, port or path (got "${host}")`)
+      expect(stderr, host).toContain(
+        `Error USAGE: -h/--host: Enter a host name or IP address such as localhost or 192.168.1.20, without scheme, port or path (got "${host}")`,
+      )
     }
   })
 
@@ -129,7 +181,23 @@ describe('broker test-provider', () => {
     const port = (busy.address() as AddressInfo).port
     try {
       for (const name of ['github', 'google', 'facebook', 'gitlab', 'microsoft', 'x', 'x2']) {
-        const { code, stderr } = await runCli(['test-provider', name, '-k', 'k', '-s', 's', '-h', 'localhost', '--port', String(port), '--broker', broker.url], { timeoutMs: 10_000 })
+        const { code, stderr } = await runCli(
+          [
+            'test-provider',
+            name,
+            '-k',
+            'k',
+            '-s',
+            's',
+            '-h',
+            'localhost',
+            '--port',
+            String(port),
+            '--broker',
+            broker.url,
+          ],
+          { timeoutMs: 10_000 },
+        )
         expect(stderr, name).toContain(`Port ${port} is in use`)
         expect(code, name).toBe(2)
       }

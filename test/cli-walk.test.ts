@@ -10,7 +10,11 @@ let provider: OAuth2Provider
 let app: CallbackApp
 
 beforeAll(async () => {
-  ;[broker, provider, app] = await Promise.all([startBroker({ args: ['--store', 'memory'] }), startOAuth2Provider(), startCallbackApp()])
+  ;[broker, provider, app] = await Promise.all([
+    startBroker({ args: ['--store', 'memory'] }),
+    startOAuth2Provider(),
+    startCallbackApp(),
+  ])
 })
 afterAll(async () => {
   await Promise.all([broker?.stop(), provider?.stop(), app?.close()])
@@ -21,7 +25,17 @@ async function startUrl(): Promise<string> {
   const res = await fetch(`${broker.url}/store`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ auth_version: '2', auth_leg: '3', client_id: 'walker', client_secret: 'w-secret', authorize_url: provider.authorizeUrl, access_url: provider.tokenUrl, scope: 'openid', callback: app.callback, state: 'app-state' }),
+    body: JSON.stringify({
+      auth_version: '2',
+      auth_leg: '3',
+      client_id: 'walker',
+      client_secret: 'w-secret',
+      authorize_url: provider.authorizeUrl,
+      access_url: provider.tokenUrl,
+      scope: 'openid',
+      callback: app.callback,
+      state: 'app-state',
+    }),
   })
   return ((await res.json()) as { url: string }).url
 }
@@ -35,7 +49,13 @@ describe('broker walk', () => {
     expect(out.hops.map((h: { status: number }) => h.status)).toEqual([302, 302, 302, 200])
     const [start, authorize, callback, appHop] = out.hops
     expect(start.cookies.length).toBeGreaterThan(0)
-    expect(authorize.params).toMatchObject({ client_id: 'walker', response_type: 'code', scope: 'openid', redirect_uri: `http://localhost:${broker.port}/callback`, code_challenge_method: 'S256' })
+    expect(authorize.params).toMatchObject({
+      client_id: 'walker',
+      response_type: 'code',
+      scope: 'openid',
+      redirect_uri: `http://localhost:${broker.port}/callback`,
+      code_challenge_method: 'S256',
+    })
     expect(authorize.params.code_challenge).toBeTruthy()
     // The broker accepted the callback, so the walker carried its cookie: the app got the token.
     expect(appHop.url).toContain(app.callback)
@@ -49,7 +69,12 @@ describe('broker walk', () => {
 
   it('prints readable hops and stops before leaving the --allow-host hosts', async () => {
     const providerHost = new URL(provider.authorizeUrl).host
-    const { code, stdout, stderr } = await runCli(['walk', await startUrl(), '--allow-host', `localhost:${broker.port}`])
+    const { code, stdout, stderr } = await runCli([
+      'walk',
+      await startUrl(),
+      '--allow-host',
+      `localhost:${broker.port}`,
+    ])
     expect(code, stderr).toBe(0)
     expect(stdout).toMatch(/^#1 {2}GET http:\/\/localhost:\d+\/start\?hash=[\w-]{4}…[\w-]{4} {2}→ 302/)
     expect(stdout).toContain(`Location: http://${providerHost}/authorize?client_id=walker`)
@@ -84,7 +109,12 @@ describe('broker walk', () => {
   it('answers a bad flag value or a missing URL as a one-line usage error (exit 2), JSON under --json', async () => {
     const json = await runCli(['walk', 'http://127.0.0.1:9/', '--max-hops', '0', '--json'])
     expect(json.code).toBe(2)
-    expect(JSON.parse(json.stdout)).toEqual({ error: { code: 'USAGE', message: '--max-hops: Expected an integer greater than or equal to 1 but received: 0; see --help.' } })
+    expect(JSON.parse(json.stdout)).toEqual({
+      error: {
+        code: 'USAGE',
+        message: '--max-hops: Expected an integer greater than or equal to 1 but received: 0; see --help.',
+      },
+    })
     const missing = await runCli(['walk'])
     expect(missing.code).toBe(2)
     expect(missing.stderr).toBe('Error USAGE: Missing required argument: url (The URL to start from); see --help.\n')
@@ -119,7 +149,7 @@ describe('broker hash-check', () => {
     expect(out.expires_in).toBeGreaterThan(0)
   })
 
-  it('exits 1 for an unknown hash with the broker\'s message', async () => {
+  it("exits 1 for an unknown hash with the broker's message", async () => {
     const { code, stdout, stderr } = await runCli(['hash-check', 'nope', '--broker', broker.url])
     expect(code).toBe(1)
     expect(stdout).toBe('')
@@ -127,7 +157,13 @@ describe('broker hash-check', () => {
   })
 
   it('takes a hash that starts with "-" as the hash, not as a flag', async () => {
-    const { code, stdout, stderr } = await runCli(['hash-check', '-Zm9vYmFyYmF6cXV4cXV1eGNvcmdlZ3Jh', '--broker', broker.url, '--json'])
+    const { code, stdout, stderr } = await runCli([
+      'hash-check',
+      '-Zm9vYmFyYmF6cXV4cXV1eGNvcmdlZ3Jh',
+      '--broker',
+      broker.url,
+      '--json',
+    ])
     expect(code, stderr).toBe(1)
     expect(JSON.parse(stdout).error.code).toBe('UNKNOWN_HASH')
   })

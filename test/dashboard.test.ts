@@ -34,13 +34,23 @@ async function storeFlow(base: string): Promise<{ hash: string; url: string }> {
   const res = await fetch(`${base}/store`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ auth_version: '2', auth_leg: '3', client_id: 'dash-client', client_secret: SECRET, authorize_url: provider.authorizeUrl, access_url: provider.tokenUrl, scope: 'openid', callback: app.callback }),
+    body: JSON.stringify({
+      auth_version: '2',
+      auth_leg: '3',
+      client_id: 'dash-client',
+      client_secret: SECRET,
+      authorize_url: provider.authorizeUrl,
+      access_url: provider.tokenUrl,
+      scope: 'openid',
+      callback: app.callback,
+    }),
   })
   expect(res.status).toBe(200)
   return (await res.json()) as { hash: string; url: string }
 }
 
-const secondsOf = (screen: string, short: string) => Number(new RegExp(`${short}\\s+oauth_2_3-legged\\s+\\S+\\s+stored\\s+(\\d+)s`).exec(screen)?.[1])
+const secondsOf = (screen: string, short: string) =>
+  Number(new RegExp(`${short}\\s+oauth_2_3-legged\\s+\\S+\\s+stored\\s+(\\d+)s`).exec(screen)?.[1])
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 /** Presses keys one at a time, as a person would (keys sent in one chunk read as a paste). */
@@ -143,7 +153,10 @@ describe('broker dashboard in a real terminal (tmux)', () => {
     const hash = /hash\s+(\S{32})/.exec(screen)![1]!
     expect(screen).toMatch(new RegExp(`start URL\\s+http://localhost:${port}/start\\?hash=${hash}`))
     const check = await (await fetch(`http://127.0.0.1:${port}/hash-check?hash=${hash}`)).json()
-    expect(check).toMatchObject({ plugin: 'oauth_2_2-legged', record: { client_id: 'form-client', access_url: provider.tokenUrl } })
+    expect(check).toMatchObject({
+      plugin: 'oauth_2_2-legged',
+      record: { client_id: 'form-client', access_url: provider.tokenUrl },
+    })
     await press(term, 'Tab', 'Tab', 'Tab')
     await term.waitFor(new RegExp(`${hash.slice(0, 8)}\\s+oauth_2_2-legged`))
     term.send('C-c')
@@ -193,11 +206,16 @@ describe('broker dashboard in a real terminal (tmux)', () => {
     broker = await startBroker({ args: ['--store', 'memory'] })
     term = runInTerminal(['dashboard', '--port', String(broker.port), '--store', 'memory'], CI_ENV, SIZE)
     expect(await term.exitCode()).toBe(1)
-    expect(term.screen()).toMatch(new RegExp(`Error FAILED: The embedded broker cannot listen on 0\\.0\\.0\\.0:${broker.port} \\(EADDRINUSE\\)`))
+    expect(term.screen()).toMatch(
+      new RegExp(`Error FAILED: The embedded broker cannot listen on 0\\.0\\.0\\.0:${broker.port} \\(EADDRINUSE\\)`),
+    )
   })
 
   it('says the terminal is too small instead of drawing', async () => {
-    term = runInTerminal(['dashboard', '--port', String(await freePort()), '--store', 'memory'], CI_ENV, { columns: 60, rows: 15 })
+    term = runInTerminal(['dashboard', '--port', String(await freePort()), '--store', 'memory'], CI_ENV, {
+      columns: 60,
+      rows: 15,
+    })
     await term.waitFor(/Terminal too small \(60×15\)/)
     expect(term.screen()).not.toContain('1 Flows')
     term.send('q')

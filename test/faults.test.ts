@@ -11,19 +11,34 @@ import { type RedisServer, startRedis } from './helpers/redis.js'
 // answer garbage. Bounded in count; hang guards are generous limits, not speed assertions.
 
 /** A request that must be answered: aborts (and fails the test) after `ms` instead of hanging it. */
-const answered = (url: string, init: RequestInit = {}, ms = 8000) => fetch(url, { ...init, signal: AbortSignal.timeout(ms) })
+const answered = (url: string, init: RequestInit = {}, ms = 8000) =>
+  fetch(url, { ...init, signal: AbortSignal.timeout(ms) })
 
-const json = (body: unknown): RequestInit => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+const json = (body: unknown): RequestInit => ({
+  method: 'POST',
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify(body),
+})
 
 describe('the store goes away', () => {
   let redis: RedisServer
   let broker: BrokerProcess
-  const record = (n: number) => ({ auth_version: '2', auth_leg: '3', client_id: `c${n}`, authorize_url: 'http://127.0.0.1:9/a', access_url: 'http://127.0.0.1:9/t', callback: 'http://localhost:9/cb' })
+  const record = (n: number) => ({
+    auth_version: '2',
+    auth_leg: '3',
+    client_id: `c${n}`,
+    authorize_url: 'http://127.0.0.1:9/a',
+    access_url: 'http://127.0.0.1:9/t',
+    callback: 'http://localhost:9/cb',
+  })
 
   beforeAll(async () => {
     // Append-only file on, so a stop and restart keeps the data as a real deployment would.
     redis = await startRedis(['--appendonly', 'yes'])
-    broker = await startBroker({ args: ['--store', 'redis', '--store-port', String(redis.port), '--workers', '2'], env: { BROKER_STORE_TIMEOUT: '300' } })
+    broker = await startBroker({
+      args: ['--store', 'redis', '--store-port', String(redis.port), '--workers', '2'],
+      env: { BROKER_STORE_TIMEOUT: '300' },
+    })
   })
   afterAll(async () => {
     await broker?.stop()
@@ -31,7 +46,10 @@ describe('the store goes away', () => {
   })
 
   it('answers 503 STORE_UNAVAILABLE while Redis is down, keeps /ping up, and recovers without a restart, losing nothing', async () => {
-    const before = (await (await answered(`${broker.url}/store`, json(record(0)))).json()) as { hash: string; url: string }
+    const before = (await (await answered(`${broker.url}/store`, json(record(0)))).json()) as {
+      hash: string
+      url: string
+    }
 
     // Load running while Redis stops and comes back: every answer is a 200 or a 503, never a 500 or a hang.
     const statuses: number[] = []
@@ -61,10 +79,25 @@ describe('the store goes away', () => {
 
     await redis.restart()
     // Both workers reconnect by themselves: new connections, so each worker gets asked.
-    await waitFor(async () => {
-      const oks = await Promise.all(Array.from({ length: 8 }, async () => (await answered(`${broker.url}/store`, { ...json(record(2)), headers: { 'content-type': 'application/json', connection: 'close' } })).status === 200))
-      return oks.every(Boolean)
-    }, 10_000, 'the broker to store flows again after Redis came back')
+    await waitFor(
+      async () => {
+        const oks = await Promise.all(
+          Array.from(
+            { length: 8 },
+            async () =>
+              (
+                await answered(`${broker.url}/store`, {
+                  ...json(record(2)),
+                  headers: { 'content-type': 'application/json', connection: 'close' },
+                })
+              ).status === 200,
+          ),
+        )
+        return oks.every(Boolean)
+      },
+      10_000,
+      'the broker to store flows again after Redis came back',
+    )
     loading = false
     await load
 
@@ -88,7 +121,10 @@ describe('the store goes away', () => {
     const { hash } = (await (await answered(`${broker.url}/store`, json(record(3)))).json()) as { hash: string }
     process.kill(pid, 'SIGSTOP')
     try {
-      const hung = await Promise.all([answered(`${broker.url}/store`, json(record(4))), answered(`${broker.url}/hash-check?hash=${hash}`)])
+      const hung = await Promise.all([
+        answered(`${broker.url}/store`, json(record(4))),
+        answered(`${broker.url}/hash-check?hash=${hash}`),
+      ])
       for (const res of hung) {
         expect(res.status).toBe(503)
         expect(((await res.json()) as { code: string }).code).toBe('STORE_UNAVAILABLE')
@@ -97,7 +133,11 @@ describe('the store goes away', () => {
     } finally {
       process.kill(pid, 'SIGCONT')
     }
-    await waitFor(async () => (await answered(`${broker.url}/hash-check?hash=${hash}`)).status === 200, 10_000, 'hash-check after SIGCONT')
+    await waitFor(
+      async () => (await answered(`${broker.url}/hash-check?hash=${hash}`)).status === 200,
+      10_000,
+      'hash-check after SIGCONT',
+    )
   })
 })
 
@@ -164,7 +204,16 @@ describe('providers that hang or answer garbage', () => {
   const flow = async (mode: string, extra: Record<string, string> = {}) => {
     const res = await answered(
       `${broker.url}/store`,
-      json({ auth_version: '2', auth_leg: '3', client_id: 'c', authorize_url: `${providerUrl}/authorize`, access_url: `${providerUrl}/token/${mode}`, callback: app.callback, state: `app-${mode}`, ...extra }),
+      json({
+        auth_version: '2',
+        auth_leg: '3',
+        client_id: 'c',
+        authorize_url: `${providerUrl}/authorize`,
+        access_url: `${providerUrl}/token/${mode}`,
+        callback: app.callback,
+        state: `app-${mode}`,
+        ...extra,
+      }),
     )
     return ((await res.json()) as { url: string }).url
   }
@@ -189,12 +238,21 @@ describe('providers that hang or answer garbage', () => {
   })
 
   it('answers 504 PROVIDER_TIMEOUT as JSON when the flow has no callback, and marks the flow failed', async () => {
-    const stored = await answered(`${broker.url}/store`, json({ auth_version: '2', auth_leg: '2', client_id: 'c', access_url: `${providerUrl}/token/hang` }))
+    const stored = await answered(
+      `${broker.url}/store`,
+      json({ auth_version: '2', auth_leg: '2', client_id: 'c', access_url: `${providerUrl}/token/hang` }),
+    )
     const { hash, url } = (await stored.json()) as { hash: string; url: string }
     const res = await answered(url)
     expect(res.status).toBe(504)
     expect(((await res.json()) as { code: string }).code).toBe('PROVIDER_TIMEOUT')
-    const check = (await (await answered(`${broker.url}/hash-check?hash=${hash}`)).json()) as { progress: string; error: { code: string } }
-    expect(check).toMatchObject({ progress: 'failed', error: { code: 'PROVIDER_TIMEOUT', error: 'temporarily_unavailable' } })
+    const check = (await (await answered(`${broker.url}/hash-check?hash=${hash}`)).json()) as {
+      progress: string
+      error: { code: string }
+    }
+    expect(check).toMatchObject({
+      progress: 'failed',
+      error: { code: 'PROVIDER_TIMEOUT', error: 'temporarily_unavailable' },
+    })
   })
 })

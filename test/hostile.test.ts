@@ -42,38 +42,136 @@ const digest = async () => (await client.call('DEBUG', 'DIGEST')) as string
 const hostileString = fc.oneof(
   fc.string({ maxLength: 40 }),
   fc.string({ unit: 'binary', maxLength: 40 }),
-  fc.constantFrom('../', '..\\..\\', '../../etc/passwd', 'oauth/../x', 'a\u0000b', '\u0000', '%00', '%2e%2e%2f', '*', '{x}', 'broker:flow:*', '\r\nset-cookie: x=1', '<script>alert(1)</script>', '__proto__', 'constructor', '😀'.repeat(50), '\u202e\u200b', '-1', '1e400', 'NaN'),
+  fc.constantFrom(
+    '../',
+    '..\\..\\',
+    '../../etc/passwd',
+    'oauth/../x',
+    'a\u0000b',
+    '\u0000',
+    '%00',
+    '%2e%2e%2f',
+    '*',
+    '{x}',
+    'broker:flow:*',
+    '\r\nset-cookie: x=1',
+    '<script>alert(1)</script>',
+    '__proto__',
+    'constructor',
+    '😀'.repeat(50),
+    '\u202e\u200b',
+    '-1',
+    '1e400',
+    'NaN',
+  ),
   fc.string({ minLength: 5000, maxLength: 20_000 }),
 )
 
 const fieldName = fc.oneof(
-  fc.constantFrom('auth_type', 'auth_flow', 'auth_version', 'auth_leg', 'client_id', 'callback', 'delivery', 'authorize_url', 'access_url', 'authorize_params', 'pkce', 'hash', '__proto__', 'constructor'),
+  fc.constantFrom(
+    'auth_type',
+    'auth_flow',
+    'auth_version',
+    'auth_leg',
+    'client_id',
+    'callback',
+    'delivery',
+    'authorize_url',
+    'access_url',
+    'authorize_params',
+    'pkce',
+    'hash',
+    '__proto__',
+    'constructor',
+  ),
   hostileString.map((s) => s.slice(0, 70)),
 )
 
-const jsonValue = fc.oneof(hostileString, fc.integer(), fc.double(), fc.boolean(), fc.constant(null), fc.jsonValue({ maxDepth: 4 }))
+const jsonValue = fc.oneof(
+  hostileString,
+  fc.integer(),
+  fc.double(),
+  fc.boolean(),
+  fc.constant(null),
+  fc.jsonValue({ maxDepth: 4 }),
+)
 
 /** A valid 3-legged record, so that some generated bodies are accepted and then mangled. */
-const base = { auth_version: '2', auth_leg: '3', client_id: 'c', authorize_url: 'http://127.0.0.1:9/a', access_url: 'http://127.0.0.1:9/t', callback: 'http://localhost:9/cb' }
+const base = {
+  auth_version: '2',
+  auth_leg: '3',
+  client_id: 'c',
+  authorize_url: 'http://127.0.0.1:9/a',
+  access_url: 'http://127.0.0.1:9/t',
+  callback: 'http://localhost:9/cb',
+}
 
-const record = fc.record({ withBase: fc.boolean(), fields: fc.dictionary(fieldName, jsonValue, { maxKeys: 8 }) }).map(({ withBase, fields }) => ({ ...(withBase ? base : {}), ...fields }))
+const record = fc
+  .record({ withBase: fc.boolean(), fields: fc.dictionary(fieldName, jsonValue, { maxKeys: 8 }) })
+  .map(({ withBase, fields }) => ({ ...(withBase ? base : {}), ...fields }))
 
-const deep = fc.integer({ min: 100, max: 20_000 }).chain((n) => fc.constantFrom(`${'['.repeat(n)}${']'.repeat(n)}`, `${'{"a":'.repeat(n)}1${'}'.repeat(n)}`, '{"a":'.repeat(n)))
+const deep = fc
+  .integer({ min: 100, max: 20_000 })
+  .chain((n) =>
+    fc.constantFrom(`${'['.repeat(n)}${']'.repeat(n)}`, `${'{"a":'.repeat(n)}1${'}'.repeat(n)}`, '{"a":'.repeat(n)),
+  )
 
-const CONTENT_TYPES = ['application/json', 'application/x-www-form-urlencoded', 'text/plain', 'text/xml', 'multipart/form-data; boundary=x', 'application/json; charset=utf-16', 'application/octet-stream', 'application/x-www-form-urlencoded; charset=latin1', '', 'json', '*/*'] as const
+const CONTENT_TYPES = [
+  'application/json',
+  'application/x-www-form-urlencoded',
+  'text/plain',
+  'text/xml',
+  'multipart/form-data; boundary=x',
+  'application/json; charset=utf-16',
+  'application/octet-stream',
+  'application/x-www-form-urlencoded; charset=latin1',
+  '',
+  'json',
+  '*/*',
+] as const
 
 /** A POST body in some content type: JSON or form of a record, deep JSON, junk bytes, or too big. */
 const body = fc.oneof(
   record.map((r) => ({ type: 'application/json', payload: JSON.stringify(r) })),
-  record.map((r) => ({ type: 'application/x-www-form-urlencoded', payload: new URLSearchParams(Object.entries(r).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)])).toString() })),
-  fc.record({ type: fc.constantFrom(...CONTENT_TYPES), payload: fc.oneof(hostileString, deep, record.map((r) => JSON.stringify(r))) }),
-  fc.record({ type: fc.constantFrom('application/json', 'application/x-www-form-urlencoded'), payload: fc.integer({ min: 65_537, max: 200_000 }).map((n) => `{"client_id":"${'x'.repeat(n)}"}`) }),
+  record.map((r) => ({
+    type: 'application/x-www-form-urlencoded',
+    payload: new URLSearchParams(
+      Object.entries(r).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]),
+    ).toString(),
+  })),
+  fc.record({
+    type: fc.constantFrom(...CONTENT_TYPES),
+    payload: fc.oneof(
+      hostileString,
+      deep,
+      record.map((r) => JSON.stringify(r)),
+    ),
+  }),
+  fc.record({
+    type: fc.constantFrom('application/json', 'application/x-www-form-urlencoded'),
+    payload: fc.integer({ min: 65_537, max: 200_000 }).map((n) => `{"client_id":"${'x'.repeat(n)}"}`),
+  }),
 )
 
 /** A raw query string: encoded hostile values, broken escapes, arrays, nested keys. */
 const query = fc.oneof(
   fc.dictionary(fieldName, hostileString, { maxKeys: 5 }).map((q) => new URLSearchParams(q).toString()),
-  fc.constantFrom('hash', 'hash=', 'hash=%', 'hash=%zz', 'hash=%00', 'hash[]=a&hash[]=b', 'hash[a]=b', 'hash=a&hash=b', 'state=a.b.c&code=x', 'oauth_token=x&denied=y', 'error=x&error_description=%E2%80%AE', '%%%', '&&&==&', 'result=x&code=y'),
+  fc.constantFrom(
+    'hash',
+    'hash=',
+    'hash=%',
+    'hash=%zz',
+    'hash=%00',
+    'hash[]=a&hash[]=b',
+    'hash[a]=b',
+    'hash=a&hash=b',
+    'state=a.b.c&code=x',
+    'oauth_token=x&denied=y',
+    'error=x&error_description=%E2%80%AE',
+    '%%%',
+    '&&&==&',
+    'result=x&code=y',
+  ),
   hostileString.map((s) => `hash=${encodeURIComponent(s)}`),
 )
 
@@ -132,36 +230,55 @@ describe('hostile input (fast-check, real Redis)', () => {
 
   it('keeps /start, /hash-check and /callback sane for a real stored flow under generated parameters', async () => {
     await fc.assert(
-      fc.asyncProperty(query, headers, fc.constantFrom('GET /start', 'GET /hash-check', 'GET /callback', 'POST /callback'), async (q, h, route) => {
-        const stored = await app.inject({ method: 'POST', url: '/store', payload: base })
-        expect(stored.statusCode).toBe(200)
-        const { hash } = stored.json() as { hash: string }
-        const [method, path] = route.split(' ') as ['GET' | 'POST', string]
-        let url = `${path}?${q}&hash=${hash}`
-        let cookie = h.cookie
-        if (path === '/callback') {
-          // A real state and the right cookie, with the generated parameters around them.
-          const start = await app.inject({ url: `/start?hash=${hash}` })
-          const state = new URL(start.headers.location as string).searchParams.get('state')!
-          cookie = String(start.headers['set-cookie']).split(';')[0]
-          url = `/callback?${q}&state=${encodeURIComponent(state)}`
-        }
-        const before = await digest()
-        const res = await app.inject({ method, url, headers: { ...h, ...(cookie ? { cookie } : {}) } })
-        expectSane(res, `${route} ${url.slice(0, 300)}`)
-        if (res.statusCode >= 400 && path !== '/callback') expect(await digest()).toBe(before)
-      }),
+      fc.asyncProperty(
+        query,
+        headers,
+        fc.constantFrom('GET /start', 'GET /hash-check', 'GET /callback', 'POST /callback'),
+        async (q, h, route) => {
+          const stored = await app.inject({ method: 'POST', url: '/store', payload: base })
+          expect(stored.statusCode).toBe(200)
+          const { hash } = stored.json() as { hash: string }
+          const [method, path] = route.split(' ') as ['GET' | 'POST', string]
+          let url = `${path}?${q}&hash=${hash}`
+          let cookie = h.cookie
+          if (path === '/callback') {
+            // A real state and the right cookie, with the generated parameters around them.
+            const start = await app.inject({ url: `/start?hash=${hash}` })
+            const state = new URL(start.headers.location as string).searchParams.get('state')!
+            cookie = String(start.headers['set-cookie']).split(';')[0]
+            url = `/callback?${q}&state=${encodeURIComponent(state)}`
+          }
+          const before = await digest()
+          const res = await app.inject({ method, url, headers: { ...h, ...(cookie ? { cookie } : {}) } })
+          expectSane(res, `${route} ${url.slice(0, 300)}`)
+          if (res.statusCode >= 400 && path !== '/callback') expect(await digest()).toBe(before)
+        },
+      ),
       { numRuns: RUNS },
     )
   })
 
   it('refuses bodies over body.limit with 413 and deep or broken JSON with 400', async () => {
-    const big = await app.inject({ method: 'POST', url: '/store', headers: { 'content-type': 'application/json' }, payload: `{"a":"${'x'.repeat(70_000)}"}` })
+    const big = await app.inject({
+      method: 'POST',
+      url: '/store',
+      headers: { 'content-type': 'application/json' },
+      payload: `{"a":"${'x'.repeat(70_000)}"}`,
+    })
     expect(big.statusCode).toBe(413)
     expect(big.json().code).toBe('BODY_TOO_LARGE')
-    const deepJson = await app.inject({ method: 'POST', url: '/store', headers: { 'content-type': 'application/json' }, payload: `${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}` })
+    const deepJson = await app.inject({
+      method: 'POST',
+      url: '/store',
+      headers: { 'content-type': 'application/json' },
+      payload: `${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}`,
+    })
     expect(deepJson.statusCode).toBe(400)
-    const traversal = await app.inject({ method: 'POST', url: '/store', payload: { ...base, auth_type: '../../etc/passwd', auth_leg: '3\u0000' } })
+    const traversal = await app.inject({
+      method: 'POST',
+      url: '/store',
+      payload: { ...base, auth_type: '../../etc/passwd', auth_leg: '3\u0000' },
+    })
     expect(traversal.statusCode).toBe(400)
     expect(Object.keys(traversal.json().fields)).toEqual(expect.arrayContaining(['auth_type', 'auth_leg']))
   })
@@ -195,9 +312,13 @@ describe('hostile bytes on the wire (a real broker process)', () => {
     const requests = fc.sample(
       fc.oneof(
         fc.uint8Array({ maxLength: 2000 }).map((a) => Buffer.from(a)),
-        fc.tuple(fc.constantFrom('GET', 'POST', 'PUT', 'X', ''), fc.constantFrom('/store', '/start', '/callback', '/result', '/hash-check', '*', '//', '/../../etc/passwd'), hostileString).map(
-          ([m, p, s]) => `${m} ${p}?hash=${s} HTTP/1.1\r\nHost: x\r\n\r\n`,
-        ),
+        fc
+          .tuple(
+            fc.constantFrom('GET', 'POST', 'PUT', 'X', ''),
+            fc.constantFrom('/store', '/start', '/callback', '/result', '/hash-check', '*', '//', '/../../etc/passwd'),
+            hostileString,
+          )
+          .map(([m, p, s]) => `${m} ${p}?hash=${s} HTTP/1.1\r\nHost: x\r\n\r\n`),
         fc.constantFrom(
           'POST /store HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a":1}',
           'POST /store HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nContent-Length: 3\r\n\r\n0\r\n\r\n',

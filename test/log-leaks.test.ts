@@ -36,7 +36,16 @@ async function runFlows(broker: BrokerProcess): Promise<{ secrets: string[]; ids
     expect(res.status, await res.clone().text()).toBe(200)
     return (await res.json()) as { hash: string; url: string }
   }
-  const base = { auth_version: '2', auth_leg: '3', client_id: 'c', client_secret: SECRETS.client_secret, authorize_url: provider.authorizeUrl, access_url: provider.tokenUrl, callback: app.callback, state: 'app-state-0123456789' }
+  const base = {
+    auth_version: '2',
+    auth_leg: '3',
+    client_id: 'c',
+    client_secret: SECRETS.client_secret,
+    authorize_url: provider.authorizeUrl,
+    access_url: provider.tokenUrl,
+    callback: app.callback,
+    state: 'app-state-0123456789',
+  }
   const ids: string[] = []
   const secrets: string[] = Object.values(SECRETS)
 
@@ -44,18 +53,41 @@ async function runFlows(broker: BrokerProcess): Promise<{ secrets: string[]; ids
   const done = await new Browser().go(query.url)
   const delivered = app.received.at(-1)!.query
   secrets.push(delivered.access_token!, provider.tokenRequests.at(-1)!.code_verifier!)
-  ids.push(query.hash, base.state, provider.tokenRequests.at(-1)!.code!, new URL(done.hops[1]!.url).searchParams.get('state')!)
+  ids.push(
+    query.hash,
+    base.state,
+    provider.tokenRequests.at(-1)!.code!,
+    new URL(done.hops[1]!.url).searchParams.get('state')!,
+  )
 
   const code = await store({ ...base, delivery: 'code' })
   await new Browser().go(code.url)
   const result = app.received.at(-1)!.query.result!
-  const redeemed = (await (await fetch(`${broker.url}/result`, { method: 'POST', headers: auth, body: JSON.stringify({ result }) })).json()) as { access_token: string }
+  const redeemed = (await (
+    await fetch(`${broker.url}/result`, { method: 'POST', headers: auth, body: JSON.stringify({ result }) })
+  ).json()) as { access_token: string }
   secrets.push(redeemed.access_token)
   ids.push(code.hash, result)
 
-  const password = await store({ auth_flow: 'owner_resources', auth_version: '2', client_id: 'c', client_secret: SECRETS.client_secret, access_url: provider.tokenUrl, username: 'alice', password: SECRETS.password })
+  const password = await store({
+    auth_flow: 'owner_resources',
+    auth_version: '2',
+    client_id: 'c',
+    client_secret: SECRETS.client_secret,
+    access_url: provider.tokenUrl,
+    username: 'alice',
+    password: SECRETS.password,
+  })
   secrets.push(((await (await fetch(password.url)).json()) as { access_token: string }).access_token)
-  const refresh = await store({ auth_version: '2', auth_leg: '2', grant_type: 'refresh_token', refresh_token: SECRETS.refresh_token, client_id: 'c', client_secret: SECRETS.client_secret, access_url: provider.tokenUrl })
+  const refresh = await store({
+    auth_version: '2',
+    auth_leg: '2',
+    grant_type: 'refresh_token',
+    refresh_token: SECRETS.refresh_token,
+    client_id: 'c',
+    client_secret: SECRETS.client_secret,
+    access_url: provider.tokenUrl,
+  })
   secrets.push(((await (await fetch(refresh.url)).json()) as { access_token: string }).access_token)
   ids.push(password.hash, refresh.hash)
 
@@ -63,18 +95,29 @@ async function runFlows(broker: BrokerProcess): Promise<{ secrets: string[]; ids
   const failing = await store({ ...base, access_url: 'http://127.0.0.1:9/token' })
   await new Browser().go(failing.url)
   ids.push(failing.hash)
-  await fetch(`${broker.url}/store`, { method: 'POST', headers: { ...auth, authorization: 'Bearer wrong-key-0123456789' }, body: JSON.stringify(base) })
+  await fetch(`${broker.url}/store`, {
+    method: 'POST',
+    headers: { ...auth, authorization: 'Bearer wrong-key-0123456789' },
+    body: JSON.stringify(base),
+  })
   await fetch(query.url)
   await fetch(`${broker.url}/callback?state=forged.x&code=stolen-code-0123456789`)
   await fetch(`${broker.url}/hash-check?hash=${query.hash}`)
   return { secrets, ids }
 }
 
-const brokerEnv = { BROKER_API_KEYS: SECRETS.api_key, BROKER_COOKIE_SECRET: SECRETS.cookie_secret, BROKER_SESSION_SECRET: SECRETS.session_secret }
+const brokerEnv = {
+  BROKER_API_KEYS: SECRETS.api_key,
+  BROKER_COOKIE_SECRET: SECRETS.cookie_secret,
+  BROKER_SESSION_SECRET: SECRETS.session_secret,
+}
 
 /** Runs the flows against a broker at `level` and returns its stderr and the values to look for. */
 async function capture(level: 'trace' | 'info'): Promise<{ log: string; secrets: string[]; ids: string[] }> {
-  const broker = await startBroker({ args: ['--store', 'redis', '--store-port', String(redis.port), '--log-level', level], env: brokerEnv })
+  const broker = await startBroker({
+    args: ['--store', 'redis', '--store-port', String(redis.port), '--log-level', level],
+    env: brokerEnv,
+  })
   try {
     return { ...(await runFlows(broker)), log: broker.stderr() }
   } finally {

@@ -7,7 +7,10 @@ import { describe, expect, it } from 'vitest'
 // End to end: `broker pdk run` as a user runs it, from the build (`npm test` builds first).
 const root = resolve(import.meta.dirname, '..')
 const pdk = (...args: string[]) => {
-  const r = spawnSync(process.execPath, [join(root, 'bin/run.js'), 'pdk', 'run', ...args], { cwd: root, encoding: 'utf8' })
+  const r = spawnSync(process.execPath, [join(root, 'bin/run.js'), 'pdk', 'run', ...args], {
+    cwd: root,
+    encoding: 'utf8',
+  })
   return { code: r.status, stdout: r.stdout, stderr: r.stderr }
 }
 
@@ -27,7 +30,17 @@ const failing = fixture('failing.json', {
 const passing = fixture('passing.json', {
   name: 'host check that passes',
   request: { url: 'http://example.com/' },
-  plugins: [{ name: 'checker', phases: { access: [{ call: 'request.get_host', returns: ['example.com'] }, { call: 'response.exit', args: [200, { ok: true }] }] } }],
+  plugins: [
+    {
+      name: 'checker',
+      phases: {
+        access: [
+          { call: 'request.get_host', returns: ['example.com'] },
+          { call: 'response.exit', args: [200, { ok: true }] },
+        ],
+      },
+    },
+  ],
   expect: { status: 200, body: { ok: true }, source: 'exit' },
 })
 
@@ -62,13 +75,19 @@ describe('broker pdk run', () => {
     const r = pdk(passing, failing)
     expect(r.code).toBe(1)
     expect(r.stdout).toContain('FAIL host check that fails')
-    expect(r.stdout).toContain('  ✗ $.plugins[0].phases.access[0].returns\n      expected: ["other.example"]\n      actual:   ["example.com"]')
+    expect(r.stdout).toContain(
+      '  ✗ $.plugins[0].phases.access[0].returns\n      expected: ["other.example"]\n      actual:   ["example.com"]',
+    )
     expect(r.stdout).toContain('  ✗ $.expect.status\n      expected: 418\n      actual:   200')
     expect(r.stdout.trimEnd().split('\n').at(-1)).toBe('1 passed, 1 failed')
   })
 
   it('exits 2 naming the file and JSON path of an invalid field', () => {
-    const bad = fixture('bad.json', { name: 'x', request: { url: 'http://h/' }, plugins: [{ name: 'p', phases: { access: [{ call: 'request.get_host', args: 'host' }] } }] })
+    const bad = fixture('bad.json', {
+      name: 'x',
+      request: { url: 'http://h/' },
+      plugins: [{ name: 'p', phases: { access: [{ call: 'request.get_host', args: 'host' }] } }],
+    })
     const r = pdk(passing, bad)
     expect(r.code).toBe(2)
     expect(r.stdout).toBe('')
@@ -96,7 +115,13 @@ describe('broker pdk run', () => {
       passed: false,
       response: { status: 200, headers: {}, body: '', source: 'service' },
       upstream_request: { method: 'GET', path: '/', query: '', headers: { host: 'example.com' }, body: '' },
-      phases: [{ phase: 'access', plugin: 'checker', calls: [{ call: 'request.get_host', args: [], returns: ['example.com'] }] }],
+      phases: [
+        {
+          phase: 'access',
+          plugin: 'checker',
+          calls: [{ call: 'request.get_host', args: [], returns: ['example.com'] }],
+        },
+      ],
       logs: [],
       failures: [
         { path: '$.plugins[0].phases.access[0].returns', expected: ['other.example'], actual: ['example.com'] },

@@ -18,16 +18,34 @@ afterAll(async () => {
 })
 
 const post = (body: Record<string, string>) =>
-  fetch(`${broker.url}/store`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+  fetch(`${broker.url}/store`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  })
 
 describe('a user flow plugin from plugins.dir', () => {
-  const record = () => ({ auth_type: 'plain', auth_version: '2', auth_leg: '3', client_id: 'u', authorize_url: provider.authorizeUrl, access_url: provider.tokenUrl, callback: app.callback, state: 's1', api_key: 'k-secret' })
+  const record = () => ({
+    auth_type: 'plain',
+    auth_version: '2',
+    auth_leg: '3',
+    client_id: 'u',
+    authorize_url: provider.authorizeUrl,
+    access_url: provider.tokenUrl,
+    callback: app.callback,
+    state: 's1',
+    api_key: 'k-secret',
+  })
 
   it('runs through the same contract as the built-ins', async () => {
     const res = await post(record())
     expect(res.status).toBe(200)
     const { hash, url } = (await res.json()) as { hash: string; url: string }
-    const check = (await (await fetch(`${broker.url}/hash-check?hash=${hash}`)).json()) as { plugin: string; description: string; record: Record<string, string> }
+    const check = (await (await fetch(`${broker.url}/hash-check?hash=${hash}`)).json()) as {
+      plugin: string
+      description: string
+      record: Record<string, string>
+    }
     expect(check.plugin).toBe('plain_2_3-legged')
     expect(check.description).toMatch(/sample user plugin/)
     expect(check.record.api_key).toBe('[redacted]')

@@ -50,9 +50,15 @@ const workerPids = (primary: number): number[] =>
 
 describe('worker processes', () => {
   it('replaces a worker killed with SIGKILL while the other keeps serving', async () => {
-    const broker = await startBroker({ args: ['--store', 'redis', '--store-port', String(redis.port), '--workers', '2'] })
+    const broker = await startBroker({
+      args: ['--store', 'redis', '--store-port', String(redis.port), '--workers', '2'],
+    })
     try {
-      const before = await waitFor(async () => (workerPids(broker.proc.pid!).length === 2 ? workerPids(broker.proc.pid!) : undefined), 10_000, 'two workers')
+      const before = await waitFor(
+        async () => (workerPids(broker.proc.pid!).length === 2 ? workerPids(broker.proc.pid!) : undefined),
+        10_000,
+        'two workers',
+      )
       // Load on new connections while the worker dies: a request may lose its connection with the
       // killed worker, but none gets a 5xx, and the load keeps being served.
       const statuses: number[] = []
@@ -64,13 +70,21 @@ describe('worker processes', () => {
       )
       await new Promise((r) => setTimeout(r, 100))
       process.kill(before[0]!, 'SIGKILL')
-      await waitFor(async () => /exited \(SIGKILL\); starting a new one/.test(broker.stderr()), 10_000, 'restart notice')
+      await waitFor(
+        async () => /exited \(SIGKILL\); starting a new one/.test(broker.stderr()),
+        10_000,
+        'restart notice',
+      )
       // The other worker serves meanwhile (new connections: a kept-alive socket to the killed one is gone with it).
       for (let i = 0; i < 20; i++) expect(await pingFresh(broker.port)).toBe(200)
-      const after = await waitFor(async () => {
-        const pids = workerPids(broker.proc.pid!)
-        return pids.length === 2 && !pids.includes(before[0]!) ? pids : undefined
-      }, 10_000, 'a replacement worker')
+      const after = await waitFor(
+        async () => {
+          const pids = workerPids(broker.proc.pid!)
+          return pids.length === 2 && !pids.includes(before[0]!) ? pids : undefined
+        },
+        10_000,
+        'a replacement worker',
+      )
       expect(after).toContain(before[1])
       loading = false
       await load
@@ -83,7 +97,9 @@ describe('worker processes', () => {
 
   it('finishes requests in flight on SIGTERM, then exits 0 and removes the pid file', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'broker-drain-'))
-    const broker = await startBroker({ args: ['--store', 'redis', '--store-port', String(redis.port), '--pid-dir', `${dir}/`] })
+    const broker = await startBroker({
+      args: ['--store', 'redis', '--store-port', String(redis.port), '--pid-dir', `${dir}/`],
+    })
     expect(existsSync(join(dir, '.broker.pid'))).toBe(true)
     const stored = await fetch(`${broker.url}/store`, {
       method: 'POST',

@@ -9,7 +9,10 @@ import { freePort } from './helpers/ports.js'
 import { type RedisServer, startRedis } from './helpers/redis.js'
 import { type SentinelSetup, type Topology, startRedisCluster, startSentinel } from './helpers/redis-topologies.js'
 
-const SECRETS = { BROKER_COOKIE_SECRET: 'shared-cookie-secret-0123456789', BROKER_SESSION_SECRET: 'shared-session-secret-012345678' }
+const SECRETS = {
+  BROKER_COOKIE_SECRET: 'shared-cookie-secret-0123456789',
+  BROKER_SESSION_SECRET: 'shared-session-secret-012345678',
+}
 
 describe('several instances on one Redis', () => {
   let redis: RedisServer
@@ -21,12 +24,21 @@ describe('several instances on one Redis', () => {
   let c: BrokerProcess
 
   beforeAll(async () => {
-    ;[redis, provider, provider1, app] = await Promise.all([startRedis(), startOAuth2Provider(), startOAuth1Provider(), startCallbackApp()])
+    ;[redis, provider, provider1, app] = await Promise.all([
+      startRedis(),
+      startOAuth2Provider(),
+      startOAuth1Provider(),
+      startCallbackApp(),
+    ])
     // Every instance builds URLs with the same public host, as behind a load balancer; here that
     // host is instance C, so the provider calls back on C.
     const portC = await freePort()
     const args = ['--store', 'redis', '--store-port', String(redis.port), '--host', `127.0.0.1:${portC}`]
-    ;[a, b, c] = await Promise.all([startBroker({ args, env: SECRETS }), startBroker({ args, env: SECRETS }), startBroker({ args, env: SECRETS, port: portC })])
+    ;[a, b, c] = await Promise.all([
+      startBroker({ args, env: SECRETS }),
+      startBroker({ args, env: SECRETS }),
+      startBroker({ args, env: SECRETS, port: portC }),
+    ])
   })
 
   afterAll(async () => {
@@ -35,10 +47,23 @@ describe('several instances on one Redis', () => {
   })
 
   it('runs an OAuth 2 flow stored on A, started on B, called back on C', async () => {
-    const { hash, url } = await storeAt(a.url, { auth_version: '2', auth_leg: '3', client_id: 'x', authorize_url: provider.authorizeUrl, access_url: provider.tokenUrl, callback: app.callback, state: 'cross' })
+    const { hash, url } = await storeAt(a.url, {
+      auth_version: '2',
+      auth_leg: '3',
+      client_id: 'x',
+      authorize_url: provider.authorizeUrl,
+      access_url: provider.tokenUrl,
+      callback: app.callback,
+      state: 'cross',
+    })
     expect(url).toContain(`127.0.0.1:${c.port}`)
     const res = await new Browser().go(`${b.url}/start?hash=${hash}`)
-    expect(res.hops.map((h) => new URL(h.url).port)).toEqual([String(b.port), String(new URL(provider.issuer).port), String(c.port), String(new URL(app.url).port)])
+    expect(res.hops.map((h) => new URL(h.url).port)).toEqual([
+      String(b.port),
+      String(new URL(provider.issuer).port),
+      String(c.port),
+      String(new URL(app.url).port),
+    ])
     expect(res.body).toBe('app got it')
     expect(app.received.at(-1)!.query).toMatchObject({ state: 'cross' })
     expect(app.received.at(-1)!.query.access_token).toMatch(/^ey/)
@@ -46,7 +71,17 @@ describe('several instances on one Redis', () => {
 
   it('runs an OAuth 1.0a flow stored on B, started on A, called back on C', async () => {
     provider1.addConsumer({ key: 'cross-consumer', secret: 'cross-secret' })
-    const { hash } = await storeAt(b.url, { auth_version: '1', auth_leg: '3', consumer_key: 'cross-consumer', consumer_secret: 'cross-secret', request_url: provider1.requestUrl, authorize_url: provider1.authorizeUrl, access_url: provider1.accessUrl, callback: app.callback, state: 'cross1' })
+    const { hash } = await storeAt(b.url, {
+      auth_version: '1',
+      auth_leg: '3',
+      consumer_key: 'cross-consumer',
+      consumer_secret: 'cross-secret',
+      request_url: provider1.requestUrl,
+      authorize_url: provider1.authorizeUrl,
+      access_url: provider1.accessUrl,
+      callback: app.callback,
+      state: 'cross1',
+    })
     const res = await new Browser().go(`${a.url}/start?hash=${hash}`)
     expect(res.body).toBe('app got it')
     expect(new URL(res.hops[2]!.url).port).toBe(String(c.port))
@@ -56,18 +91,38 @@ describe('several instances on one Redis', () => {
 
   it('accepts a hash used on two instances at the same moment once', async () => {
     for (let round = 0; round < 10; round++) {
-      const { hash } = await storeAt(a.url, { auth_version: '2', auth_leg: '3', client_id: 'x', authorize_url: provider.authorizeUrl, access_url: provider.tokenUrl })
-      const answers = await Promise.all([a, b, c].map((i) => fetch(`${i.url}/start?hash=${hash}`, { redirect: 'manual' })))
+      const { hash } = await storeAt(a.url, {
+        auth_version: '2',
+        auth_leg: '3',
+        client_id: 'x',
+        authorize_url: provider.authorizeUrl,
+        access_url: provider.tokenUrl,
+      })
+      const answers = await Promise.all(
+        [a, b, c].map((i) => fetch(`${i.url}/start?hash=${hash}`, { redirect: 'manual' })),
+      )
       const statuses = answers.map((r) => r.status).sort()
       expect(statuses).toEqual([302, 409, 409])
     }
   })
 
   it('redeems a one-time result code once across instances', async () => {
-    const { hash } = await storeAt(a.url, { auth_version: '2', auth_leg: '2', client_id: 'c', access_url: provider.tokenUrl, callback: app.callback, delivery: 'code' })
+    const { hash } = await storeAt(a.url, {
+      auth_version: '2',
+      auth_leg: '2',
+      client_id: 'c',
+      access_url: provider.tokenUrl,
+      callback: app.callback,
+      delivery: 'code',
+    })
     const start = await fetch(`${b.url}/start?hash=${hash}`, { redirect: 'manual' })
     const code = new URL(start.headers.get('location')!).searchParams.get('result')!
-    const redeem = (i: BrokerProcess) => fetch(`${i.url}/result`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ result: code }) })
+    const redeem = (i: BrokerProcess) =>
+      fetch(`${i.url}/result`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ result: code }),
+      })
     const statuses = (await Promise.all([redeem(a), redeem(b), redeem(c)])).map((r) => r.status).sort()
     expect(statuses).toEqual([200, 404, 404])
   })
@@ -82,12 +137,20 @@ describe('Redis Cluster', () => {
     await cluster?.stop()
   })
 
-  flowSuite('Redis Cluster of three masters', () => ({ args: cluster.ports.flatMap((p) => ['--store-cluster', `127.0.0.1:${p}`]), env: SECRETS }))
+  flowSuite('Redis Cluster of three masters', () => ({
+    args: cluster.ports.flatMap((p) => ['--store-cluster', `127.0.0.1:${p}`]),
+    env: SECRETS,
+  }))
 
   it('refuses to start without shared secrets, saying so', async () => {
-    const res = await runCli(['serve', '--port', '0', ...cluster.ports.flatMap((p) => ['--store-cluster', `127.0.0.1:${p}`])], { env: { BROKER_COOKIE_SECRET: '', BROKER_SESSION_SECRET: '' } })
+    const res = await runCli(
+      ['serve', '--port', '0', ...cluster.ports.flatMap((p) => ['--store-cluster', `127.0.0.1:${p}`])],
+      { env: { BROKER_COOKIE_SECRET: '', BROKER_SESSION_SECRET: '' } },
+    )
     expect(res.code).toBe(2)
-    expect(res.stderr).toMatch(/cookie\.secret and session\.secret must be set when several broker instances share the store/)
+    expect(res.stderr).toMatch(
+      /cookie\.secret and session\.secret must be set when several broker instances share the store/,
+    )
   })
 })
 
@@ -98,22 +161,37 @@ describe('Redis Sentinel', () => {
 
   beforeAll(async () => {
     ;[sentinel, provider] = await Promise.all([startSentinel(), startOAuth2Provider()])
-    broker = await startBroker({ args: ['--store-sentinel', `127.0.0.1:${sentinel.sentinel}`, '--store-name', sentinel.name], env: SECRETS })
+    broker = await startBroker({
+      args: ['--store-sentinel', `127.0.0.1:${sentinel.sentinel}`, '--store-name', sentinel.name],
+      env: SECRETS,
+    })
   }, 60_000)
   afterAll(async () => {
     await broker?.stop()
     await Promise.all([sentinel?.stop(), provider?.stop()])
   }, 60_000)
 
-  flowSuite('Redis Sentinel (one master, one replica, one sentinel)', () => ({ args: ['--store-sentinel', `127.0.0.1:${sentinel.sentinel}`, '--store-name', sentinel.name], env: SECRETS }))
+  flowSuite('Redis Sentinel (one master, one replica, one sentinel)', () => ({
+    args: ['--store-sentinel', `127.0.0.1:${sentinel.sentinel}`, '--store-name', sentinel.name],
+    env: SECRETS,
+  }))
 
   it('survives a failover during idle time', async () => {
-    const before = await storeAt(broker.url, { auth_version: '2', auth_leg: '2', client_id: 'c', access_url: provider.tokenUrl })
+    const before = await storeAt(broker.url, {
+      auth_version: '2',
+      auth_leg: '2',
+      client_id: 'c',
+      access_url: provider.tokenUrl,
+    })
     const promoted = await sentinel.failover()
     expect(promoted).toBe(sentinel.replica)
     // Within a few seconds the broker follows the new master (503s meanwhile, never a hang or a 500).
     const round = async (): Promise<boolean> => {
-      const res = await fetch(`${broker.url}/store`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ auth_version: '2', auth_leg: '2', client_id: 'c', access_url: provider.tokenUrl }) })
+      const res = await fetch(`${broker.url}/store`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ auth_version: '2', auth_leg: '2', client_id: 'c', access_url: provider.tokenUrl }),
+      })
       if (res.status !== 200) {
         expect(res.status).toBe(503)
         return false

@@ -28,9 +28,16 @@ flowSuite('embedded store', () => ({ args: ['--store', 'memory'] }))
 
 describe('broker serve', () => {
   it('forgets a flow after store.expire: /start after 2 s is a 404', async () => {
-    const broker = await startBroker({ args: ['--store', 'redis', '--store-port', String(redis.port), '--expire', '1'] })
+    const broker = await startBroker({
+      args: ['--store', 'redis', '--store-port', String(redis.port), '--expire', '1'],
+    })
     try {
-      const { hash } = await store(broker, { auth_version: '2', auth_leg: '2', client_id: 'c', access_url: provider.tokenUrl })
+      const { hash } = await store(broker, {
+        auth_version: '2',
+        auth_leg: '2',
+        client_id: 'c',
+        access_url: provider.tokenUrl,
+      })
       await new Promise((r) => setTimeout(r, 2000))
       const res = await fetch(`${broker.url}/start?hash=${hash}`)
       expect(res.status).toBe(404)
@@ -42,7 +49,9 @@ describe('broker serve', () => {
 
   it('writes the pid file, runs two workers on Redis, and removes the pid file on SIGTERM with exit 0', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'broker-pid-'))
-    const broker = await startBroker({ args: ['--store', 'redis', '--store-port', String(redis.port), '--workers', '2', '--pid-dir', `${dir}/`] })
+    const broker = await startBroker({
+      args: ['--store', 'redis', '--store-port', String(redis.port), '--workers', '2', '--pid-dir', `${dir}/`],
+    })
     const pidFile = join(dir, '.broker.pid')
     expect(readFileSync(pidFile, 'utf8').trim()).toBe(String(broker.proc.pid))
     await waitFor(async () => /2 workers, store: redis/.test(broker.stderr()), 10_000, 'both workers ready')
@@ -51,7 +60,10 @@ describe('broker serve', () => {
   })
 
   it('with --port 0 listens on a port it picks and builds its URLs with that port', async () => {
-    const proc = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--store', 'memory', '--listen', '127.0.0.1'], { env: { ...process.env, BROKER_LOG_LEVEL: 'warn' }, stdio: ['ignore', 'ignore', 'pipe'] })
+    const proc = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--store', 'memory', '--listen', '127.0.0.1'], {
+      env: { ...process.env, BROKER_LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    })
     let err = ''
     proc.stderr!.on('data', (d) => (err += d))
     try {
@@ -59,7 +71,13 @@ describe('broker serve', () => {
       const [, port, announced] = /listening on port (\d+) \(http:\/\/localhost:(\d+)\)/.exec(err)!
       expect(Number(port)).toBeGreaterThan(0)
       expect(announced).toBe(port)
-      const { url } = await storeAt(`http://127.0.0.1:${port}`, { auth_version: '2', auth_leg: '3', client_id: 'c', authorize_url: provider.authorizeUrl, access_url: provider.tokenUrl })
+      const { url } = await storeAt(`http://127.0.0.1:${port}`, {
+        auth_version: '2',
+        auth_leg: '3',
+        client_id: 'c',
+        authorize_url: provider.authorizeUrl,
+        access_url: provider.tokenUrl,
+      })
       expect(url).toMatch(new RegExp(`^http://localhost:${port}/start\\?hash=`))
       const res = await fetch(url.replace('localhost', '127.0.0.1'), { redirect: 'manual' })
       expect(res.status).toBe(302)
@@ -97,14 +115,22 @@ describe('broker serve', () => {
 
   it.each([
     ['module', 'module.exports = { store: { driver: "memory", expire: 7 } }'],
-    ['commonjs', 'import { cpus } from "node:os"\nexport default { store: { driver: "memory", expire: 7 }, workers: Math.min(1, cpus().length) }'],
+    [
+      'commonjs',
+      'import { cpus } from "node:os"\nexport default { store: { driver: "memory", expire: 7 }, workers: Math.min(1, cpus().length) }',
+    ],
   ])('reads -c file.js written in the other format than its package.json "type": %s', async (type, text) => {
     const dir = mkdtempSync(join(tmpdir(), 'broker-cfg-'))
     writeFileSync(join(dir, 'package.json'), JSON.stringify({ type }))
     writeFileSync(join(dir, 'c.js'), text)
     const broker = await startBroker({ cwd: dir, args: ['-c', 'c.js'] })
     try {
-      const { hash } = await store(broker, { auth_version: '2', auth_leg: '2', client_id: 'c', access_url: provider.tokenUrl })
+      const { hash } = await store(broker, {
+        auth_version: '2',
+        auth_leg: '2',
+        client_id: 'c',
+        access_url: provider.tokenUrl,
+      })
       const check = (await (await fetch(`${broker.url}/hash-check?hash=${hash}`)).json()) as { expires_in: number }
       expect(check.expires_in).toBeLessThanOrEqual(7)
     } finally {
@@ -115,7 +141,23 @@ describe('broker serve', () => {
   it('documents every option in --help', async () => {
     const res = await runCli(['serve', '--help'])
     expect(res.code).toBe(0)
-    for (const flag of ['--config', '--port', '--workers', '--host', '--protocol', '--pid-dir', '--store', '--store-host', '--store-port', '--store-pass', '--expire', '--callbacks-allow', '--delivery-allow', '--plugins-dir', '--provider-timeout']) {
+    for (const flag of [
+      '--config',
+      '--port',
+      '--workers',
+      '--host',
+      '--protocol',
+      '--pid-dir',
+      '--store',
+      '--store-host',
+      '--store-port',
+      '--store-pass',
+      '--expire',
+      '--callbacks-allow',
+      '--delivery-allow',
+      '--plugins-dir',
+      '--provider-timeout',
+    ]) {
       expect(res.stdout).toContain(flag)
     }
   })
@@ -124,12 +166,16 @@ describe('broker serve', () => {
     const res = await runCli(['serve', '--help'])
     // oclif wraps summaries: join the lines before looking for a key.
     const help = res.stdout.replace(/\s*\n\s*/g, ' ')
-    const missing = CONFIG_LEAVES.map((leaf) => leaf.path.join('.')).filter((key) => !new RegExp(`\\(${key.replace(/\./g, '\\.')}[,)]`).test(help))
+    const missing = CONFIG_LEAVES.map((leaf) => leaf.path.join('.')).filter(
+      (key) => !new RegExp(`\\(${key.replace(/\./g, '\\.')}[,)]`).test(help),
+    )
     expect(missing).toEqual([])
   })
 
   it('takes the cookie and session secrets from flags: no generated-secrets warning', async () => {
-    const broker = await startBroker({ args: ['--store', 'memory', '--cookie-secret', 'c'.repeat(32), '--session-secret', 's'.repeat(32)] })
+    const broker = await startBroker({
+      args: ['--store', 'memory', '--cookie-secret', 'c'.repeat(32), '--session-secret', 's'.repeat(32)],
+    })
     try {
       expect(broker.stderr()).not.toMatch(/generated for this run/)
     } finally {

@@ -3,22 +3,41 @@ import { FlowError } from '../contract.js'
 import { deliverable, extraParams, pkcePair, tokenFromAnswer, wantsPkce } from './oauth2.js'
 import { createHash } from 'node:crypto'
 
-const answer = (status: number, body: string, type = 'application/json') => ({ status, headers: { 'content-type': type }, body })
+const answer = (status: number, body: string, type = 'application/json') => ({
+  status,
+  headers: { 'content-type': type },
+  body,
+})
 
 describe('tokenFromAnswer', () => {
   it('reads a JSON token answer', () => {
-    expect(tokenFromAnswer(answer(200, '{"access_token":"a","expires_in":3600}'))).toMatchObject({ access_token: 'a', expires_in: 3600 })
+    expect(tokenFromAnswer(answer(200, '{"access_token":"a","expires_in":3600}'))).toMatchObject({
+      access_token: 'a',
+      expires_in: 3600,
+    })
   })
 
   it('reads a form-encoded answer (GitHub without Accept) and numbers expires_in', () => {
-    const t = tokenFromAnswer(answer(200, 'access_token=gho_1&scope=repo&token_type=bearer&expires_in=28800', 'application/x-www-form-urlencoded; charset=utf-8'))
+    const t = tokenFromAnswer(
+      answer(
+        200,
+        'access_token=gho_1&scope=repo&token_type=bearer&expires_in=28800',
+        'application/x-www-form-urlencoded; charset=utf-8',
+      ),
+    )
     expect(t).toMatchObject({ access_token: 'gho_1', scope: 'repo', token_type: 'bearer', expires_in: 28800 })
   })
 
   it('raises a provider error sent with status 200', () => {
     const err = (() => {
       try {
-        tokenFromAnswer(answer(200, 'error=bad_verification_code&error_description=The+code+is+wrong', 'application/x-www-form-urlencoded'))
+        tokenFromAnswer(
+          answer(
+            200,
+            'error=bad_verification_code&error_description=The+code+is+wrong',
+            'application/x-www-form-urlencoded',
+          ),
+        )
       } catch (e) {
         return e as FlowError
       }
@@ -29,13 +48,20 @@ describe('tokenFromAnswer', () => {
   })
 
   it("passes on a nested provider error's message (Facebook's Graph API)", () => {
-    const fb = '{"error":{"message":"Invalid verification code format.","type":"OAuthException","code":100,"fbtrace_id":"A1"}}'
-    expect(() => tokenFromAnswer(answer(400, fb))).toThrow(expect.objectContaining({ code: 'OAuthException', description: 'Invalid verification code format.' }))
-    expect(() => tokenFromAnswer(answer(200, '{"error":{"code":190}}'))).toThrow(expect.objectContaining({ code: 'PROVIDER_ERROR', description: 'The token endpoint answered 200 with an error' }))
+    const fb =
+      '{"error":{"message":"Invalid verification code format.","type":"OAuthException","code":100,"fbtrace_id":"A1"}}'
+    expect(() => tokenFromAnswer(answer(400, fb))).toThrow(
+      expect.objectContaining({ code: 'OAuthException', description: 'Invalid verification code format.' }),
+    )
+    expect(() => tokenFromAnswer(answer(200, '{"error":{"code":190}}'))).toThrow(
+      expect.objectContaining({ code: 'PROVIDER_ERROR', description: 'The token endpoint answered 200 with an error' }),
+    )
   })
 
   it('refuses HTML and truncated JSON with a clear message', () => {
-    expect(() => tokenFromAnswer(answer(200, '<html>oops</html>', 'text/html'))).toThrow(/neither JSON nor form-encoded/)
+    expect(() => tokenFromAnswer(answer(200, '<html>oops</html>', 'text/html'))).toThrow(
+      /neither JSON nor form-encoded/,
+    )
     expect(() => tokenFromAnswer(answer(200, '{"access_token":"a'))).toThrow(/neither JSON/)
     expect(() => tokenFromAnswer(answer(500, '{}'))).toThrow(/answered 500/)
   })
@@ -63,7 +89,10 @@ describe('oauth2 helpers', () => {
   })
 
   it('delivers the usual fields and the app state only', () => {
-    const out = deliverable({ access_token: 'a', refresh_token: 'r', junk: 'x', token_type: 'Bearer' }, { auth_type: 'oauth', state: 'app-state' })
+    const out = deliverable(
+      { access_token: 'a', refresh_token: 'r', junk: 'x', token_type: 'Bearer' },
+      { auth_type: 'oauth', state: 'app-state' },
+    )
     expect(out).toEqual({ access_token: 'a', refresh_token: 'r', token_type: 'Bearer', state: 'app-state' })
   })
 })

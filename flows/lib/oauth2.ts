@@ -21,7 +21,8 @@ export function wantsPkce(record: Readonly<FlowRecord>): boolean {
 export function extraParams(value: unknown): Record<string, string> {
   if (!value) return {}
   if (typeof value === 'string') return Object.fromEntries(new URLSearchParams(value))
-  if (typeof value === 'object') return Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, String(v)]))
+  if (typeof value === 'object')
+    return Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, String(v)]))
   return {}
 }
 
@@ -64,13 +65,20 @@ export function tokenFromAnswer(answer: HttpAnswer, accessName = 'access_token')
   // Facebook's Graph API (and others) nest the error: {"error": {"message", "type", "code"}}.
   if (fields && fields.error && typeof fields.error === 'object' && !Array.isArray(fields.error)) {
     const e = fields.error as Record<string, unknown>
-    const code = [e.type, e.code, e.status].find((v) => typeof v === 'string' && /^[\w.-]{1,64}$/.test(v)) as string | undefined
-    const message = typeof e.message === 'string' && e.message ? e.message : `The token endpoint answered ${answer.status} with an error`
+    const code = [e.type, e.code, e.status].find((v) => typeof v === 'string' && /^[\w.-]{1,64}$/.test(v)) as
+      string | undefined
+    const message =
+      typeof e.message === 'string' && e.message
+        ? e.message
+        : `The token endpoint answered ${answer.status} with an error`
     throw new FlowError(code ?? 'PROVIDER_ERROR', message)
   }
   if (answer.status >= 400 || !fields) {
     const snippet = answer.body.replace(/\s+/g, ' ').slice(0, 200)
-    throw new FlowError('PROVIDER_ERROR', `The token endpoint answered ${answer.status} with ${fields ? 'no token' : `a body that is neither JSON nor form-encoded: ${snippet}`}`)
+    throw new FlowError(
+      'PROVIDER_ERROR',
+      `The token endpoint answered ${answer.status} with ${fields ? 'no token' : `a body that is neither JSON nor form-encoded: ${snippet}`}`,
+    )
   }
   const token = fields[accessName] ?? fields.access_token
   if (typeof token !== 'string' || !token) {
@@ -87,12 +95,18 @@ function parseBody(answer: HttpAnswer): Record<string, unknown> | undefined {
   if (type.includes('json') || text.startsWith('{')) {
     try {
       const parsed: unknown = JSON.parse(text)
-      return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined
+      return parsed && typeof parsed === 'object' && !Array.isArray(parsed)
+        ? (parsed as Record<string, unknown>)
+        : undefined
     } catch {
       return undefined
     }
   }
-  if (type.includes('x-www-form-urlencoded') || type.includes('text/plain') || /^[\w.~%+-]+=[^<>\s]*(&[\w.~%+-]+=[^<>\s]*)*$/.test(text)) {
+  if (
+    type.includes('x-www-form-urlencoded') ||
+    type.includes('text/plain') ||
+    /^[\w.~%+-]+=[^<>\s]*(&[\w.~%+-]+=[^<>\s]*)*$/.test(text)
+  ) {
     const parsed = Object.fromEntries(new URLSearchParams(text))
     return Object.keys(parsed).length ? parsed : undefined
   }
@@ -103,7 +117,8 @@ function parseBody(answer: HttpAnswer): Record<string, unknown> | undefined {
 export function deliverable(token: Record<string, unknown>, record: Readonly<FlowRecord>): Record<string, unknown> {
   const out: Record<string, unknown> = {}
   for (const f of TOKEN_FIELDS) if (token[f] !== undefined && token[f] !== '') out[f] = token[f]
-  if (out.token_type === undefined && typeof record.authorize_method === 'string') out.token_type = record.authorize_method
+  if (out.token_type === undefined && typeof record.authorize_method === 'string')
+    out.token_type = record.authorize_method
   if (record.state !== undefined) out.state = record.state
   return out
 }

@@ -36,7 +36,10 @@ describe('setQuery', () => {
     [{}, {}],
     [{ scope: 'x y' }, { state: "needs encoding: é !'()~ +&=" }],
     // A fixed parameter named like a varying one: the varying value replaces it, in its place.
-    [{ state: 'app', client_id: 'a' }, { state: 'mine', code_challenge: 'c' }],
+    [
+      { state: 'app', client_id: 'a' },
+      { state: 'mine', code_challenge: 'c' },
+    ],
   ])('sets fixed %j then varying %j as searchParams.set would, again and again', (fixed, varying) => {
     for (const base of ['https://p.example/authorize', 'https://p.example/authorize?x=1']) {
       for (let i = 0; i < 3; i++) expect(setQuery(base, fixed, varying)).toBe(viaSearchParams(base, fixed, varying))
@@ -45,9 +48,14 @@ describe('setQuery', () => {
 
   it('keeps apps that share an authorize URL apart, past the few kept per URL', () => {
     const base = 'https://shared.example/authorize'
-    const apps = Array.from({ length: 12 }, (_, i) => ({ client_id: `app-${i}`, redirect_uri: 'http://localhost:3000/callback', ...(i % 3 ? { scope: `s${i}` } : {}) }))
+    const apps = Array.from({ length: 12 }, (_, i) => ({
+      client_id: `app-${i}`,
+      redirect_uri: 'http://localhost:3000/callback',
+      ...(i % 3 ? { scope: `s${i}` } : {}),
+    }))
     for (let round = 0; round < 3; round++) {
-      for (const app of apps) expect(setQuery(base, app, { state: `st-${round}` })).toBe(viaSearchParams(base, app, { state: `st-${round}` }))
+      for (const app of apps)
+        expect(setQuery(base, app, { state: `st-${round}` })).toBe(viaSearchParams(base, app, { state: `st-${round}` }))
     }
     // The same values in another order are another URL.
     expect(setQuery(base, { b: '2', a: '1' })).toBe(viaSearchParams(base, { b: '2', a: '1' }))
@@ -56,13 +64,21 @@ describe('setQuery', () => {
   })
 
   it('replaces a parameter the URL already carries', () => {
-    expect(setQuery('https://p.example/authorize?response_type=token', { response_type: 'code' })).toBe('https://p.example/authorize?response_type=code')
+    expect(setQuery('https://p.example/authorize?response_type=token', { response_type: 'code' })).toBe(
+      'https://p.example/authorize?response_type=code',
+    )
   })
 })
 
 describe('urlParts', () => {
   it('gives the parts of an absolute URL and undefined for anything else', () => {
-    expect(urlParts('https://user:pw@Provider.example:8443/x?y#z')).toMatchObject({ host: 'provider.example:8443', hostname: 'provider.example', origin: 'https://provider.example:8443', pathname: '/x', bare: false })
+    expect(urlParts('https://user:pw@Provider.example:8443/x?y#z')).toMatchObject({
+      host: 'provider.example:8443',
+      hostname: 'provider.example',
+      origin: 'https://provider.example:8443',
+      pathname: '/x',
+      bare: false,
+    })
     expect(urlParts('/relative')).toBeUndefined()
     expect(urlParts('not a url')).toBeUndefined()
     // Asked again, the answer is the same (kept), and it cannot be changed by a caller.

@@ -91,7 +91,11 @@ export function setQuery(base: string, fixed: Params, varying: Params = {}): str
   let list = prefixes.get(parts.href)
   let prefix = list && findPrefix(list, fixed)
   if (!prefix) {
-    prefix = { names: Object.keys(fixed), values: Object.values(fixed), url: `${parts.href}?${new URLSearchParams(fixed)}` }
+    prefix = {
+      names: Object.keys(fixed),
+      values: Object.values(fixed),
+      url: `${parts.href}?${new URLSearchParams(fixed)}`,
+    }
     if (prefix.url.length <= MAX_LENGTH) {
       if (!list) {
         if (prefixes.size >= MAX_KEPT) prefixes = new Map()

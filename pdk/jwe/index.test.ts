@@ -12,7 +12,9 @@ interface NodeJose {
   JWK: { asKey(key: unknown, form?: string): Promise<NjKey> }
   JWE: {
     createEncrypt(opts: Record<string, unknown>, key: NjKey): { update(b: Buffer): { final(): Promise<string> } }
-    createDecrypt(key: NjKey): { decrypt(token: string): Promise<{ plaintext: Buffer; header: Record<string, unknown> }> }
+    createDecrypt(key: NjKey): {
+      decrypt(token: string): Promise<{ plaintext: Buffer; header: Record<string, unknown> }>
+    }
   }
 }
 const nodeJose = createRequire(import.meta.url)('node-jose') as NodeJose
@@ -92,7 +94,11 @@ describe('jwe.encrypt / decrypt round trips', () => {
   it('generates apu/apv unless false, and uses given strings', async () => {
     const pair = ec('P-256')
     const header = async (opts: Record<string, unknown>) =>
-      (decode((await encrypt('ECDH-ES', 'A256GCM', jwk(pair.publicKey), 'x', opts)) as string) as { protected: Record<string, string> }).protected
+      (
+        decode((await encrypt('ECDH-ES', 'A256GCM', jwk(pair.publicKey), 'x', opts)) as string) as {
+          protected: Record<string, string>
+        }
+      ).protected
     const auto = await header({})
     expect(Buffer.from(auto.apu!, 'base64url')).toHaveLength(16)
     expect(Buffer.from(auto.apv!, 'base64url')).toHaveLength(16)
@@ -105,10 +111,18 @@ describe('jwe.encrypt / decrypt round trips', () => {
   })
 
   it('rejects unsupported algorithms, encodings and key types', async () => {
-    expect(toList(await encrypt('A128KW', 'A256GCM', jwk(rsa.publicKey), 'x'))).toEqual([undefined, 'unsupported alg: A128KW'])
-    expect(toList(await encrypt('RSA-OAEP', 'A128GCM', jwk(rsa.publicKey), 'x'))).toEqual([undefined, 'unsupported enc: A128GCM'])
+    expect(toList(await encrypt('A128KW', 'A256GCM', jwk(rsa.publicKey), 'x'))).toEqual([
+      undefined,
+      'unsupported alg: A128KW',
+    ])
+    expect(toList(await encrypt('RSA-OAEP', 'A128GCM', jwk(rsa.publicKey), 'x'))).toEqual([
+      undefined,
+      'unsupported enc: A128GCM',
+    ])
     const ed = generateKeyPairSync('ed25519')
-    expect(toList(await encrypt('ECDH-ES', 'A256GCM', pem(ed.publicKey, 'spki'), 'x'))[1]).toContain('unsupported key type')
+    expect(toList(await encrypt('ECDH-ES', 'A256GCM', pem(ed.publicKey, 'spki'), 'x'))[1]).toContain(
+      'unsupported key type',
+    )
     expect(toList(await decrypt(jwk(rsa.privateKey), 'a.b.c'))[1]).toContain('expected 5 parts')
   })
 

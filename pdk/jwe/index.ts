@@ -24,7 +24,11 @@ export function decode(token: unknown): Record<string, unknown> | Values {
     if (typeof header !== 'object' || header === null) throw new Error('protected header is not a JSON object')
     const [, key, iv, ciphertext, tag] = parts.map((p) => b64(p).toString('latin1'))
     return {
-      1: parts[0], 2: parts[1], 3: parts[2], 4: parts[3], 5: parts[4],
+      1: parts[0],
+      2: parts[1],
+      3: parts[2],
+      4: parts[3],
+      5: parts[4],
       protected: header,
       encrypted_key: key,
       iv,
@@ -47,7 +51,10 @@ export async function decrypt(key: unknown, token: unknown): Promise<string | Va
   if (!enc || !ENCS.includes(enc)) return values(undefined, `unsupported enc: ${String(enc)}`)
   try {
     const k = await joseKey(privateKey(key), alg)
-    const { plaintext } = await compactDecrypt(token, k, { keyManagementAlgorithms: ALGS, contentEncryptionAlgorithms: ENCS })
+    const { plaintext } = await compactDecrypt(token, k, {
+      keyManagementAlgorithms: ALGS,
+      contentEncryptionAlgorithms: ENCS,
+    })
     return Buffer.from(plaintext).toString('utf8')
   } catch (e) {
     return values(undefined, `failed to decrypt JWE token: ${(e as Error).message}`)
@@ -61,12 +68,19 @@ export interface EncryptOptions {
 }
 
 /** Encrypts plaintext for a public key: alg RSA-OAEP or ECDH-ES, enc A256GCM. */
-export async function encrypt(alg: unknown, enc: unknown, key: unknown, plaintext: unknown, options?: EncryptOptions | null): Promise<string | Values> {
+export async function encrypt(
+  alg: unknown,
+  enc: unknown,
+  key: unknown,
+  plaintext: unknown,
+  options?: EncryptOptions | null,
+): Promise<string | Values> {
   if (typeof alg !== 'string' || !ALGS.includes(alg)) return values(undefined, `unsupported alg: ${String(alg)}`)
   if (typeof enc !== 'string' || !ENCS.includes(enc)) return values(undefined, `unsupported enc: ${String(enc)}`)
   if (typeof plaintext !== 'string') return values(undefined, 'plaintext must be a string')
   const opts = options ?? {}
-  if (opts.zip !== undefined && opts.zip !== null && opts.zip !== 'DEF') return values(undefined, `unsupported zip: ${String(opts.zip)}`)
+  if (opts.zip !== undefined && opts.zip !== null && opts.zip !== 'DEF')
+    return values(undefined, `unsupported zip: ${String(opts.zip)}`)
   try {
     const k = await joseKey(publicKey(key), alg)
     const header: { alg: string; enc: string; zip?: string } = { alg, enc }

@@ -19,9 +19,10 @@ function toKeyObject(key: unknown, kind: 'private' | 'public'): KeyObject {
 }
 
 function fromDer(der: Buffer, kind: 'private' | 'public'): KeyObject | undefined {
-  const attempts = kind === 'private'
-    ? [{ type: 'pkcs8' }, { type: 'pkcs1' }, { type: 'sec1' }]
-    : [{ type: 'spki' }, { type: 'pkcs1' }]
+  const attempts =
+    kind === 'private'
+      ? [{ type: 'pkcs8' }, { type: 'pkcs1' }, { type: 'sec1' }]
+      : [{ type: 'spki' }, { type: 'pkcs1' }]
   for (const a of attempts) {
     try {
       return kind === 'private'
@@ -46,7 +47,9 @@ const fail = (): never => {
 function checkType(k: KeyObject): KeyObject {
   if (k.asymmetricKeyType === 'rsa') return k
   if (k.asymmetricKeyType === 'ec' && CURVES.has(String(k.asymmetricKeyDetails?.namedCurve))) return k
-  throw new Error(`unsupported key type: ${k.asymmetricKeyType ?? 'unknown'}${k.asymmetricKeyDetails?.namedCurve ? ` (${k.asymmetricKeyDetails.namedCurve})` : ''}`)
+  throw new Error(
+    `unsupported key type: ${k.asymmetricKeyType ?? 'unknown'}${k.asymmetricKeyDetails?.namedCurve ? ` (${k.asymmetricKeyDetails.namedCurve})` : ''}`,
+  )
 }
 
 /** The private key for decryption; a public key is refused with a clear message. */

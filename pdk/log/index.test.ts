@@ -3,7 +3,9 @@ import { kitFor } from '../harness.js'
 
 describe('log lines', () => {
   it('follow the gateway format with level label, plugin name and request details', () => {
-    const { ctx, kit } = kitFor({ request: { url: 'http://example.com/p?q=1', client: { ip: '203.0.113.9', port: 1 } } })
+    const { ctx, kit } = kitFor({
+      request: { url: 'http://example.com/p?q=1', client: { ip: '203.0.113.9', port: 1 } },
+    })
     kit.log.notice('hello ', 42, ' ', { a: 1 }, ' ', null)
     const line = ctx.logs[0]!.line
     expect(line).toMatch(
@@ -84,7 +86,9 @@ describe('serialize and set_serialize_value', () => {
   })
 
   it('serialize is only for the log phase', () => {
-    expect(() => kitFor({}, 'access').kit.log.serialize()).toThrow('function cannot be called in access phase (only in: log)')
+    expect(() => kitFor({}, 'access').kit.log.serialize()).toThrow(
+      'function cannot be called in access phase (only in: log)',
+    )
   })
 
   it('serializes the request, response and auth state, redacting authorization', () => {
@@ -93,7 +97,13 @@ describe('serialize and set_serialize_value', () => {
     ctx.auth.credential = { id: 'cred1' }
     const out = kit.log.serialize()
     expect(out).toMatchObject({
-      request: { method: 'GET', uri: '/x?a=1', url: 'http://h:80/x?a=1', querystring: { a: '1' }, headers: { authorization: 'REDACTED' } },
+      request: {
+        method: 'GET',
+        uri: '/x?a=1',
+        url: 'http://h:80/x?a=1',
+        querystring: { a: '1' },
+        headers: { authorization: 'REDACTED' },
+      },
       consumer: { id: 'c1' },
       authenticated_entity: { id: 'cred1', consumer_id: 'c1' },
       client_ip: '127.0.0.1',
@@ -121,7 +131,9 @@ describe('serialize and set_serialize_value', () => {
   it('checks the key and mode at once and the value when serializing', () => {
     const { ctx, kit } = kitFor({}, 'access')
     expect(() => kit.log.set_serialize_value(1 as unknown as string, 1)).toThrow('key must be a string')
-    expect(() => kit.log.set_serialize_value('k', 1, { mode: 'upsert' })).toThrow("mode must be 'set', 'add' or 'replace'")
+    expect(() => kit.log.set_serialize_value('k', 1, { mode: 'upsert' })).toThrow(
+      "mode must be 'set', 'add' or 'replace'",
+    )
     const self: Record<string, unknown> = {}
     self.self = self
     kit.log.set_serialize_value('k', self)
@@ -137,6 +149,8 @@ describe('serialize and set_serialize_value', () => {
   })
 
   it('set_serialize_value is allowed in B phases only', () => {
-    expect(() => kitFor({}, 'init_worker').kit.log.set_serialize_value('k', 1)).toThrow('(only in: certificate, rewrite, access, response, header_filter, body_filter, log)')
+    expect(() => kitFor({}, 'init_worker').kit.log.set_serialize_value('k', 1)).toThrow(
+      '(only in: certificate, rewrite, access, response, header_filter, body_filter, log)',
+    )
   })
 })

@@ -25,11 +25,13 @@ export function createLog(ctx: Context): PdkLog {
     const label = LABELS[level]!
     ctx.logs.push({ level: label, line: formatLine(ctx, label, message, callSite(ctx), ctx.plugin?.name) })
   }
-  const leveled = (level: string): LogFn => (...args) => {
-    checkPhase(ctx, SETS.ALL)
-    if (args.length === 0) throw new Error('expected at least one argument to log')
-    write(level, args.map(stringify).join(''))
-  }
+  const leveled =
+    (level: string): LogFn =>
+    (...args) => {
+      checkPhase(ctx, SETS.ALL)
+      if (args.length === 0) throw new Error('expected at least one argument to log')
+      write(level, args.map(stringify).join(''))
+    }
   return {
     alert: leveled('alert'),
     crit: leveled('crit'),
@@ -43,20 +45,27 @@ export function createLog(ctx: Context): PdkLog {
       if (args.length === 0) throw new Error('expected at least one argument to log')
       const last = args[args.length - 1]
       // as Kong's deprecation.raise: any final table is the metadata, even when it is the only argument
-      const meta = typeof last === 'object' && last !== null && !Array.isArray(last)
-        ? (last as { after?: unknown; removal?: unknown; trace?: unknown })
-        : undefined
+      const meta =
+        typeof last === 'object' && last !== null && !Array.isArray(last)
+          ? (last as { after?: unknown; removal?: unknown; trace?: unknown })
+          : undefined
       const parts = meta ? args.slice(0, -1) : args
       let message = parts.map(stringify).join('')
       if (meta) {
         const { after, removal, trace } = meta
-        if (after !== undefined && typeof after !== 'string') throw new Error('deprecation "after" must be a version string')
-        if (removal !== undefined && typeof removal !== 'string') throw new Error('deprecation "removal" must be a version string')
+        if (after !== undefined && typeof after !== 'string')
+          throw new Error('deprecation "after" must be a version string')
+        if (removal !== undefined && typeof removal !== 'string')
+          throw new Error('deprecation "removal" must be a version string')
         if (after && removal) message += ` (deprecated after ${after}, scheduled for removal in ${removal})`
         else if (after) message += ` (deprecated after ${after})`
         else if (removal) message += ` (scheduled for removal in ${removal})`
         if (trace === true) {
-          const stack = (new Error().stack ?? '').split('\n').slice(2).map((l) => '\t' + l.trim()).join('\n')
+          const stack = (new Error().stack ?? '')
+            .split('\n')
+            .slice(2)
+            .map((l) => '\t' + l.trim())
+            .join('\n')
           message += ` stack traceback:\n${stack}`
         }
       }
@@ -70,7 +79,9 @@ export function createLog(ctx: Context): PdkLog {
 /** A core (non-plugin) logger the other modules use for their own notices. */
 export function coreLog(ctx: Context) {
   return {
-    warn: (msg: string): void => void ctx.logs.push({ level: 'warn', line: formatLine(ctx, 'warn', msg, callSite(ctx), ctx.plugin?.name) }),
-    err: (msg: string): void => void ctx.logs.push({ level: 'error', line: formatLine(ctx, 'error', msg, callSite(ctx), ctx.plugin?.name) }),
+    warn: (msg: string): void =>
+      void ctx.logs.push({ level: 'warn', line: formatLine(ctx, 'warn', msg, callSite(ctx), ctx.plugin?.name) }),
+    err: (msg: string): void =>
+      void ctx.logs.push({ level: 'error', line: formatLine(ctx, 'error', msg, callSite(ctx), ctx.plugin?.name) }),
   }
 }

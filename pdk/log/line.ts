@@ -5,7 +5,14 @@ import type { Context } from '../context.js'
 
 /** nginx labels per kit level; `err` prints as `error`. */
 export const LABELS: Record<string, string> = {
-  debug: 'debug', info: 'info', notice: 'notice', warn: 'warn', err: 'error', crit: 'crit', alert: 'alert', emerg: 'emerg',
+  debug: 'debug',
+  info: 'info',
+  notice: 'notice',
+  warn: 'warn',
+  err: 'error',
+  crit: 'crit',
+  alert: 'alert',
+  emerg: 'emerg',
 }
 
 const pad = (n: number) => String(n).padStart(2, '0')
@@ -46,7 +53,8 @@ export function callSite(ctx: Context): string {
 }
 
 /** nginx's name of an HTTP version: 1 → HTTP/1.0, 1.1 → HTTP/1.1, 2 → HTTP/2.0. */
-export const protocolName = (version: number): string => `HTTP/${Number.isInteger(version) ? version.toFixed(1) : String(version)}`
+export const protocolName = (version: number): string =>
+  `HTTP/${Number.isInteger(version) ? version.toFixed(1) : String(version)}`
 
 /** A full log line as the gateway writes it (no request part outside a request). */
 export function formatLine(ctx: Context, label: string, message: string, site: string, plugin?: string): string {
@@ -54,6 +62,7 @@ export function formatLine(ctx: Context, label: string, message: string, site: s
   if (ctx.phase === 'init_worker' || ctx.phase === 'timer') return head
   const req = ctx.request
   const version = req.httpVersion === undefined ? '' : ` ${protocolName(req.httpVersion)}`
-  const requestLine = ctx.subsystem === 'stream' ? '' : `, request: "${req.method} ${req.uri}${version}", host: "${req.host}"`
+  const requestLine =
+    ctx.subsystem === 'stream' ? '' : `, request: "${req.method} ${req.uri}${version}", host: "${req.host}"`
   return `${head}, client: ${ctx.forwarded.ip}, server: kong${requestLine}`
 }

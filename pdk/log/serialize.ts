@@ -15,7 +15,8 @@ export function setSerializeValue(ctx: Context, key: unknown, value: unknown, op
 }
 
 function isValidValue(v: unknown, seen = new Set<unknown>()): boolean {
-  if (v === undefined || v === null || typeof v === 'number' || typeof v === 'string' || typeof v === 'boolean') return true
+  if (v === undefined || v === null || typeof v === 'number' || typeof v === 'string' || typeof v === 'boolean')
+    return true
   if (typeof v !== 'object' || seen.has(v)) return false
   seen.add(v)
   return Object.values(v as object).every((x) => isValidValue(x, seen))
@@ -38,7 +39,9 @@ function splitKey(key: string): string[] {
 function edit(root: Table, items: Context['serializeValues']): Table {
   for (const { key, value, mode } of items) {
     if (!isValidValue(value)) {
-      throw new Error('value must be nil, a number, string, boolean or a non-self-referencial table containing numbers, string and booleans')
+      throw new Error(
+        'value must be nil, a number, string, boolean or a non-self-referencial table containing numbers, string and booleans',
+      )
     }
     const parts = splitKey(key)
     let node: Table | undefined = root
@@ -51,7 +54,9 @@ function edit(root: Table, items: Context['serializeValues']): Table {
         }
         node[sub] = {}
       } else if (typeof next !== 'object') {
-        throw new Error(`The key '${key}' could not be used as a serialize value. Subkey '${sub}' is not a table. It's ${String(next)}`)
+        throw new Error(
+          `The key '${key}' could not be used as a serialize value. Subkey '${sub}' is not a table. It's ${String(next)}`,
+        )
       }
       node = node[sub] as Table
     }
@@ -101,7 +106,13 @@ export function serialize(ctx: Context): Table {
   let root: Table
   if (ctx.subsystem === 'stream') {
     root = {
-      session: { tls: tlsInfo(ctx), received: req.body.length, sent: res.body?.length ?? 0, status: res.status, server_port: req.port },
+      session: {
+        tls: tlsInfo(ctx),
+        received: req.body.length,
+        sent: res.body?.length ?? 0,
+        status: res.status,
+        server_port: req.port,
+      },
       upstream: { received: res.service?.body.length ?? 0, sent: ctx.upstream.body.length },
       ...common,
       // an L4 session has no request/proxy/receive split: Kong reports the session time
@@ -127,7 +138,11 @@ export function serialize(ctx: Context): Table {
       },
       upstream_uri: upstreamUri,
       upstream_status: res.service ? String(res.service.status) : '',
-      response: { status: res.status, headers: res.headers.table(ctx.config.lua_max_resp_headers).headers, size: res.body?.length ?? 0 },
+      response: {
+        status: res.status,
+        headers: res.headers.table(ctx.config.lua_max_resp_headers).headers,
+        size: res.body?.length ?? 0,
+      },
       ...common,
       source: res.unexpected ? 'kong' : res.exited ? 'kong' : res.proxied ? 'upstream' : 'kong',
     }

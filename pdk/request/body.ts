@@ -14,7 +14,10 @@ export function rawBody(ctx: Context, maxAllowedFileSize?: number): string | Val
   if (body.length === 0) return ''
   if (body.length <= ctx.config.client_body_buffer_size) return body.toString('utf8')
   if (maxAllowedFileSize === undefined || maxAllowedFileSize === null || maxAllowedFileSize < 0) {
-    return values(undefined, "request body did not fit into client body buffer, consider raising 'client_body_buffer_size'")
+    return values(
+      undefined,
+      "request body did not fit into client body buffer, consider raising 'client_body_buffer_size'",
+    )
   }
   if (maxAllowedFileSize > 0 && body.length > maxAllowedFileSize) {
     return values(undefined, `request body file too big: ${body.length} > ${maxAllowedFileSize}`)
@@ -58,7 +61,10 @@ export async function decodeBody(ctx: Context, mimetype?: string, maxArgs?: numb
 }
 
 /** Multipart fields (files as their content); repeated names become arrays. */
-export function parseMultipart(body: Buffer, contentType: string): Promise<Record<string, string | string[]> | undefined> {
+export function parseMultipart(
+  body: Buffer,
+  contentType: string,
+): Promise<Record<string, string | string[]> | undefined> {
   return new Promise((resolve) => {
     let parser: busboy.Busboy
     try {

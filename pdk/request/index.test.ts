@@ -47,7 +47,7 @@ describe('request getters', () => {
     expect(kitFor({ request: { http_version: null } }).kit.request.get_http_version()).toBeUndefined()
   })
 
-  it('throws Kong\'s phase error outside its phases', () => {
+  it("throws Kong's phase error outside its phases", () => {
     const { kit } = kitFor({}, 'init_worker')
     expect(() => kit.request.get_header('host')).toThrow(
       'function cannot be called in init_worker phase (only in: rewrite, access, response, header_filter, body_filter, log, admin_api)',
@@ -63,12 +63,29 @@ describe('request getters', () => {
 
 describe('request bodies', () => {
   it('decodes form bodies, true for bare names', async () => {
-    const { kit } = kitFor({ request: { method: 'POST', body: 'a=1&a=2&b&c=', headers: { 'content-type': 'application/x-www-form-urlencoded' } } })
-    expect(toList(await kit.request.get_body())).toEqual([{ a: ['1', '2'], b: true, c: '' }, undefined, 'application/x-www-form-urlencoded'])
+    const { kit } = kitFor({
+      request: {
+        method: 'POST',
+        body: 'a=1&a=2&b&c=',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      },
+    })
+    expect(toList(await kit.request.get_body())).toEqual([
+      { a: ['1', '2'], b: true, c: '' },
+      undefined,
+      'application/x-www-form-urlencoded',
+    ])
   })
 
   it('limits form arguments to lua_max_post_args', async () => {
-    const { kit } = kitFor({ config: { lua_max_post_args: 2 }, request: { method: 'POST', body: 'a=1&b=2&c=3', headers: { 'content-type': 'application/x-www-form-urlencoded' } } })
+    const { kit } = kitFor({
+      config: { lua_max_post_args: 2 },
+      request: {
+        method: 'POST',
+        body: 'a=1&b=2&c=3',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      },
+    })
     const [body] = toList(await kit.request.get_body())
     expect(body).toEqual({ a: '1', b: '2' })
   })
@@ -81,14 +98,27 @@ describe('request bodies', () => {
   })
 
   it('decodes multipart bodies, files as their content', async () => {
-    const body = '--XX\r\nContent-Disposition: form-data; name="a"\r\n\r\none\r\n--XX\r\nContent-Disposition: form-data; name="f"; filename="f.txt"\r\nContent-Type: text/plain\r\n\r\nfile text\r\n--XX--\r\n'
-    const { kit } = kitFor({ request: { method: 'POST', body, headers: { 'content-type': 'multipart/form-data; boundary=XX' } } })
-    expect(toList(await kit.request.get_body())).toEqual([{ a: 'one', f: 'file text' }, undefined, 'multipart/form-data'])
+    const body =
+      '--XX\r\nContent-Disposition: form-data; name="a"\r\n\r\none\r\n--XX\r\nContent-Disposition: form-data; name="f"; filename="f.txt"\r\nContent-Type: text/plain\r\n\r\nfile text\r\n--XX--\r\n'
+    const { kit } = kitFor({
+      request: { method: 'POST', body, headers: { 'content-type': 'multipart/form-data; boundary=XX' } },
+    })
+    expect(toList(await kit.request.get_body())).toEqual([
+      { a: 'one', f: 'file text' },
+      undefined,
+      'multipart/form-data',
+    ])
   })
 
   it('fails to decode multipart without a boundary', async () => {
-    const { kit } = kitFor({ request: { method: 'POST', body: 'x', headers: { 'content-type': 'multipart/form-data' } } })
-    expect(toList(await kit.request.get_body())).toEqual([undefined, 'unable to decode multipart body', 'multipart/form-data'])
+    const { kit } = kitFor({
+      request: { method: 'POST', body: 'x', headers: { 'content-type': 'multipart/form-data' } },
+    })
+    expect(toList(await kit.request.get_body())).toEqual([
+      undefined,
+      'unable to decode multipart body',
+      'multipart/form-data',
+    ])
   })
 
   it('lets the mimetype argument win over the content type', async () => {
@@ -97,9 +127,16 @@ describe('request bodies', () => {
   })
 
   it('reports a missing or unsupported content type', async () => {
-    expect(toList(await kitFor({ request: { body: 'x' } }).kit.request.get_body())).toEqual([undefined, 'missing content type'])
+    expect(toList(await kitFor({ request: { body: 'x' } }).kit.request.get_body())).toEqual([
+      undefined,
+      'missing content type',
+    ])
     const { kit } = kitFor({ request: { body: 'x', headers: { 'content-type': 'text/plain' } } })
-    expect(toList(await kit.request.get_body())).toEqual([undefined, "unsupported content type 'text/plain'", 'text/plain'])
+    expect(toList(await kit.request.get_body())).toEqual([
+      undefined,
+      "unsupported content type 'text/plain'",
+      'text/plain',
+    ])
   })
 
   it('get_raw_body gives an empty string for an empty body', () => {
@@ -108,7 +145,10 @@ describe('request bodies', () => {
 
   it('get_raw_body fails past client_body_buffer_size unless max_allowed_file_size allows it', () => {
     const { kit } = kitFor({ config: { client_body_buffer_size: 4 }, request: { method: 'POST', body: '0123456789' } })
-    expect(toList(kit.request.get_raw_body())).toEqual([undefined, "request body did not fit into client body buffer, consider raising 'client_body_buffer_size'"])
+    expect(toList(kit.request.get_raw_body())).toEqual([
+      undefined,
+      "request body did not fit into client body buffer, consider raising 'client_body_buffer_size'",
+    ])
     expect(kit.request.get_raw_body(0)).toBe('0123456789')
     expect(kit.request.get_raw_body(20)).toBe('0123456789')
     expect(toList(kit.request.get_raw_body(5))).toEqual([undefined, 'request body file too big: 10 > 5'])
@@ -130,7 +170,10 @@ describe('forwarded getters', () => {
   }
 
   it('honour X-Forwarded-* from a trusted peer', () => {
-    const { kit } = kitFor({ config: { trusted_ips: ['10.0.0.0/8'] }, request: { url: 'http://inner/p', headers, client: { ip: '10.1.2.3', port: 1000 } } })
+    const { kit } = kitFor({
+      config: { trusted_ips: ['10.0.0.0/8'] },
+      request: { url: 'http://inner/p', headers, client: { ip: '10.1.2.3', port: 1000 } },
+    })
     expect(kit.request.get_forwarded_scheme()).toBe('https')
     expect(kit.request.get_forwarded_host()).toBe('public.example')
     expect(kit.request.get_forwarded_port()).toBe(444)
@@ -139,7 +182,10 @@ describe('forwarded getters', () => {
   })
 
   it('ignore them from an untrusted peer', () => {
-    const { kit } = kitFor({ config: { trusted_ips: ['10.0.0.0/8'] }, request: { url: 'http://inner/p', headers, client: { ip: '192.0.2.1', port: 1000 } } })
+    const { kit } = kitFor({
+      config: { trusted_ips: ['10.0.0.0/8'] },
+      request: { url: 'http://inner/p', headers, client: { ip: '192.0.2.1', port: 1000 } },
+    })
     expect(kit.request.get_forwarded_scheme()).toBe('http')
     expect(kit.request.get_forwarded_host()).toBe('inner')
     expect(kit.request.get_forwarded_port()).toBe(80)
@@ -148,7 +194,10 @@ describe('forwarded getters', () => {
   })
 
   it('take the port from X-Forwarded-Host when X-Forwarded-Port is absent', () => {
-    const { kit } = kitFor({ config: { trusted_ips: ['0.0.0.0/0'] }, request: { headers: { 'X-Forwarded-Host': 'a.example:9000' } } })
+    const { kit } = kitFor({
+      config: { trusted_ips: ['0.0.0.0/0'] },
+      request: { headers: { 'X-Forwarded-Host': 'a.example:9000' } },
+    })
     expect(kit.request.get_forwarded_port()).toBe(9000)
   })
 

@@ -10,7 +10,9 @@ describe('normalizePath', () => {
   })
   it('decodes characters that are neither reserved nor unreserved, as Kong does (%20 becomes a space)', () => {
     expect(normalizePath('/t/Abc%20123%C3%B8%2f/parent/..//test/./')).toBe('/t/Abc 123ø%2F/test/')
-    expect(normalizePath('/%20%21%23%24%25%26%27%28%29%2A%2B%2C%2F%3A%3B%3D%3F%40%5B%5D')).toBe('/ %21%23%24%25%26%27%28%29%2A%2B%2C%2F%3A%3B%3D%3F%40%5B%5D')
+    expect(normalizePath('/%20%21%23%24%25%26%27%28%29%2A%2B%2C%2F%3A%3B%3D%3F%40%5B%5D')).toBe(
+      '/ %21%23%24%25%26%27%28%29%2A%2B%2C%2F%3A%3B%3D%3F%40%5B%5D',
+    )
   })
   it('keeps the escapes of bytes that are not UTF-8 text', () => {
     expect(normalizePath('/%5f%99%af%2f')).toBe('/_%99%AF%2F')

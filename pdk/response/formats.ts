@@ -2,22 +2,52 @@
 import type { Context } from '../context.js'
 
 const MESSAGES: Record<number, string> = {
-  400: 'Bad request', 401: 'Unauthorized', 402: 'Payment required', 403: 'Forbidden', 404: 'Not found',
-  405: 'Method not allowed', 406: 'Not acceptable', 407: 'Proxy authentication required', 408: 'Request timeout',
-  409: 'Conflict', 410: 'Gone', 411: 'Length required', 412: 'Precondition failed', 413: 'Payload too large',
-  414: 'URI too long', 415: 'Unsupported media type', 416: 'Range not satisfiable', 417: 'Expectation failed',
-  418: "I'm a teapot", 421: 'Misdirected request', 422: 'Unprocessable entity', 423: 'Locked',
-  424: 'Failed dependency', 425: 'Too early', 426: 'Upgrade required', 428: 'Precondition required',
-  429: 'Too many requests', 431: 'Request header fields too large', 451: 'Unavailable for legal reasons',
-  494: 'Request header or cookie too large', 500: 'An unexpected error occurred', 501: 'Not implemented',
+  400: 'Bad request',
+  401: 'Unauthorized',
+  402: 'Payment required',
+  403: 'Forbidden',
+  404: 'Not found',
+  405: 'Method not allowed',
+  406: 'Not acceptable',
+  407: 'Proxy authentication required',
+  408: 'Request timeout',
+  409: 'Conflict',
+  410: 'Gone',
+  411: 'Length required',
+  412: 'Precondition failed',
+  413: 'Payload too large',
+  414: 'URI too long',
+  415: 'Unsupported media type',
+  416: 'Range not satisfiable',
+  417: 'Expectation failed',
+  418: "I'm a teapot",
+  421: 'Misdirected request',
+  422: 'Unprocessable entity',
+  423: 'Locked',
+  424: 'Failed dependency',
+  425: 'Too early',
+  426: 'Upgrade required',
+  428: 'Precondition required',
+  429: 'Too many requests',
+  431: 'Request header fields too large',
+  451: 'Unavailable for legal reasons',
+  494: 'Request header or cookie too large',
+  500: 'An unexpected error occurred',
+  501: 'Not implemented',
   502: 'An invalid response was received from the upstream server',
-  503: 'The upstream server is currently unavailable', 504: 'The upstream server is timing out',
-  505: 'HTTP version not supported', 506: 'Variant also negotiates', 507: 'Insufficient storage',
-  508: 'Loop detected', 510: 'Not extended', 511: 'Network authentication required',
+  503: 'The upstream server is currently unavailable',
+  504: 'The upstream server is timing out',
+  505: 'HTTP version not supported',
+  506: 'Variant also negotiates',
+  507: 'Insufficient storage',
+  508: 'Loop detected',
+  510: 'Not extended',
+  511: 'Network authentication required',
 }
 
 /** The default message for an error status. */
-export const errorMessage = (status: number): string => MESSAGES[status] ?? `The upstream server responded with ${status}`
+export const errorMessage = (status: number): string =>
+  MESSAGES[status] ?? `The upstream server responded with ${status}`
 
 const JSON_MIME = 'application/json; charset=utf-8'
 const MIME_TYPES: Record<string, string> = {
@@ -40,7 +70,8 @@ function mimeOf(mediaType: string): string {
   return mimeNamed(bare)
 }
 
-const ACCEPT = /^((?:[a-z0-9][a-z0-9\-!#$&^_+.]+|\*)\/(?:[a-z0-9][a-z0-9\-!#$&^_+.]+|\*))(?:\s*;\s*q=(1(?:\.0{0,3})?|0(?:\.\d{0,3})?)|\s*;\s*[a-z0-9][a-z0-9\-!#$&^_+.]+(?:=[^;]*)?)*/i
+const ACCEPT =
+  /^((?:[a-z0-9][a-z0-9\-!#$&^_+.]+|\*)\/(?:[a-z0-9][a-z0-9\-!#$&^_+.]+|\*))(?:\s*;\s*q=(1(?:\.0{0,3})?|0(?:\.\d{0,3})?)|\s*;\s*[a-z0-9][a-z0-9\-!#$&^_+.]+(?:=[^;]*)?)*/i
 
 /** The response content type chosen from an Accept header (highest quality wins; JSON by default). */
 export function responseType(accept: string | undefined): string {
@@ -71,7 +102,8 @@ const TEMPLATES: Record<string, (message: string, id: string) => string> = {
 /** The error body for a content type (Kong's templates; JSON when the type has none). */
 export function errorBody(contentType: string, message: string, requestId: string): string {
   const bare = contentType.split(';')[0]!.trim().toLowerCase()
-  const kind = bare === 'text/html' ? 'html' : bare === 'application/xml' ? 'xml' : bare === 'text/plain' ? 'plain' : 'json'
+  const kind =
+    bare === 'text/html' ? 'html' : bare === 'application/xml' ? 'xml' : bare === 'text/plain' ? 'plain' : 'json'
   return TEMPLATES[kind]!(message, requestId)
 }
 

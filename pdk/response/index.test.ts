@@ -21,13 +21,21 @@ describe('response headers', () => {
     expect(Object.keys(ctx.response.headers.table().headers)).toEqual(['x_under'])
   })
 
-  it('validates names and values with Kong\'s messages', () => {
+  it("validates names and values with Kong's messages", () => {
     const { kit } = kitFor()
-    expect(() => kit.response.set_header(1 as unknown as string, 'v')).toThrow('invalid header name "1": got number, expected string')
-    expect(() => kit.response.set_header('x', {})).toThrow('invalid header value for "x": got table, expected array of string, string, number or boolean')
-    expect(() => kit.response.add_header('x', ['a', 1])).toThrow('invalid header value in array "x": got number, expected string')
+    expect(() => kit.response.set_header(1 as unknown as string, 'v')).toThrow(
+      'invalid header name "1": got number, expected string',
+    )
+    expect(() => kit.response.set_header('x', {})).toThrow(
+      'invalid header value for "x": got table, expected array of string, string, number or boolean',
+    )
+    expect(() => kit.response.add_header('x', ['a', 1])).toThrow(
+      'invalid header value in array "x": got number, expected string',
+    )
     expect(() => kit.response.set_headers('x' as unknown as Record<string, unknown>)).toThrow('headers must be a table')
-    expect(() => kit.response.set_headers({ x: {} })).toThrow('invalid header value for "x": got table, expected string, number, boolean or array of strings')
+    expect(() => kit.response.set_headers({ x: {} })).toThrow(
+      'invalid header value for "x": got table, expected string, number, boolean or array of strings',
+    )
     expect(() => kit.response.clear_header(2 as unknown as string)).toThrow('header name must be a string')
   })
 
@@ -105,7 +113,9 @@ describe('response.exit', () => {
     const { kit } = kitFor()
     expect(() => kit.response.exit(600)).toThrow('code must be a number between 100 and 599')
     expect(() => kit.response.exit(200, 5)).toThrow('body must be a nil, string or table')
-    expect(() => kit.response.exit(200, 'x', 'h' as unknown as Record<string, unknown>)).toThrow('headers must be a nil or table')
+    expect(() => kit.response.exit(200, 'x', 'h' as unknown as Record<string, unknown>)).toThrow(
+      'headers must be a nil or table',
+    )
   })
 
   it('is allowed in header_filter only without a body', () => {

@@ -113,12 +113,15 @@ export function createResponse(ctx: Context, log: { warn: (msg: string) => void;
         const v = out[ctKey]
         contentType = String(Array.isArray(v) ? v[0] : v)
       } else {
-        contentType = isGrpc(ctx) ? 'application/grpc' : responseType(ctx.request.headers.all('accept').join(',') || undefined)
+        contentType = isGrpc(ctx)
+          ? 'application/grpc'
+          : responseType(ctx.request.headers.all('accept').join(',') || undefined)
         out['Content-Type'] = contentType
       }
-      const body = contentType === 'application/grpc'
-        ? undefined
-        : errorBody(contentType, (message as string | undefined) ?? errorMessage(status), ctx.requestId)
+      const body =
+        contentType === 'application/grpc'
+          ? undefined
+          : errorBody(contentType, (message as string | undefined) ?? errorMessage(status), ctx.requestId)
       sendHttp(ctx, status, body, out, warn)
     },
     get_raw_body(): string {

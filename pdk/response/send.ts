@@ -4,12 +4,37 @@ import { isTransferEncoding, normalizeHeader } from '../checks.js'
 import { isGrpc } from './formats.js'
 
 const HTTP_TO_GRPC: Record<number, number> = {
-  200: 0, 400: 3, 401: 16, 403: 7, 404: 5, 409: 6, 429: 8, 499: 1, 500: 13, 501: 12, 503: 14, 504: 4,
+  200: 0,
+  400: 3,
+  401: 16,
+  403: 7,
+  404: 5,
+  409: 6,
+  429: 8,
+  499: 1,
+  500: 13,
+  501: 12,
+  503: 14,
+  504: 4,
 }
 const GRPC_MESSAGES = [
-  'OK', 'Canceled', 'Unknown', 'InvalidArgument', 'DeadlineExceeded', 'NotFound', 'AlreadyExists',
-  'PermissionDenied', 'ResourceExhausted', 'FailedPrecondition', 'Aborted', 'OutOfRange', 'Unimplemented',
-  'Internal', 'Unavailable', 'DataLoss', 'Unauthenticated',
+  'OK',
+  'Canceled',
+  'Unknown',
+  'InvalidArgument',
+  'DeadlineExceeded',
+  'NotFound',
+  'AlreadyExists',
+  'PermissionDenied',
+  'ResourceExhausted',
+  'FailedPrecondition',
+  'Aborted',
+  'OutOfRange',
+  'Unimplemented',
+  'Internal',
+  'Unavailable',
+  'DataLoss',
+  'Unauthenticated',
 ]
 
 function grpcStatus(status: number): number {
@@ -73,12 +98,14 @@ export function sendHttp(
       res.body = Buffer.alloc(0)
     } else {
       if (!hasLength) res.headers.set('Content-Length', String(Buffer.byteLength(text)))
-      if (gstatus !== undefined && !res.headers.has('grpc-message')) res.headers.set('grpc-message', GRPC_MESSAGES[gstatus]!)
+      if (gstatus !== undefined && !res.headers.has('grpc-message'))
+        res.headers.set('grpc-message', GRPC_MESSAGES[gstatus]!)
       res.body = Buffer.from(text)
     }
   } else {
     if (!hasLength) res.headers.set('Content-Length', '0')
-    if (gstatus !== undefined && !res.headers.has('grpc-message')) res.headers.set('grpc-message', GRPC_MESSAGES[gstatus]!)
+    if (gstatus !== undefined && !res.headers.has('grpc-message'))
+      res.headers.set('grpc-message', GRPC_MESSAGES[gstatus]!)
     res.body = Buffer.alloc(0)
   }
   res.exited = true

@@ -7,7 +7,11 @@ export function plain(v: unknown): unknown {
   if (v instanceof Map) return Object.fromEntries([...v].map(([k, x]) => [k, plain(x)]))
   if (Array.isArray(v)) return v.map(plain)
   if (typeof v === 'object' && v !== null) {
-    return Object.fromEntries(Object.entries(v).filter(([, x]) => x !== undefined && typeof x !== 'function').map(([k, x]) => [k, plain(x)]))
+    return Object.fromEntries(
+      Object.entries(v)
+        .filter(([, x]) => x !== undefined && typeof x !== 'function')
+        .map(([k, x]) => [k, plain(x)]),
+    )
   }
   return v
 }

@@ -38,7 +38,12 @@ function compareHeaders(expected: Record<string, unknown>, actual: HeadersTable,
   const byKey = new Map(Object.entries(actual).map(([k, v]) => [headerKey(k), v]))
   for (const [name, want] of Object.entries(expected)) {
     const got = byKey.get(headerKey(name)) ?? null
-    const same = want === null ? got === null : Array.isArray(want) ? deepEqual(want, Array.isArray(got) ? got : got === null ? null : [got]) : want === got
+    const same =
+      want === null
+        ? got === null
+        : Array.isArray(want)
+          ? deepEqual(want, Array.isArray(got) ? got : got === null ? null : [got])
+          : want === got
     if (!same) out.push({ path: `${path}.${name}`, expected: want, actual: got })
   }
 }
@@ -48,11 +53,16 @@ export const sourceOf = (ctx: Context): 'exit' | 'error' | 'service' =>
   ctx.response.unexpected ? 'error' : ctx.response.exited ? 'exit' : ctx.response.proxied ? 'service' : 'error'
 
 /** Every failed expectation, with its path in the fixture. */
-export function checkExpectations(expect: Expectations | undefined, ctx: Context, upstream: UpstreamSnapshot | null): Failure[] {
+export function checkExpectations(
+  expect: Expectations | undefined,
+  ctx: Context,
+  upstream: UpstreamSnapshot | null,
+): Failure[] {
   const out: Failure[] = []
   if (!expect) return out
   const res = ctx.response
-  if (expect.status !== undefined && expect.status !== res.status) out.push({ path: '$.expect.status', expected: expect.status, actual: res.status })
+  if (expect.status !== undefined && expect.status !== res.status)
+    out.push({ path: '$.expect.status', expected: expect.status, actual: res.status })
   if (expect.headers) compareHeaders(expect.headers, res.headers.table().headers, '$.expect.headers', out)
   if (expect.body !== undefined) compareBody(expect.body, res.body?.toString('utf8') ?? null, '$.expect.body', out)
   if (expect.source !== undefined && expect.source !== sourceOf(ctx)) {
@@ -72,14 +82,16 @@ export function checkExpectations(expect: Expectations | undefined, ctx: Context
     if (upstream === null) out.push({ path: '$.expect.upstream_request', expected: want, actual: null })
     else {
       for (const k of ['method', 'path', 'query'] as const) {
-        if (want[k] !== undefined && want[k] !== upstream[k]) out.push({ path: `$.expect.upstream_request.${k}`, expected: want[k], actual: upstream[k] })
+        if (want[k] !== undefined && want[k] !== upstream[k])
+          out.push({ path: `$.expect.upstream_request.${k}`, expected: want[k], actual: upstream[k] })
       }
       if (want.headers) compareHeaders(want.headers, upstream.headers, '$.expect.upstream_request.headers', out)
       if (want.body !== undefined) compareBody(want.body, upstream.body, '$.expect.upstream_request.body', out)
     }
   }
   expect.telemetry?.forEach((want, i) => {
-    if (!ctx.telemetry.some((t) => isSubset(want, t))) out.push({ path: `$.expect.telemetry[${i}]`, expected: want, actual: ctx.telemetry })
+    if (!ctx.telemetry.some((t) => isSubset(want, t)))
+      out.push({ path: `$.expect.telemetry[${i}]`, expected: want, actual: ctx.telemetry })
   })
   return out
 }

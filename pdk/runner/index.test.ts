@@ -21,7 +21,10 @@ const script = (name: string, phases: Record<string, unknown[]>) => ({ name, pha
 
 describe('script calls', () => {
   it('`log` alone is the base log call, at notice severity', async () => {
-    const r = await run({ request: { url: 'http://h/' }, plugins: [script('p', { access: [{ call: 'log', args: ['plain ', 'notice'] }] })] })
+    const r = await run({
+      request: { url: 'http://h/' },
+      plugins: [script('p', { access: [{ call: 'log', args: ['plain ', 'notice'] }] })],
+    })
     expect(r.phases[0]!.calls).toEqual([{ call: 'log', args: ['plain ', 'notice'], returns: [] }])
     expect(r.logs.find((l) => l.line.includes('plain notice'))?.level).toBe('notice')
     expect(r.failures).toEqual([])
@@ -31,9 +34,18 @@ describe('script calls', () => {
 describe('lifecycle', () => {
   it('runs http phases in order, proxying between balancer and response', async () => {
     const calls = [{ call: 'webserver.get_subsystem', returns: ['http'] }]
-    const phases = Object.fromEntries(['rewrite', 'access', 'balancer', 'header_filter', 'body_filter', 'log'].map((p) => [p, calls]))
+    const phases = Object.fromEntries(
+      ['rewrite', 'access', 'balancer', 'header_filter', 'body_filter', 'log'].map((p) => [p, calls]),
+    )
     const r = await run({ request: { url: 'http://h/' }, plugins: [script('p', phases)] })
-    expect(r.phases.map((p) => p.phase)).toEqual(['rewrite', 'access', 'balancer', 'header_filter', 'body_filter', 'log'])
+    expect(r.phases.map((p) => p.phase)).toEqual([
+      'rewrite',
+      'access',
+      'balancer',
+      'header_filter',
+      'body_filter',
+      'log',
+    ])
     expect(r.upstream_request).not.toBeNull()
     expect(r.response.source).toBe('service')
   })
@@ -41,14 +53,21 @@ describe('lifecycle', () => {
   it('runs certificate only for https', async () => {
     const p = script('p', { certificate: [{ call: 'client.get_ip' }] })
     expect((await run({ request: { url: 'http://h/' }, plugins: [p] })).phases).toEqual([])
-    expect((await run({ request: { url: 'https://h/' }, plugins: [p] })).phases.map((x) => x.phase)).toEqual(['certificate'])
+    expect((await run({ request: { url: 'https://h/' }, plugins: [p] })).phases.map((x) => x.phase)).toEqual([
+      'certificate',
+    ])
   })
 
   it('exit ends the phase for every plugin; header_filter, body_filter and log still run', async () => {
     const r = await run({
       request: { url: 'http://h/' },
       plugins: [
-        script('first', { access: [{ call: 'response.exit', args: [403, 'no'] }, { call: 'log.info', args: ['unreached'] }] }),
+        script('first', {
+          access: [
+            { call: 'response.exit', args: [403, 'no'] },
+            { call: 'log.info', args: ['unreached'] },
+          ],
+        }),
         script('second', {
           access: [{ call: 'log.info', args: ['skipped'] }],
           balancer: [{ call: 'log.info', args: ['skipped too'] }],
@@ -58,7 +77,12 @@ describe('lifecycle', () => {
         }),
       ],
     })
-    expect(r.phases.map((p) => `${p.phase}:${p.plugin}`)).toEqual(['access:first', 'header_filter:second', 'body_filter:second', 'log:second'])
+    expect(r.phases.map((p) => `${p.phase}:${p.plugin}`)).toEqual([
+      'access:first',
+      'header_filter:second',
+      'body_filter:second',
+      'log:second',
+    ])
     expect(r.phases[0]!.calls).toHaveLength(1)
     expect(r.upstream_request).toBeNull()
     expect(r.response).toMatchObject({ status: 403, body: 'no', source: 'exit' })
@@ -68,7 +92,12 @@ describe('lifecycle', () => {
   it('exit in rewrite skips access', async () => {
     const r = await run({
       request: { url: 'http://h/' },
-      plugins: [script('p', { rewrite: [{ call: 'response.exit', args: [204] }], access: [{ call: 'log.info', args: ['no'] }] })],
+      plugins: [
+        script('p', {
+          rewrite: [{ call: 'response.exit', args: [204] }],
+          access: [{ call: 'log.info', args: ['no'] }],
+        }),
+      ],
     })
     expect(r.phases.map((p) => p.phase)).toEqual(['rewrite'])
     expect(r.response.status).toBe(204)
@@ -80,7 +109,10 @@ describe('lifecycle', () => {
         request: { url: 'http://h/', headers: { accept: 'text/plain' } },
         plugins: [
           { name: 'bad', module: './bad.mjs' },
-          script('after', { access: [{ call: 'log.info', args: ['skipped'] }], log: [{ call: 'response.get_source', returns: ['error'] }] }),
+          script('after', {
+            access: [{ call: 'log.info', args: ['skipped'] }],
+            log: [{ call: 'response.get_source', returns: ['error'] }],
+          }),
         ],
       },
       { 'bad.mjs': "export class Plugin { access() { throw new Error('kaboom') } }" },
@@ -94,9 +126,15 @@ describe('lifecycle', () => {
   })
 
   it('an unexpected throw in a script call is a plugin error too', async () => {
-    const r = await run({ request: { url: 'http://h/' }, plugins: [script('p', { access: [{ call: 'response.exit', args: [1] }] })] })
+    const r = await run({
+      request: { url: 'http://h/' },
+      plugins: [script('p', { access: [{ call: 'response.exit', args: [1] }] })],
+    })
     expect(r.response.status).toBe(500)
-    expect(r.phases[0]!.calls[0]).toMatchObject({ call: 'response.exit', throws: 'code must be a number between 100 and 599' })
+    expect(r.phases[0]!.calls[0]).toMatchObject({
+      call: 'response.exit',
+      throws: 'code must be a number between 100 and 599',
+    })
   })
 
   it('stream runs preread, balancer and log', async () => {
@@ -104,7 +142,13 @@ describe('lifecycle', () => {
       subsystem: 'stream',
       request: { url: 'tcp://h:9000' },
       upstream: { body: 'pong' },
-      plugins: [script('p', { preread: [{ call: 'webserver.get_subsystem', returns: ['stream'] }], balancer: [{ call: 'service.set_target', args: ['10.0.0.1', 9001] }], log: [{ call: 'log.info', args: ['c'] }] })],
+      plugins: [
+        script('p', {
+          preread: [{ call: 'webserver.get_subsystem', returns: ['stream'] }],
+          balancer: [{ call: 'service.set_target', args: ['10.0.0.1', 9001] }],
+          log: [{ call: 'log.info', args: ['c'] }],
+        }),
+      ],
     })
     expect(r.phases.map((p) => p.phase)).toEqual(['preread', 'balancer', 'log'])
     expect(r.response.body).toBe('pong')
@@ -112,36 +156,67 @@ describe('lifecycle', () => {
   })
 
   it('follows the reference: log is not among the preread phases', async () => {
-    const r = await run({ subsystem: 'stream', request: { url: 'tcp://h:9000' }, plugins: [script('p', { preread: [{ call: 'log.info', args: ['a'], throws: 'cannot be called in preread phase' }] })] })
+    const r = await run({
+      subsystem: 'stream',
+      request: { url: 'tcp://h:9000' },
+      plugins: [
+        script('p', { preread: [{ call: 'log.info', args: ['a'], throws: 'cannot be called in preread phase' }] }),
+      ],
+    })
     expect(r.passed).toBe(true)
   })
 })
 
 describe('script expectations', () => {
   it('reports a wrong return as expected vs actual with its fixture path', async () => {
-    const r = await run({ request: { url: 'http://example.com/' }, plugins: [script('p', { access: [{ call: 'request.get_host', returns: ['other.com'] }] })] })
+    const r = await run({
+      request: { url: 'http://example.com/' },
+      plugins: [script('p', { access: [{ call: 'request.get_host', returns: ['other.com'] }] })],
+    })
     expect(r.passed).toBe(false)
-    expect(r.failures).toEqual([{ path: '$.plugins[0].phases.access[0].returns', expected: ['other.com'], actual: ['example.com'] }])
+    expect(r.failures).toEqual([
+      { path: '$.plugins[0].phases.access[0].returns', expected: ['other.com'], actual: ['example.com'] },
+    ])
   })
 
   it('reports a missing throw and a wrong message', async () => {
     const r = await run({
       request: { url: 'http://h/' },
-      plugins: [script('p', { access: [{ call: 'request.get_host', throws: 'x' }, { call: 'response.set_status', args: [1], throws: 'other text' }] })],
+      plugins: [
+        script('p', {
+          access: [
+            { call: 'request.get_host', throws: 'x' },
+            { call: 'response.set_status', args: [1], throws: 'other text' },
+          ],
+        }),
+      ],
     })
-    expect(r.failures.map((f) => f.path)).toEqual(['$.plugins[0].phases.access[0].throws', '$.plugins[0].phases.access[1].throws'])
+    expect(r.failures.map((f) => f.path)).toEqual([
+      '$.plugins[0].phases.access[0].throws',
+      '$.plugins[0].phases.access[1].throws',
+    ])
   })
 
   it('lets trailing nils be left out and accepts camelCase and kong. names', async () => {
     const r = await run({
       request: { url: 'http://h/' },
-      plugins: [script('p', { access: [{ call: 'kong.request.getBody', returns: [null, 'missing content type'] }, { call: 'request.get_header', args: ['none'], returns: [] }] })],
+      plugins: [
+        script('p', {
+          access: [
+            { call: 'kong.request.getBody', returns: [null, 'missing content type'] },
+            { call: 'request.get_header', args: ['none'], returns: [] },
+          ],
+        }),
+      ],
     })
     expect(r.passed).toBe(true)
   })
 
   it('flags unknown kit functions', async () => {
-    const r = await run({ request: { url: 'http://h/' }, plugins: [script('p', { access: [{ call: 'request.nope' }] })] })
+    const r = await run({
+      request: { url: 'http://h/' },
+      plugins: [script('p', { access: [{ call: 'request.nope' }] })],
+    })
     expect(r.failures[0]).toMatchObject({ path: '$.plugins[0].phases.access[0].call', actual: 'request.nope' })
   })
 })
@@ -158,7 +233,13 @@ describe('expect block', () => {
         body: { ok: true },
         source: 'service',
         logs: [{ level: 'warn', contains: 'careful' }],
-        upstream_request: { method: 'PUT', path: '/p', query: 'q=1', body: { a: 1 }, headers: { 'content-type': 'application/json' } },
+        upstream_request: {
+          method: 'PUT',
+          path: '/p',
+          query: 'q=1',
+          body: { a: 1 },
+          headers: { 'content-type': 'application/json' },
+        },
       },
     })
     expect(r.failures).toEqual([])
@@ -168,9 +249,21 @@ describe('expect block', () => {
     const r = await run({
       request: { url: 'http://h/' },
       plugins: [],
-      expect: { status: 404, headers: { 'x-a': 'b' }, body: 'x', source: 'exit', logs: [{ level: 'err', contains: 'nothing' }] },
+      expect: {
+        status: 404,
+        headers: { 'x-a': 'b' },
+        body: 'x',
+        source: 'exit',
+        logs: [{ level: 'err', contains: 'nothing' }],
+      },
     })
-    expect(r.failures.map((f) => f.path)).toEqual(['$.expect.status', '$.expect.headers.x-a', '$.expect.body', '$.expect.source', '$.expect.logs[0]'])
+    expect(r.failures.map((f) => f.path)).toEqual([
+      '$.expect.status',
+      '$.expect.headers.x-a',
+      '$.expect.body',
+      '$.expect.source',
+      '$.expect.logs[0]',
+    ])
     expect(r.failures[0]).toEqual({ path: '$.expect.status', expected: 404, actual: 200 })
   })
 })

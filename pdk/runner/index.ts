@@ -36,7 +36,16 @@ export interface ScenarioResult {
 
 const AFTER_UPSTREAM = new Set<Phase>(['response', 'header_filter', 'body_filter', 'log'])
 /** Phases whose failure still lets the gateway answer with a 500. */
-const ANSWERABLE = new Set<Phase>(['certificate', 'rewrite', 'access', 'balancer', 'preread', 'response', 'header_filter', 'admin_api'])
+const ANSWERABLE = new Set<Phase>([
+  'certificate',
+  'rewrite',
+  'access',
+  'balancer',
+  'preread',
+  'response',
+  'header_filter',
+  'admin_api',
+])
 
 /** The phases a scenario runs: `run_phases`, or the subsystem's lifecycle. */
 function phasesOf(ctx: Context, override: Phase[] | undefined): Phase[] {
@@ -48,11 +57,23 @@ function phasesOf(ctx: Context, override: Phase[] | undefined): Phase[] {
 function proxy(ctx: Context, loaded: LoadedFixture, plugins: RunnablePlugin[]): UpstreamSnapshot {
   const up = ctx.upstream
   const answer = loaded.fixture.upstream ?? {}
-  const body = answer.body === undefined || answer.body === null ? '' : typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body)
+  const body =
+    answer.body === undefined || answer.body === null
+      ? ''
+      : typeof answer.body === 'string'
+        ? answer.body
+        : JSON.stringify(answer.body)
   const headers = HeaderList.from(answer.headers)
-  if (typeof answer.body === 'object' && answer.body !== null && !headers.has('content-type')) headers.set('Content-Type', 'application/json')
+  if (typeof answer.body === 'object' && answer.body !== null && !headers.has('content-type'))
+    headers.set('Content-Type', 'application/json')
   // a plugin with a response handler turns buffered proxying on, as in Kong
-  if (plugins.some((p) => p.kind === 'module' ? typeof (p.module.Plugin.prototype as Record<string, unknown>).response === 'function' : p.phases.response)) {
+  if (
+    plugins.some((p) =>
+      p.kind === 'module'
+        ? typeof (p.module.Plugin.prototype as Record<string, unknown>).response === 'function'
+        : p.phases.response,
+    )
+  ) {
     up.buffered = true
   }
   ctx.response.service = { status: answer.status ?? 200, headers: headers.clone(), body: Buffer.from(body) }
@@ -74,7 +95,10 @@ function proxy(ctx: Context, loaded: LoadedFixture, plugins: RunnablePlugin[]): 
 
 /** Kong's answer to a plugin error: a 500 with source `error`, reported in the error log. */
 function fail(ctx: Context, plugin: RunnablePlugin, phase: Phase, message: string): void {
-  ctx.logs.push({ level: 'error', line: formatLine(ctx, 'error', `[${plugin.name}] ${phase} phase failed: ${message}`, 'handler:0') })
+  ctx.logs.push({
+    level: 'error',
+    line: formatLine(ctx, 'error', `[${plugin.name}] ${phase} phase failed: ${message}`, 'handler:0'),
+  })
   ctx.response.unexpected = true
   ctx.phaseEnded = true
   if (!ANSWERABLE.has(phase)) return
@@ -96,7 +120,11 @@ export interface ScenarioObserver {
 }
 
 /** Runs a scenario with its prepared plugins and returns the trace, response and failures. */
-export async function runScenario(loaded: LoadedFixture, plugins: RunnablePlugin[], observer: ScenarioObserver = {}): Promise<ScenarioResult> {
+export async function runScenario(
+  loaded: LoadedFixture,
+  plugins: RunnablePlugin[],
+  observer: ScenarioObserver = {},
+): Promise<ScenarioResult> {
   const f = loaded.fixture
   const ctx = buildContext(f)
   const kit = createKit(ctx)
@@ -105,7 +133,9 @@ export async function runScenario(loaded: LoadedFixture, plugins: RunnablePlugin
   // built only for the kinds of plugins present: both cost more than a small replay
   const index = plugins.some((p) => p.kind === 'script') ? flatten(kit) : new Map()
   const kong = plugins.some((p) => p.kind === 'module') ? createFacade(kit, () => record) : {}
-  const instances = plugins.map((p) => (p.kind === 'module' ? (new p.module.Plugin(structuredClone(p.config)) as Record<string, unknown>) : undefined))
+  const instances = plugins.map((p) =>
+    p.kind === 'module' ? (new p.module.Plugin(structuredClone(p.config)) as Record<string, unknown>) : undefined,
+  )
   const failures: Failure[] = []
   const phases: PhaseTrace[] = []
   const fileName = basename(loaded.file)
@@ -116,7 +146,8 @@ export async function runScenario(loaded: LoadedFixture, plugins: RunnablePlugin
   for (const phase of order) {
     const stopped = ctx.response.exited || ctx.response.unexpected
     if (stopped && BEFORE_UPSTREAM.includes(phase)) continue
-    if (AFTER_UPSTREAM.has(phase) && !stopped && !ctx.response.proxied && reachesUpstream) upstream = proxy(ctx, loaded, plugins)
+    if (AFTER_UPSTREAM.has(phase) && !stopped && !ctx.response.proxied && reachesUpstream)
+      upstream = proxy(ctx, loaded, plugins)
     if (phase === 'response' && !ctx.response.proxied) continue
     ctx.phase = phase
     ctx.phaseEnded = false
@@ -136,11 +167,26 @@ export async function runScenario(loaded: LoadedFixture, plugins: RunnablePlugin
       } finally {
         ctx.plugin = undefined
       }
-      trace.calls = current.map((c) => ({ call: c.call, args: plain(c.args) as unknown[], ...(c.throws !== undefined ? { throws: c.throws } : { returns: plain(c.returns) as unknown[] }) }))
-      observer.afterPhase?.(trace, { status: ctx.response.status, headers: ctx.response.headers.table().headers, body: ctx.response.body?.toString('utf8') ?? '' })
+      trace.calls = current.map((c) => ({
+        call: c.call,
+        args: plain(c.args) as unknown[],
+        ...(c.throws !== undefined ? { throws: c.throws } : { returns: plain(c.returns) as unknown[] }),
+      }))
+      observer.afterPhase?.(trace, {
+        status: ctx.response.status,
+        headers: ctx.response.headers.table().headers,
+        body: ctx.response.body?.toString('utf8') ?? '',
+      })
     }
   }
-  if (order.length > 0 && !ctx.response.proxied && !ctx.response.exited && !ctx.response.unexpected && reachesUpstream && ctx.response.body === undefined) {
+  if (
+    order.length > 0 &&
+    !ctx.response.proxied &&
+    !ctx.response.exited &&
+    !ctx.response.unexpected &&
+    reachesUpstream &&
+    ctx.response.body === undefined
+  ) {
     upstream = proxy(ctx, loaded, plugins)
   }
   failures.push(...checkExpectations(f.expect, ctx, upstream))

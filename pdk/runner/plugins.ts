@@ -30,13 +30,21 @@ export type RunnablePlugin = ModulePlugin | ScriptPlugin
 export async function preparePlugins(loaded: LoadedFixture): Promise<RunnablePlugin[]> {
   return Promise.all(
     loaded.fixture.plugins.map(async (spec: PluginSpec, index): Promise<RunnablePlugin> => {
-      const base = { index, name: spec.name, id: spec.id ?? stableUuid(`plugin:${spec.name}:${index}`), config: spec.config ?? {} }
+      const base = {
+        index,
+        name: spec.name,
+        id: spec.id ?? stableUuid(`plugin:${spec.name}:${index}`),
+        config: spec.config ?? {},
+      }
       if (spec.module === undefined) return { kind: 'script', ...base, phases: spec.phases ?? {} }
       const abs = isAbsolute(spec.module) ? spec.module : resolve(loaded.dir, spec.module)
       try {
         return { kind: 'module', ...base, module: await loadPluginModule(abs) }
       } catch (e) {
-        const reason = (e as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND' ? `cannot find module ${abs}` : (e as Error).message
+        const reason =
+          (e as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND'
+            ? `cannot find module ${abs}`
+            : (e as Error).message
         throw new FixtureError(loaded.file, `$.plugins[${index}].module`, reason)
       }
     }),

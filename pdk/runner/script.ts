@@ -42,17 +42,20 @@ export async function runScriptPhase(
     } catch (e) {
       const message = errorMessage(e)
       if (step.throws !== undefined) {
-        if (!message.includes(step.throws)) failures.push({ path: `${at}.throws`, expected: step.throws, actual: message })
+        if (!message.includes(step.throws))
+          failures.push({ path: `${at}.throws`, expected: step.throws, actual: message })
         continue
       }
       throw new PluginFailure(message)
     } finally {
       ctx.site = undefined
     }
-    if (step.throws !== undefined) failures.push({ path: `${at}.throws`, expected: step.throws, actual: { returns: plain(toList(result)) } })
+    if (step.throws !== undefined)
+      failures.push({ path: `${at}.throws`, expected: step.throws, actual: { returns: plain(toList(result)) } })
     else if (step.returns !== undefined) {
       const actual = trimNulls(plain(toList(result)) as unknown[])
-      if (!deepEqual(trimNulls(step.returns), actual)) failures.push({ path: `${at}.returns`, expected: step.returns, actual })
+      if (!deepEqual(trimNulls(step.returns), actual))
+        failures.push({ path: `${at}.returns`, expected: step.returns, actual })
     }
     if (ctx.phaseEnded) return
   }

@@ -52,7 +52,10 @@ function buildConfig(input: Record<string, unknown> | undefined): PdkConfig {
 }
 
 /** Route matching the emulator needs: regex captures and the prefix strip_path removes. */
-function routeMatch(route: Table | undefined, path: string): { unnamed: string[]; named: Record<string, string>; prefix?: string } {
+function routeMatch(
+  route: Table | undefined,
+  path: string,
+): { unnamed: string[]; named: Record<string, string>; prefix?: string } {
   const none = { unnamed: [] as string[], named: {} as Record<string, string> }
   const paths = (route?.paths as string[] | undefined) ?? []
   for (const p of paths) {
@@ -79,7 +82,9 @@ export function buildContext(f: Fixture, defaults: { requestId?: string } = {}):
   const authority = m[2]!.replace(/^.*@/, '')
   const hostMatch = /^(\[[^\]]+\]|[^:]+)(?::(\d+))?$/.exec(authority)
   const urlHost = (hostMatch?.[1] ?? authority).toLowerCase()
-  const port = hostMatch?.[2] ? Number(hostMatch[2]) : (Object.hasOwn(DEFAULT_PORTS, scheme) ? DEFAULT_PORTS[scheme] : undefined) ?? 80
+  const port = hostMatch?.[2]
+    ? Number(hostMatch[2])
+    : ((Object.hasOwn(DEFAULT_PORTS, scheme) ? DEFAULT_PORTS[scheme] : undefined) ?? 80)
   const uri = m[3] || '/'
 
   const headers = HeaderList.from(f.request.headers)
@@ -131,8 +136,13 @@ export function buildContext(f: Fixture, defaults: { requestId?: string } = {}):
           workers_lua_vms: [{ pid: process.pid, http_allocated_gc: 1102 * 1024 }],
         },
         statistics: {
-          connections_active: 1, connections_reading: 0, connections_writing: 1, connections_waiting: 0,
-          connections_accepted: 1, connections_handled: 1, total_requests: 1,
+          connections_active: 1,
+          connections_reading: 0,
+          connections_writing: 1,
+          connections_waiting: 0,
+          connections_accepted: 1,
+          connections_handled: 1,
+          total_requests: 1,
           ...((node.statistics as Record<string, number> | undefined) ?? {}),
         },
       },
@@ -171,7 +181,14 @@ export function buildContext(f: Fixture, defaults: { requestId?: string } = {}):
       body,
       buffered: false,
     },
-    response: { status: 200, headers: new HeaderList(), body: undefined, exited: false, unexpected: false, proxied: false },
+    response: {
+      status: 200,
+      headers: new HeaderList(),
+      body: undefined,
+      exited: false,
+      unexpected: false,
+      proxied: false,
+    },
     auth: {},
     tls: { certificateRequested: false, caHints: false, sessionReuseDisabled: false },
     serializeValues: [],

@@ -22,9 +22,23 @@ describe('Dashboard', () => {
     const events = new FlowEvents()
     const { lastFrame } = render(<Dashboard {...props(events)} />)
     expect(lastFrame()).toContain('No flows yet')
-    events.publish({ type: 'stored', hash: 'NewFlow1xxxxxxxxxxxxxxxxxxxxxxxx', plugin: 'oauth_2_3-legged', progress: 'stored', provider: 'idp.example', expiresAt: Date.now() + 60_000 })
-    await vi.waitFor(() => expect(lastFrame()).toMatch(/NewFlow1\s+oauth_2_3-legged\s+idp\.example\s+stored\s+(60|59)s/))
-    events.publish({ type: 'redirected', hash: 'NewFlow1xxxxxxxxxxxxxxxxxxxxxxxx', plugin: 'oauth_2_3-legged', progress: 'awaiting_callback' })
+    events.publish({
+      type: 'stored',
+      hash: 'NewFlow1xxxxxxxxxxxxxxxxxxxxxxxx',
+      plugin: 'oauth_2_3-legged',
+      progress: 'stored',
+      provider: 'idp.example',
+      expiresAt: Date.now() + 60_000,
+    })
+    await vi.waitFor(() =>
+      expect(lastFrame()).toMatch(/NewFlow1\s+oauth_2_3-legged\s+idp\.example\s+stored\s+(60|59)s/),
+    )
+    events.publish({
+      type: 'redirected',
+      hash: 'NewFlow1xxxxxxxxxxxxxxxxxxxxxxxx',
+      plugin: 'oauth_2_3-legged',
+      progress: 'awaiting_callback',
+    })
     await vi.waitFor(() => expect(lastFrame()).toMatch(/NewFlow1.*awaiting callback/))
   })
 

@@ -16,10 +16,29 @@ export const MIN_COLUMNS = 80
 export const MIN_ROWS = 20
 
 const PANEL_KEYS: readonly KeyHelp[] = [
-  [['↑↓', 'select'], ['Enter', 'open record'], ['Esc', 'back']],
-  [['↑↓', 'field'], ['←→', 'preset'], ['Enter', 'next/store'], ['o', 'open start URL'], ['n', 'new']],
-  [['↑↓', 'pick'], ['Enter', 'start / next hop'], ['Esc', 'back']],
-  [['↑↓', 'pick'], ['Enter', 'replay / next phase'], ['←', 'previous'], ['Esc', 'back']],
+  [
+    ['↑↓', 'select'],
+    ['Enter', 'open record'],
+    ['Esc', 'back'],
+  ],
+  [
+    ['↑↓', 'field'],
+    ['←→', 'preset'],
+    ['Enter', 'next/store'],
+    ['o', 'open start URL'],
+    ['n', 'new'],
+  ],
+  [
+    ['↑↓', 'pick'],
+    ['Enter', 'start / next hop'],
+    ['Esc', 'back'],
+  ],
+  [
+    ['↑↓', 'pick'],
+    ['Enter', 'replay / next phase'],
+    ['←', 'previous'],
+    ['Esc', 'back'],
+  ],
 ]
 
 /** The dashboard: four panels switched with Tab or 1–4, a title, and the keys on the last line. */
@@ -44,11 +63,20 @@ export function Dashboard(props: DashboardProps) {
     if (input.length === 1 && n >= 1 && n <= PANELS.length) setPanel(n - 1)
   })
 
-  if (columns < MIN_COLUMNS || rows < MIN_ROWS) return <TooSmall columns={columns} rows={rows} minColumns={MIN_COLUMNS} minRows={MIN_ROWS} />
+  if (columns < MIN_COLUMNS || rows < MIN_ROWS)
+    return <TooSmall columns={columns} rows={rows} minColumns={MIN_COLUMNS} minRows={MIN_ROWS} />
 
   const height = rows - 5
   const common = { height, width: columns, onTyping: setTyping }
-  const global: KeyHelp = typing ? [['Tab', 'next panel'], ['Ctrl-C', 'quit']] : [['Tab/1-4', 'panel'], ['q', 'quit']]
+  const global: KeyHelp = typing
+    ? [
+        ['Tab', 'next panel'],
+        ['Ctrl-C', 'quit'],
+      ]
+    : [
+        ['Tab/1-4', 'panel'],
+        ['q', 'quit'],
+      ]
   return (
     <Box flexDirection="column" height={rows - 1} width={columns}>
       <Text>

@@ -9,10 +9,19 @@ const COLUMNS = [
   ['left', 8],
 ] as const
 
-const cell = (text: string, width: number) => (text.length >= width ? `${text.slice(0, width - 2)}… ` : text.padEnd(width))
+const cell = (text: string, width: number) =>
+  text.length >= width ? `${text.slice(0, width - 2)}… ` : text.padEnd(width)
 
 /** The flows, one line each, the selected one marked; at most `height` lines of rows. */
-export function FlowTable({ rows, selected, height }: { readonly rows: readonly FlowRow[]; readonly selected: number; readonly height: number }) {
+export function FlowTable({
+  rows,
+  selected,
+  height,
+}: {
+  readonly rows: readonly FlowRow[]
+  readonly selected: number
+  readonly height: number
+}) {
   // Keep the selection in view.
   const first = Math.max(0, Math.min(selected - height + 1, rows.length - height))
   return (

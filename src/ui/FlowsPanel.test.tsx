@@ -8,7 +8,19 @@ import type { DashboardBroker } from './types.js'
 const broker = (answer?: Partial<HashCheck>): DashboardBroker => ({
   url: 'http://localhost:3000',
   store: vi.fn(),
-  hashCheck: vi.fn(async (hash: string) => ({ hash, plugin: 'oauth_2_2-legged', progress: 'stored', expires_in: 42, created_at: '', expires_at: '', record: { client_id: 'cid', client_secret: '[redacted]' }, ...answer }) as HashCheck),
+  hashCheck: vi.fn(
+    async (hash: string) =>
+      ({
+        hash,
+        plugin: 'oauth_2_2-legged',
+        progress: 'stored',
+        expires_in: 42,
+        created_at: '',
+        expires_at: '',
+        record: { client_id: 'cid', client_secret: '[redacted]' },
+        ...answer,
+      }) as HashCheck,
+  ),
 })
 const panel = { active: true, height: 20, width: 100, onTyping: () => {} }
 
@@ -41,7 +53,10 @@ describe('FlowsPanel', () => {
 
   it('opens the selected record on Enter, secrets as the broker redacted them, and Esc goes back', async () => {
     const b = broker()
-    const flows = [flowEvent({ hash: 'second00000000000000000000000000' }), flowEvent({ hash: 'first000000000000000000000000000' })]
+    const flows = [
+      flowEvent({ hash: 'second00000000000000000000000000' }),
+      flowEvent({ hash: 'first000000000000000000000000000' }),
+    ]
     const { lastFrame, stdin } = render(<FlowsPanel {...panel} flows={flows} broker={b} />)
     stdin.write(KEY.down)
     await settle()

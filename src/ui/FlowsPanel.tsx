@@ -17,7 +17,12 @@ interface Opened {
 }
 
 /** Panel 1: every flow the event source told of, live, with a countdown; Enter opens its record. */
-export function FlowsPanel({ active, height, flows, broker }: PanelProps & { readonly flows: readonly FlowEvent[]; readonly broker: DashboardBroker }) {
+export function FlowsPanel({
+  active,
+  height,
+  flows,
+  broker,
+}: PanelProps & { readonly flows: readonly FlowEvent[]; readonly broker: DashboardBroker }) {
   // The tick re-renders; the rows read the clock at render, so a flow that just arrived is not a second off.
   useNow(1000)
   const [opened, setOpened] = useState<Opened>()
@@ -38,7 +43,8 @@ export function FlowsPanel({ active, height, flows, broker }: PanelProps & { rea
         setOpened({ hash: row.hash })
         broker.hashCheck(row.hash).then(
           (check) => setOpened((o) => (o?.hash === row.hash ? { ...o, check } : o)),
-          (err: Error) => setOpened((o) => (o?.hash === row.hash ? { ...o, error: `${row.short}: ${err.message}` } : o)),
+          (err: Error) =>
+            setOpened((o) => (o?.hash === row.hash ? { ...o, error: `${row.short}: ${err.message}` } : o)),
         )
       }
     },
@@ -55,7 +61,9 @@ export function FlowsPanel({ active, height, flows, broker }: PanelProps & { rea
   }
   return (
     <Box flexDirection="column">
-      <Text dimColor>{rows.length} flow{rows.length === 1 ? '' : 's'}, newest first</Text>
+      <Text dimColor>
+        {rows.length} flow{rows.length === 1 ? '' : 's'}, newest first
+      </Text>
       <FlowTable rows={rows} selected={cursor.index} height={Math.max(1, height - 2)} />
     </Box>
   )

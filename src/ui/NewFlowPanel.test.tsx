@@ -7,7 +7,16 @@ import type { DashboardBroker } from './types.js'
 const panel = { active: true, height: 20, width: 100 }
 
 function setup() {
-  const broker: DashboardBroker = { url: 'http://localhost:3000', store: vi.fn(async () => ({ hash: 'H4sh0000', url: 'http://localhost:3000/start?hash=H4sh0000', plugin: 'oauth_2_2-legged', expires_in: 60 })), hashCheck: vi.fn() }
+  const broker: DashboardBroker = {
+    url: 'http://localhost:3000',
+    store: vi.fn(async () => ({
+      hash: 'H4sh0000',
+      url: 'http://localhost:3000/start?hash=H4sh0000',
+      plugin: 'oauth_2_2-legged',
+      expires_in: 60,
+    })),
+    hashCheck: vi.fn(),
+  }
   const openUrl = vi.fn()
   const onTyping = vi.fn()
   const app = render(<NewFlowPanel {...panel} onTyping={onTyping} broker={broker} openUrl={openUrl} />)
@@ -44,7 +53,13 @@ describe('NewFlowPanel', () => {
     expect(lastFrame()).not.toContain('Enter an absolute http(s) URL')
     await keys(stdin, KEY.enter, KEY.down, KEY.enter)
     await vi.waitFor(() => expect(lastFrame()).toContain('Stored (oauth2-2)'))
-    expect(broker.store).toHaveBeenCalledWith({ auth_version: '2', auth_leg: '2', client_id: 'my-client', client_secret: 'sup3r-secret', access_url: 'https://idp.example/token' })
+    expect(broker.store).toHaveBeenCalledWith({
+      auth_version: '2',
+      auth_leg: '2',
+      client_id: 'my-client',
+      client_secret: 'sup3r-secret',
+      access_url: 'https://idp.example/token',
+    })
     expect(lastFrame()).toContain('http://localhost:3000/start?hash=H4sh0000')
     await keys(stdin, 'o')
     expect(openUrl).toHaveBeenCalledWith('http://localhost:3000/start?hash=H4sh0000')

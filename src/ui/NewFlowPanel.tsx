@@ -10,7 +10,12 @@ import { useStateRef } from './useStateRef.js'
 import type { DashboardBroker, PanelProps } from './types.js'
 
 /** Panel 2: store a flow from a preset; fields checked as typed, secrets masked; `o` opens the start URL. */
-export function NewFlowPanel({ active, broker, openUrl, onTyping }: PanelProps & { readonly broker: DashboardBroker; readonly openUrl: (url: string) => void }) {
+export function NewFlowPanel({
+  active,
+  broker,
+  openUrl,
+  onTyping,
+}: PanelProps & { readonly broker: DashboardBroker; readonly openUrl: (url: string) => void }) {
   const [preset, setPreset] = useState(0)
   const [values, setValues, currentValues] = useStateRef<Record<string, string>>({})
   // 0: the preset, 1..n: the fields, n+1: Store.
@@ -57,7 +62,8 @@ export function NewFlowPanel({ active, broker, openUrl, onTyping }: PanelProps &
     if (key.upArrow) return setFocus((f) => Math.max(0, f - 1))
     if (key.downArrow) return setFocus((f) => Math.min(fields.length + 1, f + 1))
     if (focus === 0) {
-      if (key.leftArrow || key.rightArrow) setPreset((p) => (p + (key.rightArrow ? 1 : PRESETS.length - 1)) % PRESETS.length)
+      if (key.leftArrow || key.rightArrow)
+        setPreset((p) => (p + (key.rightArrow ? 1 : PRESETS.length - 1)) % PRESETS.length)
       if (key.return) setFocus(1)
       return
     }
@@ -77,8 +83,8 @@ export function NewFlowPanel({ active, broker, openUrl, onTyping }: PanelProps &
         <Text color="green" bold>
           Stored ({name}).
         </Text>
-        <Text>hash       {stored.hash}</Text>
-        <Text wrap="truncate-end">start URL  {stored.url}</Text>
+        <Text>hash {stored.hash}</Text>
+        <Text wrap="truncate-end">start URL {stored.url}</Text>
         <Text> </Text>
         <Text dimColor>o: open the start URL in the browser · n: store another · panel 1 shows it counting down</Text>
       </Box>
@@ -89,17 +95,28 @@ export function NewFlowPanel({ active, broker, openUrl, onTyping }: PanelProps &
     <Box flexDirection="column">
       <Text>
         <Text color={focus === 0 && active ? 'cyan' : undefined}>{focus === 0 ? '› ' : '  '}</Text>
-        <Text bold>{'preset'.padEnd(width)}</Text>  ‹ <Text color="cyan">{name}</Text> › <Text dimColor>{FLOW_PRESETS[name]!.summary}</Text>
+        <Text bold>{'preset'.padEnd(width)}</Text> ‹ <Text color="cyan">{name}</Text> ›{' '}
+        <Text dimColor>{FLOW_PRESETS[name]!.summary}</Text>
       </Text>
       {fields.map((f, i) => (
-        <TextField key={`${name}.${f.field}`} label={f.required ? f.field : `${f.field} (optional)`} labelWidth={width + 11} value={values[f.field] ?? ''} focused={active && focus === i + 1} masked={f.kind === 'secret'} error={(values[f.field] ?? '') !== '' || focus > i + 1 ? errors[i] : undefined} />
+        <TextField
+          key={`${name}.${f.field}`}
+          label={f.required ? f.field : `${f.field} (optional)`}
+          labelWidth={width + 11}
+          value={values[f.field] ?? ''}
+          focused={active && focus === i + 1}
+          masked={f.kind === 'secret'}
+          error={(values[f.field] ?? '') !== '' || focus > i + 1 ? errors[i] : undefined}
+        />
       ))}
       <Text>
-        <Text color={focus === fields.length + 1 && active ? 'cyan' : undefined}>{focus === fields.length + 1 ? '› ' : '  '}</Text>
+        <Text color={focus === fields.length + 1 && active ? 'cyan' : undefined}>
+          {focus === fields.length + 1 ? '› ' : '  '}
+        </Text>
         <Text inverse={focus === fields.length + 1} color={valid ? 'green' : 'gray'}>
           {busy ? ' Storing… ' : ' Store '}
         </Text>
-        {valid ? '' : <Text dimColor>  fill in the required fields first</Text>}
+        {valid ? '' : <Text dimColor> fill in the required fields first</Text>}
       </Text>
       {failure ? <Text color="red">{failure}</Text> : null}
     </Box>

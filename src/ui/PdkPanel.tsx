@@ -37,7 +37,11 @@ export function PdkPanel({ active, height, pdk }: PanelProps & { readonly pdk: P
         <Text dimColor>
           {replay.file} — {replay.name}
         </Text>
-        {state.shown <= total ? <PhaseView step={replay.steps[state.shown - 1]!} index={state.shown} total={total} /> : <ReplayVerdict replay={replay} />}
+        {state.shown <= total ? (
+          <PhaseView step={replay.steps[state.shown - 1]!} index={state.shown} total={total} />
+        ) : (
+          <ReplayVerdict replay={replay} />
+        )}
         <Text dimColor>{state.shown <= total ? 'Enter: next phase' : 'End of the replay. Esc: another fixture'}</Text>
       </Box>
     )

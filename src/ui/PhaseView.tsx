@@ -7,22 +7,35 @@ const show = (v: unknown): string => {
 }
 
 /** One plugin's phase: the calls it made, what the kit returned or threw, and the response after it. */
-export function PhaseView({ step, index, total }: { readonly step: ReplayStep; readonly index: number; readonly total: number }) {
+export function PhaseView({
+  step,
+  index,
+  total,
+}: {
+  readonly step: ReplayStep
+  readonly index: number
+  readonly total: number
+}) {
   const { trace, response } = step
-  const headers = Object.entries(response.headers).flatMap(([name, value]) => (Array.isArray(value) ? value : [value]).map((v) => `${name}: ${v}`))
+  const headers = Object.entries(response.headers).flatMap(([name, value]) =>
+    (Array.isArray(value) ? value : [value]).map((v) => `${name}: ${v}`),
+  )
   return (
     <Box flexDirection="column">
       <Text bold>
         Phase {index}/{total}: <Text color="cyan">{trace.phase}</Text> · {trace.plugin}
       </Text>
-      {trace.calls.length === 0 ? <Text dimColor>  (no kit calls)</Text> : null}
+      {trace.calls.length === 0 ? <Text dimColor> (no kit calls)</Text> : null}
       {trace.calls.map((c, i) => (
         <Text key={i} wrap="truncate-end" color={c.throws !== undefined ? 'red' : undefined}>
           {'  '}
-          {c.call}({c.args.map(show).join(', ')}) {c.throws !== undefined ? `✗ ${c.throws}` : `→ ${c.returns?.length ? c.returns.map(show).join(', ') : 'nothing'}`}
+          {c.call}({c.args.map(show).join(', ')}){' '}
+          {c.throws !== undefined
+            ? `✗ ${c.throws}`
+            : `→ ${c.returns?.length ? c.returns.map(show).join(', ') : 'nothing'}`}
         </Text>
       ))}
-      {trace.error !== undefined ? <Text color="red">  ✗ plugin error: {trace.error}</Text> : null}
+      {trace.error !== undefined ? <Text color="red"> ✗ plugin error: {trace.error}</Text> : null}
       <Text> </Text>
       <Text bold>Response after this phase: {response.status}</Text>
       {headers.slice(0, 6).map((h) => (

@@ -2,7 +2,15 @@ import { Box, Text } from 'ink'
 import type { HashCheck } from '../services/broker-client.js'
 
 /** One stored record as the broker answers /hash-check: its secrets already redacted there. */
-export function RecordView({ check, error, loading }: { readonly check?: HashCheck; readonly error?: string; readonly loading?: boolean }) {
+export function RecordView({
+  check,
+  error,
+  loading,
+}: {
+  readonly check?: HashCheck
+  readonly error?: string
+  readonly loading?: boolean
+}) {
   if (loading) return <Text>Loading the record…</Text>
   if (error) return <Text color="red">{error}</Text>
   if (!check) return null
@@ -19,7 +27,8 @@ export function RecordView({ check, error, loading }: { readonly check?: HashChe
       {fields.map(([k, v]) => (
         <Text key={k} wrap="truncate-end">
           {'  '}
-          {k.padEnd(width)}  <Text color={v === '[redacted]' ? 'gray' : undefined}>{typeof v === 'string' ? v : JSON.stringify(v)}</Text>
+          {k.padEnd(width)}{' '}
+          <Text color={v === '[redacted]' ? 'gray' : undefined}>{typeof v === 'string' ? v : JSON.stringify(v)}</Text>
         </Text>
       ))}
     </Box>

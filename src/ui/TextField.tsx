@@ -1,7 +1,15 @@
 import { Text } from 'ink'
 
 /** A one-line field: label, value (masked for secrets), a cursor when focused, and what is wrong. */
-export function TextField({ label, value, focused, masked, error, labelWidth, placeholder }: {
+export function TextField({
+  label,
+  value,
+  focused,
+  masked,
+  error,
+  labelWidth,
+  placeholder,
+}: {
   readonly label: string
   readonly value: string
   readonly focused: boolean
@@ -27,7 +35,11 @@ export function TextField({ label, value, focused, masked, error, labelWidth, pl
  * A field's value after a key: typed (or pasted) text appended, Backspace/Delete removing one
  * character. Several Backspaces that arrive as one chunk (\x7f\x7f…) remove one each.
  */
-export function editValue(value: string, input: string, key: { backspace?: boolean; delete?: boolean; ctrl?: boolean; meta?: boolean }): string {
+export function editValue(
+  value: string,
+  input: string,
+  key: { backspace?: boolean; delete?: boolean; ctrl?: boolean; meta?: boolean },
+): string {
   if ((key.backspace || key.delete) && !/[\x7f\b]{2,}/.test(input)) return value.slice(0, -1)
   if (key.ctrl || (key.meta && !/^[\x7f\b]+$/.test(input)) || !input) return value
   let out = value

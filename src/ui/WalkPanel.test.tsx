@@ -11,9 +11,32 @@ class ScriptedWalker implements StepWalker {
   private readonly hops: Hop[]
   constructor(readonly start: string) {
     this.hops = [
-      { n: 1, method: 'GET', url: start, status: 302, location: 'https://idp.example/authorize?client_id=cid&state=st4te', params: {}, cookies: ['broker_abc'] },
-      { n: 2, method: 'GET', url: 'https://idp.example/authorize?client_id=cid&state=st4te', status: 302, location: 'http://localhost:3000/callback?code=Spl…SbIA', params: { client_id: 'cid', state: 'st4te' }, cookies: [] },
-      { n: 3, method: 'GET', url: 'http://localhost:3000/callback?code=Spl…SbIA', status: 200, params: { code: 'Spl…SbIA' }, cookies: [] },
+      {
+        n: 1,
+        method: 'GET',
+        url: start,
+        status: 302,
+        location: 'https://idp.example/authorize?client_id=cid&state=st4te',
+        params: {},
+        cookies: ['broker_abc'],
+      },
+      {
+        n: 2,
+        method: 'GET',
+        url: 'https://idp.example/authorize?client_id=cid&state=st4te',
+        status: 302,
+        location: 'http://localhost:3000/callback?code=Spl…SbIA',
+        params: { client_id: 'cid', state: 'st4te' },
+        cookies: [],
+      },
+      {
+        n: 3,
+        method: 'GET',
+        url: 'http://localhost:3000/callback?code=Spl…SbIA',
+        status: 200,
+        params: { code: 'Spl…SbIA' },
+        cookies: [],
+      },
     ]
   }
   get pending() {
@@ -57,7 +80,9 @@ describe('WalkPanel', () => {
   it('walks a pasted URL and refuses what is not one', async () => {
     const walker = vi.fn((url: string) => new ScriptedWalker(url))
     const onTyping = vi.fn()
-    const { lastFrame, stdin } = render(<WalkPanel {...panel} onTyping={onTyping} flows={[]} broker={broker} walker={walker} />)
+    const { lastFrame, stdin } = render(
+      <WalkPanel {...panel} onTyping={onTyping} flows={[]} broker={broker} walker={walker} />,
+    )
     await settle()
     expect(lastFrame()).toContain('u: paste a start URL')
     stdin.write('u')

@@ -12,7 +12,18 @@ import { useStateRef } from './useStateRef.js'
 import { useWalk } from './useWalk.js'
 
 /** Panel 3: pick a flow (or paste a URL after `u`), then follow its redirect chain one hop per Enter. */
-export function WalkPanel({ active, height, flows, broker, walker, onTyping }: PanelProps & { readonly flows: readonly FlowEvent[]; readonly broker: DashboardBroker; readonly walker: (url: string) => StepWalker }) {
+export function WalkPanel({
+  active,
+  height,
+  flows,
+  broker,
+  walker,
+  onTyping,
+}: PanelProps & {
+  readonly flows: readonly FlowEvent[]
+  readonly broker: DashboardBroker
+  readonly walker: (url: string) => StepWalker
+}) {
   const walk = useWalk(walker)
   const cursor = useCursor(flows.length)
   const [url, setUrl, currentUrl] = useStateRef('')
@@ -61,7 +72,13 @@ export function WalkPanel({ active, height, flows, broker, walker, onTyping }: P
           <HopView key={hop.n} hop={hop} />
         ))}
         {walk.busy ? <Text color="yellow">requesting…</Text> : null}
-        {walk.stopped ? <Text bold>Ended: {walk.stopped}. Esc: walk another</Text> : walk.pending && !walk.busy ? <Text color="cyan" wrap="truncate-end">next: {displayUrl(walk.pending)} — press Enter to follow</Text> : null}
+        {walk.stopped ? (
+          <Text bold>Ended: {walk.stopped}. Esc: walk another</Text>
+        ) : walk.pending && !walk.busy ? (
+          <Text color="cyan" wrap="truncate-end">
+            next: {displayUrl(walk.pending)} — press Enter to follow
+          </Text>
+        ) : null}
       </Box>
     )
   }
@@ -69,11 +86,13 @@ export function WalkPanel({ active, height, flows, broker, walker, onTyping }: P
     <Box flexDirection="column">
       <TextField label="URL" value={url} focused={editing && active} placeholder="u: paste a start URL" />
       {error ? <Text color="red">{error}</Text> : null}
-      <Text dimColor>Flows ({flows.length}){flows.length ? ': Enter walks the selected one' : ''}</Text>
+      <Text dimColor>
+        Flows ({flows.length}){flows.length ? ': Enter walks the selected one' : ''}
+      </Text>
       {flows.slice(0, Math.max(1, height - 4)).map((flow, i) => (
         <Text key={flow.hash} inverse={!editing && cursor.index === i}>
           {!editing && cursor.index === i ? '› ' : '  '}
-          {flow.hash.slice(0, 8)}  {flow.plugin.padEnd(22)} {flow.progress.replace(/_/g, ' ')}
+          {flow.hash.slice(0, 8)} {flow.plugin.padEnd(22)} {flow.progress.replace(/_/g, ' ')}
         </Text>
       ))}
     </Box>

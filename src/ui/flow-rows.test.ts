@@ -27,7 +27,22 @@ describe('flow rows', () => {
   })
 
   it('merges events of one flow, keeping what a later event lacks', () => {
-    const merged = mergeFlow(flowEvent({ provider: 'p.example', expiresAt: 99 }), flowEvent({ type: 'failed', progress: 'failed', provider: undefined, expiresAt: undefined, error: 'PROVIDER_ERROR' }))
-    expect(merged).toMatchObject({ type: 'failed', progress: 'failed', provider: 'p.example', expiresAt: 99, error: 'PROVIDER_ERROR' })
+    const merged = mergeFlow(
+      flowEvent({ provider: 'p.example', expiresAt: 99 }),
+      flowEvent({
+        type: 'failed',
+        progress: 'failed',
+        provider: undefined,
+        expiresAt: undefined,
+        error: 'PROVIDER_ERROR',
+      }),
+    )
+    expect(merged).toMatchObject({
+      type: 'failed',
+      progress: 'failed',
+      provider: 'p.example',
+      expiresAt: 99,
+      error: 'PROVIDER_ERROR',
+    })
   })
 })

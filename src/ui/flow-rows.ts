@@ -24,12 +24,24 @@ export function secondsLeft(expiresAt: number, now: number): number {
 /** The row of a flow at `now`: an unfinished flow whose time ran out reads "expired". */
 export function toRow(flow: FlowEvent, now: number): FlowRow {
   const left = flow.expiresAt === undefined ? undefined : secondsLeft(flow.expiresAt, now)
-  const progress = flow.type === 'expired' || (left === 0 && !FINISHED.has(flow.progress)) ? 'expired' : flow.progress.replace(/_/g, ' ')
-  return { hash: flow.hash, short: flow.hash.slice(0, 8), plugin: flow.plugin, provider: flow.provider ?? '—', progress, secondsLeft: left, ...(flow.error ? { error: flow.error } : {}) }
+  const progress =
+    flow.type === 'expired' || (left === 0 && !FINISHED.has(flow.progress))
+      ? 'expired'
+      : flow.progress.replace(/_/g, ' ')
+  return {
+    hash: flow.hash,
+    short: flow.hash.slice(0, 8),
+    plugin: flow.plugin,
+    provider: flow.provider ?? '—',
+    progress,
+    secondsLeft: left,
+    ...(flow.error ? { error: flow.error } : {}),
+  }
 }
 
 /** The countdown column: `42s`, or "expired" at zero. */
-export const countdown = (row: FlowRow): string => (row.secondsLeft === undefined ? '—' : row.secondsLeft > 0 ? `${row.secondsLeft}s` : 'expired')
+export const countdown = (row: FlowRow): string =>
+  row.secondsLeft === undefined ? '—' : row.secondsLeft > 0 ? `${row.secondsLeft}s` : 'expired'
 
 /** A colour for a progress label. */
 export function progressColor(progress: string): string | undefined {

@@ -17,7 +17,12 @@ export function formFields(preset: string): FormField[] {
   const p = FLOW_PRESETS[preset]!
   const required = missingFields({ ...p.fields } as FlowRecord, p)
   const optional = p.browser ? ['callback', 'scope'] : ['callback']
-  return [...required.map((field) => ({ field, kind: fieldInfo(field).kind, required: true })), ...optional.filter((f) => !required.includes(f)).map((field) => ({ field, kind: fieldInfo(field).kind, required: false }))]
+  return [
+    ...required.map((field) => ({ field, kind: fieldInfo(field).kind, required: true })),
+    ...optional
+      .filter((f) => !required.includes(f))
+      .map((field) => ({ field, kind: fieldInfo(field).kind, required: false })),
+  ]
 }
 
 /** What is wrong with a value, as `broker store`'s prompts say it; undefined when fine. */
@@ -33,6 +38,10 @@ export function fieldError(field: FormField, value: string): string | undefined 
 
 /** The record to POST /store: the preset's auth_* fields and the filled-in values. */
 export function formRecord(preset: string, values: Readonly<Record<string, string>>): Record<string, string> {
-  const filled = Object.fromEntries(Object.entries(values).map(([k, v]) => [k, v.trim()]).filter(([, v]) => v))
+  const filled = Object.fromEntries(
+    Object.entries(values)
+      .map(([k, v]) => [k, v.trim()])
+      .filter(([, v]) => v),
+  )
   return { ...FLOW_PRESETS[preset]!.fields, ...filled }
 }

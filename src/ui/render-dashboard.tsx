@@ -4,7 +4,10 @@ import type { DashboardProps } from './types.js'
  * Draws the dashboard full screen (the terminal's alternate screen) until `q` or Ctrl-C, then
  * gives the terminal back as it was. SIGTERM and SIGHUP leave the same way.
  */
-export async function renderDashboard(props: DashboardProps, stdout: NodeJS.WriteStream = process.stdout): Promise<void> {
+export async function renderDashboard(
+  props: DashboardProps,
+  stdout: NodeJS.WriteStream = process.stdout,
+): Promise<void> {
   // Ink reads CI / CONTINUOUS_INTEGRATION once, as it loads, and when either is set draws nothing until
   // it exits. A dashboard on a terminal is watched by a person whatever the environment says, so those
   // are cleared before Ink is first imported (hence the dynamic imports).

@@ -55,7 +55,10 @@ export async function startBroker(opts: StartBrokerOptions = {}): Promise<Broker
 }
 
 /** Runs `bin/run.js` with `args` to completion. */
-export function runCli(args: string[], opts: { env?: Record<string, string>; cwd?: string; input?: string; timeoutMs?: number } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function runCli(
+  args: string[],
+  opts: { env?: Record<string, string>; cwd?: string; input?: string; timeoutMs?: number } = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolvePromise) => {
     const proc = spawn(process.execPath, [BIN, ...args], {
       cwd: opts.cwd ?? ROOT,

@@ -20,7 +20,11 @@ export interface BrowseResult {
 export class Browser {
   readonly jar = new CookieJar()
 
-  async go(url: string, init: { method?: string; body?: string; headers?: Record<string, string> } = {}, maxHops = 20): Promise<BrowseResult> {
+  async go(
+    url: string,
+    init: { method?: string; body?: string; headers?: Record<string, string> } = {},
+    maxHops = 20,
+  ): Promise<BrowseResult> {
     const hops: Hop[] = []
     let current = url
     let method = init.method ?? 'GET'
@@ -28,7 +32,12 @@ export class Browser {
     let headers = init.headers ?? {}
     for (let i = 0; i <= maxHops; i++) {
       const cookie = await this.jar.getCookieString(current)
-      const res = await fetch(current, { method, body, headers: { ...headers, ...(cookie ? { cookie } : {}) }, redirect: 'manual' })
+      const res = await fetch(current, {
+        method,
+        body,
+        headers: { ...headers, ...(cookie ? { cookie } : {}) },
+        redirect: 'manual',
+      })
       for (const set of res.headers.getSetCookie()) await this.jar.setCookie(set, current)
       const location = res.headers.get('location') ?? undefined
       hops.push({ method, url: current, status: res.status, location })

@@ -14,7 +14,10 @@ export interface CliRun {
 }
 
 /** Starts `bin/run.js args` in the background, for commands that wait (--capture, test-provider, --step). */
-export function spawnCli(args: string[], opts: { env?: Record<string, string>; cwd?: string; command?: string[] } = {}): CliRun {
+export function spawnCli(
+  args: string[],
+  opts: { env?: Record<string, string>; cwd?: string; command?: string[] } = {},
+): CliRun {
   const [cmd, ...pre] = opts.command ?? [process.execPath]
   const proc = spawn(cmd!, [...pre, BIN, ...args], {
     cwd: opts.cwd ?? ROOT,
@@ -36,10 +39,14 @@ export function spawnCli(args: string[], opts: { env?: Record<string, string>; c
     stdout: () => out,
     stderr: () => err,
     waitFor: (pattern, stream = 'stderr', ms = 20_000) =>
-      waitFor(async () => {
-        if (proc.exitCode !== null) throw new Error(`exited ${proc.exitCode}: ${err}`)
-        return (stream === 'stderr' ? err : out).match(pattern) ?? undefined
-      }, ms, `${pattern} in ${stream}; got stdout=${out} stderr=${err}`),
+      waitFor(
+        async () => {
+          if (proc.exitCode !== null) throw new Error(`exited ${proc.exitCode}: ${err}`)
+          return (stream === 'stderr' ? err : out).match(pattern) ?? undefined
+        },
+        ms,
+        `${pattern} in ${stream}; got stdout=${out} stderr=${err}`,
+      ),
     write: (text) => proc.stdin.write(text),
     exited,
     kill: (signal = 'SIGTERM') => proc.kill(signal),

@@ -6,7 +6,11 @@ import { type OAuth1Provider, startOAuth1Provider } from './oauth1-provider.js'
 import { type OAuth2Provider, startOAuth2Provider } from './oauth2-provider.js'
 
 /** Stores a record at a running broker and returns its hash and start URL. */
-export async function storeAt(brokerUrl: string, record: Record<string, string>, form = false): Promise<{ hash: string; url: string }> {
+export async function storeAt(
+  brokerUrl: string,
+  record: Record<string, string>,
+  form = false,
+): Promise<{ hash: string; url: string }> {
   const res = await fetch(`${brokerUrl}/store`, {
     method: 'POST',
     headers: { 'content-type': form ? 'application/x-www-form-urlencoded' : 'application/json' },
@@ -31,7 +35,11 @@ export function flowSuite(label: string, setup: () => { args: string[]; env?: Re
     const store = (record: Record<string, string>, form = false) => storeAt(broker.url, record, form)
 
     beforeAll(async () => {
-      ;[provider, provider1, app] = await Promise.all([startOAuth2Provider(), startOAuth1Provider(), startCallbackApp()])
+      ;[provider, provider1, app] = await Promise.all([
+        startOAuth2Provider(),
+        startOAuth1Provider(),
+        startCallbackApp(),
+      ])
       const { args, env } = setup()
       broker = await startBroker({ args, env })
       provider1.addConsumer({ key: 'suite-consumer', secret: 'suite-consumer-secret' })
@@ -70,12 +78,27 @@ export function flowSuite(label: string, setup: () => { args: string[]; env?: Re
     })
 
     it('runs OAuth 2 2-legged client credentials, then refresh_token with the refresh token', async () => {
-      const { url } = await store({ auth_version: '2', auth_leg: '2', client_id: 'c', client_secret: 's', access_url: provider.tokenUrl, callback: app.callback, scope: 'api' })
+      const { url } = await store({
+        auth_version: '2',
+        auth_leg: '2',
+        client_id: 'c',
+        client_secret: 's',
+        access_url: provider.tokenUrl,
+        callback: app.callback,
+        scope: 'api',
+      })
       await new Browser().go(url)
       expect(lastDelivery().query.access_token).toMatch(/^ey/)
       expect(provider.tokenRequests.at(-1)!.grant_type).toBe('client_credentials')
 
-      const refreshed = await store({ auth_version: '2', auth_leg: '2', grant_type: 'refresh_token', refresh_token: 'rt-123', client_id: 'c', access_url: provider.tokenUrl })
+      const refreshed = await store({
+        auth_version: '2',
+        auth_leg: '2',
+        grant_type: 'refresh_token',
+        refresh_token: 'rt-123',
+        client_id: 'c',
+        access_url: provider.tokenUrl,
+      })
       const res = await fetch(`${broker.url}/start?hash=${refreshed.hash}`)
       expect(res.status).toBe(200)
       const body = (await res.json()) as Record<string, string>
@@ -85,7 +108,15 @@ export function flowSuite(label: string, setup: () => { args: string[]; env?: Re
     })
 
     it('runs the OAuth 2 resource owner password flow', async () => {
-      const { url } = await store({ auth_flow: 'owner_resources', auth_version: '2', client_id: 'c', access_url: provider.tokenUrl, username: 'alice', password: 'pw', callback: app.callback })
+      const { url } = await store({
+        auth_flow: 'owner_resources',
+        auth_version: '2',
+        client_id: 'c',
+        access_url: provider.tokenUrl,
+        username: 'alice',
+        password: 'pw',
+        callback: app.callback,
+      })
       const res = await new Browser().go(url)
       expect(res.status).toBe(200)
       expect(lastDelivery().query.access_token).toMatch(/^ey/)
@@ -93,7 +124,18 @@ export function flowSuite(label: string, setup: () => { args: string[]; env?: Re
     })
 
     it('completes a flow stored Guardian-style with a form body', async () => {
-      const { url } = await store({ auth_type: 'oauth', auth_version: '2', auth_leg: '3', client_id: 'g', authorize_url: provider.authorizeUrl, access_url: provider.tokenUrl, callback: app.callback }, true)
+      const { url } = await store(
+        {
+          auth_type: 'oauth',
+          auth_version: '2',
+          auth_leg: '3',
+          client_id: 'g',
+          authorize_url: provider.authorizeUrl,
+          access_url: provider.tokenUrl,
+          callback: app.callback,
+        },
+        true,
+      )
       const res = await new Browser().go(url)
       expect(res.body).toBe('app got it')
       expect(lastDelivery().query.access_token).toMatch(/^ey/)
@@ -101,14 +143,29 @@ export function flowSuite(label: string, setup: () => { args: string[]; env?: Re
 
     it('runs OAuth 1.0a 3-legged and 2-legged against the local provider', async () => {
       const consumer = { consumer_key: 'suite-consumer', consumer_secret: 'suite-consumer-secret' }
-      const three = await store({ auth_version: '1', auth_leg: '3', ...consumer, request_url: provider1.requestUrl, authorize_url: provider1.authorizeUrl, access_url: provider1.accessUrl, callback: app.callback, state: 'o1' })
+      const three = await store({
+        auth_version: '1',
+        auth_leg: '3',
+        ...consumer,
+        request_url: provider1.requestUrl,
+        authorize_url: provider1.authorizeUrl,
+        access_url: provider1.accessUrl,
+        callback: app.callback,
+        state: 'o1',
+      })
       const res = await new Browser().go(three.url)
       expect(res.body).toBe('app got it')
       expect(lastDelivery().query).toMatchObject({ state: 'o1' })
       expect(lastDelivery().query.access_token).toBeTruthy()
       expect(lastDelivery().query.access_secret).toBeTruthy()
 
-      const two = await store({ auth_version: '1', auth_leg: '2', ...consumer, request_url: provider1.requestUrl, access_url: provider1.accessUrl })
+      const two = await store({
+        auth_version: '1',
+        auth_leg: '2',
+        ...consumer,
+        request_url: provider1.requestUrl,
+        access_url: provider1.accessUrl,
+      })
       const answer = await fetch(`${broker.url}/start?hash=${two.hash}`)
       expect(answer.status).toBe(200)
       expect(((await answer.json()) as Record<string, string>).access_token).toBeTruthy()

@@ -65,11 +65,14 @@ export function rfc3986(value: string): string {
 /** application/x-www-form-urlencoded decoding, as §3.4.1.3.1 asks of query and body. */
 function formDecode(text: string): Pair[] {
   if (!text) return []
-  return text.split('&').filter(Boolean).map((part) => {
-    const i = part.indexOf('=')
-    const [k, v] = i === -1 ? [part, ''] : [part.slice(0, i), part.slice(i + 1)]
-    return [decodeURIComponent(k.replace(/\+/g, ' ')), decodeURIComponent(v.replace(/\+/g, ' '))]
-  })
+  return text
+    .split('&')
+    .filter(Boolean)
+    .map((part) => {
+      const i = part.indexOf('=')
+      const [k, v] = i === -1 ? [part, ''] : [part.slice(0, i), part.slice(i + 1)]
+      return [decodeURIComponent(k.replace(/\+/g, ' ')), decodeURIComponent(v.replace(/\+/g, ' '))]
+    })
 }
 
 /** The Authorization header's protocol parameters (§3.5.1), realm dropped. */
@@ -109,7 +112,10 @@ export async function startOAuth1Provider(): Promise<OAuth1Provider> {
   const log: Verified[] = []
 
   const refuse = (res: ServerResponse, problem: string, advice: string) => {
-    res.writeHead(401, { 'content-type': 'application/x-www-form-urlencoded', 'www-authenticate': 'OAuth realm="test-provider"' })
+    res.writeHead(401, {
+      'content-type': 'application/x-www-form-urlencoded',
+      'www-authenticate': 'OAuth realm="test-provider"',
+    })
     res.end(`oauth_problem=${rfc3986(problem)}&oauth_problem_advice=${rfc3986(advice)}`)
   }
 
@@ -124,7 +130,8 @@ export async function startOAuth1Provider(): Promise<OAuth1Provider> {
     const oauth = headerParams(req.headers.authorization)
     if (!oauth) return fail('no OAuth Authorization header')
     const get = (name: string) => oauth.find(([k]) => k === name)?.[1]
-    const isForm = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase() === 'application/x-www-form-urlencoded'
+    const isForm =
+      (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase() === 'application/x-www-form-urlencoded'
     const query = formDecode(url.search.slice(1))
     const form = isForm ? formDecode(body) : []
     const consumer = consumers.get(get('oauth_consumer_key') ?? '')
@@ -157,13 +164,21 @@ export async function startOAuth1Provider(): Promise<OAuth1Provider> {
     switch (method) {
       case 'HMAC-SHA1':
       case 'HMAC-SHA256':
-        good = consumer.secret !== undefined && sameText(signature, createHmac(method === 'HMAC-SHA1' ? 'sha1' : 'sha256', key).update(base).digest('base64'))
+        good =
+          consumer.secret !== undefined &&
+          sameText(
+            signature,
+            createHmac(method === 'HMAC-SHA1' ? 'sha1' : 'sha256', key)
+              .update(base)
+              .digest('base64'),
+          )
         break
       case 'PLAINTEXT':
         good = consumer.secret !== undefined && sameText(signature, key)
         break
       case 'RSA-SHA1':
-        good = !!consumer.publicKey && createVerify('RSA-SHA1').update(base).verify(consumer.publicKey, signature, 'base64')
+        good =
+          !!consumer.publicKey && createVerify('RSA-SHA1').update(base).verify(consumer.publicKey, signature, 'base64')
         break
       default:
         return fail(`unsupported signature method ${method}`)
@@ -196,7 +211,12 @@ export async function startOAuth1Provider(): Promise<OAuth1Provider> {
     }
     if (url.pathname === '/oauth/request_token' && req.method === 'POST') {
       const v = verify(req, body, 'none')
-      if (!v.ok) return refuse(res, v.reason === 'signature_invalid' ? 'signature_invalid' : 'parameter_rejected', `Request token refused: ${v.reason}`)
+      if (!v.ok)
+        return refuse(
+          res,
+          v.reason === 'signature_invalid' ? 'signature_invalid' : 'parameter_rejected',
+          `Request token refused: ${v.reason}`,
+        )
       const callback = v.get('oauth_callback')
       if (!callback) return refuse(res, 'parameter_absent', 'oauth_callback is required')
       if (v.consumer.quirk === 'refuse') {
@@ -210,7 +230,11 @@ export async function startOAuth1Provider(): Promise<OAuth1Provider> {
       const token = randomBytes(8).toString('hex')
       const secret = randomBytes(12).toString('hex')
       requestTokens.set(token, { secret, consumer: v.consumer.key, callback })
-      return form(res, { oauth_token: token, oauth_token_secret: secret, ...(v.consumer.quirk === 'unconfirmed' ? {} : { oauth_callback_confirmed: 'true' }) })
+      return form(res, {
+        oauth_token: token,
+        oauth_token_secret: secret,
+        ...(v.consumer.quirk === 'unconfirmed' ? {} : { oauth_callback_confirmed: 'true' }),
+      })
     }
     if (url.pathname === '/oauth/authorize' && req.method === 'GET') {
       const token = url.searchParams.get('oauth_token') ?? ''
@@ -233,10 +257,16 @@ export async function startOAuth1Provider(): Promise<OAuth1Provider> {
     }
     if (url.pathname === '/oauth/access_token' && req.method === 'POST') {
       const v = verify(req, body, 'request')
-      if (!v.ok) return refuse(res, v.reason === 'signature_invalid' ? 'signature_invalid' : 'token_rejected', `Access token refused: ${v.reason}`)
+      if (!v.ok)
+        return refuse(
+          res,
+          v.reason === 'signature_invalid' ? 'signature_invalid' : 'token_rejected',
+          `Access token refused: ${v.reason}`,
+        )
       const t = requestTokens.get(v.tokenKey!)!
       // A request token with a callback needs the user's verifier; an `oob` one is pre-authorized (2-legged).
-      if (t.callback !== 'oob' && (!t.verifier || v.get('oauth_verifier') !== t.verifier)) return refuse(res, 'verifier_invalid', 'The oauth_verifier is wrong')
+      if (t.callback !== 'oob' && (!t.verifier || v.get('oauth_verifier') !== t.verifier))
+        return refuse(res, 'verifier_invalid', 'The oauth_verifier is wrong')
       requestTokens.delete(v.tokenKey!)
       const token = `at-${randomBytes(8).toString('hex')}`
       const secret = randomBytes(12).toString('hex')
@@ -247,7 +277,9 @@ export async function startOAuth1Provider(): Promise<OAuth1Provider> {
       const v = verify(req, body, 'access')
       if (!v.ok) return refuse(res, 'signature_invalid', `Resource refused: ${v.reason}`)
       res.writeHead(200, { 'content-type': 'application/json' })
-      return res.end(JSON.stringify({ user: v.user, screen_name: v.user, id: 42, method: req.method, params: v.params }))
+      return res.end(
+        JSON.stringify({ user: v.user, screen_name: v.user, id: 42, method: req.method, params: v.params }),
+      )
     }
     res.writeHead(404, { 'content-type': 'text/plain' })
     res.end('not found')

@@ -23,9 +23,12 @@ export async function startOAuth2Provider(): Promise<OAuth2Provider> {
   server.service.on('beforeResponse', (_response: unknown, req: { body: Record<string, string> }) => {
     tokenRequests.push({ ...req.body })
   })
-  server.service.on('beforeAuthorizeRedirect', (_authorizeRedirectUri: unknown, req: { query: Record<string, string> }) => {
-    authorizeRequests.push({ ...req.query })
-  })
+  server.service.on(
+    'beforeAuthorizeRedirect',
+    (_authorizeRedirectUri: unknown, req: { query: Record<string, string> }) => {
+      authorizeRequests.push({ ...req.query })
+    },
+  )
   return {
     server,
     issuer,

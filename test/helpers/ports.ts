@@ -14,7 +14,11 @@ export function freePort(): Promise<number> {
 }
 
 /** Polls `check` until it resolves truthy or `ms` passes. */
-export async function waitFor<T>(check: () => Promise<T | undefined | false>, ms = 10_000, what = 'condition'): Promise<T> {
+export async function waitFor<T>(
+  check: () => Promise<T | undefined | false>,
+  ms = 10_000,
+  what = 'condition',
+): Promise<T> {
   const until = Date.now() + ms
   let lastErr: unknown
   while (Date.now() < until) {

@@ -27,7 +27,8 @@ async function clusterPort(taken: Set<number>): Promise<number> {
   }
 }
 
-const cli = (port: number, ...args: string[]) => run('redis-cli', ['-p', String(port), ...args], { encoding: 'utf8' }).then((r) => r.stdout.trim())
+const cli = (port: number, ...args: string[]) =>
+  run('redis-cli', ['-p', String(port), ...args], { encoding: 'utf8' }).then((r) => r.stdout.trim())
 
 export interface Topology {
   ports: number[]
@@ -66,11 +67,39 @@ export async function startRedisCluster(): Promise<Topology> {
   const ports = [await clusterPort(taken), await clusterPort(taken), await clusterPort(taken)]
   try {
     for (const port of ports) {
-      l.start(['--port', String(port), '--bind', '127.0.0.1', '--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${port}.conf`, '--save', '', '--appendonly', 'no', '--dir', dir])
+      l.start([
+        '--port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        '--cluster-enabled',
+        'yes',
+        '--cluster-config-file',
+        `nodes-${port}.conf`,
+        '--save',
+        '',
+        '--appendonly',
+        'no',
+        '--dir',
+        dir,
+      ])
     }
-    for (const port of ports) await waitFor(async () => (await cli(port, 'ping')) === 'PONG', 10_000, `cluster node ${port}`)
-    await run('redis-cli', ['--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', '0', '--cluster-yes'])
-    for (const port of ports) await waitFor(async () => (await cli(port, 'cluster', 'info')).includes('cluster_state:ok'), 15_000, `cluster state ok at ${port}`)
+    for (const port of ports)
+      await waitFor(async () => (await cli(port, 'ping')) === 'PONG', 10_000, `cluster node ${port}`)
+    await run('redis-cli', [
+      '--cluster',
+      'create',
+      ...ports.map((p) => `127.0.0.1:${p}`),
+      '--cluster-replicas',
+      '0',
+      '--cluster-yes',
+    ])
+    for (const port of ports)
+      await waitFor(
+        async () => (await cli(port, 'cluster', 'info')).includes('cluster_state:ok'),
+        15_000,
+        `cluster state ok at ${port}`,
+      )
   } catch (err) {
     await l.stopAll()
     throw err
@@ -97,19 +126,37 @@ export async function startSentinel(): Promise<SentinelSetup> {
   const [master, replica, sentinel] = [await clusterPort(taken), await clusterPort(taken), await clusterPort(taken)]
   const name = 'brokermaster'
   const common = ['--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir]
-  const currentMaster = async () => Number((await cli(sentinel, 'sentinel', 'get-master-addr-by-name', name)).split('\n')[1])
+  const currentMaster = async () =>
+    Number((await cli(sentinel, 'sentinel', 'get-master-addr-by-name', name)).split('\n')[1])
   try {
     l.start(['--port', String(master), ...common])
     await waitFor(async () => (await cli(master, 'ping')) === 'PONG', 10_000, 'master')
     l.start(['--port', String(replica), '--replicaof', '127.0.0.1', String(master), ...common])
-    await waitFor(async () => (await cli(replica, 'info', 'replication')).includes('master_link_status:up'), 15_000, 'replica in sync')
+    await waitFor(
+      async () => (await cli(replica, 'info', 'replication')).includes('master_link_status:up'),
+      15_000,
+      'replica in sync',
+    )
     const conf = join(dir, 'sentinel.conf')
     writeFileSync(
       conf,
-      [`port ${sentinel}`, 'bind 127.0.0.1', `dir ${dir}`, `sentinel monitor ${name} 127.0.0.1 ${master} 1`, `sentinel down-after-milliseconds ${name} 1000`, `sentinel failover-timeout ${name} 5000`, `sentinel parallel-syncs ${name} 1`, ''].join('\n'),
+      [
+        `port ${sentinel}`,
+        'bind 127.0.0.1',
+        `dir ${dir}`,
+        `sentinel monitor ${name} 127.0.0.1 ${master} 1`,
+        `sentinel down-after-milliseconds ${name} 1000`,
+        `sentinel failover-timeout ${name} 5000`,
+        `sentinel parallel-syncs ${name} 1`,
+        '',
+      ].join('\n'),
     )
     l.start([conf, '--sentinel'])
-    await waitFor(async () => (await cli(sentinel, 'sentinel', 'replicas', name)).includes(String(replica)), 15_000, 'sentinel sees the replica')
+    await waitFor(
+      async () => (await cli(sentinel, 'sentinel', 'replicas', name)).includes(String(replica)),
+      15_000,
+      'sentinel sees the replica',
+    )
   } catch (err) {
     await l.stopAll()
     throw err
@@ -124,13 +171,21 @@ export async function startSentinel(): Promise<SentinelSetup> {
     async failover() {
       const before = await currentMaster()
       // The sentinel refuses (NOGOODSLAVE) until it has fresh facts about the replica: ask again.
-      await waitFor(async () => (await cli(sentinel, 'sentinel', 'failover', name)) === 'OK', 15_000, 'the sentinel to accept a failover')
-      const after = await waitFor(async () => {
-        const now = await currentMaster()
-        if (now === before) return undefined
-        const role = await cli(now, 'role')
-        return role.startsWith('master') ? now : undefined
-      }, 20_000, 'failover')
+      await waitFor(
+        async () => (await cli(sentinel, 'sentinel', 'failover', name)) === 'OK',
+        15_000,
+        'the sentinel to accept a failover',
+      )
+      const after = await waitFor(
+        async () => {
+          const now = await currentMaster()
+          if (now === before) return undefined
+          const role = await cli(now, 'role')
+          return role.startsWith('master') ? now : undefined
+        },
+        20_000,
+        'failover',
+      )
       return after
     },
     stop: () => l.stopAll(),

@@ -22,17 +22,31 @@ export async function startRedis(extraArgs: string[] = []): Promise<RedisServer>
   const dir = mkdtempSync(join(tmpdir(), 'broker-redis-'))
   let proc: ChildProcess
   const launch = async () => {
-    proc = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, ...extraArgs], { stdio: 'ignore' })
-    await waitFor(async () => {
-      const c = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null })
-      c.on('error', () => {})
-      try {
-        await c.connect()
-        return (await c.ping()) === 'PONG'
-      } finally {
-        c.disconnect()
-      }
-    }, 10_000, `redis-server on ${port}`)
+    proc = spawn(
+      'redis-server',
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, ...extraArgs],
+      { stdio: 'ignore' },
+    )
+    await waitFor(
+      async () => {
+        const c = new Redis({
+          port,
+          host: '127.0.0.1',
+          lazyConnect: true,
+          maxRetriesPerRequest: 0,
+          retryStrategy: () => null,
+        })
+        c.on('error', () => {})
+        try {
+          await c.connect()
+          return (await c.ping()) === 'PONG'
+        } finally {
+          c.disconnect()
+        }
+      },
+      10_000,
+      `redis-server on ${port}`,
+    )
   }
   const kill = () =>
     new Promise<void>((resolve) => {

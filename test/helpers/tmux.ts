@@ -17,7 +17,11 @@ export interface Terminal {
 }
 
 /** Runs `bin/run.js args` in a real terminal: a detached tmux session (200×50 unless `size` says) on a socket of its own. */
-export function runInTerminal(args: string[], env: Record<string, string> = {}, size: { columns: number; rows: number } = { columns: 200, rows: 50 }): Terminal {
+export function runInTerminal(
+  args: string[],
+  env: Record<string, string> = {},
+  size: { columns: number; rows: number } = { columns: 200, rows: 50 },
+): Terminal {
   const socket = `broker-test-${process.pid}-${randomBytes(4).toString('hex')}`
   const tmux = (...a: string[]) => execFileSync('tmux', ['-L', socket, ...a], { encoding: 'utf8' })
   const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`
@@ -29,10 +33,14 @@ export function runInTerminal(args: string[], env: Record<string, string> = {}, 
     send: (...keys) => void tmux('send-keys', ...keys),
     type: (text) => void tmux('send-keys', '-l', text),
     screen,
-    waitFor: (pattern, ms = 15_000) => waitFor(async () => (pattern.test(screen()) ? screen() : undefined), ms, `${pattern} on the terminal`).catch((err: Error) => {
-      throw new Error(`${err.message}\n--- screen ---\n${screen()}`)
-    }),
-    exitCode: async (ms = 20_000) => Number((await waitFor(async () => screen().match(/EXIT=(\d+)/)?.[1], ms, 'the command to end'))),
+    waitFor: (pattern, ms = 15_000) =>
+      waitFor(async () => (pattern.test(screen()) ? screen() : undefined), ms, `${pattern} on the terminal`).catch(
+        (err: Error) => {
+          throw new Error(`${err.message}\n--- screen ---\n${screen()}`)
+        },
+      ),
+    exitCode: async (ms = 20_000) =>
+      Number(await waitFor(async () => screen().match(/EXIT=(\d+)/)?.[1], ms, 'the command to end')),
     stop: () => {
       try {
         tmux('kill-server')

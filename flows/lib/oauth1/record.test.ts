@@ -2,7 +2,9 @@ import { generateKeyPairSync } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { normalizeOAuth1, signerOf, validateOAuth1 } from './record.js'
 
-const pem = generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString()
+const pem = generateKeyPairSync('rsa', { modulusLength: 1024 })
+  .privateKey.export({ type: 'pkcs8', format: 'pem' })
+  .toString()
 
 describe('normalizeOAuth1', () => {
   it('defaults signature_method to HMAC-SHA1', () => {
@@ -10,7 +12,9 @@ describe('normalizeOAuth1', () => {
   })
 
   it('reads "_" as "-" and any case, as Guardian did', () => {
-    expect(normalizeOAuth1({ auth_type: 'oauth', signature_method: 'hmac_sha256' }).signature_method).toBe('HMAC-SHA256')
+    expect(normalizeOAuth1({ auth_type: 'oauth', signature_method: 'hmac_sha256' }).signature_method).toBe(
+      'HMAC-SHA256',
+    )
     expect(normalizeOAuth1({ auth_type: 'oauth', signature_method: ' RSA_SHA1 ' }).signature_method).toBe('RSA-SHA1')
   })
 
@@ -20,7 +24,10 @@ describe('normalizeOAuth1', () => {
   })
 
   it('takes access_token/access_secret as the stored token, never over oauth_token', () => {
-    expect(normalizeOAuth1({ auth_type: 'oauth', access_token: 'a', access_secret: 'b' })).toMatchObject({ oauth_token: 'a', oauth_token_secret: 'b' })
+    expect(normalizeOAuth1({ auth_type: 'oauth', access_token: 'a', access_secret: 'b' })).toMatchObject({
+      oauth_token: 'a',
+      oauth_token_secret: 'b',
+    })
     expect(normalizeOAuth1({ auth_type: 'oauth', access_token: 'a', oauth_token: 'o' }).oauth_token).toBe('o')
   })
 })
@@ -35,7 +42,9 @@ describe('validateOAuth1', () => {
   })
 
   it('names an unknown method', () => {
-    expect(v({ consumer_secret: 's', signature_method: 'HMAC-MD5' }).signature_method).toMatch(/^must be one of HMAC-SHA1, HMAC-SHA256, RSA-SHA1, PLAINTEXT/)
+    expect(v({ consumer_secret: 's', signature_method: 'HMAC-MD5' }).signature_method).toMatch(
+      /^must be one of HMAC-SHA1, HMAC-SHA256, RSA-SHA1, PLAINTEXT/,
+    )
   })
 
   it('wants consumer_secret for the HMAC methods and PLAINTEXT', () => {
@@ -44,18 +53,36 @@ describe('validateOAuth1', () => {
 
   it('wants a readable RSA private key for RSA-SHA1', () => {
     expect(v({ signature_method: 'RSA-SHA1' }).private_key).toMatch(/is required/)
-    expect(v({ signature_method: 'RSA-SHA1', private_key: 'hello' }).private_key).toBe('is not a readable PEM private key')
+    expect(v({ signature_method: 'RSA-SHA1', private_key: 'hello' }).private_key).toBe(
+      'is not a readable PEM private key',
+    )
   })
 
   it('wants oauth_token with its secret', () => {
-    expect(v({ consumer_secret: 's', oauth_token_secret: 'x' })).toEqual({ oauth_token: 'is required with oauth_token_secret' })
+    expect(v({ consumer_secret: 's', oauth_token_secret: 'x' })).toEqual({
+      oauth_token: 'is required with oauth_token_secret',
+    })
   })
 })
 
 describe('signerOf', () => {
   it('signs with the stored token unless given another', () => {
-    const record = normalizeOAuth1({ auth_type: 'oauth', consumer_key: 123, consumer_secret: 's', oauth_token: 't', oauth_token_secret: 'ts', realm: 'R' })
-    expect(signerOf(record)).toEqual({ consumerKey: '123', consumerSecret: 's', signatureMethod: 'HMAC-SHA1', privateKey: undefined, token: { key: 't', secret: 'ts' }, realm: 'R' })
+    const record = normalizeOAuth1({
+      auth_type: 'oauth',
+      consumer_key: 123,
+      consumer_secret: 's',
+      oauth_token: 't',
+      oauth_token_secret: 'ts',
+      realm: 'R',
+    })
+    expect(signerOf(record)).toEqual({
+      consumerKey: '123',
+      consumerSecret: 's',
+      signatureMethod: 'HMAC-SHA1',
+      privateKey: undefined,
+      token: { key: 't', secret: 'ts' },
+      realm: 'R',
+    })
     expect(signerOf(record, { key: 'req', secret: 'rs' }).token).toEqual({ key: 'req', secret: 'rs' })
   })
 })

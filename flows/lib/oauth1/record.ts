@@ -8,12 +8,16 @@ import { readPrivateKey, SIGNATURE_METHODS, type SignatureMethod, type Signer } 
  */
 export function normalizeOAuth1(record: FlowRecord): FlowRecord {
   const out: FlowRecord = { ...record }
-  out.signature_method = out.signature_method === undefined ? 'HMAC-SHA1' : String(out.signature_method).trim().toUpperCase().replace(/_/g, '-')
+  out.signature_method =
+    out.signature_method === undefined
+      ? 'HMAC-SHA1'
+      : String(out.signature_method).trim().toUpperCase().replace(/_/g, '-')
   if (typeof out.private_key === 'string' && !out.private_key.includes('\n') && out.private_key.includes('\\n')) {
     out.private_key = out.private_key.replace(/\\n/g, '\n')
   }
   if (out.oauth_token === undefined && out.access_token !== undefined) out.oauth_token = out.access_token
-  if (out.oauth_token_secret === undefined && out.access_secret !== undefined) out.oauth_token_secret = out.access_secret
+  if (out.oauth_token_secret === undefined && out.access_secret !== undefined)
+    out.oauth_token_secret = out.access_secret
   return out
 }
 
@@ -36,13 +40,17 @@ export function validateOAuth1(record: Readonly<FlowRecord>): Record<string, str
   } else if (record.consumer_secret === undefined) {
     problems.consumer_secret = `is required for ${method}`
   }
-  if (record.oauth_token_secret !== undefined && record.oauth_token === undefined) problems.oauth_token = 'is required with oauth_token_secret'
+  if (record.oauth_token_secret !== undefined && record.oauth_token === undefined)
+    problems.oauth_token = 'is required with oauth_token_secret'
   return problems
 }
 
 /** The consumer of a record as a signer, optionally with a token (the stored one when not given). */
 export function signerOf(record: Readonly<FlowRecord>, token?: { key: string; secret?: string }): Signer {
-  const stored = record.oauth_token === undefined ? undefined : { key: String(record.oauth_token), secret: optional(record.oauth_token_secret) }
+  const stored =
+    record.oauth_token === undefined
+      ? undefined
+      : { key: String(record.oauth_token), secret: optional(record.oauth_token_secret) }
   return {
     consumerKey: String(record.consumer_key),
     consumerSecret: optional(record.consumer_secret),

@@ -3,20 +3,42 @@ import { answersDirectly, requestToSign } from './request.js'
 
 describe('requestToSign', () => {
   it('defaults the method to GET and uppercases it', () => {
-    expect(requestToSign({ url: 'https://api.example.com/x' })).toEqual({ method: 'GET', url: 'https://api.example.com/x', params: [] })
+    expect(requestToSign({ url: 'https://api.example.com/x' })).toEqual({
+      method: 'GET',
+      url: 'https://api.example.com/x',
+      params: [],
+    })
     expect(requestToSign({ url: 'https://api.example.com/x', method: 'put' })).toMatchObject({ method: 'PUT' })
   })
 
   it('reads parameters as a JSON object (arrays repeat), a query string, or parameters[name] fields', () => {
-    expect(requestToSign({ url: 'http://e.com/', parameters: '{"a":"1","b":[2,true],"c":null}' })).toMatchObject({ params: [['a', '1'], ['b', '2'], ['b', 'true']] })
-    expect(requestToSign({ url: 'http://e.com/', parameters: 'a=1&a=2&b=x+y' })).toMatchObject({ params: [['a', '1'], ['a', '2'], ['b', 'x y']] })
+    expect(requestToSign({ url: 'http://e.com/', parameters: '{"a":"1","b":[2,true],"c":null}' })).toMatchObject({
+      params: [
+        ['a', '1'],
+        ['b', '2'],
+        ['b', 'true'],
+      ],
+    })
+    expect(requestToSign({ url: 'http://e.com/', parameters: 'a=1&a=2&b=x+y' })).toMatchObject({
+      params: [
+        ['a', '1'],
+        ['a', '2'],
+        ['b', 'x y'],
+      ],
+    })
     expect(requestToSign({ url: 'http://e.com/', 'parameters[q]': 'z' })).toMatchObject({ params: [['q', 'z']] })
   })
 
   it('signs form body fields, not JSON ones', () => {
-    expect(requestToSign({ url: 'http://e.com/', method: 'POST', body: 'status=hi' })).toMatchObject({ params: [['status', 'hi']] })
-    expect(requestToSign({ url: 'http://e.com/', method: 'POST', body: '{"status":"hi"}' })).toMatchObject({ params: [] })
-    expect(requestToSign({ url: 'http://e.com/', method: 'POST', body: 'status=hi', content_type: 'text/plain' })).toMatchObject({ params: [] })
+    expect(requestToSign({ url: 'http://e.com/', method: 'POST', body: 'status=hi' })).toMatchObject({
+      params: [['status', 'hi']],
+    })
+    expect(requestToSign({ url: 'http://e.com/', method: 'POST', body: '{"status":"hi"}' })).toMatchObject({
+      params: [],
+    })
+    expect(
+      requestToSign({ url: 'http://e.com/', method: 'POST', body: 'status=hi', content_type: 'text/plain' }),
+    ).toMatchObject({ params: [] })
   })
 
   it('names every bad field at once', () => {
@@ -28,7 +50,10 @@ describe('requestToSign', () => {
       },
     })
     expect(requestToSign({ url: 'javascript:alert(1)', parameters: '{oops' })).toEqual({
-      problems: { url: 'must be an absolute http(s) URL', parameters: 'must be a JSON object or a query string (a=1&b=2)' },
+      problems: {
+        url: 'must be an absolute http(s) URL',
+        parameters: 'must be a JSON object or a query string (a=1&b=2)',
+      },
     })
   })
 })

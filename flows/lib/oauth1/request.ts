@@ -14,7 +14,9 @@ export interface RequestToSign {
  * whose fields count only when it is a form (`content_type`, or a form's shape). Returns the
  * request, or a message per bad field.
  */
-export function requestToSign(input: Readonly<Record<string, string>>): RequestToSign | { problems: Record<string, string> } {
+export function requestToSign(
+  input: Readonly<Record<string, string>>,
+): RequestToSign | { problems: Record<string, string> } {
   const problems: Record<string, string> = {}
   const url = input.url ?? ''
   if (!url) problems.url = 'is required: the URL of the request to sign'
@@ -43,12 +45,14 @@ function parseParameters(text: string): Param[] | string {
   } catch {
     return 'must be a JSON object or a query string (a=1&b=2)'
   }
-  if (!value || typeof value !== 'object' || Array.isArray(value)) return 'must be a JSON object or a query string (a=1&b=2)'
+  if (!value || typeof value !== 'object' || Array.isArray(value))
+    return 'must be a JSON object or a query string (a=1&b=2)'
   const out: Param[] = []
   for (const [k, v] of Object.entries(value)) {
     for (const item of Array.isArray(v) ? v : [v]) {
       if (item === null || item === undefined) continue
-      if (typeof item === 'object') return `has a nested value under "${k.slice(0, 64)}": values must be text, numbers or booleans`
+      if (typeof item === 'object')
+        return `has a nested value under "${k.slice(0, 64)}": values must be text, numbers or booleans`
       out.push([k, String(item)])
     }
   }
@@ -56,7 +60,8 @@ function parseParameters(text: string): Param[] | string {
 }
 
 /** Whether the flow answers its caller directly (no callback, or `oob`) rather than delivering. */
-export const answersDirectly = (record: Readonly<FlowRecord>): boolean => record.callback === undefined || record.callback === 'oob'
+export const answersDirectly = (record: Readonly<FlowRecord>): boolean =>
+  record.callback === undefined || record.callback === 'oob'
 
 function isHttpUrl(value: string): boolean {
   try {

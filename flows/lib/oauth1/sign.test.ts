@@ -40,7 +40,12 @@ describe('RFC 5849 §3.4.1.1 example', () => {
 
 // RFC 5849 §1.2: the photo-sharing example, three signed requests.
 describe('RFC 5849 §1.2 photo-sharing example', () => {
-  const consumer = { consumerKey: 'dpf43f3p2l4k3l03', consumerSecret: 'kd94hf93k423kf44', signatureMethod: 'HMAC-SHA1' as const, realm: 'Photos' }
+  const consumer = {
+    consumerKey: 'dpf43f3p2l4k3l03',
+    consumerSecret: 'kd94hf93k423kf44',
+    signatureMethod: 'HMAC-SHA1' as const,
+    realm: 'Photos',
+  }
 
   it('signs the temporary credentials request (POST /initiate over https)', () => {
     const s = signRequest(consumer, {
@@ -58,7 +63,14 @@ describe('RFC 5849 §1.2 photo-sharing example', () => {
   it('signs the token request (POST /token with the verifier)', () => {
     const s = signRequest(
       { ...consumer, token: { key: 'hh5s93j4hdidpola', secret: 'hdhd0244k9j7ao03' } },
-      { method: 'POST', url: 'https://photos.example.net/token', oauth: { oauth_verifier: 'hfdp7dh39dks9884' }, nonce: 'walatlh', timestamp: 137131201, version: null },
+      {
+        method: 'POST',
+        url: 'https://photos.example.net/token',
+        oauth: { oauth_verifier: 'hfdp7dh39dks9884' },
+        nonce: 'walatlh',
+        timestamp: 137131201,
+        version: null,
+      },
     )
     expect(s.oauth.oauth_signature).toBe('gKgrFCywp7rO0OXSjdot/IHF7IU=')
   })
@@ -66,7 +78,13 @@ describe('RFC 5849 §1.2 photo-sharing example', () => {
   it('signs the resource request (GET /photos with a query)', () => {
     const s = signRequest(
       { ...consumer, token: { key: 'nnch734d00sl2jdk', secret: 'pfkkdhi9sl3r4s00' } },
-      { method: 'GET', url: 'http://photos.example.net/photos?file=vacation.jpg&size=original', nonce: 'chapoH', timestamp: 137131202, version: null },
+      {
+        method: 'GET',
+        url: 'http://photos.example.net/photos?file=vacation.jpg&size=original',
+        nonce: 'chapoH',
+        timestamp: 137131202,
+        version: null,
+      },
     )
     expect(s.oauth.oauth_signature).toBe('MdpQcU8iPSUjWoN/UDMsK2sui9I=')
   })
@@ -95,7 +113,9 @@ describe('base string rules (§3.4.1)', () => {
   it('sorts by encoded name, then by encoded value for repeated names', () => {
     const b = base('http://example.com/?z=1&a=2&a=10&a=1&A=x')
     const params = decodeURIComponent(b.split('&')[2]!)
-    expect(params).toBe('A=x&a=1&a=10&a=2&oauth_consumer_key=ck&oauth_nonce=n&oauth_signature_method=HMAC-SHA1&oauth_timestamp=1&oauth_version=1.0&z=1')
+    expect(params).toBe(
+      'A=x&a=1&a=10&a=2&oauth_consumer_key=ck&oauth_nonce=n&oauth_signature_method=HMAC-SHA1&oauth_timestamp=1&oauth_version=1.0&z=1',
+    )
   })
 
   it('percent-encodes with uppercase hex and leaves unreserved characters alone', () => {
@@ -126,7 +146,13 @@ describe('base string rules (§3.4.1)', () => {
 })
 
 describe('signature methods', () => {
-  const req = { method: 'POST', url: 'https://api.example.com/1/items?x=1', params: formParams('y=2'), nonce: 'abc', timestamp: 1700000000 }
+  const req = {
+    method: 'POST',
+    url: 'https://api.example.com/1/items?x=1',
+    params: formParams('y=2'),
+    nonce: 'abc',
+    timestamp: 1700000000,
+  }
   const token = { key: 'tok', secret: 's&cret' }
 
   it('HMAC-SHA1 keys with the encoded consumer and token secrets', () => {
@@ -155,7 +181,9 @@ describe('signature methods', () => {
     const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 })
     const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString()
     const s = signRequest({ consumerKey: 'ck', signatureMethod: 'RSA-SHA1', privateKey: pem, token }, req)
-    expect(createVerify('RSA-SHA1').update(s.baseString).verify(publicKey, s.oauth.oauth_signature!, 'base64')).toBe(true)
+    expect(createVerify('RSA-SHA1').update(s.baseString).verify(publicKey, s.oauth.oauth_signature!, 'base64')).toBe(
+      true,
+    )
   })
 
   it('each signature carries a fresh nonce and the current timestamp', () => {
@@ -167,8 +195,12 @@ describe('signature methods', () => {
   })
 
   it('refuses an unreadable or non-RSA private key without repeating it', () => {
-    expect(() => readPrivateKey('-----BEGIN PRIVATE KEY-----\nnot a key\n-----END PRIVATE KEY-----')).toThrow(/^is not a readable PEM private key$/)
-    const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString()
+    expect(() => readPrivateKey('-----BEGIN PRIVATE KEY-----\nnot a key\n-----END PRIVATE KEY-----')).toThrow(
+      /^is not a readable PEM private key$/,
+    )
+    const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' })
+      .privateKey.export({ type: 'pkcs8', format: 'pem' })
+      .toString()
     expect(() => readPrivateKey(ec)).toThrow(/RSA-SHA1 needs an RSA key/)
   })
 })

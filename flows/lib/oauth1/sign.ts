@@ -65,7 +65,11 @@ export function signRequest(signer: Signer, req: SignRequest): Signed {
     ...(signer.token?.key ? { oauth_token: signer.token.key } : {}),
     ...req.oauth,
   }
-  const request = { method: req.method.toUpperCase(), url: baseUri(req.url), data: paramData([...queryParams(req.url), ...(req.params ?? [])], protocol) }
+  const request = {
+    method: req.method.toUpperCase(),
+    url: baseUri(req.url),
+    data: paramData([...queryParams(req.url), ...(req.params ?? [])], protocol),
+  }
   // The package merges request data into the object it is given: hand it a copy.
   const data = { ...protocol } as unknown as OAuth.Data
   const baseString = oauth.getBaseString(request, { ...data })
@@ -102,7 +106,8 @@ export function isFormBody(body: string, contentType?: string): boolean {
 }
 
 /** RFC 3986 percent-encoding with uppercase hex, as §3.6 wants. */
-export const percentEncode = (s: string): string => encodeURIComponent(s).replace(/[!*'()]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
+export const percentEncode = (s: string): string =>
+  encodeURIComponent(s).replace(/[!*'()]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
 
 // Parameters as the package wants them: one key each, repeats as an array. A name that is also a
 // protocol parameter keeps the protocol value too, since the package lets data overwrite it.
@@ -110,7 +115,12 @@ function paramData(params: readonly Param[], protocol: Record<string, string>): 
   const grouped = new Map<string, string[]>()
   for (const [k, v] of params) grouped.set(k, [...(grouped.get(k) ?? (k in protocol ? [protocol[k]!] : [])), v])
   const data: Record<string, string | string[]> = {}
-  for (const [k, values] of grouped) Object.defineProperty(data, k, { value: values.length === 1 ? values[0]! : values, enumerable: true, writable: true })
+  for (const [k, values] of grouped)
+    Object.defineProperty(data, k, {
+      value: values.length === 1 ? values[0]! : values,
+      enumerable: true,
+      writable: true,
+    })
   return data
 }
 
@@ -138,6 +148,7 @@ export function readPrivateKey(pem: string | KeyObject | undefined): KeyObject {
   } catch {
     throw new TypeError('is not a readable PEM private key')
   }
-  if (key.asymmetricKeyType !== 'rsa') throw new TypeError(`is a ${key.asymmetricKeyType} key; RSA-SHA1 needs an RSA key`)
+  if (key.asymmetricKeyType !== 'rsa')
+    throw new TypeError(`is a ${key.asymmetricKeyType} key; RSA-SHA1 needs an RSA key`)
   return key
 }

@@ -2,7 +2,11 @@ import { describe, expect, it } from 'vitest'
 import { FlowError } from '../../contract.js'
 import { accessResult, credentialsFromAnswer, formFields } from './tokens.js'
 
-const answer = (status: number, body: string, type = 'application/x-www-form-urlencoded') => ({ status, headers: { 'content-type': type }, body })
+const answer = (status: number, body: string, type = 'application/x-www-form-urlencoded') => ({
+  status,
+  headers: { 'content-type': type },
+  body,
+})
 
 const refusal = (status: number, body: string, type?: string): FlowError => {
   try {
@@ -15,8 +19,15 @@ const refusal = (status: number, body: string, type?: string): FlowError => {
 
 describe('credentialsFromAnswer', () => {
   it('reads token, secret and extra fields from a form body sent as text/html', () => {
-    const c = credentialsFromAnswer(answer(200, 'oauth_token=t&oauth_token_secret=s%2Bx&user_id=1', 'text/html; charset=utf-8'), 'access token')
-    expect(c).toEqual({ token: 't', secret: 's+x', fields: { oauth_token: 't', oauth_token_secret: 's+x', user_id: '1' } })
+    const c = credentialsFromAnswer(
+      answer(200, 'oauth_token=t&oauth_token_secret=s%2Bx&user_id=1', 'text/html; charset=utf-8'),
+      'access token',
+    )
+    expect(c).toEqual({
+      token: 't',
+      secret: 's+x',
+      fields: { oauth_token: 't', oauth_token_secret: 's+x', user_id: '1' },
+    })
   })
 
   it('accepts an empty token secret (RFC 5849 allows it)', () => {
@@ -38,13 +49,19 @@ describe('credentialsFromAnswer', () => {
   })
 
   it('refuses a 2xx body that is not form-encoded', () => {
-    expect(refusal(200, '{"oauth_token":"t"}', 'application/json').description).toMatch(/not form-encoded: \{"oauth_token":"t"\}/)
+    expect(refusal(200, '{"oauth_token":"t"}', 'application/json').description).toMatch(
+      /not form-encoded: \{"oauth_token":"t"\}/,
+    )
     expect(refusal(200, '').description).toMatch(/not form-encoded: \(empty\)/)
   })
 
   it('names what a form answer lacks', () => {
-    expect(refusal(200, 'oauth_token_secret=s').description).toBe("The request token endpoint's answer has no oauth_token")
-    expect(refusal(200, 'a=b').description).toBe("The request token endpoint's answer has no oauth_token and oauth_token_secret")
+    expect(refusal(200, 'oauth_token_secret=s').description).toBe(
+      "The request token endpoint's answer has no oauth_token",
+    )
+    expect(refusal(200, 'a=b').description).toBe(
+      "The request token endpoint's answer has no oauth_token and oauth_token_secret",
+    )
   })
 
   it('refuses redirects like any other non-2xx', () => {
@@ -63,7 +80,20 @@ describe('formFields', () => {
 
 describe('accessResult', () => {
   it('delivers access_token, access_secret, the extra fields and the app state, not the protocol fields', () => {
-    const out = accessResult({ token: 't', secret: 's', fields: { oauth_token: 't', oauth_token_secret: 's', oauth_callback_confirmed: 'true', screen_name: 'al', state: 'x' } }, { auth_type: 'oauth', state: 'mine' })
+    const out = accessResult(
+      {
+        token: 't',
+        secret: 's',
+        fields: {
+          oauth_token: 't',
+          oauth_token_secret: 's',
+          oauth_callback_confirmed: 'true',
+          screen_name: 'al',
+          state: 'x',
+        },
+      },
+      { auth_type: 'oauth', state: 'mine' },
+    )
     expect(out).toEqual({ access_token: 't', access_secret: 's', screen_name: 'al', state: 'mine' })
   })
 })

@@ -23,7 +23,11 @@ export async function requestCredentials(
   const signed = signRequest(signerOf(ctx.record, options.token), { method: 'POST', url, oauth: options.oauth })
   const answer = await ctx.http(url, {
     method: 'POST',
-    headers: { authorization: signed.header, 'content-type': 'application/x-www-form-urlencoded', accept: 'application/x-www-form-urlencoded, text/plain;q=0.9' },
+    headers: {
+      authorization: signed.header,
+      'content-type': 'application/x-www-form-urlencoded',
+      accept: 'application/x-www-form-urlencoded, text/plain;q=0.9',
+    },
     body: '',
   })
   return credentialsFromAnswer(answer, endpoint)
@@ -36,16 +40,27 @@ export function credentialsFromAnswer(answer: HttpAnswer, endpoint: string): Cre
     if (fields?.oauth_problem) {
       // The OAuth Problem Reporting extension: the provider's code and advice, as it sent them.
       const advice = fields.oauth_problem_advice ? `: ${fields.oauth_problem_advice}` : ''
-      throw new FlowError(fields.oauth_problem, `The ${endpoint} endpoint refused the request (${answer.status} ${fields.oauth_problem})${advice}`)
+      throw new FlowError(
+        fields.oauth_problem,
+        `The ${endpoint} endpoint refused the request (${answer.status} ${fields.oauth_problem})${advice}`,
+      )
     }
-    throw new FlowError('PROVIDER_ERROR', `The ${endpoint} endpoint answered ${answer.status}${answer.body.trim() ? `: ${snippet(answer.body)}` : ''}`)
+    throw new FlowError(
+      'PROVIDER_ERROR',
+      `The ${endpoint} endpoint answered ${answer.status}${answer.body.trim() ? `: ${snippet(answer.body)}` : ''}`,
+    )
   }
   if (!fields) {
-    throw new FlowError('PROVIDER_ERROR', `The ${endpoint} endpoint answered ${answer.status} with a body that is not form-encoded: ${snippet(answer.body) || '(empty)'}`)
+    throw new FlowError(
+      'PROVIDER_ERROR',
+      `The ${endpoint} endpoint answered ${answer.status} with a body that is not form-encoded: ${snippet(answer.body) || '(empty)'}`,
+    )
   }
   const { oauth_token: token, oauth_token_secret: secret } = fields
   if (!token || secret === undefined) {
-    const missing = [!token && 'oauth_token', secret === undefined && 'oauth_token_secret'].filter(Boolean).join(' and ')
+    const missing = [!token && 'oauth_token', secret === undefined && 'oauth_token_secret']
+      .filter(Boolean)
+      .join(' and ')
     throw new FlowError('PROVIDER_ERROR', `The ${endpoint} endpoint's answer has no ${missing}`)
   }
   return { token, secret, fields }
