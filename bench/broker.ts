@@ -106,11 +106,12 @@ function report(workers: number, samples: Record<Endpoint, Sample[]>): Record<En
     brokerRps[e] = median(s.map((x) => x.broker.rps))
     const bad = s.reduce((n, x) => n + x.broker.bad + x.baseline.bad, 0)
     const ok = median(ratios) >= 0.85 && median(p99) <= 2 ? 'ok' : 'MISS'
+    const at = (side: 'broker' | 'baseline', key: keyof Measured) => median(s.map((x) => x[side][key]))
+    const spread = `${f(median(ratios), 2)} (${f(Math.min(...ratios), 2)}–${f(Math.max(...ratios), 2)})`
+    const rps = `${f(brokerRps[e]).padStart(7)} ${f(at('baseline', 'rps')).padStart(8)}`
     rows.push(
-      `  ${e.padEnd(16)} ${f(brokerRps[e]).padStart(7)} ${f(median(s.map((x) => x.baseline.rps))).padStart(8)}   ${f(median(ratios), 2)} (${f(Math.min(...ratios), 2)}–${f(Math.max(...ratios), 2)})   ${f(median(s.map((x) => x.broker.p50)))}/${f(median(s.map((x) => x.broker.p99)))} ms`.padEnd(
-        82,
-      ) +
-        `${f(median(s.map((x) => x.baseline.p50)))}/${f(median(s.map((x) => x.baseline.p99)))} ms`.padEnd(14) +
+      `  ${e.padEnd(16)} ${rps}   ${spread}   ${f(at('broker', 'p50'))}/${f(at('broker', 'p99'))} ms`.padEnd(82) +
+        `${f(at('baseline', 'p50'))}/${f(at('baseline', 'p99'))} ms`.padEnd(14) +
         `${f(median(p99), 2)}  ${ok}${bad ? `  (${bad} non-2xx/3xx)` : ''}`,
     )
   }
@@ -209,8 +210,9 @@ try {
       .join('; ')}`,
   )
   if (ALL > 1 && rpsByWorkers[1] && rpsByWorkers[ALL]) {
+    const gains = ENDPOINTS.map((e) => `${e} ${f(rpsByWorkers[ALL]![e] / rpsByWorkers[1]![e], 2)}`)
     console.log(
-      `${ALL} workers ÷ 1 worker, broker throughput: ${ENDPOINTS.map((e) => `${e} ${f(rpsByWorkers[ALL]![e] / rpsByWorkers[1]![e], 2)}`).join(', ')} (${ALL} CPUs shared with Redis and the load generator)`,
+      `${ALL} workers ÷ 1 worker, broker throughput: ${gains.join(', ')} (${ALL} CPUs shared with Redis and the load generator)`,
     )
   }
   if (!opts.workers && !opts.profile && ALL > 1) {

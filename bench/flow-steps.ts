@@ -89,7 +89,6 @@ export async function flowSteps(redisPort: number, n: number): Promise<void> {
   for (const [step, xs] of Object.entries(steps))
     console.log(`  ${step.padEnd(40)} ${f(p(xs, 0.5), 2).padStart(6)} ${f(p(xs, 0.99), 2).padStart(6)}`)
   const own = steps['GET /callback (token exchange) → 302']!.map((t, i) => t - steps['  of which the provider']![i]!)
-  console.log(
-    `  ${'broker time per flow (3 steps, no provider)'.padEnd(40)} ${f(p(steps['POST /store']!, 0.5) + p(steps['GET /start → 302']!, 0.5) + p(own, 0.5), 2).padStart(6)}`,
-  )
+  const perFlow = p(steps['POST /store']!, 0.5) + p(steps['GET /start → 302']!, 0.5) + p(own, 0.5)
+  console.log(`  ${'broker time per flow (3 steps, no provider)'.padEnd(40)} ${f(perFlow, 2).padStart(6)}`)
 }

@@ -77,9 +77,9 @@ export async function instancesRun(o: InstancesOptions): Promise<void> {
     for (const e of o.endpoints) {
       const { one, two } = ratios[e]!
       const r = two.map((t, i) => t / one[i]!)
-      console.log(
-        `  ${e.padEnd(16)} one ${median(one).toFixed(0).padStart(6)} req/s   two ${median(two).toFixed(0).padStart(6)} req/s   ratio ${median(r).toFixed(2)} (${Math.min(...r).toFixed(2)}–${Math.max(...r).toFixed(2)})`,
-      )
+      const rps = (xs: number[]) => `${median(xs).toFixed(0).padStart(6)} req/s`
+      const spread = `${Math.min(...r).toFixed(2)}–${Math.max(...r).toFixed(2)}`
+      console.log(`  ${e.padEnd(16)} one ${rps(one)}   two ${rps(two)}   ratio ${median(r).toFixed(2)} (${spread})`)
     }
   } finally {
     second.stop()

@@ -143,8 +143,9 @@ function report(pid: number): void {
   const main = files.find((f) => f.endsWith('-01'))
   if (!main) throw new Error('callgrind wrote no dump for the main thread')
   const k = (n: number) => `${(n / N / 1000).toFixed(1)}k`
+  const all = files.reduce((n, f) => n + total(f), 0)
   console.log(
-    `${opts.target} ${ENDPOINT}: ${k(total(main))} instructions per request on the main thread, ${k(files.reduce((n, f) => n + total(f), 0))} on all threads (${N} requests)`,
+    `${opts.target} ${ENDPOINT}: ${k(total(main))} instructions per request on the main thread, ${k(all)} on all threads (${N} requests)`,
   )
   const names = perfMap(`/tmp/perf-${pid}.map`)
   const annotated = execFileSync('callgrind_annotate', ['--inclusive=no', '--threshold=100', join(out, main)], {
