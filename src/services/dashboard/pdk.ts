@@ -31,7 +31,7 @@ export async function replayFixture(file: string): Promise<Replay> {
     const result = await runScenario(loaded, plugins, { afterPhase: (trace, response) => steps.push({ trace, response }) })
     return { name: result.name, file: basename(file), steps, result }
   } catch (e) {
-    if (e instanceof FixtureError) throw new Error(`${basename(file)}: ${e.message}`)
+    if (e instanceof FixtureError) throw new Error(`${basename(file)}: ${e.message}`, { cause: e })
     throw e
   }
 }
