@@ -45,6 +45,6 @@ export async function createBroker(config: ResolvedConfig, driver: StoreDriver, 
  * open, so a deployment rotates by putting a new key first), else session.secret.
  */
 export function storeSecrets(config: ResolvedConfig): readonly string[] {
-  const keys = (config.store as { keys?: readonly string[] }).keys
+  const keys = config.store.keys
   return keys && keys.length > 0 ? keys : [config.session.secret]
 }

@@ -44,6 +44,12 @@ export const CONFIG_DOCS = {
   'store.pass': { flag: 'store-pass', secret: true, help: 'Redis password' },
   'store.expire': { flag: 'expire', help: 'Seconds a stored flow lives' },
   'store.prefix': { flag: 'store-prefix', help: 'Prefix of every Redis key' },
+  'store.keys': {
+    flag: 'store-key',
+    secret: true,
+    shown: 'session.secret',
+    help: 'Secrets that name and seal what the store keeps (HMAC key names, AES-256-GCM values), at least 32 characters each: the first seals, every one opens, so put a new key first to rotate; the same on every instance',
+  },
   'store.timeout': {
     flag: 'store-timeout',
     help: 'Milliseconds a store command may take; 503 STORE_UNAVAILABLE after',

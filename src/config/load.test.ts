@@ -52,6 +52,13 @@ describe('loadConfig', () => {
     expect(config.callbacks.allow).toEqual(['https://a.example', 'https://b.example/x/'])
   })
 
+  it('reads store.keys from BROKER_STORE_KEYS as a list, and refuses a key shorter than 32 characters', async () => {
+    const [a, b] = ['k'.repeat(32), 'j'.repeat(40)]
+    const { config } = await loadConfig({ cwd: dir(), env: { BROKER_STORE_KEYS: `${a},${b}` } })
+    expect(config.store.keys).toEqual([a, b])
+    await expect(loadConfig({ cwd: dir(), env: { BROKER_STORE_KEYS: 'short' } })).rejects.toMatchObject({ code: 'CONFIG_INVALID', message: expect.stringContaining('store.keys') })
+  })
+
   it('refuses a pid.dir without a trailing slash, naming the key and the file', async () => {
     const cwd = dir()
     writeFileSync(join(cwd, 'c.json'), JSON.stringify({ pid: { dir: '/tmp' } }))

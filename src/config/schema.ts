@@ -47,6 +47,7 @@ export const configSchema = z
         pass: z.string().optional(),
         expire: z.number().int().min(1).max(86_400).default(60),
         prefix: z.string().default('broker:'),
+        keys: z.array(z.string().min(32, 'must be at least 32 characters')).min(1).optional(),
         timeout: z.number().int().min(50).max(60_000).default(1000),
         url: z
           .string()
