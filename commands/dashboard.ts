@@ -15,10 +15,21 @@ export default class Dashboard extends BrokerCommand {
 
   static flags = {
     config: configFileFlag({ summary: 'Config file, as for serve.' }),
-    port: Flags.integer({ char: 'p', summary: 'Port of the embedded broker (port, default 3000).', min: 0, max: 65535 }),
-    store: Flags.string({ summary: 'Store driver of the embedded broker (store.driver, default auto).', options: ['auto', 'redis', 'memory'] }),
+    port: Flags.integer({
+      char: 'p',
+      summary: 'Port of the embedded broker (port, default 3000).',
+      min: 0,
+      max: 65535,
+    }),
+    store: Flags.string({
+      summary: 'Store driver of the embedded broker (store.driver, default auto).',
+      options: ['auto', 'redis', 'memory'],
+    }),
     attach: Flags.string({ summary: 'URL of a running broker to attach to instead of starting one.' }),
-    'admin-key': Flags.string({ summary: 'The admin key (admin.key): to attach, or to open the embedded broker to --attach.', env: 'BROKER_ADMIN_KEY' }),
+    'admin-key': Flags.string({
+      summary: 'The admin key (admin.key): to attach, or to open the embedded broker to --attach.',
+      env: 'BROKER_ADMIN_KEY',
+    }),
     fixtures: Flags.string({ summary: 'Folder of PDK fixtures for the PDK replay panel.', default: 'fixtures/pdk' }),
   }
 

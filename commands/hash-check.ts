@@ -17,7 +17,10 @@ export default class HashCheckCommand extends BrokerCommand {
 
   static flags = {
     broker: brokerFlag(),
-    watch: Flags.boolean({ char: 'w', summary: 'Refresh progress and seconds left every second until the flow ends or expires.' }),
+    watch: Flags.boolean({
+      char: 'w',
+      summary: 'Refresh progress and seconds left every second until the flow ends or expires.',
+    }),
   }
 
   async run(): Promise<HashCheck> {
@@ -28,7 +31,9 @@ export default class HashCheckCommand extends BrokerCommand {
       broker: flags.broker,
       hash: args.hash,
       watch: flags.watch,
-      onTick: human ? (r) => (live ? process.stdout.write(`\r\u001b[2K${renderStatus(r)}`) : this.log(renderStatus(r))) : undefined,
+      onTick: human
+        ? (r) => (live ? process.stdout.write(`\r\u001b[2K${renderStatus(r)}`) : this.log(renderStatus(r)))
+        : undefined,
     })
     if (live && flags.watch) process.stdout.write('\n')
     if (human) this.log(renderHashCheck(result))

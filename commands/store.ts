@@ -6,7 +6,12 @@ import { type StoreResult, storeViaBroker } from '../src/services/store/index.js
 import { FLOW_PRESET_NAMES } from '../src/services/store/presets.js'
 import { renderStored } from '../src/services/store/render.js'
 
-const fieldFlags = Object.fromEntries(RECORD_FIELDS.map((f) => [f.flag, Flags.string({ summary: f.summary, options: f.options ? [...f.options] : undefined, helpGroup: 'RECORD' })]))
+const fieldFlags = Object.fromEntries(
+  RECORD_FIELDS.map((f) => [
+    f.flag,
+    Flags.string({ summary: f.summary, options: f.options ? [...f.options] : undefined, helpGroup: 'RECORD' }),
+  ]),
+)
 
 export default class Store extends BrokerCommand {
   static summary = 'Store a flow at the broker and print its hash, start URL and expiry.'
@@ -28,7 +33,9 @@ export default class Store extends BrokerCommand {
     capture: Flags.boolean({ summary: 'Listen once on 127.0.0.1 as the callback and print the delivered result.' }),
     open: Flags.boolean({ summary: 'Open the start URL in the browser.' }),
     'save-secret': Flags.boolean({ summary: 'Keep the client / consumer secret in the OS keychain for later runs.' }),
-    'insecure-storage': Flags.boolean({ summary: 'Without a keychain, keep secrets in a plaintext 0600 file instead.' }),
+    'insecure-storage': Flags.boolean({
+      summary: 'Without a keychain, keep secrets in a plaintext 0600 file instead.',
+    }),
     ...fieldFlags,
   }
 

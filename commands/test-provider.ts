@@ -13,7 +13,11 @@ export default class TestProvider extends BrokerCommand {
     '<%= config.bin %> test-provider --preset-file my-provider.json -k id -s secret -h localhost --once --json',
   ]
 
-  static args = { provider: Args.string({ description: 'A built-in provider preset (github, google, facebook, gitlab, microsoft, x, x2).' }) }
+  static args = {
+    provider: Args.string({
+      description: 'A built-in provider preset (github, google, facebook, gitlab, microsoft, x, x2).',
+    }),
+  }
 
   static flags = {
     key: Flags.string({ char: 'k', summary: 'Client id or consumer key.' }),

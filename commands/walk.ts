@@ -6,7 +6,8 @@ import { enterToContinue } from '../src/services/walk/step.js'
 
 export default class Walk extends BrokerCommand {
   static summary = 'Follow a redirect chain one hop at a time, keeping cookies, and decode the OAuth parameters.'
-  static description = 'For each hop: the method, URL, status, Location, cookies set (names only) and the OAuth parameters decoded (client_id, redirect_uri, scope, state, code_challenge, oauth_token, code, …). Codes and tokens are shortened. Stops at a non-redirect, at --max-hops, or before leaving the --allow-host hosts.'
+  static description =
+    'For each hop: the method, URL, status, Location, cookies set (names only) and the OAuth parameters decoded (client_id, redirect_uri, scope, state, code_challenge, oauth_token, code, …). Codes and tokens are shortened. Stops at a non-redirect, at --max-hops, or before leaving the --allow-host hosts.'
 
   static examples = [
     '<%= config.bin %> walk "http://localhost:3000/start?hash=…"',
@@ -19,7 +20,10 @@ export default class Walk extends BrokerCommand {
   static flags = {
     step: Flags.boolean({ summary: 'Wait for Enter before each hop after the first.' }),
     'max-hops': Flags.integer({ summary: 'Stop after this many requests.', default: 20, min: 1 }),
-    'allow-host': Flags.string({ summary: 'Only visit this host (name or name:port); repeat for more.', multiple: true }),
+    'allow-host': Flags.string({
+      summary: 'Only visit this host (name or name:port); repeat for more.',
+      multiple: true,
+    }),
   }
 
   async run(): Promise<WalkResult> {

@@ -8,7 +8,16 @@ export function createLogger(level: string): Logger {
       base: { pid: process.pid },
       // Belt and braces: even a debug line must not print a secret that slipped into an object.
       redact: {
-        paths: ['*.client_secret', '*.consumer_secret', '*.password', '*.access_token', '*.refresh_token', '*.private_key', 'req.headers.authorization', 'req.headers.cookie'],
+        paths: [
+          '*.client_secret',
+          '*.consumer_secret',
+          '*.password',
+          '*.access_token',
+          '*.refresh_token',
+          '*.private_key',
+          'req.headers.authorization',
+          'req.headers.cookie',
+        ],
         censor: '[redacted]',
       },
     },

@@ -5,7 +5,10 @@ import { deleteSecret, type SecretDeleted } from '../../src/services/secrets/ind
 
 export default class SecretsDeleteCommand extends BrokerCommand {
   static summary = 'Forget the secret kept for a client id or consumer key at a broker.'
-  static examples = ['<%= config.bin %> secrets delete my-client-id', '<%= config.bin %> secrets delete my-consumer-key --broker https://broker.example']
+  static examples = [
+    '<%= config.bin %> secrets delete my-client-id',
+    '<%= config.bin %> secrets delete my-consumer-key --broker https://broker.example',
+  ]
 
   static args = { id: Args.string({ description: 'The client id or consumer key.', required: true }) }
 

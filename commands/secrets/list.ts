@@ -5,7 +5,10 @@ import { table } from '../../src/services/store/render.js'
 
 export default class SecretsListCommand extends BrokerCommand {
   static summary = 'List the client and consumer secrets kept in the OS keychain (ids only, never the secrets).'
-  static examples = ['<%= config.bin %> secrets list', '<%= config.bin %> secrets list --broker https://broker.example --json']
+  static examples = [
+    '<%= config.bin %> secrets list',
+    '<%= config.bin %> secrets list --broker https://broker.example --json',
+  ]
 
   static flags = {
     broker: Flags.string({ summary: 'Only the secrets kept for this broker URL.' }),
@@ -17,7 +20,12 @@ export default class SecretsListCommand extends BrokerCommand {
     const result = listSecrets({ broker: flags.broker, insecureStorage: flags['insecure-storage'] })
     if (!this.jsonEnabled()) {
       this.logToStderr(`${result.secrets.length} secret${result.secrets.length === 1 ? '' : 's'} in ${result.where}.`)
-      if (result.secrets.length) this.log(table([['BROKER', 'CLIENT ID / CONSUMER KEY'], ...result.secrets.map((s) => [s.broker, s.id] as const)]).join('\n'))
+      if (result.secrets.length)
+        this.log(
+          table([['BROKER', 'CLIENT ID / CONSUMER KEY'], ...result.secrets.map((s) => [s.broker, s.id] as const)]).join(
+            '\n',
+          ),
+        )
     }
     return result
   }

@@ -5,7 +5,10 @@ import type { FlowStore } from './redis/flow-store.js'
 import type { PluginRegistry } from './flows/plugins.js'
 
 /** Configuration whose cookie and session secrets are known (given, or generated for this run). */
-export type ResolvedConfig = Readonly<BrokerConfig> & { readonly cookie: { readonly secret: string }; readonly session: { readonly secret: string } }
+export type ResolvedConfig = Readonly<BrokerConfig> & {
+  readonly cookie: { readonly secret: string }
+  readonly session: { readonly secret: string }
+}
 
 /** What the broker's services need; built once per process and passed down. */
 export interface BrokerDeps {

@@ -4,7 +4,16 @@ import { EventEmitter } from 'node:events'
  * The flow events the broker publishes (the spec's "Events: not shown"): the dashboard and logs
  * subscribe to these instead of reading the store.
  */
-export const FLOW_EVENT_TYPES = ['stored', 'started', 'redirected', 'callback', 'token_exchanged', 'delivered', 'failed', 'expired'] as const
+export const FLOW_EVENT_TYPES = [
+  'stored',
+  'started',
+  'redirected',
+  'callback',
+  'token_exchanged',
+  'delivered',
+  'failed',
+  'expired',
+] as const
 export type FlowEventType = (typeof FLOW_EVENT_TYPES)[number]
 
 export interface FlowEvent {

@@ -12,7 +12,9 @@ describe('ids', () => {
 
   it('signs with HMAC-SHA256, so cookies signed by earlier versions still verify', () => {
     const secret = 'k'.repeat(16)
-    expect(sign('abc', secret)).toBe(`abc.${createHmac('sha256', secret).update('abc').digest('base64url').slice(0, 32)}`)
+    expect(sign('abc', secret)).toBe(
+      `abc.${createHmac('sha256', secret).update('abc').digest('base64url').slice(0, 32)}`,
+    )
     const other = 'ß😀'.repeat(8)
     expect(sign('é', other)).toBe(`é.${createHmac('sha256', other).update('é').digest('base64url').slice(0, 32)}`)
     expect(unsign(sign('é😀', other), other)).toBe('é😀')

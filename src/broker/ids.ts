@@ -28,7 +28,8 @@ function perSecret<T>(make: (secret: string) => T): (secret: string) => T {
 // against 2.5). The MAC is the same HMAC-SHA256 either way.
 const macKey = perSecret((secret): KeyObject => createSecretKey(Buffer.from(secret, 'utf8')))
 
-const mac = (secret: string, value: string) => createHmac('sha256', macKey(secret)).update(value).digest('base64url').slice(0, 32)
+const mac = (secret: string, value: string) =>
+  createHmac('sha256', macKey(secret)).update(value).digest('base64url').slice(0, 32)
 
 /** `value.mac`: lets the broker refuse a forged state or cookie before it touches the store. */
 export const sign = (value: string, secret: string): string => `${value}.${mac(secret, value)}`

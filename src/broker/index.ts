@@ -16,7 +16,11 @@ export interface Broker extends BrokerDeps {
 }
 
 /** Connects the store and wires the services' dependencies for one process. */
-export async function createBroker(config: ResolvedConfig, driver: StoreDriver, opts: { redis?: Redis; cwd?: string } = {}): Promise<Broker> {
+export async function createBroker(
+  config: ResolvedConfig,
+  driver: StoreDriver,
+  opts: { redis?: Redis; cwd?: string } = {},
+): Promise<Broker> {
   const redis = opts.redis ?? (await connectStore(config.store, driver))
   const log = createLogger(config.log.level)
   const pluginsDir = config.plugins.dir ? resolve(opts.cwd ?? process.cwd(), config.plugins.dir) : undefined
@@ -24,7 +28,8 @@ export async function createBroker(config: ResolvedConfig, driver: StoreDriver, 
   const store = new FlowStore(redis, { expireSeconds: config.store.expire, prefix: config.store.prefix, secrets })
   const events = new FlowEvents()
   // Several workers or instances share a real Redis: every one of them sees every flow's events.
-  const unbridge = driver === 'redis' ? await bridgeEvents(events, redis, store.keys.events(), new Sealer(secrets)) : undefined
+  const unbridge =
+    driver === 'redis' ? await bridgeEvents(events, redis, store.keys.events(), new Sealer(secrets)) : undefined
   return {
     config,
     driver,

@@ -41,7 +41,7 @@ describe('toBrokerError', () => {
   })
 
   it('makes anything unexpected INTERNAL with its first line only', () => {
-    const err = toBrokerError(new Error('Couldn\'t access platform storage\n\nStack backtrace:\n  0: <unknown>'))
+    const err = toBrokerError(new Error("Couldn't access platform storage\n\nStack backtrace:\n  0: <unknown>"))
     expect(err.code).toBe('INTERNAL')
     expect(err.exit).toBe(1)
     expect(err.message).toBe("Couldn't access platform storage")

@@ -8,7 +8,9 @@ import { BrokerError, isBrokerError } from '../errors.js'
 export abstract class BrokerCommand extends Command {
   static enableJsonFlag = true
 
-  protected async catch(err: Error & { exitCode?: number; code?: string; oclif?: { exit?: number } }): Promise<unknown> {
+  protected async catch(
+    err: Error & { exitCode?: number; code?: string; oclif?: { exit?: number } },
+  ): Promise<unknown> {
     // this.exit() and oclif's own exits pass through untouched.
     if (err.code === 'EEXIT') return super.catch(err)
     const broker = toBrokerError(err)
@@ -31,7 +33,8 @@ export abstract class BrokerCommand extends Command {
 export function toBrokerError(err: Error & { oclif?: { exit?: number }; args?: unknown }): BrokerError {
   if (isBrokerError(err)) return err
   const name = err.constructor?.name ?? ''
-  const parseError = ('parse' in err && /Flag|Arg|Parse|Failed|Required|Unexpected/i.test(name)) || /^Parsing --/.test(err.message)
+  const parseError =
+    ('parse' in err && /Flag|Arg|Parse|Failed|Required|Unexpected/i.test(name)) || /^Parsing --/.test(err.message)
   if (parseError) return new BrokerError('USAGE', usageMessage(err))
   const first = err.message.split('\n').find((line) => line.trim()) ?? name
   return new BrokerError('INTERNAL', first.trim() || 'Unexpected error.')
@@ -41,12 +44,20 @@ export function toBrokerError(err: Error & { oclif?: { exit?: number }; args?: u
 function usageMessage(err: Error & { args?: unknown }): string {
   const help = (text: string) => `${text.replace(/[.:]?\s*$/, '')}; see --help.`
   if (/^Missing \d+ required arg/.test(err.message) && Array.isArray(err.args)) {
-    const names = (err.args as Array<{ name?: string; description?: string }>).map((a) => (a.description ? `${a.name} (${a.description.replace(/\.$/, '')})` : a.name))
+    const names = (err.args as Array<{ name?: string; description?: string }>).map((a) =>
+      a.description ? `${a.name} (${a.description.replace(/\.$/, '')})` : a.name,
+    )
     return help(`Missing required argument${names.length > 1 ? 's' : ''}: ${names.join(', ')}`)
   }
-  const lines = err.message.split('\n').map((line) => line.trim()).filter((line) => line && !/^See more help/.test(line))
+  const lines = err.message
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line && !/^See more help/.test(line))
   // "Parsing --max-hops" then the reason: one line, "--max-hops: reason".
   const [head, ...rest] = lines
-  const text = head && /^Parsing --\S+$/.test(head) && rest.length ? `${head.replace(/^Parsing /, '')}: ${rest.join(' ')}` : lines.join(' ')
+  const text =
+    head && /^Parsing --\S+$/.test(head) && rest.length
+      ? `${head.replace(/^Parsing /, '')}: ${rest.join(' ')}`
+      : lines.join(' ')
   return help(text)
 }

@@ -4,7 +4,11 @@
  * oclif takes it as the argument it is.
  */
 export function dashArg(argv: readonly string[], flags: Readonly<Record<string, { char?: string }>>): string[] {
-  const known = new Set(['--help', '--json', ...Object.entries(flags).flatMap(([name, f]) => [`--${name}`, ...(f.char ? [`-${f.char}`] : [])])])
+  const known = new Set([
+    '--help',
+    '--json',
+    ...Object.entries(flags).flatMap(([name, f]) => [`--${name}`, ...(f.char ? [`-${f.char}`] : [])]),
+  ])
   const end = argv.indexOf('--')
   const head = end < 0 ? [...argv] : argv.slice(0, end)
   const tail = end < 0 ? [] : argv.slice(end + 1)

@@ -27,7 +27,9 @@ export async function importConfigModule(file: string): Promise<Namespace> {
 async function commonJs(file: string): Promise<unknown> {
   const source = await readFile(file, 'utf8')
   const module = { exports: {} as unknown }
-  const wrapper = runInThisContext(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, { filename: file }) as (
+  const wrapper = runInThisContext(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
+    filename: file,
+  }) as (
     exports: unknown,
     require: NodeJS.Require,
     module: { exports: unknown },

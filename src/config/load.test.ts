@@ -11,7 +11,13 @@ describe('loadConfig', () => {
   it('gives the documented defaults without a file', async () => {
     const { config, file } = await loadConfig({ cwd: dir(), env: {} })
     expect(file).toBeUndefined()
-    expect(config).toMatchObject({ host: 'localhost:3000', protocol: 'http', port: 3000, pid: { dir: './' }, store: { host: '127.0.0.1', port: 6379, expire: 60, driver: 'auto' } })
+    expect(config).toMatchObject({
+      host: 'localhost:3000',
+      protocol: 'http',
+      port: 3000,
+      pid: { dir: './' },
+      store: { host: '127.0.0.1', port: 6379, expire: 60, driver: 'auto' },
+    })
     expect(config.workers).toBeGreaterThanOrEqual(1)
     expect(Object.isFrozen(config.store)).toBe(true)
   })
@@ -43,7 +49,11 @@ describe('loadConfig', () => {
     const { config } = await loadConfig({
       cwd,
       file: 'c.json',
-      env: { BROKER_PORT: '2', BROKER_STORE_EXPIRE: '20', BROKER_CALLBACKS_ALLOW: 'https://a.example, https://b.example/x/' },
+      env: {
+        BROKER_PORT: '2',
+        BROKER_STORE_EXPIRE: '20',
+        BROKER_CALLBACKS_ALLOW: 'https://a.example, https://b.example/x/',
+      },
       flags: { port: 3 },
     })
     expect(config.port).toBe(3)
@@ -56,7 +66,10 @@ describe('loadConfig', () => {
     const [a, b] = ['k'.repeat(32), 'j'.repeat(40)]
     const { config } = await loadConfig({ cwd: dir(), env: { BROKER_STORE_KEYS: `${a},${b}` } })
     expect(config.store.keys).toEqual([a, b])
-    await expect(loadConfig({ cwd: dir(), env: { BROKER_STORE_KEYS: 'short' } })).rejects.toMatchObject({ code: 'CONFIG_INVALID', message: expect.stringContaining('store.keys') })
+    await expect(loadConfig({ cwd: dir(), env: { BROKER_STORE_KEYS: 'short' } })).rejects.toMatchObject({
+      code: 'CONFIG_INVALID',
+      message: expect.stringContaining('store.keys'),
+    })
   })
 
   it('refuses a pid.dir without a trailing slash, naming the key and the file', async () => {
@@ -91,7 +104,9 @@ describe('loadConfig', () => {
   })
 
   it('names the environment variable when it is the bad one', async () => {
-    const err = (await loadConfig({ cwd: dir(), env: { BROKER_STORE_EXPIRE: 'soon' } }).catch((e: unknown) => e)) as BrokerError
+    const err = (await loadConfig({ cwd: dir(), env: { BROKER_STORE_EXPIRE: 'soon' } }).catch(
+      (e: unknown) => e,
+    )) as BrokerError
     expect(err.message).toMatch(/store\.expire \(environment variable BROKER_STORE_EXPIRE\)/)
   })
 
@@ -106,19 +121,26 @@ describe('host follows port', () => {
   it('points a localhost host from the file at a port given by flag or env', async () => {
     const cwd = dir()
     writeFileSync(join(cwd, 'c.json'), JSON.stringify({ host: 'localhost:3000', port: 3000 }))
-    expect((await loadConfig({ cwd, file: 'c.json', env: {}, flags: { port: 4001 } })).config.host).toBe('localhost:4001')
+    expect((await loadConfig({ cwd, file: 'c.json', env: {}, flags: { port: 4001 } })).config.host).toBe(
+      'localhost:4001',
+    )
     expect((await loadConfig({ cwd, file: 'c.json', env: { BROKER_PORT: '4002' } })).config.host).toBe('localhost:4002')
   })
 
   it('marks the host of --port 0 as localhost:0, for serve to fill in the port it picks', async () => {
     const cwd = dir()
     writeFileSync(join(cwd, 'c.json'), JSON.stringify({ host: 'localhost:3000', port: 3000 }))
-    expect((await loadConfig({ cwd, file: 'c.json', env: {}, flags: { port: 0 } })).config).toMatchObject({ host: 'localhost:0', port: 0 })
+    expect((await loadConfig({ cwd, file: 'c.json', env: {}, flags: { port: 0 } })).config).toMatchObject({
+      host: 'localhost:0',
+      port: 0,
+    })
   })
 
   it('keeps a public host as given', async () => {
     const cwd = dir()
     writeFileSync(join(cwd, 'c.json'), JSON.stringify({ host: 'broker.example.com' }))
-    expect((await loadConfig({ cwd, file: 'c.json', env: {}, flags: { port: 4001 } })).config.host).toBe('broker.example.com')
+    expect((await loadConfig({ cwd, file: 'c.json', env: {}, flags: { port: 4001 } })).config.host).toBe(
+      'broker.example.com',
+    )
   })
 })

@@ -25,7 +25,11 @@ export class BrokerClient {
 
   /** POST /store with a JSON record: its hash, start URL, flow plugin and seconds to live. */
   async store(record: Record<string, unknown>): Promise<StoredFlow> {
-    const stored = await this.call<Partial<StoredFlow> & Pick<StoredFlow, 'hash' | 'url'>>('/store', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(record) })
+    const stored = await this.call<Partial<StoredFlow> & Pick<StoredFlow, 'hash' | 'url'>>('/store', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(record),
+    })
     if (typeof stored.plugin === 'string' && typeof stored.expires_in === 'number') return stored as StoredFlow
     // A broker older than this CLI answers only hash and url: its /hash-check tells the rest.
     const { plugin, expires_in } = await this.hashCheck(stored.hash)
@@ -39,13 +43,20 @@ export class BrokerClient {
 
   /** POST /result: redeems a one-time result code (delivery `code`). */
   redeem(code: string): Promise<Record<string, unknown>> {
-    return this.call('/result', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ result: code }) })
+    return this.call('/result', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ result: code }),
+    })
   }
 
   private async call<T>(path: string, init: RequestInit = {}): Promise<T> {
     let res: Response
     try {
-      const headers = { ...(init.headers as Record<string, string> | undefined), ...(this.apiKey ? { authorization: `Bearer ${this.apiKey}` } : {}) }
+      const headers = {
+        ...(init.headers as Record<string, string> | undefined),
+        ...(this.apiKey ? { authorization: `Bearer ${this.apiKey}` } : {}),
+      }
       res = await fetch(this.url + path, { ...init, headers, signal: AbortSignal.timeout(15_000) })
     } catch (err) {
       throw unreachable(this.url, err)
@@ -55,7 +66,10 @@ export class BrokerClient {
     try {
       body = text ? JSON.parse(text) : {}
     } catch {
-      throw new BrokerError('FAILED', `${this.url} answered ${res.status} with something other than JSON; is it a broker?`)
+      throw new BrokerError(
+        'FAILED',
+        `${this.url} answered ${res.status} with something other than JSON; is it a broker?`,
+      )
     }
     if (!res.ok) throw fromAnswer(res.status, body)
     return body as T
@@ -68,9 +82,13 @@ export function normalizeBrokerUrl(url: string): string {
   try {
     parsed = new URL(url)
   } catch {
-    throw new BrokerError('USAGE', `--broker (or BROKER_URL) must be an http(s) URL such as ${DEFAULT_BROKER_URL} (got "${url}").`)
+    throw new BrokerError(
+      'USAGE',
+      `--broker (or BROKER_URL) must be an http(s) URL such as ${DEFAULT_BROKER_URL} (got "${url}").`,
+    )
   }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new BrokerError('USAGE', `--broker (or BROKER_URL) must be an http(s) URL (got "${url}").`)
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+    throw new BrokerError('USAGE', `--broker (or BROKER_URL) must be an http(s) URL (got "${url}").`)
   return parsed.toString().replace(/\/+$/, '')
 }
 
@@ -83,7 +101,10 @@ function unreachable(url: string, err: unknown): BrokerError {
 
 /** A broker's JSON error `{code, message, …}` as the same registry error here. */
 function fromAnswer(status: number, body: unknown): BrokerError {
-  const { code, message, ...rest } = (body && typeof body === 'object' ? body : {}) as { code?: string; message?: string } & Record<string, unknown>
+  const { code, message, ...rest } = (body && typeof body === 'object' ? body : {}) as {
+    code?: string
+    message?: string
+  } & Record<string, unknown>
   const known = code && code in ERRORS ? (code as ErrorCode) : 'FAILED'
   // The broker's words name the header; a CLI user sets it with a flag.
   const hint = known === 'UNAUTHORIZED' ? ' Pass one of its api.keys with --api-key (or BROKER_API_KEY).' : ''

@@ -28,6 +28,8 @@ export async function openInBrowser(url: string, notify: (line: string) => void)
     child.once('error', done).once('exit', (code) => done(code ?? 0))
   })
   if (outcome === undefined || outcome === 0) return true
-  notify(`No browser could be opened (${outcome instanceof Error ? outcome.message : `the opener exited ${outcome}`}); open the URL yourself.`)
+  notify(
+    `No browser could be opened (${outcome instanceof Error ? outcome.message : `the opener exited ${outcome}`}); open the URL yourself.`,
+  )
   return false
 }

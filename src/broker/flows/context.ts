@@ -5,7 +5,11 @@ import type { BrokerDeps } from '../deps.js'
 const MAX_ANSWER = 1_048_576
 
 /** The context a flow step gets, for one request. */
-export function flowContext(deps: BrokerDeps, entry: Pick<FlowEntry, 'record' | 'data'>, params: Record<string, string>): FlowContext {
+export function flowContext(
+  deps: BrokerDeps,
+  entry: Pick<FlowEntry, 'record' | 'data'>,
+  params: Record<string, string>,
+): FlowContext {
   const { config } = deps
   return {
     record: entry.record,

@@ -10,22 +10,36 @@ export const NO_STORE = { 'cache-control': 'no-store', pragma: 'no-cache', 'refe
 
 /** The delivery mode of a flow: the record's, else the first one the deployment allows. */
 export function deliveryMode(entry: FlowEntry, deps: BrokerDeps): DeliveryMode {
-  return (entry.record.delivery as DeliveryMode | undefined) ?? (deps.config.delivery.allow.includes('query') ? 'query' : deps.config.delivery.allow[0]!)
+  return (
+    (entry.record.delivery as DeliveryMode | undefined) ??
+    (deps.config.delivery.allow.includes('query') ? 'query' : deps.config.delivery.allow[0]!)
+  )
 }
 
 const hasCallback = (entry: FlowEntry): entry is FlowEntry & { record: { callback: string } } =>
   typeof entry.record.callback === 'string' && entry.record.callback !== 'oob'
 
 /** Hands a flow's result to the app: 302 with query, an auto-posting form, a one-time code, or JSON. */
-export async function deliverResult(deps: BrokerDeps, entry: FlowEntry, result: Record<string, unknown>): Promise<{ reply: Reply; mode: string }> {
+export async function deliverResult(
+  deps: BrokerDeps,
+  entry: FlowEntry,
+  result: Record<string, unknown>,
+): Promise<{ reply: Reply; mode: string }> {
   if (!hasCallback(entry)) return { reply: { status: 200, headers: { ...NO_STORE }, json: result }, mode: 'json' }
   const mode = deliveryMode(entry, deps)
   const callback = entry.record.callback
-  if (mode === 'form_post') return { reply: { status: 200, headers: { ...NO_STORE, ...formHeaders(callback) }, html: autoPostForm(callback, result) }, mode }
+  if (mode === 'form_post')
+    return {
+      reply: { status: 200, headers: { ...NO_STORE, ...formHeaders(callback) }, html: autoPostForm(callback, result) },
+      mode,
+    }
   if (mode === 'code') {
     const code = newId()
     await deps.store.putResult(code, result)
-    return { reply: redirect(withQuery(callback, { result: code, state: entry.record.state }), { headers: { ...NO_STORE } }), mode }
+    return {
+      reply: redirect(withQuery(callback, { result: code, state: entry.record.state }), { headers: { ...NO_STORE } }),
+      mode,
+    }
   }
   return { reply: redirect(withQuery(callback, result), { headers: { ...NO_STORE } }), mode }
 }

@@ -19,7 +19,8 @@ export interface HashCheck {
 
 /** GET /hash-check: the stored record with every secret redacted, its progress and time left. */
 export async function checkHash(deps: BrokerDeps, hash: string | undefined): Promise<HashCheck> {
-  if (!hash) throw new BrokerError('VALIDATION', 'The hash query parameter is required.', { fields: { hash: 'is required' } })
+  if (!hash)
+    throw new BrokerError('VALIDATION', 'The hash query parameter is required.', { fields: { hash: 'is required' } })
   const entry = await deps.store.get(hash)
   if (!entry) throw new BrokerError('UNKNOWN_HASH', 'No flow is stored under this hash: it expired or never existed.')
   const plugin = deps.plugins.loaded(entry.plugin) ?? (await deps.plugins.get(entry.plugin).catch(() => undefined))

@@ -46,7 +46,10 @@ export class PluginRegistry {
     const known = this.loaded(name)
     if (known) return known
     // Names come from sanitized fields only, so a name can never climb out of the folder.
-    const file = NAME.test(name) && this.dir ? EXTENSIONS.map((ext) => join(this.dir!, name + ext)).find((f) => existsSync(f)) : undefined
+    const file =
+      NAME.test(name) && this.dir
+        ? EXTENSIONS.map((ext) => join(this.dir!, name + ext)).find((f) => existsSync(f))
+        : undefined
     if (!file) throw new BrokerError('PLUGIN_MISSING', `No flow plugin named "${name}".`, { plugin: name })
     const plugin = await loadPlugin(file, name)
     this.cache.set(name, plugin)
@@ -62,18 +65,25 @@ export class PluginRegistry {
 // Node's import errors name absolute paths ("… imported from /srv/broker/plugins/x.js"); an HTTP
 // client must never see a path, so each keeps its file name only.
 const ABSOLUTE_PATH = /(?<=^|[\s'"(`])(?:file:\/\/)?(?:\/|[A-Za-z]:\\)[^\s'"`)]+/g
-const withoutPaths = (message: string): string => message.replace(ABSOLUTE_PATH, (path) => basename(path.replace(/\\/g, '/')))
+const withoutPaths = (message: string): string =>
+  message.replace(ABSOLUTE_PATH, (path) => basename(path.replace(/\\/g, '/')))
 
 async function loadPlugin(file: string, name: string): Promise<FlowPlugin> {
   let mod: Record<string, unknown>
   try {
     mod = (await import(pathToFileURL(resolve(file)).href)) as Record<string, unknown>
   } catch (err) {
-    throw new BrokerError('PLUGIN_INVALID', `The flow plugin "${name}" failed to load: ${withoutPaths((err as Error).message.split('\n')[0] ?? '')}`, { plugin: name })
+    throw new BrokerError(
+      'PLUGIN_INVALID',
+      `The flow plugin "${name}" failed to load: ${withoutPaths((err as Error).message.split('\n')[0] ?? '')}`,
+      { plugin: name },
+    )
   }
   const candidate = (mod.default && typeof mod.default === 'object' ? mod.default : mod) as Partial<FlowPlugin>
   if (typeof candidate.start !== 'function') {
-    throw new BrokerError('PLUGIN_INVALID', `The flow plugin "${name}" does not export a start(ctx) function.`, { plugin: name })
+    throw new BrokerError('PLUGIN_INVALID', `The flow plugin "${name}" does not export a start(ctx) function.`, {
+      plugin: name,
+    })
   }
   return candidate as FlowPlugin
 }

@@ -19,7 +19,9 @@ describe('sanitizeRecord', () => {
     const r = sanitizeRecord({ auth_type: 'OAuth', auth_version: 2, auth_leg: '3' })
     expect(r.auth_type).toBe('oauth')
     expect(recordPluginName(r)).toBe('oauth_2_3-legged')
-    expect(recordPluginName(sanitizeRecord({ auth_flow: 'owner_resources', auth_version: '2' }))).toBe('oauth_owner_resources_2')
+    expect(recordPluginName(sanitizeRecord({ auth_flow: 'owner_resources', auth_version: '2' }))).toBe(
+      'oauth_owner_resources_2',
+    )
     expect(recordPluginName(sanitizeRecord({ auth_flow: 'echo', auth_version: '1' }))).toBe('oauth_echo_1')
   })
 

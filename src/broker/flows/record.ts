@@ -27,11 +27,14 @@ const AUTH_FIELDS: ReadonlyArray<readonly [field: string, pattern: RegExp, messa
  */
 export function sanitizeRecord(input: unknown): FlowRecord {
   if (!input || typeof input !== 'object' || Array.isArray(input)) {
-    throw new BrokerError('VALIDATION', 'The body must be an object of record fields (JSON or form-encoded).', { fields: {} })
+    throw new BrokerError('VALIDATION', 'The body must be an object of record fields (JSON or form-encoded).', {
+      fields: {},
+    })
   }
   const source = input as Record<string, unknown>
   const keys = Object.keys(source)
-  if (keys.length > MAX_FIELDS) throw new BrokerError('VALIDATION', `A record has at most ${MAX_FIELDS} fields.`, { fields: {} })
+  if (keys.length > MAX_FIELDS)
+    throw new BrokerError('VALIDATION', `A record has at most ${MAX_FIELDS} fields.`, { fields: {} })
   // Every /store runs this: one pass, and the problems object only when there is a problem.
   let problems: Record<string, string> | undefined
   const record: Record<string, unknown> = {}
@@ -79,7 +82,11 @@ export const recordPluginName = (record: FlowRecord): string => pluginName(recor
  * problem. A record whose only fault is a callback or delivery mode this deployment refuses gets
  * CALLBACK_NOT_ALLOWED / DELIVERY_NOT_ALLOWED, which say how to allow it.
  */
-export async function validateRecord(record: FlowRecord, plugin: FlowPlugin, config: Readonly<BrokerConfig>): Promise<FlowRecord> {
+export async function validateRecord(
+  record: FlowRecord,
+  plugin: FlowPlugin,
+  config: Readonly<BrokerConfig>,
+): Promise<FlowRecord> {
   const normalized = plugin.normalize ? plugin.normalize({ ...record }) : record
   const problems: Record<string, string> = {}
   let refused: BrokerError | undefined
@@ -87,7 +94,8 @@ export async function validateRecord(record: FlowRecord, plugin: FlowPlugin, con
     if (normalized[field] === undefined || normalized[field] === '') problems[field] = 'is required'
   }
   for (const field of URL_FIELDS) {
-    if (normalized[field] !== undefined && !isHttpUrl(String(normalized[field]))) problems[field] = 'must be an absolute http(s) URL'
+    if (normalized[field] !== undefined && !isHttpUrl(String(normalized[field])))
+      problems[field] = 'must be an absolute http(s) URL'
   }
   if (normalized.callback !== undefined) {
     const cb = String(normalized.callback)
@@ -101,15 +109,22 @@ export async function validateRecord(record: FlowRecord, plugin: FlowPlugin, con
             : `The callback ${cb} is not a loopback address; without callbacks.allow only localhost, 127.0.0.1 and [::1] are accepted. Set callbacks.allow (or BROKER_CALLBACKS_ALLOW) to the origins or URL prefixes of your apps.`,
           { field: 'callback' },
         )
-        problems.callback = config.callbacks.allow ? 'is not in callbacks.allow' : 'is not a loopback address and callbacks.allow is not set'
+        problems.callback = config.callbacks.allow
+          ? 'is not in callbacks.allow'
+          : 'is not a loopback address and callbacks.allow is not set'
       }
     }
   }
   if (normalized.delivery !== undefined) {
     const mode = String(normalized.delivery)
-    if (!(DELIVERY_MODES as readonly string[]).includes(mode)) problems.delivery = `must be one of ${DELIVERY_MODES.join(', ')}`
+    if (!(DELIVERY_MODES as readonly string[]).includes(mode))
+      problems.delivery = `must be one of ${DELIVERY_MODES.join(', ')}`
     else if (!config.delivery.allow.includes(mode as (typeof DELIVERY_MODES)[number])) {
-      refused ??= new BrokerError('DELIVERY_NOT_ALLOWED', `This broker does not allow delivery "${mode}"; allowed: ${config.delivery.allow.join(', ')}.`, { field: 'delivery' })
+      refused ??= new BrokerError(
+        'DELIVERY_NOT_ALLOWED',
+        `This broker does not allow delivery "${mode}"; allowed: ${config.delivery.allow.join(', ')}.`,
+        { field: 'delivery' },
+      )
       problems.delivery = `is not allowed here; allowed: ${config.delivery.allow.join(', ')}`
     }
   }

@@ -11,7 +11,11 @@ export interface Reply {
 }
 
 /** A 302 to `location`. */
-export const redirect = (location: string, extra: Partial<Reply> = {}): Reply => ({ status: 302, ...extra, headers: { location, ...extra.headers } })
+export const redirect = (location: string, extra: Partial<Reply> = {}): Reply => ({
+  status: 302,
+  ...extra,
+  headers: { location, ...extra.headers },
+})
 
 /** A URL with `params` added to its query, keeping what it had. */
 export function withQuery(base: string, params: Record<string, unknown>): string {

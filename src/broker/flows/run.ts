@@ -23,7 +23,11 @@ const runData = (entry: FlowEntry) => ({ state: String(entry.data.state), nonce:
  * one atomic store operation. Returns the data and redirect to keep, or undefined to run the step
  * at /start as usual (it threw, or it did not just redirect to await the broker's state).
  */
-export async function prepareStart(deps: BrokerDeps, entry: FlowEntry, plugin: FlowPlugin): Promise<{ data: Record<string, unknown>; redirect: string } | undefined> {
+export async function prepareStart(
+  deps: BrokerDeps,
+  entry: FlowEntry,
+  plugin: FlowPlugin,
+): Promise<{ data: Record<string, unknown>; redirect: string } | undefined> {
   if (!plugin.startAtStore) return undefined
   // Built once and handed on: every /store of such a flow runs this, so no copies of the entry or data.
   const data: Record<string, unknown> = runData(entry)
@@ -38,12 +42,14 @@ export async function prepareStart(deps: BrokerDeps, entry: FlowEntry, plugin: F
   }
 }
 
-const isThenable = <T>(value: T | PromiseLike<T>): value is PromiseLike<T> => typeof (value as PromiseLike<T>)?.then === 'function'
+const isThenable = <T>(value: T | PromiseLike<T>): value is PromiseLike<T> =>
+  typeof (value as PromiseLike<T>)?.then === 'function'
 
 /** GET|POST /start: runs the flow's first step. A start URL works once, unless the flow is reusable. */
 export async function startFlow(deps: BrokerDeps, req: FlowRequest): Promise<Reply> {
   const hash = req.params.hash
-  if (!hash) throw new BrokerError('VALIDATION', 'The hash query parameter is required.', { fields: { hash: 'is required' } })
+  if (!hash)
+    throw new BrokerError('VALIDATION', 'The hash query parameter is required.', { fields: { hash: 'is required' } })
   // Read and claim in one round trip: a one-shot flow moves on from stored here, once.
   const claimed = await deps.store.claim(hash)
   if (!claimed) throw unknownHash()
@@ -64,19 +70,30 @@ export async function startFlow(deps: BrokerDeps, req: FlowRequest): Promise<Rep
  */
 export async function signWithFlow(deps: BrokerDeps, req: FlowRequest): Promise<Reply> {
   const hash = req.params.hash
-  if (!hash) throw new BrokerError('VALIDATION', 'The hash query parameter is required.', { fields: { hash: 'is required' } })
+  if (!hash)
+    throw new BrokerError('VALIDATION', 'The hash query parameter is required.', { fields: { hash: 'is required' } })
   const entry = await deps.store.get(hash)
   if (!entry) throw unknownHash()
   const plugin = await deps.plugins.get(entry.plugin)
   if (!plugin.reusable) {
-    throw new BrokerError('VALIDATION', `The flow "${entry.plugin}" is not a signing flow; POST /sign takes the hash of an oauth_1_1-legged or oauth_echo_1 record.`, {
-      fields: { hash: 'is not the hash of a signing flow' },
-    })
+    throw new BrokerError(
+      'VALIDATION',
+      `The flow "${entry.plugin}" is not a signing flow; POST /sign takes the hash of an oauth_1_1-legged or oauth_echo_1 record.`,
+      {
+        fields: { hash: 'is not the hash of a signing flow' },
+      },
+    )
   }
   return runFirstStep(deps, entry, plugin, req, true)
 }
 
-async function runFirstStep(deps: BrokerDeps, entry: FlowEntry, plugin: FlowPlugin, req: FlowRequest, reusable: boolean): Promise<Reply> {
+async function runFirstStep(
+  deps: BrokerDeps,
+  entry: FlowEntry,
+  plugin: FlowPlugin,
+  req: FlowRequest,
+  reusable: boolean,
+): Promise<Reply> {
   const started: FlowEntry = { ...entry, progress: 'started', data: { ...entry.data, ...runData(entry) } }
   publish(deps, started, 'started')
   let step: StepResult
@@ -96,15 +113,22 @@ export async function callbackFlow(deps: BrokerDeps, req: FlowRequest): Promise<
   if (!id) throw new BrokerError('UNKNOWN_STATE', 'The callback carries neither state nor oauth_token.')
   // The broker's own state names its flow (the hash is derived from it); an OAuth 1.0a request token was correlated at /start.
   const hash = state !== undefined ? hashOfState(state, deps.config.session.secret) : await deps.store.correlated(id)
-  if (state !== undefined && !hash) throw new BrokerError('UNKNOWN_STATE', 'The state parameter was not issued by this broker.')
+  if (state !== undefined && !hash)
+    throw new BrokerError('UNKNOWN_STATE', 'The state parameter was not issued by this broker.')
   const entry = hash ? await deps.store.get(hash) : undefined
   // A state must be the very one stored with the flow it names: a forged or altered one names no flow that waits.
-  if (!entry || (state !== undefined && !(typeof entry.data.state === 'string' && safeEqual(state, entry.data.state)))) {
+  if (
+    !entry ||
+    (state !== undefined && !(typeof entry.data.state === 'string' && safeEqual(state, entry.data.state)))
+  ) {
     throw new BrokerError('UNKNOWN_STATE', 'No flow waits for this callback: it expired or never existed.')
   }
   if (entry.progress === 'completed' || entry.progress === 'failed') throw finished(entry.progress)
   if (!cookieMatches(deps, entry, req.cookies)) {
-    throw new BrokerError('COOKIE_MISMATCH', 'This callback arrived in a browser other than the one that started the flow.')
+    throw new BrokerError(
+      'COOKIE_MISMATCH',
+      'This callback arrived in a browser other than the one that started the flow.',
+    )
   }
   const plugin = await deps.plugins.get(entry.plugin)
   const exchanging: FlowEntry = { ...entry, progress: 'exchanging' }
@@ -114,7 +138,8 @@ export async function callbackFlow(deps: BrokerDeps, req: FlowRequest): Promise<
     if (req.params.error) {
       throw new FlowError(req.params.error, req.params.error_description ?? `The provider answered ${req.params.error}`)
     }
-    if (!plugin.callback) throw new FlowError('server_error', `The flow plugin "${entry.plugin}" takes no callback`, 'FAILED')
+    if (!plugin.callback)
+      throw new FlowError('server_error', `The flow plugin "${entry.plugin}" takes no callback`, 'FAILED')
     const step = await plugin.callback(flowContext(deps, exchanging, req.params))
     return await afterStep(deps, exchanging, step, false)
   } catch (err) {
@@ -146,7 +171,13 @@ async function afterStep(deps: BrokerDeps, entry: FlowEntry, step: StepResult, r
   if (!reusable) await advanceOrRefuse(deps, entry.progress, done)
   publish(deps, done, 'token_exchanged')
   const { reply, mode } = await deliverResult(deps, done, step.deliver)
-  deps.events.publish({ type: 'delivered', hash: done.hash, plugin: done.plugin, progress: done.progress, delivery: mode })
+  deps.events.publish({
+    type: 'delivered',
+    hash: done.hash,
+    plugin: done.plugin,
+    progress: done.progress,
+    delivery: mode,
+  })
   return reply
 }
 
@@ -156,8 +187,13 @@ async function fail(deps: BrokerDeps, entry: FlowEntry, err: unknown): Promise<R
   const flowErr =
     err instanceof FlowError
       ? err
-      : new FlowError('server_error', err instanceof BrokerError ? err.message : 'The flow plugin failed unexpectedly', 'FAILED')
-  if (!(err instanceof FlowError) && !(err instanceof BrokerError)) deps.log.error({ err, plugin: entry.plugin }, 'flow step threw')
+      : new FlowError(
+          'server_error',
+          err instanceof BrokerError ? err.message : 'The flow plugin failed unexpectedly',
+          'FAILED',
+        )
+  if (!(err instanceof FlowError) && !(err instanceof BrokerError))
+    deps.log.error({ err, plugin: entry.plugin }, 'flow step threw')
   const error = flowFailure(flowErr)
   const failed: FlowEntry = { ...entry, progress: 'failed', error }
   await deps.store.advance(entry.progress, failed)
@@ -168,7 +204,10 @@ async function fail(deps: BrokerDeps, entry: FlowEntry, err: unknown): Promise<R
 
 // The codes an app's callback understands (RFC 6749 §4.1.2.1 and §5.2, OpenID Connect) for failures
 // that are the broker's own; anything else the broker did not finish is a server_error.
-const OAUTH_ERROR: Partial<Record<FlowError['brokerCode'], string>> = { PROVIDER_TIMEOUT: 'temporarily_unavailable', VALIDATION: 'invalid_request' }
+const OAUTH_ERROR: Partial<Record<FlowError['brokerCode'], string>> = {
+  PROVIDER_TIMEOUT: 'temporarily_unavailable',
+  VALIDATION: 'invalid_request',
+}
 const isBrokerCode = (code: string) => /^[A-Z][A-Z_]*$/.test(code)
 
 /** A flow's failure in both vocabularies: the broker's registry code and the OAuth `error` the app receives. */
@@ -179,7 +218,8 @@ function flowFailure(err: FlowError): FlowFailure {
   return { code, error: oauth, description: err.description }
 }
 
-const unknownHash = () => new BrokerError('UNKNOWN_HASH', 'No flow is stored under this hash: it expired or never existed.')
+const unknownHash = () =>
+  new BrokerError('UNKNOWN_HASH', 'No flow is stored under this hash: it expired or never existed.')
 
 async function advanceOrRefuse(deps: BrokerDeps, from: Progress, next: FlowEntry): Promise<void> {
   const res = await deps.store.advance(from, next)
@@ -196,7 +236,11 @@ function finished(progress: string): BrokerError {
 
 function bindingCookie(deps: BrokerDeps, entry: FlowEntry): Reply['cookie'] {
   const maxAge = Math.max(1, Math.ceil((entry.expiresAt - Date.now()) / 1000))
-  return { name: flowCookieName(entry.hash, deps.config.cookie.secret), value: sign(String(entry.data.nonce), deps.config.cookie.secret), maxAge }
+  return {
+    name: flowCookieName(entry.hash, deps.config.cookie.secret),
+    value: sign(String(entry.data.nonce), deps.config.cookie.secret),
+    maxAge,
+  }
 }
 
 function cookieMatches(deps: BrokerDeps, entry: FlowEntry, cookies: FlowRequest['cookies']): boolean {
@@ -205,6 +249,19 @@ function cookieMatches(deps: BrokerDeps, entry: FlowEntry, cookies: FlowRequest[
   return !!nonce && typeof entry.data.nonce === 'string' && safeEqual(nonce, entry.data.nonce)
 }
 
-function publish(deps: BrokerDeps, entry: FlowEntry, type: 'started' | 'redirected' | 'callback' | 'token_exchanged', progress: Progress = entry.progress): void {
-  if (deps.events.watched) deps.events.publish({ type, hash: entry.hash, plugin: entry.plugin, progress, provider: providerHost(entry.record), expiresAt: entry.expiresAt })
+function publish(
+  deps: BrokerDeps,
+  entry: FlowEntry,
+  type: 'started' | 'redirected' | 'callback' | 'token_exchanged',
+  progress: Progress = entry.progress,
+): void {
+  if (deps.events.watched)
+    deps.events.publish({
+      type,
+      hash: entry.hash,
+      plugin: entry.plugin,
+      progress,
+      provider: providerHost(entry.record),
+      expiresAt: entry.expiresAt,
+    })
 }

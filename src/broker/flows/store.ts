@@ -36,7 +36,20 @@ export async function storeFlow(deps: BrokerDeps, body: unknown): Promise<Stored
   const prepared = await prepareStart(deps, entry, plugin)
   if (prepared) entry.data = prepared.data
   await deps.store.create(entry, { reusable: plugin.reusable === true, redirect: prepared?.redirect })
-  if (deps.events.watched) deps.events.publish({ type: 'stored', hash: entry.hash, plugin: name, progress: 'stored', expiresAt: entry.expiresAt, provider: providerHost(record) })
+  if (deps.events.watched)
+    deps.events.publish({
+      type: 'stored',
+      hash: entry.hash,
+      plugin: name,
+      progress: 'stored',
+      expiresAt: entry.expiresAt,
+      provider: providerHost(record),
+    })
   const { protocol, host } = deps.config
-  return { hash: entry.hash, url: `${protocol}://${host}/start?hash=${entry.hash}`, plugin: name, expires_in: deps.store.expireSeconds }
+  return {
+    hash: entry.hash,
+    url: `${protocol}://${host}/start?hash=${entry.hash}`,
+    plugin: name,
+    expires_in: deps.store.expireSeconds,
+  }
 }

@@ -41,7 +41,15 @@ export async function buildServer(deps: BrokerDeps): Promise<FastifyInstance> {
   if (deps.log.isLevelEnabled('debug')) {
     app.addHook('onResponse', async (request, reply) => {
       // The path only: query strings carry hashes, states and codes.
-      request.log.debug({ method: request.method, path: request.url.split('?')[0], status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request')
+      request.log.debug(
+        {
+          method: request.method,
+          path: request.url.split('?')[0],
+          status: reply.statusCode,
+          ms: Math.round(reply.elapsedTime),
+        },
+        'request',
+      )
     })
   }
   app.get('/ping', async () => ({ ping: 'pong' }))

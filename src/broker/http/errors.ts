@@ -7,7 +7,10 @@ function fromFastify(err: FastifyError): BrokerError {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new BrokerError('BODY_TOO_LARGE', 'The request body is larger than this broker accepts.')
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new BrokerError('UNSUPPORTED_MEDIA_TYPE', `Unsupported content type; send application/json or application/x-www-form-urlencoded.`)
+      return new BrokerError(
+        'UNSUPPORTED_MEDIA_TYPE',
+        `Unsupported content type; send application/json or application/x-www-form-urlencoded.`,
+      )
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return new BrokerError('VALIDATION', 'The body is not valid JSON.', { fields: {} })
@@ -19,13 +22,25 @@ function fromFastify(err: FastifyError): BrokerError {
   if (err.validation) {
     const fields: Record<string, string> = {}
     for (const v of err.validation) {
-      const name = (v.instancePath || '').replace(/^\//, '').replace(/\//g, '.') || String((v.params as { missingProperty?: string })?.missingProperty ?? err.validationContext ?? 'body')
+      const name =
+        (v.instancePath || '').replace(/^\//, '').replace(/\//g, '.') ||
+        String((v.params as { missingProperty?: string })?.missingProperty ?? err.validationContext ?? 'body')
       fields[name] = v.message ?? 'is invalid'
     }
-    return new BrokerError('VALIDATION', `Invalid ${err.validationContext ?? 'request'}: ${Object.entries(fields).map(([k, v]) => `${k} ${v}`).join('; ')}.`, { fields })
+    return new BrokerError(
+      'VALIDATION',
+      `Invalid ${err.validationContext ?? 'request'}: ${Object.entries(fields)
+        .map(([k, v]) => `${k} ${v}`)
+        .join('; ')}.`,
+      { fields },
+    )
   }
   if (typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500) {
-    return new BrokerError(err.statusCode === 413 ? 'BODY_TOO_LARGE' : err.statusCode === 415 ? 'UNSUPPORTED_MEDIA_TYPE' : 'VALIDATION', err.message, { fields: {} })
+    return new BrokerError(
+      err.statusCode === 413 ? 'BODY_TOO_LARGE' : err.statusCode === 415 ? 'UNSUPPORTED_MEDIA_TYPE' : 'VALIDATION',
+      err.message,
+      { fields: {} },
+    )
   }
   return new BrokerError('INTERNAL', 'The broker failed unexpectedly; the error was logged.')
 }
@@ -39,6 +54,8 @@ export function installErrorHandling(app: FastifyInstance): void {
     void reply.code(broker.status).header('cache-control', 'no-store').send(broker.toJSON())
   })
   app.setNotFoundHandler((request, reply) => {
-    void reply.code(404).send(new BrokerError('NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}.`).toJSON())
+    void reply
+      .code(404)
+      .send(new BrokerError('NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}.`).toJSON())
   })
 }

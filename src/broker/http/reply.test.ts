@@ -10,7 +10,10 @@ afterEach(async () => {
 })
 
 /** What requestParams makes of a request, answered as JSON. */
-async function paramsOf(lists: ListValues | undefined, request: { url: string; payload?: Record<string, unknown> }): Promise<Record<string, string>> {
+async function paramsOf(
+  lists: ListValues | undefined,
+  request: { url: string; payload?: Record<string, unknown> },
+): Promise<Record<string, string>> {
   app = Fastify()
   app.post('/p', async (req) => requestParams(req, lists))
   return (await app.inject({ method: 'POST', ...request })).json()
@@ -24,7 +27,9 @@ describe('requestParams', () => {
 
   it('passes a JSON object as JSON text', async () => {
     for (const lists of [undefined, 'json'] as const) {
-      expect(await paramsOf(lists, { url: '/p', payload: { parameters: { x: 'v*1' } } })).toEqual({ parameters: '{"x":"v*1"}' })
+      expect(await paramsOf(lists, { url: '/p', payload: { parameters: { x: 'v*1' } } })).toEqual({
+        parameters: '{"x":"v*1"}',
+      })
     }
   })
 
@@ -35,7 +40,11 @@ describe('requestParams', () => {
   })
 })
 
-const withCookie: Reply = { status: 302, headers: { location: 'https://provider.example/' }, cookie: { name: 'f', value: 'v', maxAge: 60 } }
+const withCookie: Reply = {
+  status: 302,
+  headers: { location: 'https://provider.example/' },
+  cookie: { name: 'f', value: 'v', maxAge: 60 },
+}
 
 async function sent(out: Reply, cookie?: { secure: boolean }) {
   app = Fastify()
@@ -49,7 +58,9 @@ describe('send', () => {
     expect(plain.statusCode).toBe(302)
     expect(plain.headers.location).toBe('https://provider.example/')
     expect(plain.headers['set-cookie']).toBe('f=v; Max-Age=60; Path=/; HttpOnly; SameSite=Lax')
-    expect((await sent(withCookie, { secure: true })).headers['set-cookie']).toBe('f=v; Max-Age=60; Path=/; HttpOnly; Secure; SameSite=None')
+    expect((await sent(withCookie, { secure: true })).headers['set-cookie']).toBe(
+      'f=v; Max-Age=60; Path=/; HttpOnly; Secure; SameSite=None',
+    )
     expect((await sent(withCookie)).headers['set-cookie']).toBeUndefined()
   })
 

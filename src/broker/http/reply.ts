@@ -35,7 +35,18 @@ export function send(reply: FastifyReply, out: Reply, cookie?: { secure: boolean
     // Providers may return with a cross-site POST (response_mode=form_post): a Lax cookie would not
     // come along and the flow would end in COOKIE_MISMATCH. None needs Secure, so plain http keeps Lax.
     // The cookie still binds: it is named after one flow and carries that flow's signed nonce.
-    reply.header('set-cookie', stringifySetCookie({ name: out.cookie.name, value: out.cookie.value, httpOnly: true, sameSite: secure ? 'none' : 'lax', secure, path: '/', maxAge: out.cookie.maxAge }))
+    reply.header(
+      'set-cookie',
+      stringifySetCookie({
+        name: out.cookie.name,
+        value: out.cookie.value,
+        httpOnly: true,
+        sameSite: secure ? 'none' : 'lax',
+        secure,
+        path: '/',
+        maxAge: out.cookie.maxAge,
+      }),
+    )
   }
   reply.code(out.status).headers(out.headers ?? {})
   if (out.html !== undefined) return reply.type('text/html; charset=utf-8').send(out.html)

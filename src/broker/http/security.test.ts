@@ -31,15 +31,23 @@ describe('bearerCheck (api.keys and admin.key)', () => {
   const check = bearerCheck([KEY, OTHER])
 
   it('takes every key, the scheme in any case, whitespace around the key', () => {
-    for (const header of [`Bearer ${KEY}`, `bearer ${OTHER}`, `BEARER\t${KEY}`, `Bearer  ${KEY} \t`]) expect(check(header), header).toBe('ok')
+    for (const header of [`Bearer ${KEY}`, `bearer ${OTHER}`, `BEARER\t${KEY}`, `Bearer  ${KEY} \t`])
+      expect(check(header), header).toBe('ok')
   })
 
   it('compares keys whole', () => {
-    for (const header of [`Bearer ${KEY}x`, `Bearer ${KEY.slice(1)}`, `Bearer ${KEY.slice(0, -1)}`, `Bearer ${KEY} ${KEY}`]) expect(check(header), header).toBe('wrong')
+    for (const header of [
+      `Bearer ${KEY}x`,
+      `Bearer ${KEY.slice(1)}`,
+      `Bearer ${KEY.slice(0, -1)}`,
+      `Bearer ${KEY} ${KEY}`,
+    ])
+      expect(check(header), header).toBe('wrong')
   })
 
   it('tells a header without a bearer key from a wrong key', () => {
-    for (const header of [undefined, '', KEY, `Basic ${KEY}`, 'Bearer', 'Bearer ', 'Bearer \t ', `Bearer${KEY}`]) expect(check(header), String(header)).toBe('missing')
+    for (const header of [undefined, '', KEY, `Basic ${KEY}`, 'Bearer', 'Bearer ', 'Bearer \t ', `Bearer${KEY}`])
+      expect(check(header), String(header)).toBe('missing')
   })
 
   it('takes a key with spaces inside it (a passphrase)', () => {
@@ -56,9 +64,21 @@ describe('api.keys', () => {
     expect(none.json().code).toBe('UNAUTHORIZED')
     expect(none.headers['www-authenticate']).toBe('Bearer')
     expect(none.json().message).toBe('This route needs an API key: send Authorization: Bearer <key> (api.keys).')
-    const wrong = await app.inject({ method: 'POST', url: '/store', headers: { authorization: `Bearer ${KEY}x` }, payload: record })
+    const wrong = await app.inject({
+      method: 'POST',
+      url: '/store',
+      headers: { authorization: `Bearer ${KEY}x` },
+      payload: record,
+    })
     expect(wrong.json()).toMatchObject({ code: 'UNAUTHORIZED', message: 'The API key is not valid.' })
-    for (const authorization of [`Bearer ${KEY}x`, `Bearer ${KEY.slice(1)}`, `Basic ${KEY}`, KEY, 'Bearer ', `Bearer ${KEY} ${KEY}`]) {
+    for (const authorization of [
+      `Bearer ${KEY}x`,
+      `Bearer ${KEY.slice(1)}`,
+      `Basic ${KEY}`,
+      KEY,
+      'Bearer ',
+      `Bearer ${KEY} ${KEY}`,
+    ]) {
       const res = await app.inject({ method: 'POST', url: '/store', headers: { authorization }, payload: record })
       expect(res.statusCode, authorization).toBe(401)
     }
@@ -69,10 +89,20 @@ describe('api.keys', () => {
   it('lets every configured key through, to /store and /result', async () => {
     const app = await server({ api: { keys: [KEY, OTHER] } })
     for (const key of [KEY, OTHER]) {
-      const res = await app.inject({ method: 'POST', url: '/store', headers: { authorization: `Bearer ${key}` }, payload: record })
+      const res = await app.inject({
+        method: 'POST',
+        url: '/store',
+        headers: { authorization: `Bearer ${key}` },
+        payload: record,
+      })
       expect(res.statusCode).toBe(200)
     }
-    const res = await app.inject({ method: 'POST', url: '/result', headers: { authorization: `bearer ${OTHER}` }, payload: { result: 'unknown' } })
+    const res = await app.inject({
+      method: 'POST',
+      url: '/result',
+      headers: { authorization: `bearer ${OTHER}` },
+      payload: { result: 'unknown' },
+    })
     expect(res.statusCode).toBe(404)
   })
 
@@ -88,14 +118,17 @@ describe('rate limits (embedded store: in-process counters)', () => {
   it('answers 429 RATE_LIMITED with Retry-After past rate.store, and stores nothing for it', async () => {
     const app = await server({ rate: { store: 3, window: 60_000 } })
     const before = await flowCount()
-    for (let i = 0; i < 3; i++) expect((await app.inject({ method: 'POST', url: '/store', payload: record })).statusCode).toBe(200)
+    for (let i = 0; i < 3; i++)
+      expect((await app.inject({ method: 'POST', url: '/store', payload: record })).statusCode).toBe(200)
     const limited = await app.inject({ method: 'POST', url: '/store', payload: record })
     expect(limited.statusCode).toBe(429)
     expect(limited.json().code).toBe('RATE_LIMITED')
     expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0)
     expect(await flowCount()).toBe(before + 3)
     // Another client IP has its own budget.
-    expect((await app.inject({ method: 'POST', url: '/store', payload: record, remoteAddress: '10.0.0.9' })).statusCode).toBe(200)
+    expect(
+      (await app.inject({ method: 'POST', url: '/store', payload: record, remoteAddress: '10.0.0.9' })).statusCode,
+    ).toBe(200)
   })
 
   it('counts GET and POST /start together, and leaves /hash-check unlimited', async () => {
@@ -154,11 +187,21 @@ describe('JSON depth limit', () => {
     const app = await server({})
     const deep = `${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}`
     for (const url of ['/store', '/sign', '/start', '/result', '/callback']) {
-      const res = await app.inject({ method: 'POST', url, headers: { 'content-type': 'application/json' }, payload: deep })
+      const res = await app.inject({
+        method: 'POST',
+        url,
+        headers: { 'content-type': 'application/json' },
+        payload: deep,
+      })
       expect(res.statusCode, url).toBe(400)
       expect(res.json().code).toBe('VALIDATION')
     }
-    const ok = await app.inject({ method: 'POST', url: '/store', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ ...record, authorize_params: { a: '1' } }) })
+    const ok = await app.inject({
+      method: 'POST',
+      url: '/store',
+      headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify({ ...record, authorize_params: { a: '1' } }),
+    })
     expect(ok.statusCode).toBe(200)
   })
 })

@@ -56,7 +56,12 @@ export function apiKeyGuard(keys: readonly string[] | undefined): onRequestAsync
     const answer = check(request.headers.authorization)
     if (answer !== 'ok') {
       reply.header('www-authenticate', 'Bearer')
-      throw new BrokerError('UNAUTHORIZED', answer === 'wrong' ? 'The API key is not valid.' : 'This route needs an API key: send Authorization: Bearer <key> (api.keys).')
+      throw new BrokerError(
+        'UNAUTHORIZED',
+        answer === 'wrong'
+          ? 'The API key is not valid.'
+          : 'This route needs an API key: send Authorization: Bearer <key> (api.keys).',
+      )
     }
   }
 }
@@ -83,9 +88,13 @@ export async function installRateLimits(app: FastifyInstance, deps: BrokerDeps):
     ...(!(client instanceof RedisMock) ? { redis: client, nameSpace: deps.store.keys.rate() } : {}),
     keyGenerator: (request) => request.ip,
     errorResponseBuilder: (_request, ctx) =>
-      new BrokerError('RATE_LIMITED', `Too many requests from this address: at most ${ctx.max} per ${rate.window / 1000} s; try again in ${ctx.after}.`, {
-        retry_after: Math.ceil(ctx.ttl / 1000),
-      }),
+      new BrokerError(
+        'RATE_LIMITED',
+        `Too many requests from this address: at most ${ctx.max} per ${rate.window / 1000} s; try again in ${ctx.after}.`,
+        {
+          retry_after: Math.ceil(ctx.ttl / 1000),
+        },
+      ),
   })
   const limit = (max: number) => (max ? { rateLimit: { max, timeWindow: rate.window } } : undefined)
   return { store: limit(rate.store), start: limit(rate.start) }
@@ -121,7 +130,10 @@ export function installJsonDepthLimit(app: FastifyInstance): void {
   app.removeContentTypeParser('application/json')
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     if (jsonDepth(body as string) > MAX_JSON_DEPTH) {
-      return done(new BrokerError('VALIDATION', `The JSON body nests deeper than ${MAX_JSON_DEPTH} levels.`, { fields: {} }), undefined)
+      return done(
+        new BrokerError('VALIDATION', `The JSON body nests deeper than ${MAX_JSON_DEPTH} levels.`, { fields: {} }),
+        undefined,
+      )
     }
     parse(request, body as string, done)
   })

@@ -11,7 +11,8 @@ type StoreConfig = BrokerConfig['store']
 /** Where the store is, in words, for notices and errors (never with a password). */
 export function describeStore(store: StoreConfig): string {
   if (store.cluster) return `cluster ${store.cluster.map((n) => `${n.host}:${n.port}`).join(',')}`
-  if (store.sentinels) return `sentinel ${store.name} via ${store.sentinels.map((n) => `${n.host}:${n.port}`).join(',')}`
+  if (store.sentinels)
+    return `sentinel ${store.name} via ${store.sentinels.map((n) => `${n.host}:${n.port}`).join(',')}`
   if (store.url) {
     const u = new URL(store.url)
     return `${u.protocol}//${u.host}${u.pathname && u.pathname !== '/' ? u.pathname : ''}`
@@ -36,7 +37,9 @@ function redisOptions(store: StoreConfig): RedisOptions {
     reconnectOnError: (err: Error) => err.message.startsWith('READONLY'),
     lazyConnect: true,
     // No auto-pipelining: the flow store coalesces each turn's writes itself (coalesceTurn in flow-store.ts).
-    tls: store.tls ? { ca: store.tls.ca ? readFileSync(store.tls.ca) : undefined, rejectUnauthorized: store.tls.rejectUnauthorized } : undefined,
+    tls: store.tls
+      ? { ca: store.tls.ca ? readFileSync(store.tls.ca) : undefined, rejectUnauthorized: store.tls.rejectUnauthorized }
+      : undefined,
   }
 }
 
@@ -56,7 +59,13 @@ function newClient(store: StoreConfig): Redis {
     }) as unknown as Redis
   }
   if (store.sentinels) {
-    return new Redis({ ...base, sentinels: store.sentinels, name: store.name, sentinelPassword: store.sentinelPass, failoverDetector: true })
+    return new Redis({
+      ...base,
+      sentinels: store.sentinels,
+      name: store.name,
+      sentinelPassword: store.sentinelPass,
+      failoverDetector: true,
+    })
   }
   if (store.url) {
     // rediss:// turns TLS on by itself; store.tls adds a CA or relaxes verification.
@@ -76,7 +85,11 @@ export async function connectStore(store: StoreConfig, driver: StoreDriver): Pro
     if (store.cluster) await client.ping()
   } catch (err) {
     client.disconnect()
-    throw new BrokerError('STORE_UNAVAILABLE', `Redis did not answer at ${describeStore(store)} (${(err as Error).message}).`, { store: describeStore(store) })
+    throw new BrokerError(
+      'STORE_UNAVAILABLE',
+      `Redis did not answer at ${describeStore(store)} (${(err as Error).message}).`,
+      { store: describeStore(store) },
+    )
   }
   return client
 }

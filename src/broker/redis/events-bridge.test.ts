@@ -76,7 +76,9 @@ describe('flow events through Redis pub/sub', () => {
 describe('flow events nobody watches', () => {
   it('are not published to Redis, and are again once another process subscribes', async () => {
     // Instances on one Redis share their secrets (the states they issue and the events they seal depend on them).
-    const config = resolveSecrets(configSchema.parse({ log: { level: 'silent' }, store: { port: redis.port, prefix: 'quiet:' } })).config
+    const config = resolveSecrets(
+      configSchema.parse({ log: { level: 'silent' }, store: { port: redis.port, prefix: 'quiet:' } }),
+    ).config
     const c = await createBroker(config, 'redis')
     const d = await createBroker(config, 'redis')
     const monitor = new Redis({ port: redis.port })

@@ -21,7 +21,12 @@ export const WATCH_POLL_MS = 250
  * Events name flows by their hash, a capability: each batch is sealed (seal.ts) under the store's
  * secrets, so a client of Redis that subscribes to the channel learns nothing.
  */
-export async function bridgeEvents(events: FlowEvents, redis: Redis, channel: string, sealer: Sealer): Promise<() => Promise<void>> {
+export async function bridgeEvents(
+  events: FlowEvents,
+  redis: Redis,
+  channel: string,
+  sealer: Sealer,
+): Promise<() => Promise<void>> {
   const origin = randomUUID()
   // The typed emitter does not list EventEmitter's own 'newListener' event.
   const emitter = events as unknown as EventEmitter
@@ -56,7 +61,9 @@ export async function bridgeEvents(events: FlowEvents, redis: Redis, channel: st
     if (!pending.length) return
     const batch = pending
     pending = []
-    redis.publish(channel, sealer.seal('events', channel, channel, JSON.stringify({ origin, events: batch }))).catch(() => {})
+    redis
+      .publish(channel, sealer.seal('events', channel, channel, JSON.stringify({ origin, events: batch })))
+      .catch(() => {})
   }
   const relay = (event: FlowEvent) => {
     if (pending.push(event) === 1) setImmediate(flush)
@@ -83,7 +90,9 @@ export async function bridgeEvents(events: FlowEvents, redis: Redis, channel: st
 /** How many connections subscribe to `channel`: on every node of a Cluster (PUBSUB counts per node). */
 async function subscribers(redis: Redis, channel: string): Promise<number> {
   const nodes: Redis[] = redis instanceof Cluster ? (redis as unknown as Cluster).nodes('all') : [redis]
-  const counts = await Promise.all(nodes.map(async (node) => Number(((await node.pubsub('NUMSUB', channel)) as [string, number])[1])))
+  const counts = await Promise.all(
+    nodes.map(async (node) => Number(((await node.pubsub('NUMSUB', channel)) as [string, number])[1])),
+  )
   return counts.reduce((a, b) => a + b, 0)
 }
 
@@ -101,7 +110,10 @@ function parse(message: string | undefined): { origin: string; events: FlowEvent
   try {
     const value = JSON.parse(message) as { origin?: unknown; events?: unknown }
     if (typeof value.origin !== 'string' || !Array.isArray(value.events)) return undefined
-    const events = (value.events as Partial<FlowEvent>[]).filter((e): e is FlowEvent => !!e && typeof e.hash === 'string' && FLOW_EVENT_TYPES.includes(e.type as FlowEvent['type']))
+    const events = (value.events as Partial<FlowEvent>[]).filter(
+      (e): e is FlowEvent =>
+        !!e && typeof e.hash === 'string' && FLOW_EVENT_TYPES.includes(e.type as FlowEvent['type']),
+    )
     return { origin: value.origin, events }
   } catch {
     return undefined

@@ -81,7 +81,8 @@ if string.sub(v, 1, 4) == '${VERSION}${CODES.stored}01' then redis.call('SETRANG
 return v`
 
 /** The progress a script answered with (a header code), or undefined for anything else. */
-export const progressOfCode = (code: unknown): Progress | undefined => (typeof code === 'string' ? BY_CODE[code] : undefined)
+export const progressOfCode = (code: unknown): Progress | undefined =>
+  typeof code === 'string' ? BY_CODE[code] : undefined
 
 /** The JSON document sealed in a flow's body. */
 interface Body {
@@ -112,13 +113,21 @@ export function encodeFlow(flow: DecodedFlow, seal: (json: string) => string): s
 }
 
 /** CAS_SCRIPT's arguments for moving a flow from `from` to `next` (its progress, data and error). */
-export function encodeTransition(from: Progress, next: FlowEntry, seal: (json: string) => string): [string, string, string] {
+export function encodeTransition(
+  from: Progress,
+  next: FlowEntry,
+  seal: (json: string) => string,
+): [string, string, string] {
   return [CODES[from], CODES[next.progress], seal(bodyJson(next))]
 }
 
 /** A flow from its value, with `open` giving back its body's JSON; undefined when the value is of
  * another format or does not open (another key, tampered). */
-export function decodeFlow(hash: string, value: string, open: (sealed: string) => string | undefined): DecodedFlow | undefined {
+export function decodeFlow(
+  hash: string,
+  value: string,
+  open: (sealed: string) => string | undefined,
+): DecodedFlow | undefined {
   if (value[0] !== VERSION || value.length <= HEADER) return undefined
   const progress = BY_CODE[value[1]!]
   const json = progress && open(value.slice(HEADER))

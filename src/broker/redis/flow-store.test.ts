@@ -21,7 +21,15 @@ afterAll(async () => {
 
 const entry = (): FlowEntry => {
   const now = Date.now()
-  return { hash: newId(), plugin: 'oauth_2_3-legged', record: { auth_type: 'oauth', client_id: 'c' }, progress: 'stored', createdAt: now, expiresAt: now + 60_000, data: {} }
+  return {
+    hash: newId(),
+    plugin: 'oauth_2_3-legged',
+    record: { auth_type: 'oauth', client_id: 'c' },
+    progress: 'stored',
+    createdAt: now,
+    expiresAt: now + 60_000,
+    data: {},
+  }
 }
 
 // The same behaviour on a real Redis and on the embedded store (whose Lua runs elsewhere).
@@ -34,7 +42,10 @@ describe.each([
     const e = entry()
     await store.create(e)
     const first = await store.claim(e.hash)
-    expect(first).toMatchObject({ reusable: false, entry: { hash: e.hash, progress: 'stored', record: e.record, data: {} } })
+    expect(first).toMatchObject({
+      reusable: false,
+      entry: { hash: e.hash, progress: 'stored', record: e.record, data: {} },
+    })
     expect((await store.claim(e.hash))!.entry.progress).toBe('started')
     expect((await store.get(e.hash))!.progress).toBe('started')
   })
@@ -55,7 +66,10 @@ describe.each([
     const store = makeStore()
     const e = { ...entry(), data: { state: 's', nonce: 'n' } }
     await store.create(e, { redirect: 'https://provider.example/authorize?state=s' })
-    expect(await store.claim(e.hash)).toMatchObject({ redirect: 'https://provider.example/authorize?state=s', entry: { progress: 'stored', data: { state: 's', nonce: 'n' } } })
+    expect(await store.claim(e.hash)).toMatchObject({
+      redirect: 'https://provider.example/authorize?state=s',
+      entry: { progress: 'stored', data: { state: 's', nonce: 'n' } },
+    })
     expect((await store.get(e.hash))!.progress).toBe('awaiting_callback')
     expect((await store.claim(e.hash))!.entry.progress).toBe('awaiting_callback')
   })
@@ -74,10 +88,25 @@ describe.each([
     await store.create(e)
     await store.claim(e.hash)
     expect(await store.advance('stored', { ...e, progress: 'awaiting_callback' })).toBe('started')
-    expect(await store.advance('started', { ...e, progress: 'awaiting_callback', data: { state: 's', nonce: 'n' } })).toBe('ok')
-    expect(await store.advance('awaiting_callback', { ...e, progress: 'failed', data: { state: 's' }, error: { code: 'FAILED', error: 'server_error', description: 'y' } })).toBe('ok')
+    expect(
+      await store.advance('started', { ...e, progress: 'awaiting_callback', data: { state: 's', nonce: 'n' } }),
+    ).toBe('ok')
+    expect(
+      await store.advance('awaiting_callback', {
+        ...e,
+        progress: 'failed',
+        data: { state: 's' },
+        error: { code: 'FAILED', error: 'server_error', description: 'y' },
+      }),
+    ).toBe('ok')
     const got = (await store.get(e.hash))!
-    expect(got).toMatchObject({ progress: 'failed', data: { state: 's' }, error: { code: 'FAILED', error: 'server_error', description: 'y' }, record: e.record, expiresAt: e.expiresAt })
+    expect(got).toMatchObject({
+      progress: 'failed',
+      data: { state: 's' },
+      error: { code: 'FAILED', error: 'server_error', description: 'y' },
+      record: e.record,
+      expiresAt: e.expiresAt,
+    })
   })
 
   it('keeps unicode, line breaks in values and the expiry through every step', async () => {
@@ -85,7 +114,9 @@ describe.each([
     const e = { ...entry(), record: { auth_type: 'oauth', client_id: 'c', scope: 'é 😀 ü\nline\r\n"q"\\' } }
     await store.create(e, { redirect: 'https://p.example/a?scope=%C3%A9' })
     await store.claim(e.hash)
-    expect(await store.advance('awaiting_callback', { ...e, progress: 'exchanging', data: { note: 'ß\n😀' } })).toBe('ok')
+    expect(await store.advance('awaiting_callback', { ...e, progress: 'exchanging', data: { note: 'ß\n😀' } })).toBe(
+      'ok',
+    )
     const got = (await store.get(e.hash))!
     expect(got).toMatchObject({ progress: 'exchanging', record: e.record, data: { note: 'ß\n😀' } })
     const ttl = await store.client.pttl(store.flowKey(e.hash))
@@ -127,7 +158,11 @@ describe.each([
   it('keeps neither a capability nor a secret readable: key names are digests, values sealed', async () => {
     const store = makeStore()
     await store.client.flushdb()
-    const e = { ...entry(), record: { auth_type: 'oauth', client_id: 'c', client_secret: 'TOP-SECRET-VALUE' }, data: { verifier: 'PKCE-VERIFIER-VALUE' } }
+    const e = {
+      ...entry(),
+      record: { auth_type: 'oauth', client_id: 'c', client_secret: 'TOP-SECRET-VALUE' },
+      data: { verifier: 'PKCE-VERIFIER-VALUE' },
+    }
     await store.create(e, { redirect: 'https://p.example/a?state=STATE-VALUE' })
     await store.correlate('REQUEST-TOKEN-VALUE', e.hash, e.expiresAt)
     const code = newId()
@@ -135,7 +170,16 @@ describe.each([
     const dump: string[] = []
     for (const key of await store.client.keys('*')) dump.push(key, (await store.client.get(key)) ?? '')
     const text = dump.join('\n')
-    for (const secret of [e.hash, code, 'TOP-SECRET', 'PKCE-VERIFIER', 'STATE-VALUE', 'REQUEST-TOKEN', 'ACCESS-TOKEN', 'oauth_2_3']) {
+    for (const secret of [
+      e.hash,
+      code,
+      'TOP-SECRET',
+      'PKCE-VERIFIER',
+      'STATE-VALUE',
+      'REQUEST-TOKEN',
+      'ACCESS-TOKEN',
+      'oauth_2_3',
+    ]) {
       expect(text).not.toContain(secret)
     }
     expect(await store.correlated('REQUEST-TOKEN-VALUE')).toBe(e.hash)
@@ -150,10 +194,15 @@ describe.each([
     await old.correlate('rt', e.hash, e.expiresAt)
     const code = newId()
     await old.putResult(code, { x: 1 })
-    const rotated = new FlowStore(client, { expireSeconds: 60, secrets: ['a new secret, first in the list, 32 chars+', ...SECRETS] })
+    const rotated = new FlowStore(client, {
+      expireSeconds: 60,
+      secrets: ['a new secret, first in the list, 32 chars+', ...SECRETS],
+    })
     const claimed = (await rotated.claim(e.hash))!
     expect(claimed.entry).toMatchObject({ hash: e.hash, progress: 'stored', generation: 1 })
-    expect(await rotated.advance('started', { ...claimed.entry, progress: 'awaiting_callback', data: { n: 1 } })).toBe('ok')
+    expect(await rotated.advance('started', { ...claimed.entry, progress: 'awaiting_callback', data: { n: 1 } })).toBe(
+      'ok',
+    )
     expect(await rotated.get(e.hash)).toMatchObject({ progress: 'awaiting_callback', data: { n: 1 } })
     expect(await rotated.correlated('rt')).toBe(e.hash)
     expect(await rotated.takeResult(code)).toEqual({ x: 1 })
@@ -194,6 +243,8 @@ describe('FlowStore writes on a real Redis', () => {
     await created
     expect(socket.writableCorked).toBe(0)
     // Each operation still gets its own answer.
-    expect((await Promise.all(entries.map((e) => store.get(e.hash)))).map((e) => e?.hash)).toEqual(entries.map((e) => e.hash))
+    expect((await Promise.all(entries.map((e) => store.get(e.hash)))).map((e) => e?.hash)).toEqual(
+      entries.map((e) => e.hash),
+    )
   })
 })

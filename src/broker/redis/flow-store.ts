@@ -126,7 +126,12 @@ export class FlowStore {
 
   /** The flow hash a callback id belongs to. */
   async correlated(id: string): Promise<string | undefined> {
-    return this.openSmall('callback', id, (name) => this.keys.callback(name), (key) => this.redis.get(key))
+    return this.openSmall(
+      'callback',
+      id,
+      (name) => this.keys.callback(name),
+      (key) => this.redis.get(key),
+    )
   }
 
   /** Keeps a delivered result under a one-time code. */
@@ -138,7 +143,12 @@ export class FlowStore {
 
   /** Redeems a one-time result code: the first caller gets the result, later ones nothing. */
   async takeResult(code: string): Promise<Record<string, unknown> | undefined> {
-    const json = await this.openSmall('result', code, (name) => this.keys.result(name), (key) => this.redis.getdel(key))
+    const json = await this.openSmall(
+      'result',
+      code,
+      (name) => this.keys.result(name),
+      (key) => this.redis.getdel(key),
+    )
     return json ? (JSON.parse(json) as Record<string, unknown>) : undefined
   }
 

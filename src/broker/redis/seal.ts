@@ -74,7 +74,11 @@ export class Sealer {
   open(kind: CapabilityKind, capability: string, aad: string, sealed: string, generation = 0): string | undefined {
     const bytes = Buffer.from(sealed, 'base64url')
     if (bytes.length < IV_BYTES + TAG_BYTES) return undefined
-    const decipher = createDecipheriv('aes-256-gcm', this.capabilityKey(generation, kind, capability), bytes.subarray(0, IV_BYTES))
+    const decipher = createDecipheriv(
+      'aes-256-gcm',
+      this.capabilityKey(generation, kind, capability),
+      bytes.subarray(0, IV_BYTES),
+    )
     decipher.setAAD(Buffer.from(aad, 'utf8'))
     decipher.setAuthTag(bytes.subarray(bytes.length - TAG_BYTES))
     try {

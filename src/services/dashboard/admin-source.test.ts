@@ -25,14 +25,25 @@ async function listening(key?: string): Promise<{ url: string; broker: Broker }>
   const broker = await memoryBroker(key ? { admin: { key } } : {})
   const app = await buildServer(broker)
   await app.listen({ port: 0, host: '127.0.0.1' })
-  close.push(() => broker.close(), () => app.close())
+  close.push(
+    () => broker.close(),
+    () => app.close(),
+  )
   return { url: `http://127.0.0.1:${(app.server.address() as { port: number }).port}`, broker }
 }
 
 describe('admin event source', () => {
   it('reads flow frames split across chunks, skipping comments and other events', async () => {
     const got: FlowEvent[] = []
-    await readEvents(stream(': hello\n\n', 'event: flow\ndata: {"hash":"a"', ',"type":"stored"}\n\nevent: other\ndata: {}\n\n', 'event: flow\ndata: {"hash":"b"}\n\n'), (e) => got.push(e))
+    await readEvents(
+      stream(
+        ': hello\n\n',
+        'event: flow\ndata: {"hash":"a"',
+        ',"type":"stored"}\n\nevent: other\ndata: {}\n\n',
+        'event: flow\ndata: {"hash":"b"}\n\n',
+      ),
+      (e) => got.push(e),
+    )
     expect(got.map((e) => e.hash)).toEqual(['a', 'b'])
   })
 
@@ -45,7 +56,15 @@ describe('admin event source', () => {
     const got: string[] = []
     source.subscribe((e) => got.push(e.hash))
     // The stream connects asynchronously: publish until the event comes through.
-    await expect.poll(() => (broker.events.publish({ type: 'started', hash: 'live', plugin: 'p', progress: 'started' }), got.includes('live')), { timeout: 5000 }).toBe(true)
+    await expect
+      .poll(
+        () => (
+          broker.events.publish({ type: 'started', hash: 'live', plugin: 'p', progress: 'started' }),
+          got.includes('live')
+        ),
+        { timeout: 5000 },
+      )
+      .toBe(true)
   })
 
   it('says in one line when there is no admin API, or the key is refused', async () => {

@@ -8,14 +8,25 @@ const RECONNECT_MS = 1000
 export async function checkAdmin(url: string, key: string): Promise<void> {
   let res: Response
   try {
-    res = await fetch(`${url}/admin/flows`, { headers: { authorization: `Bearer ${key}` }, signal: AbortSignal.timeout(10_000) })
+    res = await fetch(`${url}/admin/flows`, {
+      headers: { authorization: `Bearer ${key}` },
+      signal: AbortSignal.timeout(10_000),
+    })
   } catch (err) {
     const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).name
     throw new BrokerError('BROKER_UNREACHABLE', `No broker answers at ${url} (${cause}).`, { url })
   }
   await res.arrayBuffer().catch(() => undefined)
-  if (res.status === 404) throw new BrokerError('USAGE', `The broker at ${url} has no admin API: start it with --admin-key (admin.key, BROKER_ADMIN_KEY) to attach.`)
-  if (res.status === 401) throw new BrokerError('USAGE', `The broker at ${url} refused the admin key: pass the one it was started with (--admin-key or BROKER_ADMIN_KEY).`)
+  if (res.status === 404)
+    throw new BrokerError(
+      'USAGE',
+      `The broker at ${url} has no admin API: start it with --admin-key (admin.key, BROKER_ADMIN_KEY) to attach.`,
+    )
+  if (res.status === 401)
+    throw new BrokerError(
+      'USAGE',
+      `The broker at ${url} refused the admin key: pass the one it was started with (--admin-key or BROKER_ADMIN_KEY).`,
+    )
   if (!res.ok) throw new BrokerError('FAILED', `The broker at ${url} answered ${res.status} to GET /admin/flows.`)
 }
 

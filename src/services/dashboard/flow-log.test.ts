@@ -2,7 +2,15 @@ import { describe, expect, it } from 'vitest'
 import type { FlowEvent } from '../../broker/events.js'
 import { FlowLog, mergeFlow } from './flow-log.js'
 
-const ev = (hash: string, over: Partial<FlowEvent> = {}): FlowEvent => ({ type: 'stored', hash, plugin: 'p', progress: 'stored', at: Date.now(), expiresAt: Date.now() + 60_000, ...over })
+const ev = (hash: string, over: Partial<FlowEvent> = {}): FlowEvent => ({
+  type: 'stored',
+  hash,
+  plugin: 'p',
+  progress: 'stored',
+  at: Date.now(),
+  expiresAt: Date.now() + 60_000,
+  ...over,
+})
 
 describe('FlowLog', () => {
   it('keeps the latest state of each flow, the last changed last', () => {
@@ -33,6 +41,9 @@ describe('FlowLog', () => {
   })
 
   it('merges without letting undefined fields erase known ones', () => {
-    expect(mergeFlow(ev('a', { provider: 'p' }), ev('a', { provider: undefined, error: 'E' }))).toMatchObject({ provider: 'p', error: 'E' })
+    expect(mergeFlow(ev('a', { provider: 'p' }), ev('a', { provider: undefined, error: 'E' }))).toMatchObject({
+      provider: 'p',
+      error: 'E',
+    })
   })
 })

@@ -43,7 +43,8 @@ export class FlowLog {
 
   private prune(now: number): void {
     for (const [hash, flow] of this.flows) {
-      if (this.flows.size > this.max || (flow.expiresAt !== undefined && flow.expiresAt + KEEP_AFTER_EXPIRY_MS < now)) this.flows.delete(hash)
+      if (this.flows.size > this.max || (flow.expiresAt !== undefined && flow.expiresAt + KEEP_AFTER_EXPIRY_MS < now))
+        this.flows.delete(hash)
     }
   }
 }

@@ -46,7 +46,11 @@ export async function dashboard(opts: DashboardOptions): Promise<DashboardResult
   if (opts.attach) {
     const url = normalizeBrokerUrl(opts.attach)
     const key = opts.adminKey ?? (await loadConfig({ file: opts.configFile, cwd })).config.admin.key
-    if (!key) throw new BrokerError('USAGE', '--attach needs the admin key the broker was started with: --admin-key, BROKER_ADMIN_KEY or admin.key in the config.')
+    if (!key)
+      throw new BrokerError(
+        'USAGE',
+        '--attach needs the admin key the broker was started with: --admin-key, BROKER_ADMIN_KEY or admin.key in the config.',
+      )
     await checkAdmin(url, key)
     const source = adminEventSource(url, key)
     try {
@@ -58,7 +62,11 @@ export async function dashboard(opts: DashboardOptions): Promise<DashboardResult
   }
 
   // Log lines on stderr would tear through the full-screen drawing.
-  const flags: ConfigInput = { ...opts.flags, log: { level: 'silent' }, admin: { key: opts.adminKey ?? opts.flags?.admin?.key } }
+  const flags: ConfigInput = {
+    ...opts.flags,
+    log: { level: 'silent' },
+    admin: { key: opts.adminKey ?? opts.flags?.admin?.key },
+  }
   const { config: loaded } = await loadConfig({ file: opts.configFile, flags, cwd })
   const driver = await resolveDriver(loaded.store)
   const { config } = resolveSecrets({ ...loaded, workers: 1 })
@@ -67,10 +75,19 @@ export async function dashboard(opts: DashboardOptions): Promise<DashboardResult
   const app = await buildServer(broker)
   try {
     await app.listen({ port: config.port, host: config.listen }).catch((err: Error & { code?: string }) => {
-      throw new BrokerError('FAILED', `The embedded broker cannot listen on ${config.listen}:${config.port} (${err.code ?? err.message}); pick another --port, or --attach to the broker already there.`)
+      throw new BrokerError(
+        'FAILED',
+        `The embedded broker cannot listen on ${config.listen}:${config.port} (${err.code ?? err.message}); pick another --port, or --attach to the broker already there.`,
+      )
     })
     const url = `${config.protocol}://${config.host}`
-    const props: DashboardProps = { ...common, mode: 'embedded', detail: `store: ${driver === 'redis' ? `redis ${config.store.host}:${config.store.port}` : 'embedded'}`, source, broker: new BrokerClient(url) }
+    const props: DashboardProps = {
+      ...common,
+      mode: 'embedded',
+      detail: `store: ${driver === 'redis' ? `redis ${config.store.host}:${config.store.port}` : 'embedded'}`,
+      source,
+      broker: new BrokerClient(url),
+    }
     await renderDashboard(props)
     return { mode: 'embedded', url }
   } finally {

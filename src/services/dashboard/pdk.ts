@@ -28,7 +28,9 @@ export async function replayFixture(file: string): Promise<Replay> {
     const loaded = loadFixture(file)
     const plugins = await preparePlugins(loaded)
     const steps: ReplayStep[] = []
-    const result = await runScenario(loaded, plugins, { afterPhase: (trace, response) => steps.push({ trace, response }) })
+    const result = await runScenario(loaded, plugins, {
+      afterPhase: (trace, response) => steps.push({ trace, response }),
+    })
     return { name: result.name, file: basename(file), steps, result }
   } catch (e) {
     if (e instanceof FixtureError) throw new Error(`${basename(file)}: ${e.message}`, { cause: e })

@@ -22,6 +22,8 @@ export function renderHashCheck(r: HashCheck, now = Date.now()): string {
     ['created', r.created_at],
   ]
   if (r.error) head.push(['error', `${r.error.code}: ${r.error.description}`])
-  const fields = Object.entries(r.record).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)] as [string, string])
+  const fields = Object.entries(r.record).map(
+    ([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)] as [string, string],
+  )
   return [...table(head), '', 'Record (secrets redacted by the broker):', ...table(fields)].join('\n')
 }

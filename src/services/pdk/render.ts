@@ -12,7 +12,11 @@ function renderOne(r: ScenarioResult): string {
     lines.push(`  ${p.phase} · ${p.plugin}`)
     for (const c of p.calls) {
       const call = `${c.call}(${c.args.map(show).join(', ')})`
-      lines.push(c.throws !== undefined ? `    ${call} ✗ ${c.throws}` : `    ${call} → ${c.returns?.length ? c.returns.map(show).join(', ') : 'nothing'}`)
+      lines.push(
+        c.throws !== undefined
+          ? `    ${call} ✗ ${c.throws}`
+          : `    ${call} → ${c.returns?.length ? c.returns.map(show).join(', ') : 'nothing'}`,
+      )
     }
     if (p.error !== undefined) lines.push(`    ✗ plugin error: ${p.error}`)
   }

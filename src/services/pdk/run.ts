@@ -35,7 +35,12 @@ export function expandPaths(paths: string[]): string[] {
     } catch {
       // unreadable paths are reported by the loader with their name
     }
-    return isDir ? readdirSync(p).filter((n) => n.endsWith('.json')).sort().map((n) => join(p, n)) : [p]
+    return isDir
+      ? readdirSync(p)
+          .filter((n) => n.endsWith('.json'))
+          .sort()
+          .map((n) => join(p, n))
+      : [p]
   })
 }
 
@@ -51,7 +56,9 @@ async function prepare(paths: string[]): Promise<Array<[LoadedFixture, RunnableP
 }
 
 /** Replays the fixtures in order; results are per fixture, reports keep the --json shape. */
-export async function runFixtures(options: PdkRunOptions): Promise<{ results: ScenarioResult[]; report: PdkRunResult }> {
+export async function runFixtures(
+  options: PdkRunOptions,
+): Promise<{ results: ScenarioResult[]; report: PdkRunResult }> {
   const prepared = await prepare(options.paths)
   const results: ScenarioResult[] = []
   for (const [loaded, plugins] of prepared) results.push(await runScenario(loaded, plugins))

@@ -32,7 +32,10 @@ export function deleteSecret(opts: SecretsOptions & SecretRef): SecretDeleted {
   const vault = openVault({ insecure: opts.insecureStorage, file: opts.file })
   const ref = { broker: normalizeBrokerUrl(opts.broker), id: opts.id }
   if (!vault.delete(ref)) {
-    throw new BrokerError('NOT_FOUND', `No secret is kept in ${vault.where} for ${ref.id} at ${ref.broker}; \`broker secrets list\` shows what is kept.`)
+    throw new BrokerError(
+      'NOT_FOUND',
+      `No secret is kept in ${vault.where} for ${ref.id} at ${ref.broker}; \`broker secrets list\` shows what is kept.`,
+    )
   }
   return { ...ref, where: vault.where }
 }

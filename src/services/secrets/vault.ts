@@ -49,7 +49,10 @@ export class KeychainVault implements Vault {
   readonly where = 'the OS keychain'
 
   get(ref: SecretRef): string | undefined {
-    return keychain(`read the secret for ${ref.id}`, () => new Entry(KEYCHAIN_SERVICE, account(ref)).getPassword() ?? undefined)
+    return keychain(
+      `read the secret for ${ref.id}`,
+      () => new Entry(KEYCHAIN_SERVICE, account(ref)).getPassword() ?? undefined,
+    )
   }
 
   set(ref: SecretRef, secret: string): void {
@@ -57,7 +60,9 @@ export class KeychainVault implements Vault {
   }
 
   delete(ref: SecretRef): boolean {
-    return keychain(`delete the secret for ${ref.id}`, () => new Entry(KEYCHAIN_SERVICE, account(ref)).deleteCredential())
+    return keychain(`delete the secret for ${ref.id}`, () =>
+      new Entry(KEYCHAIN_SERVICE, account(ref)).deleteCredential(),
+    )
   }
 
   list(): SecretRef[] {
@@ -77,9 +82,13 @@ export class FileVault implements Vault {
     try {
       data = JSON.parse(readFileSync(this.where, 'utf8'))
     } catch (err) {
-      throw new BrokerError('FAILED', `The secrets file ${this.where} cannot be read (${firstLine(err)}); fix or delete it.`)
+      throw new BrokerError(
+        'FAILED',
+        `The secrets file ${this.where} cannot be read (${firstLine(err)}); fix or delete it.`,
+      )
     }
-    if (!data || typeof data !== 'object' || Array.isArray(data)) throw new BrokerError('FAILED', `The secrets file ${this.where} is not a JSON object; fix or delete it.`)
+    if (!data || typeof data !== 'object' || Array.isArray(data))
+      throw new BrokerError('FAILED', `The secrets file ${this.where} is not a JSON object; fix or delete it.`)
     return data as Record<string, string>
   }
 
@@ -89,7 +98,10 @@ export class FileVault implements Vault {
       writeFileSync(this.where, JSON.stringify(data, null, 2) + '\n', { mode: 0o600 })
       chmodSync(this.where, 0o600)
     } catch (err) {
-      throw new BrokerError('FAILED', `Cannot write the secrets file ${this.where} (${(err as NodeJS.ErrnoException).code ?? firstLine(err)}).`)
+      throw new BrokerError(
+        'FAILED',
+        `Cannot write the secrets file ${this.where} (${(err as NodeJS.ErrnoException).code ?? firstLine(err)}).`,
+      )
     }
   }
 

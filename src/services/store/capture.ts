@@ -36,17 +36,20 @@ export async function listenOnce(client: BrokerClient): Promise<CaptureListener>
       return
     }
     done = true
-    deliveredResult(req, client)
-      .then(
-        (captured) => {
-          res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }).end(PAGE('Done', 'The result is in your terminal; you can close this tab.'))
-          settle.resolve(captured)
-        },
-        (err: Error) => {
-          res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(PAGE('The flow failed', 'See your terminal.'))
-          settle.reject(err)
-        },
-      )
+    deliveredResult(req, client).then(
+      (captured) => {
+        res
+          .writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' })
+          .end(PAGE('Done', 'The result is in your terminal; you can close this tab.'))
+        settle.resolve(captured)
+      },
+      (err: Error) => {
+        res
+          .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+          .end(PAGE('The flow failed', 'See your terminal.'))
+        settle.reject(err)
+      },
+    )
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const address = server.address()
@@ -59,9 +62,17 @@ export async function listenOnce(client: BrokerClient): Promise<CaptureListener>
     wait: (seconds) => {
       let timer: NodeJS.Timeout | undefined
       const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => {
-          reject(new BrokerError('CAPTURE_TIMEOUT', `The flow did not finish within ${seconds} s, the stored record's lifetime: nothing reached http://127.0.0.1:${port}/callback.`))
-        }, seconds * 1000 + 1000)
+        timer = setTimeout(
+          () => {
+            reject(
+              new BrokerError(
+                'CAPTURE_TIMEOUT',
+                `The flow did not finish within ${seconds} s, the stored record's lifetime: nothing reached http://127.0.0.1:${port}/callback.`,
+              ),
+            )
+          },
+          seconds * 1000 + 1000,
+        )
       })
       return Promise.race([outcome, timeout]).finally(() => clearTimeout(timer))
     },
@@ -71,12 +82,20 @@ export async function listenOnce(client: BrokerClient): Promise<CaptureListener>
 /** The result a request to a callback carries; FAILED when the broker delivered an error instead. */
 export async function deliveredResult(req: IncomingMessage, client: BrokerClient): Promise<Captured> {
   const { params, posted } = await readParams(req, new URL(req.url ?? '/', 'http://127.0.0.1'))
-  if (params.error) throw new BrokerError('FAILED', `The flow failed: ${params.error}${params.error_description ? `: ${params.error_description}` : ''}.`, { error: params.error })
+  if (params.error)
+    throw new BrokerError(
+      'FAILED',
+      `The flow failed: ${params.error}${params.error_description ? `: ${params.error_description}` : ''}.`,
+      { error: params.error },
+    )
   if (params.result && !params.access_token) return { delivery: 'code', result: await client.redeem(params.result) }
   return { delivery: posted ? 'form_post' : 'query', result: params }
 }
 
-async function readParams(req: IncomingMessage, url: URL): Promise<{ params: Record<string, string>; posted: boolean }> {
+async function readParams(
+  req: IncomingMessage,
+  url: URL,
+): Promise<{ params: Record<string, string>; posted: boolean }> {
   const params = Object.fromEntries(url.searchParams)
   if (req.method !== 'POST') return { params, posted: false }
   let raw = ''

@@ -14,21 +14,32 @@ export async function driveFlow(start: string, callback: string, hash: string, m
   }
   const fields = walker.final ? postedForm(walker.final.body, callback) : undefined
   if (fields) {
-    await fetch(callback, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields), signal: AbortSignal.timeout(15_000) })
+    await fetch(callback, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(fields),
+      signal: AbortSignal.timeout(15_000),
+    })
     return
   }
   const reason = walker.stopped?.message ?? `stopped after ${maxHops} hops`
-  throw new BrokerError('FAILED', `The flow ended without reaching the callback (${reason}); \`broker hash-check ${hash}\` shows why.`)
+  throw new BrokerError(
+    'FAILED',
+    `The flow ended without reaching the callback (${reason}); \`broker hash-check ${hash}\` shows why.`,
+  )
 }
 
 const decode = (s: string) =>
-  s.replace(/&#(\d+);/g, (_m, n: string) => String.fromCharCode(Number(n))).replace(/&(quot|lt|gt|amp);/g, (_m, e: string) => ({ quot: '"', lt: '<', gt: '>', amp: '&' })[e]!)
+  s
+    .replace(/&#(\d+);/g, (_m, n: string) => String.fromCharCode(Number(n)))
+    .replace(/&(quot|lt|gt|amp);/g, (_m, e: string) => ({ quot: '"', lt: '<', gt: '>', amp: '&' })[e]!)
 
 /** The hidden fields of an HTML form that posts to `callback` (a form_post delivery page), if the page is one. */
 export function postedForm(html: string, callback: string): Record<string, string> | undefined {
   const form = /<form\b[^>]*\bmethod="post"[^>]*\baction="([^"]*)"[^>]*>([\s\S]*?)<\/form>/i.exec(html)
   if (!form || decode(form[1]!) !== callback) return undefined
   const fields: Record<string, string> = {}
-  for (const input of form[2]!.matchAll(/<input\b[^>]*\bname="([^"]*)"[^>]*\bvalue="([^"]*)"[^>]*>/gi)) fields[decode(input[1]!)] = decode(input[2]!)
+  for (const input of form[2]!.matchAll(/<input\b[^>]*\bname="([^"]*)"[^>]*\bvalue="([^"]*)"[^>]*>/gi))
+    fields[decode(input[1]!)] = decode(input[2]!)
   return fields
 }

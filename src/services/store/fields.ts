@@ -12,12 +12,22 @@ export interface RecordField {
   readonly options?: readonly string[]
 }
 
-const f = (field: string, kind: FieldKind, summary: string, options?: readonly string[]): RecordField => ({ field, flag: field.replace(/_/g, '-'), kind, summary, options })
+const f = (field: string, kind: FieldKind, summary: string, options?: readonly string[]): RecordField => ({
+  field,
+  flag: field.replace(/_/g, '-'),
+  kind,
+  summary,
+  options,
+})
 
 /** Every record field that has its own flag; anything else goes through `--field name=value`. */
 export const RECORD_FIELDS: readonly RecordField[] = [
   f('client_id', 'text', 'OAuth 2 client id.'),
-  f('client_secret', 'secret', 'OAuth 2 client secret (prefer the prompt or the keychain: flags end up in shell history).'),
+  f(
+    'client_secret',
+    'secret',
+    'OAuth 2 client secret (prefer the prompt or the keychain: flags end up in shell history).',
+  ),
   f('consumer_key', 'text', 'OAuth 1.0a consumer key.'),
   f('consumer_secret', 'secret', 'OAuth 1.0a consumer secret.'),
   f('authorize_url', 'url', "The provider's authorization URL."),
@@ -37,15 +47,25 @@ export const RECORD_FIELDS: readonly RecordField[] = [
   f('oauth_token_secret', 'secret', 'OAuth 1.0a token secret.'),
   f('access_name', 'text', "Name of the token field in the provider's answer (default access_token)."),
   f('authorize_method', 'text', 'Token type delivered when the provider gives none.', ['Bearer', 'OAuth', 'Digest']),
-  f('authorize_params', 'text', 'Extra authorization parameters as a query string (prompt=consent&access_type=offline).'),
-  f('client_auth', 'text', 'How the client authenticates at the token URL (default: credentials in the body).', ['basic', 'body']),
+  f(
+    'authorize_params',
+    'text',
+    'Extra authorization parameters as a query string (prompt=consent&access_type=offline).',
+  ),
+  f('client_auth', 'text', 'How the client authenticates at the token URL (default: credentials in the body).', [
+    'basic',
+    'body',
+  ]),
   f('delivery', 'text', 'How the result reaches the callback.', ['query', 'form_post', 'code']),
   f('realm', 'text', 'OAuth 1.0a realm.'),
 ]
 
 /** The field named `name`, or a plain text field when it has no flag of its own. */
 export function fieldInfo(name: string): RecordField {
-  return RECORD_FIELDS.find((x) => x.field === name) ?? f(name, /secret|password|token|private_key/i.test(name) ? 'secret' : 'text', name)
+  return (
+    RECORD_FIELDS.find((x) => x.field === name) ??
+    f(name, /secret|password|token|private_key/i.test(name) ? 'secret' : 'text', name)
+  )
 }
 
 /** Secret fields kept in the keychain, keyed by the id field beside them. */

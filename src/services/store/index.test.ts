@@ -16,7 +16,18 @@ async function fakeBroker(stored: Record<string, unknown>): Promise<{ url: strin
   server = createServer((req, res) => {
     seen.push(`${req.method} ${req.url?.split('?')[0]}`)
     req.resume().on('end', () => {
-      const body = req.url === '/store' ? stored : { hash: HASH, plugin: 'oauth_2_2-legged', progress: 'stored', expires_in: 42, expires_at: '', created_at: '', record: {} }
+      const body =
+        req.url === '/store'
+          ? stored
+          : {
+              hash: HASH,
+              plugin: 'oauth_2_2-legged',
+              progress: 'stored',
+              expires_in: 42,
+              expires_at: '',
+              created_at: '',
+              record: {},
+            }
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body))
     })
   })
@@ -34,11 +45,21 @@ const twoLegged = (broker: string) => ({
 
 describe('storeViaBroker', () => {
   it('answers from POST /store alone: plugin, seconds to live and the expiry time', async () => {
-    const broker = await fakeBroker({ hash: HASH, url: `http://b/start?hash=${HASH}`, plugin: 'oauth_2_2-legged', expires_in: 60 })
+    const broker = await fakeBroker({
+      hash: HASH,
+      url: `http://b/start?hash=${HASH}`,
+      plugin: 'oauth_2_2-legged',
+      expires_in: 60,
+    })
     const before = Date.now()
     const result = await storeViaBroker(twoLegged(broker.url))
     expect(broker.seen).toEqual(['POST /store'])
-    expect(result).toMatchObject({ hash: HASH, url: `http://b/start?hash=${HASH}`, plugin: 'oauth_2_2-legged', expires_in: 60 })
+    expect(result).toMatchObject({
+      hash: HASH,
+      url: `http://b/start?hash=${HASH}`,
+      plugin: 'oauth_2_2-legged',
+      expires_in: 60,
+    })
     const at = Date.parse(result.expires_at)
     expect(at).toBeGreaterThanOrEqual(before + 60_000)
     expect(at).toBeLessThanOrEqual(Date.now() + 60_000)

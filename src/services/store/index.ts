@@ -41,10 +41,14 @@ export interface StoreResult {
 export async function storeViaBroker(opts: StoreOptions): Promise<StoreResult> {
   const client = new BrokerClient(opts.broker, { apiKey: opts.apiKey })
   const record: FlowRecord = buildRecord(opts)
-  if (opts.capture && record.callback !== undefined) throw new BrokerError('USAGE', '--capture listens for the result itself; leave out --callback (or drop --capture).')
+  if (opts.capture && record.callback !== undefined)
+    throw new BrokerError('USAGE', '--capture listens for the result itself; leave out --callback (or drop --capture).')
   const preset = presetOf(record, opts.flow)
   if (opts.capture && preset === FLOW_PRESETS['oauth1-1']) {
-    throw new BrokerError('USAGE', 'oauth1-1 signs requests on demand and delivers nothing to capture: store it without --capture, then POST /sign with its hash and the request to sign.')
+    throw new BrokerError(
+      'USAGE',
+      'oauth1-1 signs requests on demand and delivers nothing to capture: store it without --capture, then POST /sign with its hash and the request to sign.',
+    )
   }
   const vaultOpts = { broker: client.url, insecure: opts.insecureStorage, file: opts.secretsFile, notify: opts.notify }
   // With --save-secret, a missing keychain is an error before anything is stored.
@@ -66,7 +70,12 @@ export async function storeViaBroker(opts: StoreOptions): Promise<StoreResult> {
     const sent = Date.now()
     const stored = await client.store(record)
     const expires_at = new Date(sent + stored.expires_in * 1000).toISOString()
-    const result: StoreResult = { ...stored, expires_at, ...(record.callback ? { callback: String(record.callback) } : {}), ...(saved ? { saved } : {}) }
+    const result: StoreResult = {
+      ...stored,
+      expires_at,
+      ...(record.callback ? { callback: String(record.callback) } : {}),
+      ...(saved ? { saved } : {}),
+    }
     if (!listener) {
       if (opts.open) await openInBrowser(stored.url, opts.notify)
       return result

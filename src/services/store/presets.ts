@@ -68,7 +68,13 @@ export const FLOW_PRESET_NAMES = Object.keys(FLOW_PRESETS)
 export function missingFields(record: Readonly<FlowRecord>, preset: FlowPreset | undefined): string[] {
   const required = [...(preset?.required ?? [])]
   if (record.auth_version === '1' && record.consumer_key !== undefined) {
-    required.push(String(record.signature_method ?? '').toUpperCase().replace(/_/g, '-') === 'RSA-SHA1' ? 'private_key' : 'consumer_secret')
+    required.push(
+      String(record.signature_method ?? '')
+        .toUpperCase()
+        .replace(/_/g, '-') === 'RSA-SHA1'
+        ? 'private_key'
+        : 'consumer_secret',
+    )
   }
   return [...new Set(required)].filter((field) => record[field] === undefined || record[field] === '')
 }

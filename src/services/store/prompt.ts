@@ -35,11 +35,16 @@ const recordPrompt = (field: string): PromptSpec => {
  * Fills the missing fields: asks for each on a terminal (secrets masked, URLs validated); without
  * one, MISSING_FIELDS lists every missing field with its flag, exit 2. Ctrl-C at a prompt is CANCELLED.
  */
-export async function askMissing(missing: readonly string[], specOf: (field: string) => PromptSpec = recordPrompt): Promise<Record<string, string>> {
+export async function askMissing(
+  missing: readonly string[],
+  specOf: (field: string) => PromptSpec = recordPrompt,
+): Promise<Record<string, string>> {
   if (!missing.length) return {}
   if (!canPrompt()) {
     const list = missing.map((f) => `${f} (${specOf(f).flag})`).join(', ')
-    throw new BrokerError('MISSING_FIELDS', `Missing required field${missing.length > 1 ? 's' : ''}: ${list}.`, { fields: Object.fromEntries(missing.map((f) => [f, 'is required'])) })
+    throw new BrokerError('MISSING_FIELDS', `Missing required field${missing.length > 1 ? 's' : ''}: ${list}.`, {
+      fields: Object.fromEntries(missing.map((f) => [f, 'is required'])),
+    })
   }
   const answers: Record<string, string> = {}
   const context = { output: process.stderr }
@@ -53,7 +58,10 @@ export async function askMissing(missing: readonly string[], specOf: (field: str
       return spec.check ? spec.check(v) : true
     }
     try {
-      answers[field] = spec.kind === 'secret' ? await password({ message, mask: '*', validate }, context) : await input({ message, validate }, context)
+      answers[field] =
+        spec.kind === 'secret'
+          ? await password({ message, mask: '*', validate }, context)
+          : await input({ message, validate }, context)
     } catch (err) {
       // @inquirer/prompts rejects with ExitPromptError on Ctrl-C (and when the terminal goes away).
       if ((err as Error).name === 'ExitPromptError' || (err as Error).name === 'AbortPromptError') {

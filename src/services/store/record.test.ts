@@ -7,9 +7,25 @@ import { buildRecord, presetOf } from './record.js'
 describe('buildRecord', () => {
   it('layers the file, the preset, --field pairs and flags, in that order', () => {
     const dir = mkdtempSync(join(tmpdir(), 'broker-record-'))
-    writeFileSync(join(dir, 'r.json'), JSON.stringify({ auth_leg: 9, client_id: 'file', scope: 'a', state: 'file-state' }))
-    const record = buildRecord({ flow: 'oauth2-3', file: 'r.json', cwd: dir, pairs: ['scope=b', 'prompt=consent'], fields: { state: 'flag-state', client_secret: undefined } })
-    expect(record).toEqual({ auth_version: '2', auth_leg: '3', client_id: 'file', scope: 'b', prompt: 'consent', state: 'flag-state' })
+    writeFileSync(
+      join(dir, 'r.json'),
+      JSON.stringify({ auth_leg: 9, client_id: 'file', scope: 'a', state: 'file-state' }),
+    )
+    const record = buildRecord({
+      flow: 'oauth2-3',
+      file: 'r.json',
+      cwd: dir,
+      pairs: ['scope=b', 'prompt=consent'],
+      fields: { state: 'flag-state', client_secret: undefined },
+    })
+    expect(record).toEqual({
+      auth_version: '2',
+      auth_leg: '3',
+      client_id: 'file',
+      scope: 'b',
+      prompt: 'consent',
+      state: 'flag-state',
+    })
   })
 
   it('refuses a record that names no flow', () => {
@@ -21,7 +37,9 @@ describe('buildRecord', () => {
   })
 
   it('finds the preset of a file record from its auth_* fields', () => {
-    expect(presetOf({ auth_type: 'oauth', auth_version: '2', auth_leg: '2', grant_type: 'refresh_token' })?.required).toContain('refresh_token')
+    expect(
+      presetOf({ auth_type: 'oauth', auth_version: '2', auth_leg: '2', grant_type: 'refresh_token' })?.required,
+    ).toContain('refresh_token')
     expect(presetOf({ auth_type: 'oauth', auth_version: '1', auth_leg: '3' })?.browser).toBe(true)
   })
 })

@@ -21,13 +21,20 @@ export interface RecordInput {
 export function buildRecord(input: RecordInput): FlowRecord {
   const fromFile = input.file ? readRecordFile(resolve(input.cwd ?? process.cwd(), input.file)) : {}
   const preset = input.flow ? FLOW_PRESETS[input.flow] : undefined
-  if (input.flow && !preset) throw new BrokerError('USAGE', `Unknown flow "${input.flow}"; known flows: ${FLOW_PRESET_NAMES.join(', ')}.`)
+  if (input.flow && !preset)
+    throw new BrokerError('USAGE', `Unknown flow "${input.flow}"; known flows: ${FLOW_PRESET_NAMES.join(', ')}.`)
   const { fields: pairs, bad } = parseFieldPairs(input.pairs ?? [])
   if (bad.length) throw new BrokerError('USAGE', `--field takes name=value (got "${bad[0]}").`)
-  const flags = Object.fromEntries(Object.entries(input.fields ?? {}).filter(([, v]) => v !== undefined)) as Record<string, string>
+  const flags = Object.fromEntries(Object.entries(input.fields ?? {}).filter(([, v]) => v !== undefined)) as Record<
+    string,
+    string
+  >
   const record = { ...fromFile, ...preset?.fields, ...pairs, ...flags } as FlowRecord
   if (!preset && record.auth_version === undefined && record.auth_flow === undefined) {
-    throw new BrokerError('USAGE', `Say which flow to store: --flow ${FLOW_PRESET_NAMES.join('|')}, or auth_version/auth_leg in --file.`)
+    throw new BrokerError(
+      'USAGE',
+      `Say which flow to store: --flow ${FLOW_PRESET_NAMES.join('|')}, or auth_version/auth_leg in --file.`,
+    )
   }
   return record
 }
@@ -36,7 +43,9 @@ export function buildRecord(input: RecordInput): FlowRecord {
 export function presetOf(record: Readonly<FlowRecord>, name?: string) {
   if (name) return FLOW_PRESETS[name]
   return Object.values(FLOW_PRESETS).find((p) =>
-    ['auth_flow', 'auth_version', 'auth_leg', 'grant_type'].every((k) => (p.fields[k] ?? undefined) === (record[k] === undefined ? undefined : String(record[k]))),
+    ['auth_flow', 'auth_version', 'auth_leg', 'grant_type'].every(
+      (k) => (p.fields[k] ?? undefined) === (record[k] === undefined ? undefined : String(record[k])),
+    ),
   )
 }
 
@@ -45,7 +54,10 @@ function readRecordFile(path: string): Record<string, unknown> {
   try {
     text = readFileSync(path, 'utf8')
   } catch (err) {
-    throw new BrokerError('USAGE', `Cannot read --file ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}.`)
+    throw new BrokerError(
+      'USAGE',
+      `Cannot read --file ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}.`,
+    )
   }
   let parsed: unknown
   try {
@@ -53,6 +65,7 @@ function readRecordFile(path: string): Record<string, unknown> {
   } catch (err) {
     throw new BrokerError('USAGE', `--file ${path} is not JSON: ${(err as Error).message}.`)
   }
-  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new BrokerError('USAGE', `--file ${path} must hold one JSON object of record fields.`)
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
+    throw new BrokerError('USAGE', `--file ${path} must hold one JSON object of record fields.`)
   return parsed as Record<string, unknown>
 }

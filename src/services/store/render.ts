@@ -11,7 +11,11 @@ export function renderStored(r: StoreResult): string {
   if (r.callback) rows.push(['callback', r.callback])
   const lines = table(rows)
   if (r.captured) {
-    lines.push('', `Result (delivered by ${r.captured.delivery}):`, ...table(Object.entries(r.captured.result).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)])))
+    lines.push(
+      '',
+      `Result (delivered by ${r.captured.delivery}):`,
+      ...table(Object.entries(r.captured.result).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)])),
+    )
   }
   return lines.join('\n')
 }

@@ -14,7 +14,8 @@ export interface VaultOptions {
 }
 
 /** The secrets a record can keep: client_secret by client_id, consumer_secret by consumer_key. */
-const keptIn = (record: Readonly<FlowRecord>) => KEPT_SECRETS.filter(({ id }) => record[id] !== undefined && record[id] !== '')
+const keptIn = (record: Readonly<FlowRecord>) =>
+  KEPT_SECRETS.filter(({ id }) => record[id] !== undefined && record[id] !== '')
 
 /**
  * Fills a missing client / consumer secret from the keychain. When no keychain answers and the
@@ -28,7 +29,8 @@ export function fillKeptSecrets(record: FlowRecord, required: readonly string[],
     vault = openVault(opts)
   } catch (err) {
     if (!isBrokerError(err)) throw err
-    if (wanted.some(({ secret }) => required.includes(secret))) opts.notify(`${err.message} Asking for the secret instead.`)
+    if (wanted.some(({ secret }) => required.includes(secret)))
+      opts.notify(`${err.message} Asking for the secret instead.`)
     return []
   }
   const found: string[] = []
@@ -51,7 +53,11 @@ export function fillKeptSecrets(record: FlowRecord, required: readonly string[],
 }
 
 /** Keeps the record's client / consumer secrets (--save-secret) in `vault` (see openVault). */
-export function saveKeptSecrets(record: Readonly<FlowRecord>, vault: Vault, opts: VaultOptions): Array<{ id: string; where: string }> {
+export function saveKeptSecrets(
+  record: Readonly<FlowRecord>,
+  vault: Vault,
+  opts: VaultOptions,
+): Array<{ id: string; where: string }> {
   const present = keptIn(record).filter(({ secret }) => typeof record[secret] === 'string' && record[secret] !== '')
   return present.map(({ id, secret }) => {
     vault.set({ broker: opts.broker, id: String(record[id]) }, String(record[secret]))

@@ -14,7 +14,11 @@ export interface Credentials {
 }
 
 /** Calls the preset's API with the delivered token, the way that provider wants it sent. */
-export async function callApi(preset: ProviderPreset, result: Readonly<Record<string, unknown>>, creds: Credentials): Promise<ApiCall> {
+export async function callApi(
+  preset: ProviderPreset,
+  result: Readonly<Record<string, unknown>>,
+  creds: Credentials,
+): Promise<ApiCall> {
   const api = preset.api
   const url = new URL(api.url)
   const token = String(result.access_token ?? '')
@@ -23,7 +27,12 @@ export async function callApi(preset: ProviderPreset, result: Readonly<Record<st
   else if (api.send_token === 'header') headers.authorization = `${api.scheme} ${token}`
   else {
     const signed = signRequest(
-      { consumerKey: creds.key, consumerSecret: creds.secret, signatureMethod: (preset.record.signature_method as 'HMAC-SHA1' | undefined) ?? 'HMAC-SHA1', token: { key: token, secret: String(result.access_secret ?? '') } },
+      {
+        consumerKey: creds.key,
+        consumerSecret: creds.secret,
+        signatureMethod: (preset.record.signature_method as 'HMAC-SHA1' | undefined) ?? 'HMAC-SHA1',
+        token: { key: token, secret: String(result.access_secret ?? '') },
+      },
       { method: api.method, url: url.toString() },
     )
     headers.authorization = signed.header
@@ -31,7 +40,11 @@ export async function callApi(preset: ProviderPreset, result: Readonly<Record<st
   const res = await fetch(url, { method: api.method, headers, signal: AbortSignal.timeout(15_000) })
   const text = await res.text()
   return {
-    request: { method: api.method, url: hideQueryToken(url, api.send_token === 'query' ? api.query_param : undefined), headers: hideAuthorization(headers) },
+    request: {
+      method: api.method,
+      url: hideQueryToken(url, api.send_token === 'query' ? api.query_param : undefined),
+      headers: hideAuthorization(headers),
+    },
     response: { status: res.status, headers: Object.fromEntries(res.headers), body: parseBody(text) },
   }
 }
@@ -49,7 +62,10 @@ function hideAuthorization(headers: Record<string, string>): Record<string, stri
   const out = { ...headers }
   if (!out.authorization) return out
   out.authorization = out.authorization.startsWith('OAuth ')
-    ? out.authorization.replace(/(oauth_token|oauth_signature)="([^"]*)"/g, (_m, k: string, v: string) => `${k}="${shorten(decodeURIComponent(v))}"`)
+    ? out.authorization.replace(
+        /(oauth_token|oauth_signature)="([^"]*)"/g,
+        (_m, k: string, v: string) => `${k}="${shorten(decodeURIComponent(v))}"`,
+      )
     : out.authorization.replace(/^(\S+) (.+)$/, (_m, scheme: string, token: string) => `${scheme} ${shorten(token)}`)
   return out
 }

@@ -39,7 +39,12 @@ export interface TestProviderResult {
 const PROMPTS: Record<string, PromptSpec> = {
   key: { kind: 'text', summary: 'Client id or consumer key', flag: '-k/--key' },
   secret: { kind: 'secret', summary: 'Client or consumer secret', flag: '-s/--secret' },
-  host: { kind: 'text', summary: 'Host the browser reaches this machine at (localhost, an IP, a name)', flag: '-h/--host', check: checkHost },
+  host: {
+    kind: 'text',
+    summary: 'Host the browser reaches this machine at (localhost, an IP, a name)',
+    flag: '-h/--host',
+    check: checkHost,
+  },
 }
 
 /** A host name or IP address the app's URLs can be built from, or what is wrong with it. */
@@ -59,7 +64,9 @@ export function checkHost(host: string): true | string {
 export async function testProvider(opts: TestProviderOptions): Promise<TestProviderResult> {
   const preset = loadPreset({ root: opts.root, name: opts.provider, file: opts.presetFile })
   const given = { key: opts.key, secret: opts.secret, host: opts.host }
-  const missing = Object.entries(given).filter(([, v]) => !v).map(([k]) => k)
+  const missing = Object.entries(given)
+    .filter(([, v]) => !v)
+    .map(([k]) => k)
   if (opts.host) {
     const hostOk = checkHost(opts.host)
     if (hostOk !== true) throw new BrokerError('USAGE', `-h/--host: ${hostOk}.`)
@@ -90,12 +97,16 @@ export async function testProvider(opts: TestProviderOptions): Promise<TestProvi
       if (opts.once) finish(err instanceof BrokerError ? err : new BrokerError('FAILED', err.message))
     },
   }).catch((err: NodeJS.ErrnoException) => {
-    throw err.code === 'EADDRINUSE' ? new BrokerError('USAGE', `Port ${opts.port} is in use; pick another with --port.`) : err
+    throw err.code === 'EADDRINUSE'
+      ? new BrokerError('USAGE', `Port ${opts.port} is in use; pick another with --port.`)
+      : err
   })
   const stop = () => finish()
   process.once('SIGINT', stop).once('SIGTERM', stop)
   try {
-    opts.notify(`${preset.title} (${preset.flow}) through the broker at ${client.url}.\nRegister ${client.url}/callback at the provider, then visit ${app.url}${opts.once ? '' : ' (Ctrl-C to stop)'}`)
+    opts.notify(
+      `${preset.title} (${preset.flow}) through the broker at ${client.url}.\nRegister ${client.url}/callback at the provider, then visit ${app.url}${opts.once ? '' : ' (Ctrl-C to stop)'}`,
+    )
     if (opts.open) await openInBrowser(app.url, opts.notify)
     await finished
   } finally {

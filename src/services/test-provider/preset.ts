@@ -17,7 +17,10 @@ export const providerSchema = z
     pkce: z.boolean().default(true),
     authorize_params: z.record(z.string()).default({}),
     /** How the token endpoint answers and which Accept it needs; the broker accepts JSON and form. */
-    token: z.object({ format: z.enum(['json', 'form']).default('json'), accept: z.string().optional() }).strict().default({}),
+    token: z
+      .object({ format: z.enum(['json', 'form']).default('json'), accept: z.string().optional() })
+      .strict()
+      .default({}),
     /** The API called with the result: where, and how the token is sent. */
     api: z
       .object({
@@ -42,7 +45,12 @@ export const presetsDir = (root: string) => join(root, 'fixtures', 'providers')
 /** Names of the built-in provider presets. */
 export function knownProviders(root: string): string[] {
   const dir = presetsDir(root)
-  return existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.json')).map((f) => basename(f, '.json')).sort() : []
+  return existsSync(dir)
+    ? readdirSync(dir)
+        .filter((f) => f.endsWith('.json'))
+        .map((f) => basename(f, '.json'))
+        .sort()
+    : []
 }
 
 /** A built-in preset by name, or the one in `file`; UNKNOWN_PROVIDER lists the known ones. */
@@ -51,17 +59,28 @@ export function loadPreset(opts: { root: string; name?: string; file?: string; c
   let path: string
   if (opts.file) path = resolve(opts.cwd ?? process.cwd(), opts.file)
   else if (opts.name && known.includes(opts.name)) path = join(presetsDir(opts.root), `${opts.name}.json`)
-  else throw new BrokerError('UNKNOWN_PROVIDER', `${opts.name ? `Unknown provider "${opts.name}"` : 'No provider given'}; known providers: ${known.join(', ')}.`, { known })
+  else
+    throw new BrokerError(
+      'UNKNOWN_PROVIDER',
+      `${opts.name ? `Unknown provider "${opts.name}"` : 'No provider given'}; known providers: ${known.join(', ')}.`,
+      { known },
+    )
   let raw: unknown
   try {
     raw = JSON.parse(readFileSync(path, 'utf8'))
   } catch (err) {
-    throw new BrokerError('USAGE', `Cannot read the provider preset ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}.`)
+    throw new BrokerError(
+      'USAGE',
+      `Cannot read the provider preset ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}.`,
+    )
   }
   const parsed = providerSchema.safeParse(raw)
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!
-    throw new BrokerError('USAGE', `The provider preset ${path} is invalid: ${issue.path.join('.') || '(top)'} ${issue.message}.`)
+    throw new BrokerError(
+      'USAGE',
+      `The provider preset ${path} is invalid: ${issue.path.join('.') || '(top)'} ${issue.message}.`,
+    )
   }
   return { ...parsed.data, name: opts.name ?? basename(path, '.json') }
 }

@@ -27,10 +27,22 @@ export interface ProviderAppOptions {
 }
 
 /** The record the app stores for a visit: the preset's flow and fields, the credentials, its own callback. */
-export function providerRecord(preset: ProviderPreset, creds: Credentials, callback: string, scopes?: string[]): Record<string, unknown> {
+export function providerRecord(
+  preset: ProviderPreset,
+  creds: Credentials,
+  callback: string,
+  scopes?: string[],
+): Record<string, unknown> {
   const flow = FLOW_PRESETS[preset.flow]!
-  const record: Record<string, unknown> = { ...flow.fields, ...preset.record, callback, delivery: 'code', state: randomBytes(9).toString('base64url') }
-  if (flow.fields.auth_version === '1') Object.assign(record, { consumer_key: creds.key, consumer_secret: creds.secret })
+  const record: Record<string, unknown> = {
+    ...flow.fields,
+    ...preset.record,
+    callback,
+    delivery: 'code',
+    state: randomBytes(9).toString('base64url'),
+  }
+  if (flow.fields.auth_version === '1')
+    Object.assign(record, { consumer_key: creds.key, consumer_secret: creds.secret })
   else {
     Object.assign(record, { client_id: creds.key, client_secret: creds.secret })
     const list = scopes?.length ? scopes : preset.scopes
@@ -47,7 +59,15 @@ const LOOPBACK = new Set(['localhost', '127.0.0.1', '::1', '[::1]'])
 export async function startProviderApp(opts: ProviderAppOptions): Promise<ProviderApp> {
   const base = `http://${opts.host}:${opts.port}`
   const page = (res: ServerResponse, status: number, title: string, text: string) =>
-    res.writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' }).end(`<!doctype html><meta charset="utf-8"><title>${title}</title><h1>${title}</h1><pre>${text.replace(/[&<>]/g, (c) => `&#${c.charCodeAt(0)};`)}</pre>`)
+    res
+      .writeHead(status, {
+        'content-type': 'text/html; charset=utf-8',
+        'cache-control': 'no-store',
+        'referrer-policy': 'no-referrer',
+      })
+      .end(
+        `<!doctype html><meta charset="utf-8"><title>${title}</title><h1>${title}</h1><pre>${text.replace(/[&<>]/g, (c) => `&#${c.charCodeAt(0)};`)}</pre>`,
+      )
 
   const server: Server = createServer((req, res) => {
     const path = new URL(req.url ?? '/', base).pathname
@@ -81,5 +101,8 @@ export async function startProviderApp(opts: ProviderAppOptions): Promise<Provid
     server.once('error', reject)
     server.listen(opts.port, listen, () => resolve())
   })
-  return { url: `${base}/`, close: () => new Promise<void>((resolve) => server.close(() => resolve()).closeAllConnections()) }
+  return {
+    url: `${base}/`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve()).closeAllConnections()),
+  }
 }

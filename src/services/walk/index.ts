@@ -34,7 +34,8 @@ export async function walk(opts: WalkOptions): Promise<WalkResult> {
   } catch {
     throw new BrokerError('USAGE', `walk needs an absolute http(s) URL (got "${opts.url}").`)
   }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new BrokerError('USAGE', `walk follows http(s) URLs only (got "${opts.url}").`)
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+    throw new BrokerError('USAGE', `walk follows http(s) URLs only (got "${opts.url}").`)
   const max = opts.maxHops ?? 20
   const walker = new Walker(parsed.toString(), opts)
   const hops: Hop[] = []
@@ -46,7 +47,8 @@ export async function walk(opts: WalkOptions): Promise<WalkResult> {
     opts.onHop?.(hop)
   }
   const stopped = walker.stopped ?? { reason: 'max_hops' as const, message: `stopped after --max-hops ${max}` }
-  const next = walker.stopped?.reason === 'done' || walker.stopped?.reason === 'error' ? undefined : hops.at(-1)?.location
+  const next =
+    walker.stopped?.reason === 'done' || walker.stopped?.reason === 'error' ? undefined : hops.at(-1)?.location
   return {
     start: parsed.toString(),
     hops,

@@ -8,7 +8,9 @@ describe('walk params', () => {
   })
 
   it('decodes OAuth parameters of query and fragment, shortening codes and tokens only', () => {
-    const p = oauthParams('https://app.example/cb?code=SplxlOBeZQQYbYS6WxSbIA&state=xyz&redirect_uri=https%3A%2F%2Fb%2Fcb&other=1#access_token=2YotnFZFEjr1zCsicMWpAA')
+    const p = oauthParams(
+      'https://app.example/cb?code=SplxlOBeZQQYbYS6WxSbIA&state=xyz&redirect_uri=https%3A%2F%2Fb%2Fcb&other=1#access_token=2YotnFZFEjr1zCsicMWpAA',
+    )
     expect(p).toEqual({ code: 'Splx…SbIA', state: 'xyz', redirect_uri: 'https://b/cb', access_token: '2Yot…WpAA' })
   })
 

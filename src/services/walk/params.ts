@@ -1,8 +1,27 @@
 /** OAuth parameters a walk shows for each hop, in this order. */
 export const OAUTH_PARAMS = [
-  'client_id', 'redirect_uri', 'response_type', 'scope', 'state', 'code_challenge', 'code_challenge_method',
-  'oauth_token', 'oauth_verifier', 'oauth_callback', 'oauth_callback_confirmed', 'code', 'result', 'hash',
-  'access_token', 'access_secret', 'refresh_token', 'id_token', 'token_type', 'expires_in', 'error', 'error_description',
+  'client_id',
+  'redirect_uri',
+  'response_type',
+  'scope',
+  'state',
+  'code_challenge',
+  'code_challenge_method',
+  'oauth_token',
+  'oauth_verifier',
+  'oauth_callback',
+  'oauth_callback_confirmed',
+  'code',
+  'result',
+  'hash',
+  'access_token',
+  'access_secret',
+  'refresh_token',
+  'id_token',
+  'token_type',
+  'expires_in',
+  'error',
+  'error_description',
 ] as const
 
 // Values that grant something: never shown whole.
@@ -31,7 +50,11 @@ export function oauthParams(url: string): Record<string, string> {
   for (const name of OAUTH_PARAMS) {
     const value = found.get(name)
     if (value === null) continue
-    out[name] = CREDENTIAL.test(name) ? shorten(value) : LONG.test(name) && value.length > 60 && name !== 'redirect_uri' ? shorten(value, 12) : value
+    out[name] = CREDENTIAL.test(name)
+      ? shorten(value)
+      : LONG.test(name) && value.length > 60 && name !== 'redirect_uri'
+        ? shorten(value, 12)
+        : value
   }
   return out
 }

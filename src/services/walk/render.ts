@@ -3,7 +3,9 @@ import type { WalkResult } from './index.js'
 
 /** One hop as a few readable lines: `#n METHOD URL → status`, then Location, cookies and OAuth params. */
 export function renderHop(hop: Hop): string {
-  const lines = [`#${hop.n}  ${hop.method} ${hop.url}  → ${hop.status || 'no answer'}${hop.error ? ` (${hop.error})` : ''}`]
+  const lines = [
+    `#${hop.n}  ${hop.method} ${hop.url}  → ${hop.status || 'no answer'}${hop.error ? ` (${hop.error})` : ''}`,
+  ]
   if (hop.location) lines.push(`    Location: ${hop.location}`)
   if (hop.cookies.length) lines.push(`    Set-Cookie: ${hop.cookies.join(', ')}`)
   const params = Object.entries(hop.params)

@@ -1,7 +1,10 @@
 import { createInterface } from 'node:readline'
 
 /** For `--step`: a pause that waits for Enter on stdin (prompt on stderr); after EOF it no longer waits. */
-export function enterToContinue(input: NodeJS.ReadableStream = process.stdin, output: NodeJS.WritableStream = process.stderr): { pause: (next: string) => Promise<void>; close: () => void } {
+export function enterToContinue(
+  input: NodeJS.ReadableStream = process.stdin,
+  output: NodeJS.WritableStream = process.stderr,
+): { pause: (next: string) => Promise<void>; close: () => void } {
   const rl = createInterface({ input, terminal: false })
   const lines: Array<() => void> = []
   let ended = false

@@ -54,7 +54,10 @@ export class Walker {
   stopped?: { reason: StopReason; message: string }
   final?: FinalAnswer
 
-  constructor(start: string, private readonly opts: WalkerOptions = {}) {
+  constructor(
+    start: string,
+    private readonly opts: WalkerOptions = {},
+  ) {
     this.current = start
     this.method = opts.method ?? 'GET'
     this.jar = opts.jar ?? new CookieJar()
@@ -73,7 +76,14 @@ export class Walker {
     const url = this.current
     if (!url || this.stopped) return undefined
     this.current = undefined
-    const hop: Hop = { n: ++this.count, method: this.method, url: displayUrl(url), status: 0, params: oauthParams(url), cookies: [] }
+    const hop: Hop = {
+      n: ++this.count,
+      method: this.method,
+      url: displayUrl(url),
+      status: 0,
+      params: oauthParams(url),
+      cookies: [],
+    }
     if (!this.allowed(url)) {
       this.stopped = { reason: 'host', message: `${new URL(url).host} is not an --allow-host` }
       this.count--
@@ -104,12 +114,17 @@ export class Walker {
       const nextUrl = new URL(location, url).toString()
       hop.location = displayUrl(nextUrl)
       if (res.status !== 307 && res.status !== 308) this.method = 'GET'
-      if (!this.allowed(nextUrl)) this.stopped = { reason: 'host', message: `stopped before ${new URL(nextUrl).host}: not an --allow-host` }
+      if (!this.allowed(nextUrl))
+        this.stopped = { reason: 'host', message: `stopped before ${new URL(nextUrl).host}: not an --allow-host` }
       else this.current = nextUrl
       return hop
     }
     const body = await res.text().catch(() => '')
-    this.final = { status: res.status, contentType: res.headers.get('content-type') ?? undefined, body: body.slice(0, 65_536) }
+    this.final = {
+      status: res.status,
+      contentType: res.headers.get('content-type') ?? undefined,
+      body: body.slice(0, 65_536),
+    }
     this.stopped = { reason: 'done', message: `${res.status} is not a redirect` }
     return hop
   }

@@ -20,7 +20,13 @@ async function start(key?: string) {
   return { app, broker }
 }
 
-const record = { auth_version: '2', auth_leg: '2', client_id: 'id', client_secret: 'top-secret-value', access_url: 'https://provider.example/token' }
+const record = {
+  auth_version: '2',
+  auth_leg: '2',
+  client_id: 'id',
+  client_secret: 'top-secret-value',
+  access_url: 'https://provider.example/token',
+}
 
 describe('admin API', () => {
   it('is off without admin.key', async () => {
@@ -32,7 +38,9 @@ describe('admin API', () => {
   it('refuses a missing or wrong key with 401', async () => {
     const { app } = await start(KEY)
     expect((await app.inject({ url: '/admin/flows' })).statusCode).toBe(401)
-    expect((await app.inject({ url: '/admin/flows', headers: { authorization: `Bearer ${KEY}x` } })).statusCode).toBe(401)
+    expect((await app.inject({ url: '/admin/flows', headers: { authorization: `Bearer ${KEY}x` } })).statusCode).toBe(
+      401,
+    )
     expect((await app.inject({ url: '/admin/events', headers: { authorization: 'Bearer ' } })).statusCode).toBe(401)
   })
 
@@ -66,9 +74,14 @@ describe('admin API', () => {
   it('takes the key through the shared bearer check: any scheme case, whitespace around it', async () => {
     const { app } = await start(KEY)
     for (const authorization of [`bearer ${KEY}`, `Bearer\t${KEY} `]) {
-      expect((await app.inject({ url: '/admin/flows', headers: { authorization } })).statusCode, authorization).toBe(200)
+      expect((await app.inject({ url: '/admin/flows', headers: { authorization } })).statusCode, authorization).toBe(
+        200,
+      )
     }
     const refused = await app.inject({ url: '/admin/flows', headers: { authorization: `Bearer ${KEY.slice(0, -1)}` } })
-    expect(refused.json()).toMatchObject({ code: 'UNAUTHORIZED', message: 'The admin API needs Authorization: Bearer <admin.key>.' })
+    expect(refused.json()).toMatchObject({
+      code: 'UNAUTHORIZED',
+      message: 'The admin API needs Authorization: Bearer <admin.key>.',
+    })
   })
 })

@@ -46,7 +46,12 @@ export default async function adminRoutes(app: FastifyInstance, { deps }: { deps
   app.get('/admin/events', async (request, reply) => {
     reply.hijack()
     const res = reply.raw
-    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', connection: 'keep-alive', 'x-content-type-options': 'nosniff' })
+    res.writeHead(200, {
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-store',
+      connection: 'keep-alive',
+      'x-content-type-options': 'nosniff',
+    })
     res.write(': flow events\n\n')
     streams.add(res)
     const ping = setInterval(() => res.write(': ping\n\n'), PING_MS)

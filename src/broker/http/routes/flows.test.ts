@@ -11,7 +11,11 @@ let app: FastifyInstance
 let provider: Server
 let providerUrl = ''
 /** What the fake token endpoint answers next. */
-let tokenAnswer: { status: number; type: string; body: string } = { status: 200, type: 'application/json', body: '{"access_token":"tok"}' }
+let tokenAnswer: { status: number; type: string; body: string } = {
+  status: 200,
+  type: 'application/json',
+  body: '{"access_token":"tok"}',
+}
 let lastTokenRequest = ''
 
 beforeAll(async () => {
@@ -66,23 +70,40 @@ describe('POST /store', () => {
   it('answers the flow plugin and its whole seconds to live (store.expire), and nothing more', async () => {
     const answer = await store(threeLegged())
     expect(answer).toEqual({ hash: answer.hash, url: answer.url, plugin: 'oauth_2_3-legged', expires_in: 60 })
-    const twoLegged = await store({ auth_version: '2', auth_leg: '2', client_id: 'cid', access_url: `${providerUrl}/token` })
+    const twoLegged = await store({
+      auth_version: '2',
+      auth_leg: '2',
+      client_id: 'cid',
+      access_url: `${providerUrl}/token`,
+    })
     expect(twoLegged).toMatchObject({ plugin: 'oauth_2_2-legged', expires_in: 60 })
   })
 
   it('takes a Guardian-style form body', async () => {
-    const res = await app.inject({ method: 'POST', url: '/store', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: new URLSearchParams(threeLegged() as Record<string, string>).toString() })
+    const res = await app.inject({
+      method: 'POST',
+      url: '/store',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams(threeLegged() as Record<string, string>).toString(),
+    })
     expect(res.statusCode).toBe(200)
   })
 
   it('lists every missing field at once', async () => {
     const res = await app.inject({ method: 'POST', url: '/store', payload: { auth_version: '2', auth_leg: '3' } })
     expect(res.statusCode).toBe(400)
-    expect(res.json()).toMatchObject({ code: 'VALIDATION', fields: { client_id: 'is required', authorize_url: 'is required', access_url: 'is required' } })
+    expect(res.json()).toMatchObject({
+      code: 'VALIDATION',
+      fields: { client_id: 'is required', authorize_url: 'is required', access_url: 'is required' },
+    })
   })
 
   it('refuses bad auth_* characters naming the field', async () => {
-    const res = await app.inject({ method: 'POST', url: '/store', payload: { auth_type: 'oauth/../x', auth_version: '2' } })
+    const res = await app.inject({
+      method: 'POST',
+      url: '/store',
+      payload: { auth_type: 'oauth/../x', auth_version: '2' },
+    })
     expect(res.statusCode).toBe(400)
     expect(res.json().fields).toHaveProperty('auth_type')
   })
@@ -90,26 +111,42 @@ describe('POST /store', () => {
   it('answers PLUGIN_MISSING with the plugin name and no path', async () => {
     const res = await app.inject({ method: 'POST', url: '/store', payload: { auth_version: '9', auth_leg: '9' } })
     expect(res.statusCode).toBe(404)
-    expect(res.json()).toEqual({ code: 'PLUGIN_MISSING', message: 'No flow plugin named "oauth_9_9-legged".', plugin: 'oauth_9_9-legged' })
+    expect(res.json()).toEqual({
+      code: 'PLUGIN_MISSING',
+      message: 'No flow plugin named "oauth_9_9-legged".',
+      plugin: 'oauth_9_9-legged',
+    })
   })
 
   it('finds no plugin among the names every object inherits (auth_type=constructor)', async () => {
     for (const auth_type of ['constructor', 'hasownproperty', 'proto']) {
-      const res = await app.inject({ method: 'POST', url: '/store', payload: { auth_type, callback: 'http://localhost:9/cb' } })
+      const res = await app.inject({
+        method: 'POST',
+        url: '/store',
+        payload: { auth_type, callback: 'http://localhost:9/cb' },
+      })
       expect(res.statusCode).toBe(404)
       expect(res.json()).toMatchObject({ code: 'PLUGIN_MISSING', plugin: auth_type })
     }
   })
 
   it('refuses non-loopback callbacks without callbacks.allow and says how to allow more', async () => {
-    const res = await app.inject({ method: 'POST', url: '/store', payload: threeLegged({ callback: 'https://evil.example/cb' }) })
+    const res = await app.inject({
+      method: 'POST',
+      url: '/store',
+      payload: threeLegged({ callback: 'https://evil.example/cb' }),
+    })
     expect(res.statusCode).toBe(400)
     expect(res.json()).toMatchObject({ code: 'CALLBACK_NOT_ALLOWED' })
     expect(res.json().message).toContain('callbacks.allow')
   })
 
   it('names every field at once when a refused callback comes with other problems', async () => {
-    const res = await app.inject({ method: 'POST', url: '/store', payload: { auth_version: '2', auth_leg: '3', access_url: 'nope', callback: 'https://app.example.com/cb' } })
+    const res = await app.inject({
+      method: 'POST',
+      url: '/store',
+      payload: { auth_version: '2', auth_leg: '3', access_url: 'nope', callback: 'https://app.example.com/cb' },
+    })
     expect(res.statusCode).toBe(400)
     expect(res.json()).toMatchObject({ code: 'VALIDATION' })
     expect(Object.keys(res.json().fields).sort()).toEqual(['access_url', 'authorize_url', 'callback', 'client_id'])
@@ -117,11 +154,20 @@ describe('POST /store', () => {
   })
 
   it('answers 415 for other content types, 413 for big bodies, 400 for bad JSON', async () => {
-    expect((await app.inject({ method: 'POST', url: '/store', headers: { 'content-type': 'text/xml' }, payload: '<a/>' })).json().code).toBe('UNSUPPORTED_MEDIA_TYPE')
+    expect(
+      (
+        await app.inject({ method: 'POST', url: '/store', headers: { 'content-type': 'text/xml' }, payload: '<a/>' })
+      ).json().code,
+    ).toBe('UNSUPPORTED_MEDIA_TYPE')
     const big = await app.inject({ method: 'POST', url: '/store', payload: { client_id: 'x'.repeat(70_000) } })
     expect(big.statusCode).toBe(413)
     expect(big.json().code).toBe('BODY_TOO_LARGE')
-    const bad = await app.inject({ method: 'POST', url: '/store', headers: { 'content-type': 'application/json' }, payload: '{"a":' })
+    const bad = await app.inject({
+      method: 'POST',
+      url: '/store',
+      headers: { 'content-type': 'application/json' },
+      payload: '{"a":',
+    })
     expect(bad.statusCode).toBe(400)
     expect(bad.body).not.toMatch(/node_modules|at \w+ \(/)
   })
@@ -173,12 +219,22 @@ describe('GET /start and /callback', () => {
     const csrf = await app.inject({ url: cb })
     expect(csrf.statusCode).toBe(403)
     expect(csrf.json().code).toBe('COOKIE_MISMATCH')
-    tokenAnswer = { status: 200, type: 'application/json', body: '{"access_token":"tok","refresh_token":"ref","expires_in":3600,"token_type":"Bearer"}' }
+    tokenAnswer = {
+      status: 200,
+      type: 'application/json',
+      body: '{"access_token":"tok","refresh_token":"ref","expires_in":3600,"token_type":"Bearer"}',
+    }
     const ok = await app.inject({ url: cb, headers: { cookie } })
     expect(ok.statusCode).toBe(302)
     const delivered = new URL(ok.headers.location as string)
     expect(delivered.origin + delivered.pathname).toBe('http://localhost:5999/cb')
-    expect(Object.fromEntries(delivered.searchParams)).toEqual({ access_token: 'tok', refresh_token: 'ref', expires_in: '3600', token_type: 'Bearer', state: 'app-state' })
+    expect(Object.fromEntries(delivered.searchParams)).toEqual({
+      access_token: 'tok',
+      refresh_token: 'ref',
+      expires_in: '3600',
+      token_type: 'Bearer',
+      state: 'app-state',
+    })
     expect(ok.headers['cache-control']).toBe('no-store')
     expect(lastTokenRequest).toContain('code_verifier=')
     expect(lastTokenRequest).toContain('grant_type=authorization_code')
@@ -195,7 +251,11 @@ describe('GET /start and /callback', () => {
   })
 
   it('sends provider errors at the token endpoint to the app callback', async () => {
-    tokenAnswer = { status: 200, type: 'application/x-www-form-urlencoded', body: 'error=bad_verification_code&error_description=expired' }
+    tokenAnswer = {
+      status: 200,
+      type: 'application/x-www-form-urlencoded',
+      body: 'error=bad_verification_code&error_description=expired',
+    }
     const { hash } = await store(threeLegged())
     const start = await app.inject({ url: `/start?hash=${hash}` })
     const state = new URL(start.headers.location as string).searchParams.get('state')!
@@ -211,12 +271,25 @@ describe('GET /start and /callback', () => {
 
   it('delivers JSON without a callback, and by one-time code with delivery code', async () => {
     tokenAnswer = { status: 200, type: 'application/json', body: '{"access_token":"cc-tok","token_type":"Bearer"}' }
-    const { hash } = await store({ auth_version: '2', auth_leg: '2', client_id: 'c', client_secret: 's', access_url: `${providerUrl}/token` })
+    const { hash } = await store({
+      auth_version: '2',
+      auth_leg: '2',
+      client_id: 'c',
+      client_secret: 's',
+      access_url: `${providerUrl}/token`,
+    })
     const res = await app.inject({ url: `/start?hash=${hash}` })
     expect(res.statusCode).toBe(200)
     expect(res.json()).toEqual({ access_token: 'cc-tok', token_type: 'Bearer' })
 
-    const coded = await store({ auth_version: '2', auth_leg: '2', client_id: 'c', access_url: `${providerUrl}/token`, callback: 'http://127.0.0.1:1/cb', delivery: 'code' })
+    const coded = await store({
+      auth_version: '2',
+      auth_leg: '2',
+      client_id: 'c',
+      access_url: `${providerUrl}/token`,
+      callback: 'http://127.0.0.1:1/cb',
+      delivery: 'code',
+    })
     const redirect = await app.inject({ url: `/start?hash=${coded.hash}` })
     const loc = new URL(redirect.headers.location as string)
     expect(loc.searchParams.get('access_token')).toBeNull()
@@ -230,7 +303,15 @@ describe('GET /start and /callback', () => {
 
   it('posts the result with an auto-submitting form for delivery form_post', async () => {
     tokenAnswer = { status: 200, type: 'application/json', body: '{"access_token":"fp-tok"}' }
-    const { hash } = await store({ auth_version: '2', auth_leg: '2', client_id: 'c', access_url: `${providerUrl}/token`, callback: 'http://127.0.0.1:1/cb', delivery: 'form_post', state: '"><script>' })
+    const { hash } = await store({
+      auth_version: '2',
+      auth_leg: '2',
+      client_id: 'c',
+      access_url: `${providerUrl}/token`,
+      callback: 'http://127.0.0.1:1/cb',
+      delivery: 'form_post',
+      state: '"><script>',
+    })
     const res = await app.inject({ url: `/start?hash=${hash}` })
     expect(res.statusCode).toBe(200)
     expect(res.headers['content-type']).toMatch(/text\/html/)
@@ -242,7 +323,12 @@ describe('GET /start and /callback', () => {
 
   it('ends a flow whose provider answers HTML with a clear JSON error', async () => {
     tokenAnswer = { status: 502, type: 'text/html', body: '<html>Bad gateway</html>' }
-    const { hash } = await store({ auth_version: '2', auth_leg: '2', client_id: 'c', access_url: `${providerUrl}/token` })
+    const { hash } = await store({
+      auth_version: '2',
+      auth_leg: '2',
+      client_id: 'c',
+      access_url: `${providerUrl}/token`,
+    })
     const res = await app.inject({ url: `/start?hash=${hash}` })
     expect(res.statusCode).toBe(502)
     expect(res.json()).toMatchObject({ code: 'PROVIDER_ERROR' })

@@ -17,7 +17,12 @@ const hashQuery = {
 const stored = {
   200: {
     type: 'object',
-    properties: { hash: { type: 'string' }, url: { type: 'string' }, plugin: { type: 'string' }, expires_in: { type: 'integer' } },
+    properties: {
+      hash: { type: 'string' },
+      url: { type: 'string' },
+      plugin: { type: 'string' },
+      expires_in: { type: 'integer' },
+    },
     required: ['hash', 'url', 'plugin', 'expires_in'],
   },
 } as const
@@ -31,20 +36,29 @@ export async function flowRoutes(app: FastifyInstance, { deps }: { deps: BrokerD
   const keyed = guard ? { onRequest: guard } : {}
 
   // No body schema: storeFlow checks the body's shape itself, in the same pass as its fields.
-  app.post('/store', { ...keyed, config: limits.store, schema: { response: stored } }, async (request) => storeFlow(deps, request.body))
+  app.post('/store', { ...keyed, config: limits.store, schema: { response: stored } }, async (request) =>
+    storeFlow(deps, request.body),
+  )
 
   // Every answer carries cache-control: no-store (the security headers), these included.
-  app.get('/hash-check', { schema: { querystring: hashQuery } }, async (request) => checkHash(deps, (request.query as { hash?: string }).hash))
+  app.get('/hash-check', { schema: { querystring: hashQuery } }, async (request) =>
+    checkHash(deps, (request.query as { hash?: string }).hash),
+  )
 
   // Only /start sets a cookie (the flow's binding) and only /callback reads one: the cookie library
   // is called there, rather than the cookie plugin's two hooks running on every request.
-  const start = async (request: FastifyRequest, reply: FastifyReply) => send(reply, await startFlow(deps, { params: requestParams(request), cookies: {} }), cookie)
+  const start = async (request: FastifyRequest, reply: FastifyReply) =>
+    send(reply, await startFlow(deps, { params: requestParams(request), cookies: {} }), cookie)
   // One route for both methods, so GET and POST share one rate limit counter.
   app.route({ method: ['GET', 'POST'], url: '/start', config: limits.start, handler: start })
 
   const callback = async (request: FastifyRequest, reply: FastifyReply) => {
     const header = request.headers.cookie
-    return send(reply, await callbackFlow(deps, { params: requestParams(request), cookies: header ? parseCookie(header) : {} }), cookie)
+    return send(
+      reply,
+      await callbackFlow(deps, { params: requestParams(request), cookies: header ? parseCookie(header) : {} }),
+      cookie,
+    )
   }
   app.get('/callback', callback)
   app.post('/callback', callback)
