@@ -34,6 +34,7 @@ describe('serveFlags', () => {
       'store.name': 'store-name',
       'store.sentinelPass': 'store-sentinel-pass',
       'store.cluster': 'store-cluster',
+      'store.keys': 'store-key',
       'cookie.secret': 'cookie-secret',
       'session.secret': 'session-secret',
       'callbacks.allow': 'callbacks-allow',
