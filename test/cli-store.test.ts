@@ -144,7 +144,7 @@ describe('broker store', () => {
     expect(flag.code).toBe(2)
     expect(JSON.parse(flag.stdout).error).toEqual({
       code: 'USAGE',
-      message: '--broker (or BROKER_URL) must be an http(s) URL (got "localhost:3000").',
+      message: '--broker (or BROKER_URL) must be an http(s) URL such as http://localhost:3000 (got "localhost:3000").',
     })
     const fromEnv = await runCli(args, { env: { BROKER_URL: 'not a url' } })
     expect(fromEnv.code).toBe(2)

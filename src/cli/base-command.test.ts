@@ -1,6 +1,6 @@
 import { Args, Command, Flags } from '@oclif/core'
 import { describe, expect, it } from 'vitest'
-import { BrokerError } from '../errors.js'
+import { brokerError } from '../errors.js'
 import { toBrokerError } from './base-command.js'
 
 class Probe extends Command {
@@ -23,7 +23,7 @@ async function parseError(argv: string[]): Promise<Error> {
 
 describe('toBrokerError', () => {
   it('keeps registry errors as they are', () => {
-    const err = new BrokerError('UNKNOWN_HASH', 'gone')
+    const err = brokerError('unknownHash')
     expect(toBrokerError(err)).toBe(err)
   })
 

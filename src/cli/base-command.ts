@@ -1,5 +1,5 @@
 import { Command } from '@oclif/core'
-import { BrokerError, isBrokerError } from '../errors.js'
+import { BrokerError, brokerError, isBrokerError } from '../errors.js'
 
 /**
  * Every broker command extends this: `--json` prints what run() returns, and errors from the
@@ -35,9 +35,9 @@ export function toBrokerError(err: Error & { oclif?: { exit?: number }; args?: u
   const name = err.constructor?.name ?? ''
   const parseError =
     ('parse' in err && /Flag|Arg|Parse|Failed|Required|Unexpected/i.test(name)) || /^Parsing --/.test(err.message)
-  if (parseError) return new BrokerError('USAGE', usageMessage(err))
+  if (parseError) return brokerError('cliUsage', { message: usageMessage(err) })
   const first = err.message.split('\n').find((line) => line.trim()) ?? name
-  return new BrokerError('INTERNAL', first.trim() || 'Unexpected error.')
+  return brokerError('unexpectedInCli', { firstLine: first.trim() })
 }
 
 /** oclif's parse messages on one line: no "See more help" tail, required args by name. */

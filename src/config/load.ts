@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs'
 import { access, readFile } from 'node:fs/promises'
 import { extname, resolve } from 'node:path'
 import { z } from 'zod'
-import { BrokerError } from '../errors.js'
+import { BrokerError, brokerError } from '../errors.js'
 import { importConfigModule } from './import-module.js'
 import { CONFIG_KEYS, envName, unwrap } from './keys.js'
 import { type BrokerConfig, type ConfigInput, configSchema } from './schema.js'
@@ -63,11 +63,7 @@ export async function readConfigFile(file: string): Promise<Record<string, unkno
   try {
     await access(file)
   } catch {
-    throw new BrokerError(
-      'CONFIG_INVALID',
-      `Cannot read the config file ${file}: it does not exist or is not readable.`,
-      { file },
-    )
+    throw brokerError('configUnreadable', { file })
   }
   const ext = extname(file)
   let value: unknown
@@ -82,14 +78,10 @@ export async function readConfigFile(file: string): Promise<Record<string, unkno
       throw new Error(`unsupported extension "${ext}" (use .js, .mjs, .cjs or .json)`)
     }
   } catch (err) {
-    throw new BrokerError('CONFIG_INVALID', `Cannot load the config file ${file}: ${(err as Error).message}`, { file })
+    throw brokerError('configLoadFailed', { file, reason: (err as Error).message })
   }
   if (!value || typeof value !== 'object' || Array.isArray(value)) {
-    throw new BrokerError(
-      'CONFIG_INVALID',
-      `The config file ${file} must export an object (export default {…} or module.exports = {…}).`,
-      { file },
-    )
+    throw brokerError('configNotObject', { file })
   }
   return value as Record<string, unknown>
 }
@@ -145,9 +137,7 @@ function configError(
   })
   const first = error.issues[0]
   const firstKey = first?.code === 'unrecognized_keys' ? [...first.path, first.keys[0]] : first?.path
-  return new BrokerError('CONFIG_INVALID', `Invalid configuration:\n  ${lines.join('\n  ')}`, {
-    key: firstKey ? firstKey.join('.') : undefined,
-  })
+  return brokerError('configInvalid', { problems: lines, key: firstKey ? firstKey.join('.') : undefined })
 }
 
 /** The keys a config object accepts at `path` (for "expected one of …"). */

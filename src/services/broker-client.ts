@@ -1,4 +1,4 @@
-import { BrokerError, ERRORS, type ErrorCode } from '../errors.js'
+import { BrokerError, brokerError, type ErrorCode, ERRORS, fromBrokerAnswer } from '../errors.js'
 import type { HashCheck } from '../broker/flows/hash-check.js'
 import type { StoredFlow } from '../broker/flows/store.js'
 
@@ -66,10 +66,7 @@ export class BrokerClient {
     try {
       body = text ? JSON.parse(text) : {}
     } catch {
-      throw new BrokerError(
-        'FAILED',
-        `${this.url} answered ${res.status} with something other than JSON; is it a broker?`,
-      )
+      throw brokerError('notABroker', { url: this.url, status: res.status })
     }
     if (!res.ok) throw fromAnswer(res.status, body)
     return body as T
@@ -78,17 +75,9 @@ export class BrokerClient {
 
 /** The broker's base URL without a trailing slash; a bad URL is a usage error naming it. */
 export function normalizeBrokerUrl(url: string): string {
-  let parsed: URL
-  try {
-    parsed = new URL(url)
-  } catch {
-    throw new BrokerError(
-      'USAGE',
-      `--broker (or BROKER_URL) must be an http(s) URL such as ${DEFAULT_BROKER_URL} (got "${url}").`,
-    )
-  }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
-    throw new BrokerError('USAGE', `--broker (or BROKER_URL) must be an http(s) URL (got "${url}").`)
+  const parsed = URL.canParse(url) ? new URL(url) : undefined
+  if (parsed?.protocol !== 'http:' && parsed?.protocol !== 'https:')
+    throw brokerError('brokerUrlInvalid', { url, example: DEFAULT_BROKER_URL })
   return parsed.toString().replace(/\/+$/, '')
 }
 
@@ -96,7 +85,7 @@ function unreachable(url: string, err: unknown): BrokerError {
   const e = err as Error & { cause?: { code?: string; message?: string } }
   // fetch says only "fetch failed": the reason (ECONNREFUSED, ENOTFOUND, "bad port") is in its cause.
   const cause = e.name === 'TimeoutError' ? 'no answer in 15 s' : (e.cause?.code ?? e.cause?.message ?? e.name)
-  return new BrokerError('BROKER_UNREACHABLE', `No broker answers at ${url} (${cause}).`, { url })
+  return brokerError('brokerUnreachable', { url, cause })
 }
 
 /** A broker's JSON error `{code, message, …}` as the same registry error here. */
@@ -105,8 +94,10 @@ function fromAnswer(status: number, body: unknown): BrokerError {
     code?: string
     message?: string
   } & Record<string, unknown>
+  // Every broker error carries a message; an answer without one is not a broker's.
+  if (typeof message !== 'string') return brokerError('brokerAnswered', { status })
   const known = code && code in ERRORS ? (code as ErrorCode) : 'FAILED'
   // The broker's words name the header; a CLI user sets it with a flag.
-  const hint = known === 'UNAUTHORIZED' ? ' Pass one of its api.keys with --api-key (or BROKER_API_KEY).' : ''
-  return new BrokerError(known, (message ?? `The broker answered ${status}.`) + hint, rest)
+  if (known === 'UNAUTHORIZED') return brokerError('apiKeyRefusedByBroker', { message })
+  return fromBrokerAnswer(known, message, rest)
 }

@@ -1,4 +1,4 @@
-import { BrokerError } from '../../errors.js'
+import { brokerError } from '../../errors.js'
 import type { FlowFailure, Progress } from '../redis/flow-store.js'
 import type { BrokerDeps } from '../deps.js'
 import { redact } from './redact.js'
@@ -19,10 +19,9 @@ export interface HashCheck {
 
 /** GET /hash-check: the stored record with every secret redacted, its progress and time left. */
 export async function checkHash(deps: BrokerDeps, hash: string | undefined): Promise<HashCheck> {
-  if (!hash)
-    throw new BrokerError('VALIDATION', 'The hash query parameter is required.', { fields: { hash: 'is required' } })
+  if (!hash) throw brokerError('hashRequired')
   const entry = await deps.store.get(hash)
-  if (!entry) throw new BrokerError('UNKNOWN_HASH', 'No flow is stored under this hash: it expired or never existed.')
+  if (!entry) throw brokerError('unknownHash')
   const plugin = deps.plugins.loaded(entry.plugin) ?? (await deps.plugins.get(entry.plugin).catch(() => undefined))
   return {
     hash: entry.hash,

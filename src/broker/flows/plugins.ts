@@ -9,7 +9,7 @@ import oauth22 from '../../../flows/oauth_2_2-legged.js'
 import oauth23 from '../../../flows/oauth_2_3-legged.js'
 import oauthEcho1 from '../../../flows/oauth_echo_1.js'
 import oauthOwner2 from '../../../flows/oauth_owner_resources_2.js'
-import { BrokerError } from '../../errors.js'
+import { brokerError } from '../../errors.js'
 
 /**
  * The built-in flow plugins, by their composed names. A Map, not an object: a name is composed from
@@ -50,7 +50,7 @@ export class PluginRegistry {
       NAME.test(name) && this.dir
         ? EXTENSIONS.map((ext) => join(this.dir!, name + ext)).find((f) => existsSync(f))
         : undefined
-    if (!file) throw new BrokerError('PLUGIN_MISSING', `No flow plugin named "${name}".`, { plugin: name })
+    if (!file) throw brokerError('pluginMissing', { plugin: name })
     const plugin = await loadPlugin(file, name)
     this.cache.set(name, plugin)
     return plugin
@@ -73,17 +73,12 @@ async function loadPlugin(file: string, name: string): Promise<FlowPlugin> {
   try {
     mod = (await import(pathToFileURL(resolve(file)).href)) as Record<string, unknown>
   } catch (err) {
-    throw new BrokerError(
-      'PLUGIN_INVALID',
-      `The flow plugin "${name}" failed to load: ${withoutPaths((err as Error).message.split('\n')[0] ?? '')}`,
-      { plugin: name },
-    )
+    const reason = withoutPaths((err as Error).message.split('\n')[0] ?? '')
+    throw brokerError('pluginLoadFailed', { plugin: name, reason })
   }
   const candidate = (mod.default && typeof mod.default === 'object' ? mod.default : mod) as Partial<FlowPlugin>
   if (typeof candidate.start !== 'function') {
-    throw new BrokerError('PLUGIN_INVALID', `The flow plugin "${name}" does not export a start(ctx) function.`, {
-      plugin: name,
-    })
+    throw brokerError('pluginWithoutStart', { plugin: name })
   }
   return candidate as FlowPlugin
 }

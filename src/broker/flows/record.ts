@@ -3,7 +3,7 @@ import { pluginName } from '../../../flows/contract.js'
 import type { BrokerConfig } from '../../config/schema.js'
 import { DELIVERY_MODES } from '../../config/schema.js'
 import { isHttpUrl, urlParts } from '../../../flows/lib/urls.js'
-import { BrokerError } from '../../errors.js'
+import { BrokerError, brokerError } from '../../errors.js'
 
 const FIELD_NAME = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/
 const URL_FIELDS = ['request_url', 'access_url', 'authorize_url', 'verify_url'] as const
@@ -27,14 +27,11 @@ const AUTH_FIELDS: ReadonlyArray<readonly [field: string, pattern: RegExp, messa
  */
 export function sanitizeRecord(input: unknown): FlowRecord {
   if (!input || typeof input !== 'object' || Array.isArray(input)) {
-    throw new BrokerError('VALIDATION', 'The body must be an object of record fields (JSON or form-encoded).', {
-      fields: {},
-    })
+    throw brokerError('recordNotObject')
   }
   const source = input as Record<string, unknown>
   const keys = Object.keys(source)
-  if (keys.length > MAX_FIELDS)
-    throw new BrokerError('VALIDATION', `A record has at most ${MAX_FIELDS} fields.`, { fields: {} })
+  if (keys.length > MAX_FIELDS) throw brokerError('tooManyFields', { max: MAX_FIELDS })
   // Every /store runs this: one pass, and the problems object only when there is a problem.
   let problems: Record<string, string> | undefined
   const record: Record<string, unknown> = {}
@@ -64,7 +61,7 @@ export function sanitizeRecord(input: unknown): FlowRecord {
     if (!pattern.test(value)) (problems ??= {})[field] = message
   }
 
-  if (problems) throw validation(problems)
+  if (problems) throw brokerError('invalidRecord', { fields: problems })
   return record as FlowRecord
 }
 
@@ -102,13 +99,7 @@ export async function validateRecord(
     if (cb !== 'oob') {
       if (!isHttpUrl(cb)) problems.callback = 'must be an absolute http(s) URL, or "oob"'
       else if (!callbackAllowed(cb, config)) {
-        refused = new BrokerError(
-          'CALLBACK_NOT_ALLOWED',
-          config.callbacks.allow
-            ? `The callback ${cb} is not in callbacks.allow.`
-            : `The callback ${cb} is not a loopback address; without callbacks.allow only localhost, 127.0.0.1 and [::1] are accepted. Set callbacks.allow (or BROKER_CALLBACKS_ALLOW) to the origins or URL prefixes of your apps.`,
-          { field: 'callback' },
-        )
+        refused = brokerError(config.callbacks.allow ? 'callbackNotAllowed' : 'callbackNotLoopback', { callback: cb })
         problems.callback = config.callbacks.allow
           ? 'is not in callbacks.allow'
           : 'is not a loopback address and callbacks.allow is not set'
@@ -120,24 +111,15 @@ export async function validateRecord(
     if (!(DELIVERY_MODES as readonly string[]).includes(mode))
       problems.delivery = `must be one of ${DELIVERY_MODES.join(', ')}`
     else if (!config.delivery.allow.includes(mode as (typeof DELIVERY_MODES)[number])) {
-      refused ??= new BrokerError(
-        'DELIVERY_NOT_ALLOWED',
-        `This broker does not allow delivery "${mode}"; allowed: ${config.delivery.allow.join(', ')}.`,
-        { field: 'delivery' },
-      )
+      refused ??= brokerError('deliveryNotAllowed', { mode, allowed: config.delivery.allow })
       problems.delivery = `is not allowed here; allowed: ${config.delivery.allow.join(', ')}`
     }
   }
   if (plugin.validate) Object.assign(problems, await plugin.validate(normalized))
   // Only the deployment's refusal: its own code and advice. Anything else wrong too: every field at once.
   if (refused && Object.keys(problems).length === 1) throw refused
-  if (Object.keys(problems).length) throw validation(problems)
+  if (Object.keys(problems).length) throw brokerError('invalidRecord', { fields: problems })
   return normalized
-}
-
-function validation(problems: Record<string, string>): BrokerError {
-  const list = Object.entries(problems).map(([k, v]) => `${k} ${v}`)
-  return new BrokerError('VALIDATION', `Invalid record: ${list.join('; ')}.`, { fields: problems })
 }
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]'])

@@ -1,5 +1,5 @@
 import { FlowError, type FlowPlugin, type StepResult } from '../../../flows/contract.js'
-import { BrokerError, ERRORS } from '../../errors.js'
+import { BrokerError, brokerError, ERRORS } from '../../errors.js'
 import { flowCookieName, hashOfState, newId, safeEqual, sign, unsign } from '../ids.js'
 import type { FlowEntry, FlowFailure, Progress } from '../redis/flow-store.js'
 import type { BrokerDeps } from '../deps.js'
@@ -48,11 +48,10 @@ const isThenable = <T>(value: T | PromiseLike<T>): value is PromiseLike<T> =>
 /** GET|POST /start: runs the flow's first step. A start URL works once, unless the flow is reusable. */
 export async function startFlow(deps: BrokerDeps, req: FlowRequest): Promise<Reply> {
   const hash = req.params.hash
-  if (!hash)
-    throw new BrokerError('VALIDATION', 'The hash query parameter is required.', { fields: { hash: 'is required' } })
+  if (!hash) throw brokerError('hashRequired')
   // Read and claim in one round trip: a one-shot flow moves on from stored here, once.
   const claimed = await deps.store.claim(hash)
-  if (!claimed) throw unknownHash()
+  if (!claimed) throw brokerError('unknownHash')
   const { entry, reusable, redirect: prepared } = claimed
   if (!reusable && entry.progress !== 'stored') throw finished(entry.progress)
   if (prepared) {
@@ -70,19 +69,12 @@ export async function startFlow(deps: BrokerDeps, req: FlowRequest): Promise<Rep
  */
 export async function signWithFlow(deps: BrokerDeps, req: FlowRequest): Promise<Reply> {
   const hash = req.params.hash
-  if (!hash)
-    throw new BrokerError('VALIDATION', 'The hash query parameter is required.', { fields: { hash: 'is required' } })
+  if (!hash) throw brokerError('hashRequired')
   const entry = await deps.store.get(hash)
-  if (!entry) throw unknownHash()
+  if (!entry) throw brokerError('unknownHash')
   const plugin = await deps.plugins.get(entry.plugin)
   if (!plugin.reusable) {
-    throw new BrokerError(
-      'VALIDATION',
-      `The flow "${entry.plugin}" is not a signing flow; POST /sign takes the hash of an oauth_1_1-legged or oauth_echo_1 record.`,
-      {
-        fields: { hash: 'is not the hash of a signing flow' },
-      },
-    )
+    throw brokerError('notSigningFlow', { plugin: entry.plugin })
   }
   return runFirstStep(deps, entry, plugin, req, true)
 }
@@ -110,25 +102,21 @@ export async function callbackFlow(deps: BrokerDeps, req: FlowRequest): Promise<
   const { state, oauth_token: requestToken } = req.params
   // A user who declines at an OAuth 1.0a provider comes back with `denied=<request token>` (Twitter) only.
   const id = state ?? requestToken ?? req.params.denied
-  if (!id) throw new BrokerError('UNKNOWN_STATE', 'The callback carries neither state nor oauth_token.')
+  if (!id) throw brokerError('callbackWithoutState')
   // The broker's own state names its flow (the hash is derived from it); an OAuth 1.0a request token was correlated at /start.
   const hash = state !== undefined ? hashOfState(state, deps.config.session.secret) : await deps.store.correlated(id)
-  if (state !== undefined && !hash)
-    throw new BrokerError('UNKNOWN_STATE', 'The state parameter was not issued by this broker.')
+  if (state !== undefined && !hash) throw brokerError('stateNotIssued')
   const entry = hash ? await deps.store.get(hash) : undefined
   // A state must be the very one stored with the flow it names: a forged or altered one names no flow that waits.
   if (
     !entry ||
     (state !== undefined && !(typeof entry.data.state === 'string' && safeEqual(state, entry.data.state)))
   ) {
-    throw new BrokerError('UNKNOWN_STATE', 'No flow waits for this callback: it expired or never existed.')
+    throw brokerError('noFlowWaits')
   }
   if (entry.progress === 'completed' || entry.progress === 'failed') throw finished(entry.progress)
   if (!cookieMatches(deps, entry, req.cookies)) {
-    throw new BrokerError(
-      'COOKIE_MISMATCH',
-      'This callback arrived in a browser other than the one that started the flow.',
-    )
+    throw brokerError('cookieMismatch')
   }
   const plugin = await deps.plugins.get(entry.plugin)
   const exchanging: FlowEntry = { ...entry, progress: 'exchanging' }
@@ -218,20 +206,17 @@ function flowFailure(err: FlowError): FlowFailure {
   return { code, error: oauth, description: err.description }
 }
 
-const unknownHash = () =>
-  new BrokerError('UNKNOWN_HASH', 'No flow is stored under this hash: it expired or never existed.')
-
 async function advanceOrRefuse(deps: BrokerDeps, from: Progress, next: FlowEntry): Promise<void> {
   const res = await deps.store.advance(from, next)
   if (res === 'ok') return
-  if (res === 'gone') throw unknownHash()
+  if (res === 'gone') throw brokerError('unknownHash')
   throw finished(res)
 }
 
 function finished(progress: string): BrokerError {
   return progress === 'completed' || progress === 'failed'
-    ? new BrokerError('FLOW_FINISHED', `This flow has ${progress} and cannot be run again.`)
-    : new BrokerError('FLOW_STARTED', 'This flow was started already; its start URL works once.')
+    ? brokerError('flowFinished', { progress })
+    : brokerError('flowStarted')
 }
 
 function bindingCookie(deps: BrokerDeps, entry: FlowEntry): Reply['cookie'] {

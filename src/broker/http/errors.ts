@@ -1,21 +1,18 @@
 import type { FastifyError, FastifyInstance } from 'fastify'
-import { BrokerError, isBrokerError } from '../../errors.js'
+import { brokerError, BrokerError, isBrokerError } from '../../errors.js'
 
-/** Maps Fastify's own errors to the registry's codes; nothing else reaches a client. */
+/** Maps Fastify's own errors to the registry's messages; nothing else reaches a client. */
 function fromFastify(err: FastifyError): BrokerError {
   switch (err.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new BrokerError('BODY_TOO_LARGE', 'The request body is larger than this broker accepts.')
+      return brokerError('bodyTooLarge')
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new BrokerError(
-        'UNSUPPORTED_MEDIA_TYPE',
-        `Unsupported content type; send application/json or application/x-www-form-urlencoded.`,
-      )
+      return brokerError('unsupportedMediaType')
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
-      return new BrokerError('VALIDATION', 'The body is not valid JSON.', { fields: {} })
+      return brokerError('invalidJson')
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return new BrokerError('VALIDATION', 'The Content-Length header does not match the body.', { fields: {} })
+      return brokerError('contentLengthMismatch')
     default:
       break
   }
@@ -27,22 +24,14 @@ function fromFastify(err: FastifyError): BrokerError {
         String((v.params as { missingProperty?: string })?.missingProperty ?? err.validationContext ?? 'body')
       fields[name] = v.message ?? 'is invalid'
     }
-    return new BrokerError(
-      'VALIDATION',
-      `Invalid ${err.validationContext ?? 'request'}: ${Object.entries(fields)
-        .map(([k, v]) => `${k} ${v}`)
-        .join('; ')}.`,
-      { fields },
-    )
+    return brokerError('invalidRequest', { part: err.validationContext, fields })
   }
   if (typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500) {
-    return new BrokerError(
-      err.statusCode === 413 ? 'BODY_TOO_LARGE' : err.statusCode === 415 ? 'UNSUPPORTED_MEDIA_TYPE' : 'VALIDATION',
-      err.message,
-      { fields: {} },
-    )
+    if (err.statusCode === 413) return brokerError('bodyTooLarge')
+    if (err.statusCode === 415) return brokerError('unsupportedMediaType')
+    return brokerError('badRequest', { message: err.message })
   }
-  return new BrokerError('INTERNAL', 'The broker failed unexpectedly; the error was logged.')
+  return brokerError('unexpected')
 }
 
 /** One error handler for the whole server: `{code, message, …}` with the registry's status. */
@@ -56,6 +45,6 @@ export function installErrorHandling(app: FastifyInstance): void {
   app.setNotFoundHandler((request, reply) => {
     void reply
       .code(404)
-      .send(new BrokerError('NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}.`).toJSON())
+      .send(brokerError('noRoute', { method: request.method, path: request.url.split('?')[0] }).toJSON())
   })
 }

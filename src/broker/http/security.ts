@@ -2,7 +2,7 @@ import { hash, timingSafeEqual } from 'node:crypto'
 import rateLimit from '@fastify/rate-limit'
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify'
 import RedisMock from 'ioredis-mock'
-import { BrokerError } from '../../errors.js'
+import { brokerError } from '../../errors.js'
 import type { BrokerDeps } from '../deps.js'
 
 /**
@@ -56,12 +56,7 @@ export function apiKeyGuard(keys: readonly string[] | undefined): onRequestAsync
     const answer = check(request.headers.authorization)
     if (answer !== 'ok') {
       reply.header('www-authenticate', 'Bearer')
-      throw new BrokerError(
-        'UNAUTHORIZED',
-        answer === 'wrong'
-          ? 'The API key is not valid.'
-          : 'This route needs an API key: send Authorization: Bearer <key> (api.keys).',
-      )
+      throw brokerError(answer === 'wrong' ? 'apiKeyInvalid' : 'apiKeyRequired')
     }
   }
 }
@@ -88,13 +83,7 @@ export async function installRateLimits(app: FastifyInstance, deps: BrokerDeps):
     ...(!(client instanceof RedisMock) ? { redis: client, nameSpace: deps.store.keys.rate() } : {}),
     keyGenerator: (request) => request.ip,
     errorResponseBuilder: (_request, ctx) =>
-      new BrokerError(
-        'RATE_LIMITED',
-        `Too many requests from this address: at most ${ctx.max} per ${rate.window / 1000} s; try again in ${ctx.after}.`,
-        {
-          retry_after: Math.ceil(ctx.ttl / 1000),
-        },
-      ),
+      brokerError('rateLimited', { max: ctx.max, windowMs: rate.window, after: ctx.after, ttlMs: ctx.ttl }),
   })
   const limit = (max: number) => (max ? { rateLimit: { max, timeWindow: rate.window } } : undefined)
   return { store: limit(rate.store), start: limit(rate.start) }
@@ -130,10 +119,7 @@ export function installJsonDepthLimit(app: FastifyInstance): void {
   app.removeContentTypeParser('application/json')
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     if (jsonDepth(body as string) > MAX_JSON_DEPTH) {
-      return done(
-        new BrokerError('VALIDATION', `The JSON body nests deeper than ${MAX_JSON_DEPTH} levels.`, { fields: {} }),
-        undefined,
-      )
+      return done(brokerError('jsonTooDeep', { depth: MAX_JSON_DEPTH }), undefined)
     }
     parse(request, body as string, done)
   })

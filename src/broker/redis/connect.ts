@@ -3,7 +3,7 @@ import { Socket } from 'node:net'
 import { Cluster, Redis, type RedisOptions } from 'ioredis'
 import RedisMock from 'ioredis-mock'
 import type { BrokerConfig } from '../../config/schema.js'
-import { BrokerError } from '../../errors.js'
+import { brokerError } from '../../errors.js'
 
 export type StoreDriver = 'redis' | 'memory'
 type StoreConfig = BrokerConfig['store']
@@ -85,11 +85,7 @@ export async function connectStore(store: StoreConfig, driver: StoreDriver): Pro
     if (store.cluster) await client.ping()
   } catch (err) {
     client.disconnect()
-    throw new BrokerError(
-      'STORE_UNAVAILABLE',
-      `Redis did not answer at ${describeStore(store)} (${(err as Error).message}).`,
-      { store: describeStore(store) },
-    )
+    throw brokerError('redisUnreachable', { store: describeStore(store), reason: (err as Error).message })
   }
   return client
 }

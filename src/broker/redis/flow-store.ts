@@ -1,6 +1,6 @@
 import { Socket } from 'node:net'
 import type { Redis } from 'ioredis'
-import { BrokerError } from '../../errors.js'
+import { BrokerError, brokerError } from '../../errors.js'
 import {
   CAS_SCRIPT,
   CLAIM_SCRIPT,
@@ -85,7 +85,7 @@ export class FlowStore {
     const value = encodeFlow(flow, (json) => this.sealer.seal('flow', entry.hash, key, json))
     const ttl = entry.expiresAt - entry.createdAt
     const created = await this.send(() => this.redis.set(key, value, 'PX', ttl, 'NX'))
-    if (created !== 'OK') throw new BrokerError('INTERNAL', 'A flow with this hash exists already.')
+    if (created !== 'OK') throw brokerError('flowExists')
   }
 
   /** The flow under `hash`, or undefined when unknown or expired. */
@@ -230,6 +230,6 @@ async function guard<T>(op: () => Promise<T>): Promise<T> {
     return await op()
   } catch (err) {
     if (err instanceof BrokerError) throw err
-    throw new BrokerError('STORE_UNAVAILABLE', 'The flow store is not answering; try again shortly.', {})
+    throw brokerError('storeNotAnswering')
   }
 }

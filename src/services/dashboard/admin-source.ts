@@ -1,5 +1,5 @@
 import type { FlowEvent } from '../../broker/events.js'
-import { BrokerError } from '../../errors.js'
+import { brokerError } from '../../errors.js'
 import type { FlowEventSource, FlowListener } from './source.js'
 
 const RECONNECT_MS = 1000
@@ -14,20 +14,12 @@ export async function checkAdmin(url: string, key: string): Promise<void> {
     })
   } catch (err) {
     const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).name
-    throw new BrokerError('BROKER_UNREACHABLE', `No broker answers at ${url} (${cause}).`, { url })
+    throw brokerError('brokerUnreachable', { url, cause })
   }
   await res.arrayBuffer().catch(() => undefined)
-  if (res.status === 404)
-    throw new BrokerError(
-      'USAGE',
-      `The broker at ${url} has no admin API: start it with --admin-key (admin.key, BROKER_ADMIN_KEY) to attach.`,
-    )
-  if (res.status === 401)
-    throw new BrokerError(
-      'USAGE',
-      `The broker at ${url} refused the admin key: pass the one it was started with (--admin-key or BROKER_ADMIN_KEY).`,
-    )
-  if (!res.ok) throw new BrokerError('FAILED', `The broker at ${url} answered ${res.status} to GET /admin/flows.`)
+  if (res.status === 404) throw brokerError('noAdminApi', { url })
+  if (res.status === 401) throw brokerError('adminKeyRefused', { url })
+  if (!res.ok) throw brokerError('adminAnswered', { url, status: res.status })
 }
 
 /** Flow events of a running broker, over its admin API: a snapshot, then a server-sent event stream. */

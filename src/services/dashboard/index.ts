@@ -1,7 +1,7 @@
 import open from 'open'
 import { loadConfig } from '../../config/load.js'
 import type { ConfigInput } from '../../config/schema.js'
-import { BrokerError } from '../../errors.js'
+import { brokerError } from '../../errors.js'
 import { buildServer } from '../../broker/http/build.js'
 import { resolveDriver } from '../../broker/redis/connect.js'
 import { renderDashboard } from '../../ui/render-dashboard.js'
@@ -36,7 +36,7 @@ export interface DashboardResult {
 
 /** `broker dashboard`: starts an embedded broker (or attaches to one) and shows the dashboard until q. */
 export async function dashboard(opts: DashboardOptions): Promise<DashboardResult> {
-  if (!opts.interactive) throw new BrokerError('USAGE', 'broker dashboard needs a terminal: stdin is not a TTY.')
+  if (!opts.interactive) throw brokerError('dashboardNeedsTty')
   const cwd = opts.cwd ?? process.cwd()
   const common = {
     walker: (url: string) => new Walker(url),
@@ -46,11 +46,7 @@ export async function dashboard(opts: DashboardOptions): Promise<DashboardResult
   if (opts.attach) {
     const url = normalizeBrokerUrl(opts.attach)
     const key = opts.adminKey ?? (await loadConfig({ file: opts.configFile, cwd })).config.admin.key
-    if (!key)
-      throw new BrokerError(
-        'USAGE',
-        '--attach needs the admin key the broker was started with: --admin-key, BROKER_ADMIN_KEY or admin.key in the config.',
-      )
+    if (!key) throw brokerError('attachNeedsAdminKey')
     await checkAdmin(url, key)
     const source = adminEventSource(url, key)
     try {
@@ -75,10 +71,11 @@ export async function dashboard(opts: DashboardOptions): Promise<DashboardResult
   const app = await buildServer(broker)
   try {
     await app.listen({ port: config.port, host: config.listen }).catch((err: Error & { code?: string }) => {
-      throw new BrokerError(
-        'FAILED',
-        `The embedded broker cannot listen on ${config.listen}:${config.port} (${err.code ?? err.message}); pick another --port, or --attach to the broker already there.`,
-      )
+      throw brokerError('dashboardCannotListen', {
+        listen: config.listen,
+        port: config.port,
+        reason: err.code ?? err.message,
+      })
     })
     const url = `${config.protocol}://${config.host}`
     const props: DashboardProps = {

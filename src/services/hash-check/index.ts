@@ -1,4 +1,4 @@
-import { BrokerError, isBrokerError } from '../../errors.js'
+import { brokerError, isBrokerError } from '../../errors.js'
 import { BrokerClient, type HashCheck } from '../broker-client.js'
 
 export type { HashCheck }
@@ -16,7 +16,7 @@ const FINAL = new Set(['completed', 'failed'])
 
 /** `broker hash-check`: the stored record (secrets redacted by the broker), its plugin, progress and time left. */
 export async function hashCheck(opts: HashCheckOptions): Promise<HashCheck> {
-  if (!opts.hash.trim()) throw new BrokerError('USAGE', 'hash-check needs the hash that `broker store` printed.')
+  if (!opts.hash.trim()) throw brokerError('hashCheckNeedsHash')
   const client = new BrokerClient(opts.broker)
   let answer = await client.hashCheck(opts.hash.trim())
   if (!opts.watch) return answer

@@ -1,7 +1,7 @@
 /** `broker pdk run`: loads fixtures, replays each scenario, and reports in the shape --json prints. */
 import { readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { BrokerError } from '../../errors.js'
+import { brokerError } from '../../errors.js'
 import { FixtureError, loadFixture, type LoadedFixture } from '../../../pdk/fixture.js'
 import { runScenario, type ScenarioResult } from '../../../pdk/runner/index.js'
 import { preparePlugins, type RunnablePlugin } from '../../../pdk/runner/plugins.js'
@@ -50,7 +50,8 @@ async function prepare(paths: string[]): Promise<Array<[LoadedFixture, RunnableP
     const loaded = expandPaths(paths).map(loadFixture)
     return await Promise.all(loaded.map(async (l) => [l, await preparePlugins(l)] as [LoadedFixture, RunnablePlugin[]]))
   } catch (e) {
-    if (e instanceof FixtureError) throw new BrokerError('FIXTURE_INVALID', e.message, { file: e.file, path: e.path })
+    if (e instanceof FixtureError)
+      throw brokerError('fixtureInvalid', { message: e.message, file: e.file, path: e.path })
     throw e
   }
 }

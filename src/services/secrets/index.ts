@@ -1,4 +1,4 @@
-import { BrokerError } from '../../errors.js'
+import { brokerError } from '../../errors.js'
 import { normalizeBrokerUrl } from '../broker-client.js'
 import { openVault, type SecretRef } from './vault.js'
 
@@ -32,10 +32,7 @@ export function deleteSecret(opts: SecretsOptions & SecretRef): SecretDeleted {
   const vault = openVault({ insecure: opts.insecureStorage, file: opts.file })
   const ref = { broker: normalizeBrokerUrl(opts.broker), id: opts.id }
   if (!vault.delete(ref)) {
-    throw new BrokerError(
-      'NOT_FOUND',
-      `No secret is kept in ${vault.where} for ${ref.id} at ${ref.broker}; \`broker secrets list\` shows what is kept.`,
-    )
+    throw brokerError('secretNotKept', { where: vault.where, id: ref.id, broker: ref.broker })
   }
   return { ...ref, where: vault.where }
 }

@@ -2,7 +2,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { homedir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { Entry, findCredentials } from '@napi-rs/keyring'
-import { BrokerError } from '../../errors.js'
+import { brokerError } from '../../errors.js'
 
 /** The keychain service name every broker secret is filed under. */
 export const KEYCHAIN_SERVICE = 'broker-cli'
@@ -35,11 +35,11 @@ const refOf = (acct: string): SecretRef => {
 const firstLine = (err: unknown) => ((err as Error).message ?? String(err)).split('\n')[0]!.trim() || 'no answer'
 
 /** Runs a keychain call; a refusal (locked, no default collection, no service) is KEYCHAIN_UNAVAILABLE. */
-function keychain<T>(doing: string, call: () => T): T {
+function keychain<T>(doing: { action: 'read' | 'save' | 'delete' | 'list'; id?: string }, call: () => T): T {
   try {
     return call()
   } catch (err) {
-    throw new BrokerError('KEYCHAIN_UNAVAILABLE', `The OS keychain refused to ${doing} (${firstLine(err)}).`)
+    throw brokerError('keychainRefused', { ...doing, reason: firstLine(err) })
   }
 }
 
@@ -50,23 +50,23 @@ export class KeychainVault implements Vault {
 
   get(ref: SecretRef): string | undefined {
     return keychain(
-      `read the secret for ${ref.id}`,
+      { action: 'read', id: ref.id },
       () => new Entry(KEYCHAIN_SERVICE, account(ref)).getPassword() ?? undefined,
     )
   }
 
   set(ref: SecretRef, secret: string): void {
-    keychain(`save the secret for ${ref.id}`, () => new Entry(KEYCHAIN_SERVICE, account(ref)).setPassword(secret))
+    keychain({ action: 'save', id: ref.id }, () => new Entry(KEYCHAIN_SERVICE, account(ref)).setPassword(secret))
   }
 
   delete(ref: SecretRef): boolean {
-    return keychain(`delete the secret for ${ref.id}`, () =>
+    return keychain({ action: 'delete', id: ref.id }, () =>
       new Entry(KEYCHAIN_SERVICE, account(ref)).deleteCredential(),
     )
   }
 
   list(): SecretRef[] {
-    return keychain('list its secrets', () => findCredentials(KEYCHAIN_SERVICE).map((c) => refOf(c.account)))
+    return keychain({ action: 'list' }, () => findCredentials(KEYCHAIN_SERVICE).map((c) => refOf(c.account)))
   }
 }
 
@@ -82,13 +82,10 @@ export class FileVault implements Vault {
     try {
       data = JSON.parse(readFileSync(this.where, 'utf8'))
     } catch (err) {
-      throw new BrokerError(
-        'FAILED',
-        `The secrets file ${this.where} cannot be read (${firstLine(err)}); fix or delete it.`,
-      )
+      throw brokerError('secretsFileUnreadable', { file: this.where, reason: firstLine(err) })
     }
     if (!data || typeof data !== 'object' || Array.isArray(data))
-      throw new BrokerError('FAILED', `The secrets file ${this.where} is not a JSON object; fix or delete it.`)
+      throw brokerError('secretsFileNotObject', { file: this.where })
     return data as Record<string, string>
   }
 
@@ -98,10 +95,10 @@ export class FileVault implements Vault {
       writeFileSync(this.where, JSON.stringify(data, null, 2) + '\n', { mode: 0o600 })
       chmodSync(this.where, 0o600)
     } catch (err) {
-      throw new BrokerError(
-        'FAILED',
-        `Cannot write the secrets file ${this.where} (${(err as NodeJS.ErrnoException).code ?? firstLine(err)}).`,
-      )
+      throw brokerError('secretsFileUnwritable', {
+        file: this.where,
+        reason: (err as NodeJS.ErrnoException).code ?? firstLine(err),
+      })
     }
   }
 
@@ -149,5 +146,5 @@ export function openVault(opts: { insecure?: boolean; file?: string } = {}): Vau
   const probe = probeKeychain()
   if (probe.ok) return new KeychainVault()
   if (opts.insecure) return new FileVault(opts.file ?? insecureFile())
-  throw new BrokerError('KEYCHAIN_UNAVAILABLE', `No keychain answers here (${probe.reason}).`)
+  throw brokerError('noKeychain', { reason: probe.reason })
 }

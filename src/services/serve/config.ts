@@ -2,7 +2,7 @@ import { type AddressInfo, createServer } from 'node:net'
 import { resolve } from 'node:path'
 import { loadConfig } from '../../config/load.js'
 import type { ConfigInput } from '../../config/schema.js'
-import { BrokerError } from '../../errors.js'
+import { brokerError } from '../../errors.js'
 import { notice } from '../../log.js'
 import {
   type StoreDriver,
@@ -53,14 +53,12 @@ async function withFreePort(config: ResolvedConfig): Promise<ResolvedConfig> {
 export async function resolveServeConfig(opts: ServeOptions): Promise<ServePlan> {
   const cwd = opts.cwd ?? process.cwd()
   const { config: loaded } = await loadConfig({ file: opts.configFile, flags: opts.flags, cwd })
-  const missing = [!loaded.cookie.secret && 'cookie.secret', !loaded.session.secret && 'session.secret'].filter(Boolean)
+  const missing = [!loaded.cookie.secret && 'cookie.secret', !loaded.session.secret && 'session.secret'].filter(
+    (k) => k !== false,
+  )
   if (missing.length && isMultiInstanceStore(loaded.store)) {
     // Any instance may take any step of a flow: they must all sign cookies and states alike.
-    throw new BrokerError(
-      'CONFIG_INVALID',
-      `${missing.join(' and ')} must be set when several broker instances share the store (store.${loaded.store.cluster ? 'cluster' : 'sentinels'}): set the same values on every instance (BROKER_COOKIE_SECRET, BROKER_SESSION_SECRET).`,
-      { key: missing[0] },
-    )
+    throw brokerError('sharedSecretsMissing', { missing, shared: loaded.store.cluster ? 'cluster' : 'sentinels' })
   }
   const driver = await resolveDriver(loaded.store)
   let workers = loaded.workers

@@ -2,7 +2,7 @@ import cluster from 'node:cluster'
 import { rm, writeFile } from 'node:fs/promises'
 import { extname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { BrokerError } from '../../errors.js'
+import { brokerError } from '../../errors.js'
 import { notice } from '../../log.js'
 import { type ServeOptions, resolveServeConfig } from './config.js'
 import { type ForkWorker, createSupervisor } from './supervisor.js'
@@ -54,11 +54,7 @@ export async function serve(opts: ServeOptions): Promise<ServeResult> {
   try {
     await writeFile(pidFile, `${process.pid}\n`)
   } catch (err) {
-    throw new BrokerError(
-      'CONFIG_INVALID',
-      `Cannot write the pid file ${pidFile} (pid.dir): ${(err as Error).message}`,
-      { key: 'pid.dir' },
-    )
+    throw brokerError('pidFileUnwritable', { file: pidFile, reason: (err as Error).message })
   }
 
   const { workers } = config

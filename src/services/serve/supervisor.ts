@@ -1,4 +1,4 @@
-import { BrokerError } from '../../errors.js'
+import { BrokerError, brokerError } from '../../errors.js'
 import type { WorkerMessage } from './worker.js'
 
 /** What a worker process tells the supervisor; the fork function calls these. */
@@ -90,7 +90,7 @@ export function createSupervisor(opts: SupervisorOptions): Supervisor {
             opts.onListening?.(msg.port)
           }
         } else if (msg.type === 'fatal' && !everReady) {
-          void drain('fatal', new BrokerError('FAILED', `A worker could not start: ${msg.message}`))
+          void drain('fatal', brokerError('workerStartFailed', { reason: msg.message }))
         }
       },
       exit: (code, signal) => {
@@ -98,8 +98,7 @@ export function createSupervisor(opts: SupervisorOptions): Supervisor {
         for (const wake of state.exitWaiters) wake()
         if (stopping) return
         const how = signal ?? `code ${code}`
-        if (!everReady)
-          return void drain('fatal', new BrokerError('FAILED', `A worker exited before it could serve (${how}).`))
+        if (!everReady) return void drain('fatal', brokerError('workerExited', { how }))
         // Back off when workers keep dying, so a crash loop does not spin the CPU.
         const now = Date.now()
         crashes.push(now)

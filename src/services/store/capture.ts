@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http'
-import { BrokerError } from '../../errors.js'
+import { brokerError } from '../../errors.js'
 import type { BrokerClient } from '../broker-client.js'
 
 /** What reached the one-shot callback: the flow's result, and how the broker delivered it. */
@@ -64,12 +64,7 @@ export async function listenOnce(client: BrokerClient): Promise<CaptureListener>
       const timeout = new Promise<never>((_, reject) => {
         timer = setTimeout(
           () => {
-            reject(
-              new BrokerError(
-                'CAPTURE_TIMEOUT',
-                `The flow did not finish within ${seconds} s, the stored record's lifetime: nothing reached http://127.0.0.1:${port}/callback.`,
-              ),
-            )
+            reject(brokerError('captureTimeout', { seconds, port }))
           },
           seconds * 1000 + 1000,
         )
@@ -82,12 +77,7 @@ export async function listenOnce(client: BrokerClient): Promise<CaptureListener>
 /** The result a request to a callback carries; FAILED when the broker delivered an error instead. */
 export async function deliveredResult(req: IncomingMessage, client: BrokerClient): Promise<Captured> {
   const { params, posted } = await readParams(req, new URL(req.url ?? '/', 'http://127.0.0.1'))
-  if (params.error)
-    throw new BrokerError(
-      'FAILED',
-      `The flow failed: ${params.error}${params.error_description ? `: ${params.error_description}` : ''}.`,
-      { error: params.error },
-    )
+  if (params.error) throw brokerError('flowFailed', { error: params.error, description: params.error_description })
   if (params.result && !params.access_token) return { delivery: 'code', result: await client.redeem(params.result) }
   return { delivery: posted ? 'form_post' : 'query', result: params }
 }

@@ -1,4 +1,4 @@
-import { BrokerError } from '../../errors.js'
+import { brokerError } from '../../errors.js'
 import { Walker } from '../walk/walker.js'
 
 /**
@@ -23,10 +23,7 @@ export async function driveFlow(start: string, callback: string, hash: string, m
     return
   }
   const reason = walker.stopped?.message ?? `stopped after ${maxHops} hops`
-  throw new BrokerError(
-    'FAILED',
-    `The flow ended without reaching the callback (${reason}); \`broker hash-check ${hash}\` shows why.`,
-  )
+  throw brokerError('flowEndedEarly', { reason, hash })
 }
 
 const decode = (s: string) =>

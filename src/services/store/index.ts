@@ -1,5 +1,5 @@
 import type { FlowRecord } from '../../../flows/contract.js'
-import { BrokerError } from '../../errors.js'
+import { brokerError } from '../../errors.js'
 import { BrokerClient } from '../broker-client.js'
 import { openInBrowser } from '../open-browser.js'
 import { openVault } from '../secrets/vault.js'
@@ -41,14 +41,10 @@ export interface StoreResult {
 export async function storeViaBroker(opts: StoreOptions): Promise<StoreResult> {
   const client = new BrokerClient(opts.broker, { apiKey: opts.apiKey })
   const record: FlowRecord = buildRecord(opts)
-  if (opts.capture && record.callback !== undefined)
-    throw new BrokerError('USAGE', '--capture listens for the result itself; leave out --callback (or drop --capture).')
+  if (opts.capture && record.callback !== undefined) throw brokerError('captureWithCallback')
   const preset = presetOf(record, opts.flow)
   if (opts.capture && preset === FLOW_PRESETS['oauth1-1']) {
-    throw new BrokerError(
-      'USAGE',
-      'oauth1-1 signs requests on demand and delivers nothing to capture: store it without --capture, then POST /sign with its hash and the request to sign.',
-    )
+    throw brokerError('captureSigningFlow')
   }
   const vaultOpts = { broker: client.url, insecure: opts.insecureStorage, file: opts.secretsFile, notify: opts.notify }
   // With --save-secret, a missing keychain is an error before anything is stored.

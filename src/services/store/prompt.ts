@@ -1,5 +1,5 @@
 import { input, password } from '@inquirer/prompts'
-import { BrokerError } from '../../errors.js'
+import { brokerError } from '../../errors.js'
 import { fieldInfo, type FieldKind } from './fields.js'
 
 /** True when a person can answer prompts: stdin and stderr (where prompts go) are terminals. */
@@ -41,10 +41,7 @@ export async function askMissing(
 ): Promise<Record<string, string>> {
   if (!missing.length) return {}
   if (!canPrompt()) {
-    const list = missing.map((f) => `${f} (${specOf(f).flag})`).join(', ')
-    throw new BrokerError('MISSING_FIELDS', `Missing required field${missing.length > 1 ? 's' : ''}: ${list}.`, {
-      fields: Object.fromEntries(missing.map((f) => [f, 'is required'])),
-    })
+    throw brokerError('missingFields', { missing: missing.map((field) => ({ field, flag: specOf(field).flag })) })
   }
   const answers: Record<string, string> = {}
   const context = { output: process.stderr }
@@ -65,7 +62,7 @@ export async function askMissing(
     } catch (err) {
       // @inquirer/prompts rejects with ExitPromptError on Ctrl-C (and when the terminal goes away).
       if ((err as Error).name === 'ExitPromptError' || (err as Error).name === 'AbortPromptError') {
-        throw new BrokerError('CANCELLED', `Cancelled at the ${field} prompt; nothing was stored.`)
+        throw brokerError('cancelled', { field })
       }
       throw err
     }

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import type { FlowRecord } from '../../../flows/contract.js'
-import { BrokerError } from '../../errors.js'
+import { brokerError } from '../../errors.js'
 import { parseFieldPairs } from './fields.js'
 import { FLOW_PRESETS, FLOW_PRESET_NAMES } from './presets.js'
 
@@ -21,20 +21,16 @@ export interface RecordInput {
 export function buildRecord(input: RecordInput): FlowRecord {
   const fromFile = input.file ? readRecordFile(resolve(input.cwd ?? process.cwd(), input.file)) : {}
   const preset = input.flow ? FLOW_PRESETS[input.flow] : undefined
-  if (input.flow && !preset)
-    throw new BrokerError('USAGE', `Unknown flow "${input.flow}"; known flows: ${FLOW_PRESET_NAMES.join(', ')}.`)
+  if (input.flow && !preset) throw brokerError('unknownFlowPreset', { flow: input.flow, known: FLOW_PRESET_NAMES })
   const { fields: pairs, bad } = parseFieldPairs(input.pairs ?? [])
-  if (bad.length) throw new BrokerError('USAGE', `--field takes name=value (got "${bad[0]}").`)
+  if (bad.length) throw brokerError('fieldPairInvalid', { pair: bad[0] })
   const flags = Object.fromEntries(Object.entries(input.fields ?? {}).filter(([, v]) => v !== undefined)) as Record<
     string,
     string
   >
   const record = { ...fromFile, ...preset?.fields, ...pairs, ...flags } as FlowRecord
   if (!preset && record.auth_version === undefined && record.auth_flow === undefined) {
-    throw new BrokerError(
-      'USAGE',
-      `Say which flow to store: --flow ${FLOW_PRESET_NAMES.join('|')}, or auth_version/auth_leg in --file.`,
-    )
+    throw brokerError('flowNotNamed', { known: FLOW_PRESET_NAMES })
   }
   return record
 }
@@ -54,18 +50,18 @@ function readRecordFile(path: string): Record<string, unknown> {
   try {
     text = readFileSync(path, 'utf8')
   } catch (err) {
-    throw new BrokerError(
-      'USAGE',
-      `Cannot read --file ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}.`,
-    )
+    throw brokerError('recordFileUnreadable', {
+      file: path,
+      reason: (err as NodeJS.ErrnoException).code ?? (err as Error).message,
+    })
   }
   let parsed: unknown
   try {
     parsed = JSON.parse(text)
   } catch (err) {
-    throw new BrokerError('USAGE', `--file ${path} is not JSON: ${(err as Error).message}.`)
+    throw brokerError('recordFileNotJson', { file: path, reason: (err as Error).message })
   }
   if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
-    throw new BrokerError('USAGE', `--file ${path} must hold one JSON object of record fields.`)
+    throw brokerError('recordFileNotObject', { file: path })
   return parsed as Record<string, unknown>
 }

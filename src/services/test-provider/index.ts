@@ -1,4 +1,4 @@
-import { BrokerError } from '../../errors.js'
+import { BrokerError, brokerError } from '../../errors.js'
 import { BrokerClient } from '../broker-client.js'
 import { openInBrowser } from '../open-browser.js'
 import { askMissing, type PromptSpec } from '../store/prompt.js'
@@ -69,7 +69,7 @@ export async function testProvider(opts: TestProviderOptions): Promise<TestProvi
     .map(([k]) => k)
   if (opts.host) {
     const hostOk = checkHost(opts.host)
-    if (hostOk !== true) throw new BrokerError('USAGE', `-h/--host: ${hostOk}.`)
+    if (hostOk !== true) throw brokerError('hostInvalid', { problem: hostOk })
   }
   const asked = await askMissing(missing, (f) => PROMPTS[f]!)
   const { key, secret, host } = { ...given, ...asked } as { key: string; secret: string; host: string }
@@ -94,12 +94,11 @@ export async function testProvider(opts: TestProviderOptions): Promise<TestProvi
     },
     onError: (err) => {
       opts.notify(`The flow failed: ${err.message}`)
-      if (opts.once) finish(err instanceof BrokerError ? err : new BrokerError('FAILED', err.message))
+      if (opts.once)
+        finish(err instanceof BrokerError ? err : brokerError('providerAppFailed', { message: err.message }))
     },
   }).catch((err: NodeJS.ErrnoException) => {
-    throw err.code === 'EADDRINUSE'
-      ? new BrokerError('USAGE', `Port ${opts.port} is in use; pick another with --port.`)
-      : err
+    throw err.code === 'EADDRINUSE' ? brokerError('portInUse', { port: opts.port }) : err
   })
   const stop = () => finish()
   process.once('SIGINT', stop).once('SIGTERM', stop)

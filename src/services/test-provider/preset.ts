@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { basename, join, resolve } from 'node:path'
 import { z } from 'zod'
-import { BrokerError } from '../../errors.js'
+import { brokerError } from '../../errors.js'
 import { FLOW_PRESET_NAMES } from '../store/presets.js'
 
 /** A provider preset: the flow to store and the provider's quirks, as data (fixtures/providers/*.json). */
@@ -59,28 +59,20 @@ export function loadPreset(opts: { root: string; name?: string; file?: string; c
   let path: string
   if (opts.file) path = resolve(opts.cwd ?? process.cwd(), opts.file)
   else if (opts.name && known.includes(opts.name)) path = join(presetsDir(opts.root), `${opts.name}.json`)
-  else
-    throw new BrokerError(
-      'UNKNOWN_PROVIDER',
-      `${opts.name ? `Unknown provider "${opts.name}"` : 'No provider given'}; known providers: ${known.join(', ')}.`,
-      { known },
-    )
+  else throw brokerError('unknownProvider', { name: opts.name, known })
   let raw: unknown
   try {
     raw = JSON.parse(readFileSync(path, 'utf8'))
   } catch (err) {
-    throw new BrokerError(
-      'USAGE',
-      `Cannot read the provider preset ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}.`,
-    )
+    throw brokerError('presetUnreadable', {
+      file: path,
+      reason: (err as NodeJS.ErrnoException).code ?? (err as Error).message,
+    })
   }
   const parsed = providerSchema.safeParse(raw)
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!
-    throw new BrokerError(
-      'USAGE',
-      `The provider preset ${path} is invalid: ${issue.path.join('.') || '(top)'} ${issue.message}.`,
-    )
+    throw brokerError('presetInvalid', { file: path, field: issue.path.join('.'), problem: issue.message })
   }
   return { ...parsed.data, name: opts.name ?? basename(path, '.json') }
 }

@@ -1,4 +1,4 @@
-import { BrokerError } from '../../errors.js'
+import { brokerError } from '../../errors.js'
 import { displayUrl } from './params.js'
 import { type FinalAnswer, type Hop, type StopReason, Walker, type WalkerOptions } from './walker.js'
 
@@ -32,10 +32,9 @@ export async function walk(opts: WalkOptions): Promise<WalkResult> {
   try {
     parsed = new URL(opts.url)
   } catch {
-    throw new BrokerError('USAGE', `walk needs an absolute http(s) URL (got "${opts.url}").`)
+    throw brokerError('walkNeedsUrl', { url: opts.url })
   }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
-    throw new BrokerError('USAGE', `walk follows http(s) URLs only (got "${opts.url}").`)
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw brokerError('walkHttpOnly', { url: opts.url })
   const max = opts.maxHops ?? 20
   const walker = new Walker(parsed.toString(), opts)
   const hops: Hop[] = []

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http'
 import type { FastifyInstance } from 'fastify'
 import type { FlowEvent } from '../../events.js'
-import { BrokerError } from '../../../errors.js'
+import { brokerError } from '../../../errors.js'
 import type { BrokerDeps } from '../../deps.js'
 import { FlowLog } from '../../../services/dashboard/flow-log.js'
 import { bearerCheck } from '../security.js'
@@ -37,7 +37,7 @@ export default async function adminRoutes(app: FastifyInstance, { deps }: { deps
   app.addHook('onClose', async () => void deps.events.off('flow', onFlow))
   app.addHook('onRequest', async (request) => {
     if (check(request.headers.authorization) !== 'ok') {
-      throw new BrokerError('UNAUTHORIZED', 'The admin API needs Authorization: Bearer <admin.key>.')
+      throw brokerError('adminKeyRequired')
     }
   })
 

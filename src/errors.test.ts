@@ -1,0 +1,175 @@
+import { describe, expect, it } from 'vitest'
+import {
+  brokerError,
+  BrokerError,
+  ERRORS,
+  fromBrokerAnswer,
+  MESSAGES,
+  type MessageArgs,
+  type MessageId,
+} from './errors.js'
+
+// Values as throw sites pass them (files relative, as a user names them). A new message id does
+// not compile until it has its sample here.
+const SAMPLES: { [Id in MessageId]: MessageArgs<Id> } = {
+  hashRequired: [],
+  notSigningFlow: [{ plugin: 'oauth_2_3-legged' }],
+  resultRequired: [],
+  recordNotObject: [],
+  tooManyFields: [{ max: 64 }],
+  invalidRecord: [{ fields: { client_id: 'is required', token_url: 'must be an absolute http(s) URL' } }],
+  jsonTooDeep: [{ depth: 32 }],
+  invalidJson: [],
+  contentLengthMismatch: [],
+  invalidRequest: [{ part: 'querystring', fields: { hash: 'must NOT have more than 128 characters' } }],
+  badRequest: [{ message: 'Request header fields too large' }],
+  configUnreadable: [{ file: 'config/prod.js' }],
+  configLoadFailed: [{ file: 'config/prod.js', reason: 'Unexpected token }' }],
+  configNotObject: [{ file: 'config/prod.js' }],
+  configInvalid: [{ problems: ['port (config/prod.js): Expected number, received string'], key: 'port' }],
+  pidFileUnwritable: [{ file: 'run/broker.pid', reason: 'EACCES: permission denied' }],
+  sharedSecretsMissing: [{ missing: ['cookie.secret', 'session.secret'], shared: 'cluster' }],
+  cliUsage: [{ message: 'Missing required argument: hash; see --help.' }],
+  walkNeedsUrl: [{ url: 'example.com' }],
+  walkHttpOnly: [{ url: 'ftp://example.com' }],
+  brokerUrlInvalid: [{ url: 'localhost:3000', example: 'http://localhost:3000' }],
+  hostInvalid: [{ problem: 'Enter a host name or IP address such as localhost (got "a/b")' }],
+  portInUse: [{ port: 8080 }],
+  presetUnreadable: [{ file: 'github.json', reason: 'ENOENT' }],
+  presetInvalid: [{ file: 'github.json', field: 'api.url', problem: 'Invalid url' }],
+  hashCheckNeedsHash: [],
+  captureWithCallback: [],
+  captureSigningFlow: [],
+  unknownFlowPreset: [{ flow: 'oauth3', known: ['oauth1-1', 'oauth2-3'] }],
+  fieldPairInvalid: [{ pair: 'client_id' }],
+  flowNotNamed: [{ known: ['oauth1-1', 'oauth2-3'] }],
+  recordFileUnreadable: [{ file: 'record.json', reason: 'ENOENT' }],
+  recordFileNotJson: [{ file: 'record.json', reason: 'Unexpected end of JSON input' }],
+  recordFileNotObject: [{ file: 'record.json' }],
+  dashboardNeedsTty: [],
+  attachNeedsAdminKey: [],
+  noAdminApi: [{ url: 'http://localhost:3000' }],
+  adminKeyRefused: [{ url: 'http://localhost:3000' }],
+  unsupportedMediaType: [],
+  bodyTooLarge: [],
+  unknownHash: [],
+  callbackWithoutState: [],
+  stateNotIssued: [],
+  noFlowWaits: [],
+  unknownResult: [],
+  pluginMissing: [{ plugin: 'oauth_9_3-legged' }],
+  pluginLoadFailed: [{ plugin: 'custom', reason: "Cannot find module 'x' imported from custom.js" }],
+  pluginWithoutStart: [{ plugin: 'custom' }],
+  callbackNotAllowed: [{ callback: 'https://evil.example/cb' }],
+  callbackNotLoopback: [{ callback: 'https://app.example/cb' }],
+  deliveryNotAllowed: [{ mode: 'query', allowed: ['code', 'form_post'] }],
+  flowStarted: [],
+  flowFinished: [{ progress: 'completed' }],
+  cookieMismatch: [],
+  storeNotAnswering: [],
+  redisUnreachable: [{ store: 'redis 127.0.0.1:6379', reason: 'connect ECONNREFUSED 127.0.0.1:6379' }],
+  apiKeyInvalid: [],
+  apiKeyRequired: [],
+  adminKeyRequired: [],
+  apiKeyRefusedByBroker: [{ message: 'The API key is not valid.' }],
+  noRoute: [{ method: 'GET', path: '/nope' }],
+  secretNotKept: [{ where: 'the OS keychain', id: 'client-1', broker: 'http://localhost:3000' }],
+  brokerUnreachable: [{ url: 'http://localhost:3000', cause: 'ECONNREFUSED' }],
+  workerStartFailed: [{ reason: 'listen EADDRINUSE: address already in use :::3000' }],
+  workerExited: [{ how: 'code 1' }],
+  notABroker: [{ url: 'http://localhost:3000', status: 200 }],
+  brokerAnswered: [{ status: 502 }],
+  adminAnswered: [{ url: 'http://localhost:3000', status: 500 }],
+  dashboardCannotListen: [{ listen: '127.0.0.1', port: 3000, reason: 'EADDRINUSE' }],
+  flowFailed: [{ error: 'access_denied', description: 'The user declined' }],
+  flowEndedEarly: [{ reason: 'stopped after 10 hops', hash: 'h1' }],
+  providerAppFailed: [{ message: 'The API answered 401.' }],
+  secretsFileUnreadable: [{ file: 'secrets.json', reason: 'Unexpected token' }],
+  secretsFileNotObject: [{ file: 'secrets.json' }],
+  secretsFileUnwritable: [{ file: 'secrets.json', reason: 'EACCES' }],
+  unexpected: [],
+  unexpectedInCli: [{ firstLine: "Couldn't access platform storage" }],
+  flowExists: [],
+  fixtureInvalid: [
+    { message: 'hello.json: request.method must be a string', file: 'hello.json', path: 'request.method' },
+  ],
+  missingFields: [
+    {
+      missing: [
+        { field: 'client_id', flag: '--client-id' },
+        { field: 'client_secret', flag: '--client-secret' },
+      ],
+    },
+  ],
+  captureTimeout: [{ seconds: 300, port: 43210 }],
+  unknownProvider: [{ name: 'myspace', known: ['github', 'google'] }],
+  cancelled: [{ field: 'client_secret' }],
+  keychainRefused: [{ action: 'save', id: 'client-1', reason: 'no default collection' }],
+  noKeychain: [{ reason: 'no Secret Service' }],
+  rateLimited: [{ max: 30, windowMs: 60_000, after: '1 minute', ttlMs: 42_500 }],
+}
+
+const IDS = Object.keys(MESSAGES) as MessageId[]
+const make = brokerError as (id: MessageId, ...values: unknown[]) => BrokerError
+const rendered = (id: MessageId) => make(id, ...SAMPLES[id])
+
+// A stack frame ("    at f (file:1:2)") or Node's "Error: …" prefix; an absolute file-system path (not an HTTP route).
+const STACK = /\n\s+at \S|\bError: /
+const ABSOLUTE_PATH =
+  /(?:^|[\s'"(`])(?:file:\/\/|\/(?:home|Users|root|tmp|var|srv|usr|etc|opt|private|mnt)\/|[A-Za-z]:\\)/
+
+describe('MESSAGES', () => {
+  it.each(IDS)('%s belongs to a code in ERRORS', (id) => {
+    expect(ERRORS).toHaveProperty(MESSAGES[id].code)
+    expect(rendered(id).code).toBe(MESSAGES[id].code)
+  })
+
+  it.each(IDS)('%s renders one sentence for sample values', (id) => {
+    const { message } = rendered(id)
+    expect(message.trim()).not.toBe('')
+    expect(message).toBe(message.trim())
+    expect(message).not.toMatch(/undefined|null|NaN|\[object /)
+    expect(message).not.toMatch(STACK)
+    expect(message).not.toMatch(ABSOLUTE_PATH)
+  })
+
+  it('has one id per distinct message', () => {
+    const seen = new Map<string, MessageId>()
+    for (const id of IDS) {
+      const { message } = rendered(id)
+      expect(seen.get(message), `${id} repeats ${seen.get(message)}`).toBeUndefined()
+      seen.set(message, id)
+    }
+  })
+})
+
+describe('brokerError', () => {
+  it("takes status, exit code and next step from the message's code", () => {
+    const err = brokerError('unknownHash')
+    expect(err).toBeInstanceOf(BrokerError)
+    expect(err).toMatchObject({ code: 'UNKNOWN_HASH', status: 404, exit: 1, next: ERRORS.UNKNOWN_HASH.next })
+    expect(err.message).toBe('No flow is stored under this hash: it expired or never existed.')
+  })
+
+  it('fills a template and its details from the same values', () => {
+    expect(brokerError('pluginMissing', { plugin: 'x' }).toJSON()).toEqual({
+      code: 'PLUGIN_MISSING',
+      message: 'No flow plugin named "x".',
+      plugin: 'x',
+    })
+    expect(brokerError('hashRequired').toJSON()).toEqual({
+      code: 'VALIDATION',
+      message: 'The hash query parameter is required.',
+      fields: { hash: 'is required' },
+    })
+  })
+})
+
+describe('fromBrokerAnswer', () => {
+  it("rebuilds a broker's JSON answer as the same error", () => {
+    const { code, message, ...details } = brokerError('invalidRecord', { fields: { a: 'is required' } }).toJSON()
+    const again = fromBrokerAnswer(code, message, details)
+    expect(again.toJSON()).toEqual({ code, message, ...details })
+    expect(again.exit).toBe(2)
+  })
+})
