@@ -28,6 +28,7 @@ export async function bridgeEvents(
   sealer: Sealer,
 ): Promise<() => Promise<void>> {
   const origin = randomUUID()
+  const sealing = sealer.derive('events', channel)
   // The typed emitter does not list EventEmitter's own 'newListener' event.
   const emitter = events as unknown as EventEmitter
   let sub: Redis | undefined
@@ -62,7 +63,7 @@ export async function bridgeEvents(
     const batch = pending
     pending = []
     redis
-      .publish(channel, sealer.seal('events', channel, channel, JSON.stringify({ origin, events: batch })))
+      .publish(channel, sealer.seal(sealing, channel, JSON.stringify({ origin, events: batch })))
       .catch(() => {})
   }
   const relay = (event: FlowEvent) => {
@@ -99,7 +100,7 @@ async function subscribers(redis: Redis, channel: string): Promise<number> {
 /** A batch's JSON, opened with whichever of the secrets sealed it. */
 function openBatch(sealer: Sealer, channel: string, message: string): string | undefined {
   for (let generation = 0; generation < sealer.generations; generation++) {
-    const json = sealer.open('events', channel, channel, message, generation)
+    const json = sealer.open(sealer.derive('events', channel, generation), channel, message)
     if (json !== undefined) return json
   }
   return undefined

@@ -72,7 +72,7 @@ export class FlowStore {
 
   /** The key a flow is kept under by one generation of the secrets. */
   flowKey(hash: string, generation = 0): string {
-    return this.keys.flow(this.sealer.name('flow', hash, generation))
+    return this.keys.flow(this.sealer.derive('flow', hash, generation).name)
   }
 
   /**
@@ -80,9 +80,10 @@ export class FlowStore {
    * /start; `redirect` is the first step's, when it ran at /store.
    */
   async create(entry: FlowEntry, opts: { reusable?: boolean; redirect?: string } = {}): Promise<void> {
-    const key = this.flowKey(entry.hash)
+    const sealing = this.sealer.derive('flow', entry.hash)
+    const key = this.keys.flow(sealing.name)
     const flow = { entry, reusable: opts.reusable === true, redirect: opts.redirect }
-    const value = encodeFlow(flow, (json) => this.sealer.seal('flow', entry.hash, key, json))
+    const value = encodeFlow(flow, (json) => this.sealer.seal(sealing, key, json))
     const ttl = entry.expiresAt - entry.createdAt
     const created = await this.send(() => this.redis.set(key, value, 'PX', ttl, 'NX'))
     if (created !== 'OK') throw brokerError('flowExists')
@@ -106,9 +107,9 @@ export class FlowStore {
    * the progress found instead when another request moved it first, or 'gone' when it expired.
    */
   async advance(from: Progress, next: FlowEntry): Promise<'ok' | 'gone' | Progress> {
-    const generation = next.generation ?? 0
-    const key = this.flowKey(next.hash, generation)
-    const seal = (json: string) => this.sealer.seal('flow', next.hash, key, json, generation)
+    const sealing = this.sealer.derive('flow', next.hash, next.generation)
+    const key = this.keys.flow(sealing.name)
+    const seal = (json: string) => this.sealer.seal(sealing, key, json)
     const [fromCode, toCode, body] = encodeTransition(from, next, seal)
     const res = await this.send(() => this.redis.brokerCas(key, fromCode, toCode, body).catch(otherFormat(-1)))
     if (res === 'OK') return 'ok'
@@ -119,8 +120,9 @@ export class FlowStore {
   /** Remembers which flow a callback id (an OAuth 1.0a request token) belongs to, for the flow's lifetime. */
   async correlate(id: string, hash: string, expiresAt: number): Promise<void> {
     const ms = Math.max(1, expiresAt - Date.now())
-    const key = this.keys.callback(this.sealer.name('callback', id))
-    const value = encodeSealed(this.sealer.seal('callback', id, key, hash))
+    const sealing = this.sealer.derive('callback', id)
+    const key = this.keys.callback(sealing.name)
+    const value = encodeSealed(this.sealer.seal(sealing, key, hash))
     await this.send(() => this.redis.set(key, value, 'PX', ms))
   }
 
@@ -136,8 +138,9 @@ export class FlowStore {
 
   /** Keeps a delivered result under a one-time code. */
   async putResult(code: string, result: Record<string, unknown>): Promise<void> {
-    const key = this.keys.result(this.sealer.name('result', code))
-    const value = encodeSealed(this.sealer.seal('result', code, key, JSON.stringify(result)))
+    const sealing = this.sealer.derive('result', code)
+    const key = this.keys.result(sealing.name)
+    const value = encodeSealed(this.sealer.seal(sealing, key, JSON.stringify(result)))
     await this.send(() => this.redis.set(key, value, 'EX', this.expireSeconds))
   }
 
@@ -164,10 +167,11 @@ export class FlowStore {
   private async find(hash: string, read: (key: string) => Promise<string | null>): Promise<Claimed | undefined> {
     if (!knowable(hash)) return undefined
     for (let generation = 0; generation < this.sealer.generations; generation++) {
-      const key = this.flowKey(hash, generation)
+      const sealing = this.sealer.derive('flow', hash, generation)
+      const key = this.keys.flow(sealing.name)
       const value = await this.send(() => read(key).catch(otherFormat(null)))
       if (typeof value !== 'string') continue
-      const flow = decodeFlow(hash, value, (sealed) => this.sealer.open('flow', hash, key, sealed, generation))
+      const flow = decodeFlow(hash, value, (sealed) => this.sealer.open(sealing, key, sealed))
       if (flow && generation > 0) flow.entry.generation = generation
       return flow
     }
@@ -183,9 +187,10 @@ export class FlowStore {
   ): Promise<string | undefined> {
     if (!knowable(id)) return undefined
     for (let generation = 0; generation < this.sealer.generations; generation++) {
-      const key = keyOf(this.sealer.name(kind, id, generation))
+      const sealing = this.sealer.derive(kind, id, generation)
+      const key = keyOf(sealing.name)
       const sealed = decodeSealed(await this.send(() => read(key).catch(otherFormat(null))))
-      if (sealed !== undefined) return this.sealer.open(kind, id, key, sealed, generation)
+      if (sealed !== undefined) return this.sealer.open(sealing, key, sealed)
     }
     return undefined
   }

@@ -4,27 +4,25 @@ import { randomPool } from '../../../flows/lib/random.js'
 /** What a capability is: each kind has its own key names and sealing keys. */
 export type CapabilityKind = 'flow' | 'callback' | 'result' | 'events'
 
+/** What one capability is kept under: its key's name and the AES-256-GCM key of its value. */
+export interface Sealing {
+  /** 192 bits of the derivation, URL-safe (32 characters): the Redis key's name. */
+  readonly name: string
+  readonly key: Buffer
+  /** Which secret derived it (0: the first). */
+  readonly generation: number
+}
+
 const IV_BYTES = 12
 const TAG_BYTES = 16
-/** Key names are 192 bits of an HMAC, URL-safe (32 characters). */
-const NAME_CHARS = 32
+const KEY_BYTES = 32
+const NAME_BYTES = 24
+const EXPAND_COUNTER = Buffer.from([1])
 
-interface SecretKeys {
-  /** Names Redis keys: HMAC(name, kind ‖ capability). */
-  readonly name: KeyObject
-  /** HKDF pseudo-random key from which each capability's AES-256-GCM key is expanded. */
-  readonly seal: KeyObject
-}
-
-// Both keys come from the secret through HKDF-SHA256 with their own labels, so the secret's other
-// uses (the state → hash derivation under session.secret) never share a key with the store.
-function secretKeys(secret: string): SecretKeys {
-  const ikm = Buffer.from(secret, 'utf8')
-  const derive = (label: string) => createSecretKey(Buffer.from(hkdfSync('sha256', ikm, 'broker store v1', label, 32)))
-  return { name: derive('key names'), seal: derive('sealing') }
-}
-
-const message = (kind: CapabilityKind, capability: string) => `${kind}\0${capability}`
+// A secret's store key comes from it through HKDF-SHA512 with its own label, so the secret's other
+// use (the state → hash derivation under session.secret) never shares a key with the store.
+const storeKey = (secret: string): KeyObject =>
+  createSecretKey(Buffer.from(hkdfSync('sha512', Buffer.from(secret, 'utf8'), 'broker store v2', 'store key', 64)))
 
 /**
  * Names and seals what the broker keeps in Redis, so that a dump (a replica, a backup, `redis-cli`)
@@ -37,11 +35,11 @@ const message = (kind: CapabilityKind, capability: string) => `${kind}\0${capabi
  * and opens what it sealed (its `generation`, 0 for the first) until its flows have expired.
  */
 export class Sealer {
-  private readonly keys: readonly SecretKeys[]
+  private readonly keys: readonly KeyObject[]
 
   constructor(secrets: readonly string[]) {
     if (secrets.length === 0) throw new Error('Sealer needs at least one secret')
-    this.keys = secrets.map(secretKeys)
+    this.keys = secrets.map(storeKey)
   }
 
   /** How many secrets can open a value (1 unless the keys are being rotated). */
@@ -49,36 +47,37 @@ export class Sealer {
     return this.keys.length
   }
 
-  /** The name of a capability's key under one generation's secret: HMAC-SHA256, 192 bits, URL-safe. */
-  name(kind: CapabilityKind, capability: string, generation = 0): string {
-    return createHmac('sha256', this.keys[generation]!.name)
-      .update(message(kind, capability))
-      .digest('base64url')
-      .slice(0, NAME_CHARS)
+  /**
+   * A capability's key name and sealing key under one generation's secret: HKDF-Expand(store key,
+   * kind ‖ capability) with SHA-512 for one 64-byte block, which is HMAC-SHA512(key, info ‖ 0x01);
+   * the first 32 bytes are the AES key, the next 24 the name. One HMAC instead of two (name, key)
+   * because each crypto object costs a request about as much as the rest of its store work
+   * (bench/instructions.ts); written as the Expand step because hkdfSync would run Extract again.
+   */
+  derive(kind: CapabilityKind, capability: string, generation = 0): Sealing {
+    const block = createHmac('sha512', this.keys[generation]!)
+      .update(`${kind}\0${capability}`)
+      .update(EXPAND_COUNTER)
+      .digest()
+    const name = block.toString('base64url', KEY_BYTES, KEY_BYTES + NAME_BYTES)
+    return { name, key: block.subarray(0, KEY_BYTES), generation }
   }
 
-  /**
-   * `plaintext` sealed for one capability, bound to `aad` (the key name); URL-safe text. New values
-   * use the first secret; a value rewritten under an older generation's name keeps that generation.
-   */
-  seal(kind: CapabilityKind, capability: string, aad: string, plaintext: string, generation = 0): string {
+  /** `plaintext` sealed with a capability's key, bound to `aad` (its key's full name); URL-safe text. */
+  seal(sealing: Sealing, aad: string, plaintext: string): string {
     const iv = randomPool(IV_BYTES)
-    const cipher = createCipheriv('aes-256-gcm', this.capabilityKey(generation, kind, capability), iv)
+    const cipher = createCipheriv('aes-256-gcm', sealing.key, iv)
     cipher.setAAD(Buffer.from(aad, 'utf8'))
     const body = cipher.update(plaintext, 'utf8')
     const final = cipher.final()
     return Buffer.concat([iv, body, final, cipher.getAuthTag()]).toString('base64url')
   }
 
-  /** What `seal` sealed, opened with one generation's secret; undefined when it does not authenticate. */
-  open(kind: CapabilityKind, capability: string, aad: string, sealed: string, generation = 0): string | undefined {
+  /** What `seal` sealed, or undefined when it does not authenticate (another key, name or tampered). */
+  open(sealing: Sealing, aad: string, sealed: string): string | undefined {
     const bytes = Buffer.from(sealed, 'base64url')
     if (bytes.length < IV_BYTES + TAG_BYTES) return undefined
-    const decipher = createDecipheriv(
-      'aes-256-gcm',
-      this.capabilityKey(generation, kind, capability),
-      bytes.subarray(0, IV_BYTES),
-    )
+    const decipher = createDecipheriv('aes-256-gcm', sealing.key, bytes.subarray(0, IV_BYTES))
     decipher.setAAD(Buffer.from(aad, 'utf8'))
     decipher.setAuthTag(bytes.subarray(bytes.length - TAG_BYTES))
     try {
@@ -88,18 +87,4 @@ export class Sealer {
       return undefined
     }
   }
-
-  /**
-   * One capability's AES-256 key: HKDF-Expand(sealing PRK, kind ‖ capability) for one 32-byte block,
-   * which is HMAC(PRK, info ‖ 0x01). Written out rather than through hkdfSync because hkdfSync
-   * would also run the Extract step again and take the secret as bytes, on every request.
-   */
-  private capabilityKey(generation: number, kind: CapabilityKind, capability: string): Buffer {
-    return createHmac('sha256', this.keys[generation]!.seal)
-      .update(message(kind, capability))
-      .update(EXPAND_COUNTER)
-      .digest()
-  }
 }
-
-const EXPAND_COUNTER = Buffer.from([1])
