@@ -62,9 +62,7 @@ export async function bridgeEvents(
     if (!pending.length) return
     const batch = pending
     pending = []
-    redis
-      .publish(channel, sealer.seal(sealing, channel, JSON.stringify({ origin, events: batch })))
-      .catch(() => {})
+    redis.publish(channel, sealer.seal(sealing, channel, JSON.stringify({ origin, events: batch }))).catch(() => {})
   }
   const relay = (event: FlowEvent) => {
     if (pending.push(event) === 1) setImmediate(flush)
