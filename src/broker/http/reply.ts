@@ -1,4 +1,4 @@
-import { stringifySetCookie } from 'cookie'
+import { serialize } from 'cookie'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Reply } from '../flows/reply.js'
 
@@ -37,9 +37,7 @@ export function send(reply: FastifyReply, out: Reply, cookie?: { secure: boolean
     // The cookie still binds: it is named after one flow and carries that flow's signed nonce.
     reply.header(
       'set-cookie',
-      stringifySetCookie({
-        name: out.cookie.name,
-        value: out.cookie.value,
+      serialize(out.cookie.name, out.cookie.value, {
         httpOnly: true,
         sameSite: secure ? 'none' : 'lax',
         secure,

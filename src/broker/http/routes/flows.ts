@@ -1,4 +1,4 @@
-import { parseCookie } from 'cookie'
+import { parse as parseCookie } from 'cookie'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { checkHash } from '../../flows/hash-check.js'
 import { redeemResult } from '../../flows/result.js'
