@@ -9,7 +9,7 @@ export default {
   host: 'localhost:3000', // public host (and port) used to build the start and callback URLs
   protocol: 'http', // public protocol: http or https
   port: 3000, // port to listen on
-  listen: '0.0.0.0', // address to listen on
+  listen: '127.0.0.1', // address to listen on; beyond loopback needs api.keys (or api.open: true)
   workers: cpus().length, // worker processes (1 with the embedded store)
   pid: { dir: './' }, // where .broker.pid is written; must end with a slash
   store: {
@@ -37,6 +37,11 @@ export default {
   body: { limit: 65536 }, // largest request body in bytes
   log: { level: 'info' }, // fatal, error, warn, info, debug, trace or silent
   admin: {/* key: 'at least 16 characters' */}, // without it the admin API is off
-  api: {/* keys: ['at least 16 characters'] */}, // without them POST /store and POST /result are open
+  // Without keys POST /store and POST /result are open: allowed on loopback, or beyond it with open: true.
+  api: { open: false /* , keys: ['at least 16 characters'] */ },
+  // Where record URLs may point. Unset: public addresses (loopback and private ones only while listening on loopback).
+  providers: {/* allow: ['https://accounts.example.com', 'https://api.example.com/oauth/', '*.example.org'] */},
+  // Slow clients: whole request, headers, idle keep-alive (ms); connections per worker.
+  server: { requestTimeout: 30000, headersTimeout: 10000, keepAliveTimeout: 5000, maxConnections: 10000 },
   rate: { store: 0, start: 0, window: 60000 }, // requests per client IP per window (ms) on /store and /start; 0: no limit
 }

@@ -32,7 +32,10 @@ export const CONFIG_DOCS = {
   },
   protocol: { flag: 'protocol', help: 'Public protocol used to build the start and callback URLs' },
   port: { flag: 'port', char: 'p', help: 'Port to listen on' },
-  listen: { flag: 'listen', help: 'Address to listen on' },
+  listen: {
+    flag: 'listen',
+    help: 'Address to listen on; beyond loopback (e.g. 0.0.0.0) needs api.keys or api.open',
+  },
   workers: { flag: 'workers', char: 'w', shown: 'CPU count', help: 'Worker processes; 1 with the embedded store' },
   'pid.dir': { flag: 'pid-dir', help: "Directory of .broker.pid, the primary's PID file; must end with /" },
   'store.driver': {
@@ -103,6 +106,31 @@ export const CONFIG_DOCS = {
     secret: true,
     shown: 'none (routes open)',
     help: 'Bearer keys that POST /store and POST /result require, at least 16 characters each',
+  },
+  'api.open': {
+    flag: 'api-open',
+    help: 'Leave POST /store and POST /result open without api.keys while listening beyond loopback',
+  },
+  'providers.allow': {
+    flag: 'providers-allow',
+    shown: 'public addresses only',
+    help: 'Provider destinations record URLs may name: origins, URL prefixes or host patterns (*.example.com); unset: any public address (loopback and private ones only while listening on loopback)',
+  },
+  'server.requestTimeout': {
+    flag: 'request-timeout',
+    help: 'Milliseconds a client may take to send a whole request; 408 and the connection closed after',
+  },
+  'server.headersTimeout': {
+    flag: 'headers-timeout',
+    help: "Milliseconds a client may take to send a request's headers",
+  },
+  'server.keepAliveTimeout': {
+    flag: 'keep-alive-timeout',
+    help: 'Milliseconds an idle keep-alive connection stays open',
+  },
+  'server.maxConnections': {
+    flag: 'max-connections',
+    help: 'Concurrent connections per worker; more are closed at once',
   },
   'rate.store': { flag: 'rate-store', help: 'Requests per client IP per rate.window on POST /store; 0: no limit' },
   'rate.start': { flag: 'rate-start', help: 'Requests per client IP per rate.window on /start; 0: no limit' },

@@ -27,7 +27,7 @@ export const configSchema = z
     host: z.string().min(1).default('localhost:3000'),
     protocol: z.enum(['http', 'https']).default('http'),
     port: z.number().int().min(0).max(65535).default(3000),
-    listen: z.string().min(1).default('0.0.0.0'),
+    listen: z.string().min(1).default('127.0.0.1'),
     workers: z.number().int().min(1).max(256).default(cpus().length),
     pid: z
       .object({
@@ -127,7 +127,20 @@ export const configSchema = z
       .strict()
       .default({}),
     api: z
-      .object({ keys: z.array(z.string().min(16)).min(1).optional() })
+      .object({ keys: z.array(z.string().min(16)).min(1).optional(), open: z.boolean().default(false) })
+      .strict()
+      .default({}),
+    providers: z
+      .object({ allow: z.array(z.string().min(1)).min(1).optional() })
+      .strict()
+      .default({}),
+    server: z
+      .object({
+        requestTimeout: z.number().int().min(1000).max(600_000).default(30_000),
+        headersTimeout: z.number().int().min(1000).max(600_000).default(10_000),
+        keepAliveTimeout: z.number().int().min(100).max(600_000).default(5_000),
+        maxConnections: z.number().int().min(1).max(1_000_000).default(10_000),
+      })
       .strict()
       .default({}),
     rate: z
@@ -140,6 +153,27 @@ export const configSchema = z
       .default({}),
   })
   .strict()
+  .superRefine((config, ctx) => {
+    // Reachable beyond this machine with /store open: anyone who reaches it may store flows.
+    if (!isLoopbackListen(config.listen) && !config.api.keys && !config.api.open)
+      ctx.addIssue({
+        code: z.ZodIssueCode.custom,
+        path: ['api', 'keys'],
+        message: `is required when listen (${config.listen}) is beyond loopback: set api.keys (BROKER_API_KEYS), or api.open: true (--api-open) to leave /store and /result open on purpose`,
+      })
+    if (config.server.headersTimeout > config.server.requestTimeout)
+      ctx.addIssue({
+        code: z.ZodIssueCode.custom,
+        path: ['server', 'headersTimeout'],
+        message: `must not exceed server.requestTimeout (${config.server.requestTimeout})`,
+      })
+  })
+
+/** Whether a listen address reaches this machine only (127.0.0.0/8, ::1, localhost). */
+export function isLoopbackListen(listen: string): boolean {
+  const host = listen.replace(/^\[|\]$/g, '').toLowerCase()
+  return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host)
+}
 
 export type BrokerConfig = z.infer<typeof configSchema>
 /** What a config file, the environment or flags may give: any subset. */
