@@ -1,46 +1,144 @@
-import { FlowError, type FlowContext, type FlowPlugin, type StepResult } from './contract.js'
+import { FlowError, type FlowContext, type FlowPlugin, type FlowRecord, type StepResult } from './contract.js'
+import { clientAuthMethod, clientAuthProblems } from './lib/client-auth.js'
+import { checkIdToken, wantsOpenId } from './lib/id-token.js'
 import { deliverable, extraParams, pkcePair, requestToken, wantsPkce } from './lib/oauth2.js'
+import {
+  cachedEndpoints,
+  endpointProblems,
+  endpoints,
+  metadataFieldProblems,
+  type Endpoints,
+} from './lib/oidc.js'
+import { pushAuthorizationRequest } from './lib/par.js'
+import { randomPool } from './lib/random.js'
 import { setQuery } from './lib/urls.js'
 
-/** OAuth 2 authorization code grant (RFC 6749 §4.1), with PKCE S256 unless the record says `pkce: false`. */
+/**
+ * OAuth 2 authorization code grant (RFC 6749 §4.1), with PKCE S256 unless the record says `pkce: false`;
+ * OpenID Connect (nonce, id_token verified) with scope `openid`; the provider's endpoints discovered
+ * from `issuer`; the authorization request pushed (RFC 9126) with `par` or when the issuer requires it;
+ * the authorization response's `iss` checked against the issuer (RFC 9207) before the code is redeemed.
+ */
 const plugin: FlowPlugin = {
-  description: 'OAuth 2 authorization code (3-legged), PKCE S256',
-  required: ['client_id', 'authorize_url', 'access_url'],
-  startAtStore: true,
+  description: 'OAuth 2 authorization code (3-legged), PKCE S256, OpenID Connect, PAR',
+  required: ['client_id'],
+  // The first step needs no I/O unless it pushes the request: then it runs at /start, since a
+  // request_uri lives about a minute (RFC 9126 §2.2) and a stored flow may wait far longer.
+  startAtStore: (record) => cachedEndpoints(record)?.usePar === false,
 
-  start(ctx: FlowContext): StepResult {
-    const r = ctx.record
-    // What is the same for every flow of this app, then what is this flow's own.
-    const fixed: Record<string, string> = {
-      ...extraParams(r.authorize_params),
-      client_id: String(r.client_id),
-      redirect_uri: ctx.callbackUrl,
-      response_type: 'code',
+  async validate(record: Readonly<FlowRecord>, io) {
+    const problems = { ...clientAuthProblems(record), ...metadataFieldProblems(record) }
+    if (Object.keys(problems).length) return problems
+    if (!record.issuer) {
+      for (const field of ['authorize_url', 'access_url'])
+        if (record[field] === undefined) problems[field] = 'is required (or an issuer to discover it from)'
     }
-    if (r.scope) fixed.scope = String(r.scope)
-    const own: Record<string, string> = { state: ctx.state }
-    const save: Record<string, unknown> = {}
-    if (wantsPkce(r)) {
-      const { verifier, challenge } = pkcePair()
-      own.code_challenge = challenge
-      own.code_challenge_method = 'S256'
-      save.code_verifier = verifier
+    // Discovery at /store: a bad issuer is refused now, and the metadata is cached for /start.
+    const e = record.issuer ? await endpoints(record, io.http) : cachedEndpoints(record)!
+    return {
+      ...problems,
+      ...endpointProblems(e, { authorize: true }, clientAuthMethod(record), record.client_auth !== undefined),
     }
-    return { redirect: setQuery(String(r.authorize_url), fixed, own), await: ctx.state, save }
+  },
+
+  start(ctx: FlowContext): StepResult | Promise<StepResult> {
+    const known = cachedEndpoints(ctx.record)
+    // Without discovery or a push, the step stays synchronous: it runs at /store for every such flow.
+    if (known && !known.usePar) return authorizeRedirect(ctx, known)
+    return endpoints(ctx.record, ctx.http).then((e) => (e.usePar ? pushedRedirect(ctx, e) : authorizeRedirect(ctx, e)))
   },
 
   async callback(ctx: FlowContext): Promise<StepResult> {
+    const r = ctx.record
     const { code } = ctx.params
     if (!code) throw new FlowError('invalid_request', 'The provider sent no authorization code to the callback')
+    const e = await endpoints(r, ctx.http)
+    checkIssuer(ctx.params.iss, e)
     const params: Record<string, string> = {
       grant_type: 'authorization_code',
       code,
       redirect_uri: ctx.callbackUrl,
     }
     if (typeof ctx.data.code_verifier === 'string') params.code_verifier = ctx.data.code_verifier
-    const token = await requestToken(ctx, params)
-    return { deliver: deliverable(token, ctx.record) }
+    const token = await requestToken(ctx, params, {
+      url: e.token!,
+      audience: e.issuer ?? e.token,
+      authMethods: e.authMethods,
+    })
+    const nonce = typeof ctx.data.oidc_nonce === 'string' ? ctx.data.oidc_nonce : undefined
+    const verified = await checkIdToken(ctx, token, e, nonce)
+    const deliver = deliverable(token, r, ctx.params)
+    if (verified === undefined) return { deliver }
+    return { deliver: { ...deliver, id_token_verified: verified }, save: { id_token_verified: verified } }
   },
+}
+
+/** The authorization request's parameters, and what this flow keeps of them (PKCE verifier, nonce). */
+function authorizeParams(ctx: FlowContext): {
+  fixed: Record<string, string>
+  own: Record<string, string>
+  save: Record<string, unknown>
+} {
+  const r = ctx.record
+  // What is the same for every flow of this app, then what is this flow's own.
+  const fixed: Record<string, string> = {
+    ...extraParams(r.authorize_params),
+    client_id: String(r.client_id),
+    redirect_uri: ctx.callbackUrl,
+    response_type: 'code',
+  }
+  if (r.scope) fixed.scope = String(r.scope)
+  const own: Record<string, string> = { state: ctx.state }
+  const save: Record<string, unknown> = {}
+  if (wantsPkce(r)) {
+    const { verifier, challenge } = pkcePair()
+    own.code_challenge = challenge
+    own.code_challenge_method = 'S256'
+    save.code_verifier = verifier
+  }
+  if (wantsOpenId(r.scope)) {
+    // OpenID Connect Core §3.1.2.1: a nonce binds the id_token to this flow (`nonce` in data is the cookie's).
+    own.nonce = randomPool(24).toString('base64url')
+    save.oidc_nonce = own.nonce
+  }
+  return { fixed, own, save }
+}
+
+function authorizeRedirect(ctx: FlowContext, e: Endpoints): StepResult {
+  const { fixed, own, save } = authorizeParams(ctx)
+  return { redirect: setQuery(e.authorize!, fixed, own), await: ctx.state, save }
+}
+
+/** RFC 9126: the request goes to the PAR endpoint; the browser carries only client_id and request_uri. */
+async function pushedRedirect(ctx: FlowContext, e: Endpoints): Promise<StepResult> {
+  if (!e.par) throw new FlowError('invalid_request', 'The record asks for PAR but names no par_url', 'VALIDATION')
+  const { fixed, own, save } = authorizeParams(ctx)
+  const requestUri = await pushAuthorizationRequest(
+    ctx,
+    e.par,
+    { ...fixed, ...own },
+    { audience: e.issuer ?? e.token!, supported: e.authMethods },
+  )
+  const redirect = setQuery(e.authorize!, { client_id: fixed.client_id! }, { request_uri: requestUri })
+  return { redirect, await: ctx.state, save }
+}
+
+/**
+ * RFC 9207 (mix-up defence): an `iss` in the authorization response, or one the issuer's metadata
+ * promises, must be the record's issuer, else the code is not redeemed at all.
+ */
+function checkIssuer(iss: string | undefined, e: Endpoints): void {
+  if (iss === undefined) {
+    if (e.issAlways)
+      throw new FlowError('invalid_request', `The authorization response has no iss, though ${e.issuer} always sends it`)
+    return
+  }
+  if (e.issuer !== undefined && iss !== e.issuer) {
+    throw new FlowError(
+      'invalid_request',
+      `The authorization response comes from issuer "${iss.slice(0, 200)}", not from ${e.issuer}: the code was not redeemed`,
+    )
+  }
 }
 
 export default plugin

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { FlowError } from '../contract.js'
-import { deliverable, extraParams, pkcePair, tokenFromAnswer, wantsPkce } from './oauth2.js'
+import { extraParams, pkcePair, tokenFromAnswer, wantsPkce } from './oauth2.js'
 import { createHash } from 'node:crypto'
 
 const answer = (status: number, body: string, type = 'application/json') => ({
@@ -54,7 +54,10 @@ describe('tokenFromAnswer', () => {
       expect.objectContaining({ code: 'OAuthException', description: 'Invalid verification code format.' }),
     )
     expect(() => tokenFromAnswer(answer(200, '{"error":{"code":190}}'))).toThrow(
-      expect.objectContaining({ code: 'PROVIDER_ERROR', description: 'The token endpoint answered 200 with an error' }),
+      expect.objectContaining({
+        code: 'PROVIDER_ERROR',
+        description: 'The token endpoint answered 200 with an error (code 190)',
+      }),
     )
   })
 
@@ -86,13 +89,5 @@ describe('oauth2 helpers', () => {
   it('reads extra authorize params as an object or a query string', () => {
     expect(extraParams('prompt=consent&access_type=offline')).toEqual({ prompt: 'consent', access_type: 'offline' })
     expect(extraParams({ a: 1 })).toEqual({ a: '1' })
-  })
-
-  it('delivers the usual fields and the app state only', () => {
-    const out = deliverable(
-      { access_token: 'a', refresh_token: 'r', junk: 'x', token_type: 'Bearer' },
-      { auth_type: 'oauth', state: 'app-state' },
-    )
-    expect(out).toEqual({ access_token: 'a', refresh_token: 'r', token_type: 'Bearer', state: 'app-state' })
   })
 })

@@ -19,7 +19,10 @@ export function deliveryMode(entry: FlowEntry, deps: BrokerDeps): DeliveryMode {
 const hasCallback = (entry: FlowEntry): entry is FlowEntry & { record: { callback: string } } =>
   typeof entry.record.callback === 'string' && entry.record.callback !== 'oob'
 
-/** Hands a flow's result to the app: 302 with query, an auto-posting form, a one-time code, or JSON. */
+/**
+ * Hands a flow's result to the app: 302 with query, an auto-posting form (objects and arrays as JSON
+ * text in both), a one-time code or JSON (values as they are).
+ */
 export async function deliverResult(
   deps: BrokerDeps,
   entry: FlowEntry,
@@ -30,7 +33,11 @@ export async function deliverResult(
   const callback = entry.record.callback
   if (mode === 'form_post')
     return {
-      reply: { status: 200, headers: { ...NO_STORE, ...formHeaders(callback) }, html: autoPostForm(callback, result) },
+      reply: {
+        status: 200,
+        headers: { ...NO_STORE, ...formHeaders(callback) },
+        html: autoPostForm(callback, asText(result)),
+      },
       mode,
     }
   if (mode === 'code') {
@@ -41,7 +48,17 @@ export async function deliverResult(
       mode,
     }
   }
-  return { reply: redirect(withQuery(callback, result), { headers: { ...NO_STORE } }), mode }
+  return { reply: redirect(withQuery(callback, asText(result)), { headers: { ...NO_STORE } }), mode }
+}
+
+/** A result as form or query values: scalars as text, objects and arrays (Slack's `authed_user`) as JSON text. */
+export function asText(result: Readonly<Record<string, unknown>>): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const [k, v] of Object.entries(result)) {
+    if (v === undefined || v === null) continue
+    out[k] = typeof v === 'object' ? JSON.stringify(v) : String(v)
+  }
+  return out
 }
 
 /**
@@ -69,10 +86,9 @@ const SCRIPT_HASH = createHash('sha256').update(SCRIPT).digest('base64')
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
 
 /** An HTML page that POSTs the result to the callback at once (no token in any URL). */
-function autoPostForm(callback: string, result: Record<string, unknown>): string {
+function autoPostForm(callback: string, result: Record<string, string>): string {
   const inputs = Object.entries(result)
-    .filter(([, v]) => v !== undefined && v !== null)
-    .map(([k, v]) => `<input type="hidden" name="${escapeHtml(k)}" value="${escapeHtml(String(v))}">`)
+    .map(([k, v]) => `<input type="hidden" name="${escapeHtml(k)}" value="${escapeHtml(v)}">`)
     .join('')
   return `<!doctype html><html><head><meta charset="utf-8"><meta name="referrer" content="no-referrer"><title>Signing you in…</title></head><body><form method="post" action="${escapeHtml(callback)}">${inputs}<noscript><button type="submit">Continue</button></noscript></form><script>${SCRIPT}</script></body></html>`
 }
