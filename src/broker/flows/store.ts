@@ -1,4 +1,5 @@
 import { newFlowIds } from '../ids.js'
+import { expandProvider } from '../providers/expand.js'
 import type { FlowEntry } from '../redis/flow-store.js'
 import type { BrokerDeps } from '../deps.js'
 import { providerHost, recordPluginName, sanitizeRecord, validateRecord } from './record.js'
@@ -17,7 +18,8 @@ export interface StoredFlow {
 
 /** POST /store: validates a record against its flow plugin and keeps it for store.expire seconds. */
 export async function storeFlow(deps: BrokerDeps, body: unknown): Promise<StoredFlow> {
-  const sanitized = sanitizeRecord(body)
+  // A named provider fills its URLs here, before anything checks them (expandProvider).
+  const sanitized = expandProvider(sanitizeRecord(body))
   const name = recordPluginName(sanitized)
   const plugin = deps.plugins.loaded(name) ?? (await deps.plugins.get(name))
   const record = await validateRecord(sanitized, plugin, deps.config)

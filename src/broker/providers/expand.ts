@@ -1,0 +1,93 @@
+import type { FlowRecord } from '../../../flows/contract.js'
+import { extraParams } from '../../../flows/lib/oauth2.js'
+import { brokerError } from '../../errors.js'
+import { type CatalogueEntry, catalogue, SUBDOMAIN } from './catalogue.js'
+
+// `[subdomain].okta.com` takes DNS labels; `https://[subdomain]/realms/x` (Keycloak, Mastodon …) a host, port and path.
+const LABELS = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,62})(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}))*$/
+const HOST_PATH = /^[A-Za-z0-9](?:[A-Za-z0-9.-]{0,252})(?::\d{1,5})?(?:\/[A-Za-z0-9._~%!$&'()*+,;=:@-]+)*\/?$/
+
+const MAX_SCOPE = 16_384
+
+/** The catalogue entry named `name` (any case), or undefined. */
+export function findProvider(name: string): CatalogueEntry | undefined {
+  return catalogue().get(name.toLowerCase())
+}
+
+/** The fields a record naming `entry` must still give for its URLs (`subdomain`). */
+export function providerNeeds(record: Readonly<FlowRecord>, entry: CatalogueEntry): string[] {
+  if (!entry.subdomain || record.subdomain !== undefined) return []
+  return URL_FIELDS_OF(entry).some((f) => record[f] === undefined) ? ['subdomain'] : []
+}
+
+const URL_FIELDS_OF = (entry: CatalogueEntry) =>
+  Object.keys(entry.record).filter((f) => String(entry.record[f]).includes(SUBDOMAIN))
+
+/**
+ * A record with what its `provider` knows filled in: auth_version (and auth_leg 3) when the record
+ * names no flow, the provider's URLs with `[subdomain]` filled from the record's `subdomain`, and the
+ * broker's preset fields (client_auth, authorize_params, pkce …). The record's own fields win;
+ * authorize_params merge, the record's on top. A `scope` given as a list is joined with the
+ * provider's separator (a space without a provider). Runs before any check of the record's URLs.
+ * A record without `provider` or a scope list is returned as it is, and loads nothing.
+ */
+export function expandProvider(record: FlowRecord): FlowRecord {
+  const scopeList = typeof record.scope === 'object'
+  if (record.provider === undefined && !scopeList) return record
+  const problems: Record<string, string> = {}
+  const out: FlowRecord = { ...record }
+  const entry = record.provider === undefined ? undefined : findProvider(String(record.provider))
+  if (record.provider !== undefined && !entry)
+    problems.provider = `is not a known provider ("${String(record.provider).slice(0, 64)}"); broker store --list-providers lists them`
+  if (entry) {
+    out.provider = entry.name
+    fill(out, entry, problems)
+  }
+  if (scopeList) {
+    const list = record.scope
+    const joined =
+      Array.isArray(list) && list.every((s) => typeof s === 'string' && s && !s.includes('\0'))
+        ? list.join(entry?.scope_separator ?? ' ')
+        : undefined
+    if (joined === undefined) problems.scope = 'must be text, or a list of scope names'
+    else if (joined.length > MAX_SCOPE) problems.scope = `is longer than ${MAX_SCOPE} characters`
+    else out.scope = joined
+  }
+  if (Object.keys(problems).length) throw brokerError('invalidRecord', { fields: problems })
+  return out
+}
+
+function fill(out: FlowRecord, entry: CatalogueEntry, problems: Record<string, string>): void {
+  const version = String(entry.oauth)
+  if (out.auth_version === undefined && out.auth_flow === undefined) {
+    out.auth_version = version
+    out.auth_leg ??= '3'
+  } else if (out.auth_version !== undefined && String(out.auth_version) !== version) {
+    problems.auth_version = `is ${String(out.auth_version)}, but provider "${entry.name}" speaks OAuth ${version}`
+  }
+  const subdomain = out.subdomain === undefined ? undefined : String(out.subdomain)
+  for (const [field, value] of Object.entries(entry.record)) {
+    if (field === 'authorize_params' && out.authorize_params !== undefined) {
+      out.authorize_params = { ...extraParams(value), ...extraParams(out.authorize_params) }
+      continue
+    }
+    if (out[field] !== undefined) continue
+    if (typeof value !== 'string' || !value.includes(SUBDOMAIN)) {
+      out[field] = value
+      continue
+    }
+    if (subdomain === undefined) {
+      problems.subdomain = `is required by provider "${entry.name}" (${value})`
+      continue
+    }
+    const after = value.charAt(value.indexOf(SUBDOMAIN) + SUBDOMAIN.length)
+    if (!(after === '.' ? LABELS : HOST_PATH).test(subdomain)) {
+      problems.subdomain =
+        after === '.'
+          ? `must be DNS labels for provider "${entry.name}" (${value})`
+          : `must be a host, with an optional port and path, for provider "${entry.name}" (${value})`
+      continue
+    }
+    out[field] = value.replaceAll(SUBDOMAIN, subdomain)
+  }
+}
