@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core'
 import { BrokerCommand } from '../src/cli/base-command.js'
 import { configFileFlag } from '../src/cli/flags.js'
-import { type DashboardResult, dashboard } from '../src/services/dashboard/index.js'
+import type { DashboardResult } from '../src/services/dashboard/index.js'
 
 export default class Dashboard extends BrokerCommand {
   static summary = 'A full-screen terminal dashboard: live flows, a New flow form, a step-by-step walk, PDK replay.'
@@ -35,6 +35,8 @@ export default class Dashboard extends BrokerCommand {
 
   async run(): Promise<DashboardResult> {
     const { flags } = await this.parse(Dashboard)
+    // Loaded here: the dashboard brings Ink, React and a whole broker, which no other command needs.
+    const { dashboard } = await import('../src/services/dashboard/index.js')
     return dashboard({
       configFile: flags.config,
       flags: { port: flags.port, store: { driver: flags.store as 'auto' | 'redis' | 'memory' | undefined } },

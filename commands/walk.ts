@@ -1,13 +1,11 @@
 import { Args, Flags } from '@oclif/core'
 import { BrokerCommand } from '../src/cli/base-command.js'
-import { type WalkResult, walk } from '../src/services/walk/index.js'
-import { renderHop, renderWalkEnd } from '../src/services/walk/render.js'
-import { enterToContinue } from '../src/services/walk/step.js'
+import type { WalkResult } from '../src/services/walk/index.js'
 
 export default class Walk extends BrokerCommand {
   static summary = 'Follow a redirect chain one hop at a time, keeping cookies, and decode the OAuth parameters.'
   static description =
-    'For each hop: the method, URL, status, Location, cookies set (names only) and the OAuth parameters decoded (client_id, redirect_uri, scope, state, code_challenge, oauth_token, code, …). Codes and tokens are shortened. Stops at a non-redirect, at --max-hops, or before leaving the --allow-host hosts.'
+    'For each hop: the method, URL, status, Location, cookies set (names only) and the OAuth parameters decoded (client_id, redirect_uri, scope, state, code_challenge, oauth_token, code, …). Stops at a non-redirect, at --max-hops, or before leaving the --allow-host hosts; the answer that ended the chain is shown with its body (JSON pretty-printed). Codes and tokens are shortened. Exits 1 when the chain ends in a 4xx or 5xx answer or a hop gets no answer.'
 
   static examples = [
     '<%= config.bin %> walk "http://localhost:3000/start?hash=…"',
@@ -28,6 +26,12 @@ export default class Walk extends BrokerCommand {
 
   async run(): Promise<WalkResult> {
     const { args, flags } = await this.parse(Walk)
+    // Loaded here so that other commands (and --version) do not load the walker.
+    const [{ walk }, { renderAnswer, renderHop, renderWalkEnd }, { enterToContinue }] = await Promise.all([
+      import('../src/services/walk/index.js'),
+      import('../src/services/walk/render.js'),
+      import('../src/services/walk/step.js'),
+    ])
     const human = !this.jsonEnabled()
     const stepper = flags.step ? enterToContinue() : undefined
     const result = await walk({
@@ -37,8 +41,12 @@ export default class Walk extends BrokerCommand {
       onHop: human ? (hop) => this.log(renderHop(hop)) : undefined,
       pause: stepper?.pause,
     }).finally(() => stepper?.close())
-    if (human) this.logToStderr(renderWalkEnd(result))
-    if (result.stopped === 'error') process.exitCode = 1
+    if (human) {
+      const answer = renderAnswer(result)
+      if (answer) this.log(answer)
+      this.logToStderr(renderWalkEnd(result))
+    }
+    if (result.stopped === 'error' || result.stopped === 'http_error') process.exitCode = 1
     return result
   }
 }

@@ -1,19 +1,23 @@
 import { Box, Text, useApp } from 'ink'
-import { useState } from 'react'
+import { useCallback, useEffect, useState } from 'react'
 import { FlowsPanel } from './FlowsPanel.js'
+import { helpLayout, type KeyHelp } from './help-layout.js'
 import { useKeys } from './useKeys.js'
-import { HelpLine, type KeyHelp } from './HelpLine.js'
+import { HelpLine } from './HelpLine.js'
 import { NewFlowPanel } from './NewFlowPanel.js'
 import { PdkPanel } from './PdkPanel.js'
 import { PANELS, TabBar } from './TabBar.js'
+import { tint } from './theme.js'
 import { TooSmall } from './TooSmall.js'
-import type { DashboardProps } from './types.js'
+import type { DashboardProps, Notice } from './types.js'
 import { useFlows } from './useFlows.js'
 import { useTerminalSize } from './useTerminalSize.js'
 import { WalkPanel } from './WalkPanel.js'
 
 export const MIN_COLUMNS = 80
 export const MIN_ROWS = 20
+/** How long a notice stays on its line. */
+const NOTICE_MS = 8000
 
 const PANEL_KEYS: readonly KeyHelp[] = [
   [
@@ -30,6 +34,7 @@ const PANEL_KEYS: readonly KeyHelp[] = [
   ],
   [
     ['↑↓', 'pick'],
+    ['u', 'URL'],
     ['Enter', 'start / next hop'],
     ['Esc', 'back'],
   ],
@@ -40,34 +45,47 @@ const PANEL_KEYS: readonly KeyHelp[] = [
     ['Esc', 'back'],
   ],
 ]
+// Letters each panel answers to (beyond arrows, Enter, Esc); any other letter is said to do nothing.
+const PANEL_LETTERS = ['', 'on', 'un ', 'np ']
 
-/** The dashboard: four panels switched with Tab or 1–4, a title, and the keys on the last line. */
+/** The dashboard: four panels switched with Tab or 1–4, a title, a notice line and the keys at the bottom. */
 export function Dashboard(props: DashboardProps) {
   const { exit } = useApp()
   const { columns, rows } = useTerminalSize()
   const [panel, setPanel] = useState(0)
   const [typing, setTyping] = useState(false)
+  const [notice, setNotice] = useState<Notice & { at: number }>()
   const flows = useFlows(props.source)
+  const notify = useCallback((n: Notice) => setNotice({ ...n, at: Date.now() }), [])
+  useEffect(() => {
+    if (!notice) return
+    const timer = setTimeout(() => setNotice((n) => (n === notice ? undefined : n)), NOTICE_MS)
+    return () => clearTimeout(timer)
+  }, [notice])
 
   useKeys((input, key) => {
     // Tabs pressed faster than the terminal is read arrive as one chunk: each counts.
     const tabs = key.tab ? 1 : /^\t+$/.test(input) ? input.length : 0
     if (tabs) {
       setTyping(false)
+      setNotice(undefined)
       setPanel((p) => (p + tabs * (key.shift ? PANELS.length - 1 : 1)) % PANELS.length)
       return
     }
     if (typing) return
-    if (input === 'q') exit()
+    if (input === 'q') return exit()
     const n = Number(input)
-    if (input.length === 1 && n >= 1 && n <= PANELS.length) setPanel(n - 1)
+    if (input.length === 1 && n >= 1 && n <= PANELS.length) {
+      setNotice(undefined)
+      return setPanel(n - 1)
+    }
+    if (input.length === 1 && input > ' ' && !key.ctrl && !key.meta && !PANEL_LETTERS[panel]!.includes(input))
+      notify({ text: `"${input}" does nothing here; the keys that work are on the last line.` })
   })
 
   if (columns < MIN_COLUMNS || rows < MIN_ROWS)
     return <TooSmall columns={columns} rows={rows} minColumns={MIN_COLUMNS} minRows={MIN_ROWS} />
 
-  const height = rows - 5
-  const common = { height, width: columns, onTyping: setTyping }
   const global: KeyHelp = typing
     ? [
         ['Tab', 'next panel'],
@@ -77,9 +95,13 @@ export function Dashboard(props: DashboardProps) {
         ['Tab/1-4', 'panel'],
         ['q', 'quit'],
       ]
+  const help = helpLayout(PANEL_KEYS[panel]!, global, columns)
+  // Title, tabs, the notice and the help take their lines; one line is left free at the bottom.
+  const height = rows - 1 - 2 - 1 - help.length
+  const common = { height, width: columns, onTyping: setTyping, notify }
   return (
     <Box flexDirection="column" height={rows - 1} width={columns}>
-      <Text>
+      <Text wrap="truncate-end">
         <Text bold>broker dashboard</Text> · {props.mode} {props.broker.url}
         {props.detail ? ` · ${props.detail}` : ''}
       </Text>
@@ -98,7 +120,10 @@ export function Dashboard(props: DashboardProps) {
           <PdkPanel {...common} active={panel === 3} pdk={props.pdk} />
         </Box>
       </Box>
-      <HelpLine keys={[...PANEL_KEYS[panel]!, ...global]} />
+      <Text wrap="truncate-end" color={tint(notice?.tone === 'error' ? 'red' : 'yellow')}>
+        {notice ? notice.text : ' '}
+      </Text>
+      <HelpLine lines={help} />
     </Box>
   )
 }

@@ -1,43 +1,57 @@
 import { Box, Text } from 'ink'
-import { countdown, type FlowRow, progressColor } from './flow-rows.js'
+import { cell, countdown, type FlowRow, flowColumns, progressColor } from './flow-rows.js'
+import { tint } from './theme.js'
 
-const COLUMNS = [
-  ['hash', 10],
-  ['flow', 22],
-  ['provider', 24],
-  ['progress', 19],
-  ['left', 8],
-] as const
-
-const cell = (text: string, width: number) =>
-  text.length >= width ? `${text.slice(0, width - 2)}… ` : text.padEnd(width)
-
-/** The flows, one line each, the selected one marked; at most `height` lines of rows. */
+/** The flows, one line each whatever the width (columns shrink or drop), the selected one marked. */
 export function FlowTable({
   rows,
   selected,
   height,
+  width,
 }: {
   readonly rows: readonly FlowRow[]
   readonly selected: number
   readonly height: number
+  readonly width: number
 }) {
+  const columns = flowColumns(width)
   // Keep the selection in view.
   const first = Math.max(0, Math.min(selected - height + 1, rows.length - height))
+  const text = (row: FlowRow, name: (typeof columns)[number][0]): string =>
+    ({
+      hash: row.short,
+      flow: row.plugin,
+      provider: row.provider,
+      progress: row.progress,
+      left: countdown(row),
+      error: row.error ?? '',
+    })[name]
   return (
     <Box flexDirection="column">
-      <Text bold>{'  ' + COLUMNS.map(([name, width]) => cell(name, width)).join('')}</Text>
+      <Text bold wrap="truncate-end">
+        {'  ' + columns.map(([name, w]) => cell(name, w)).join('')}
+      </Text>
       {rows.slice(first, first + height).map((row, i) => {
         const isSelected = first + i === selected
         return (
-          <Text key={row.hash} inverse={isSelected}>
+          <Text key={row.hash} inverse={isSelected} wrap="truncate-end">
             {isSelected ? '› ' : '  '}
-            {cell(row.short, 10)}
-            {cell(row.plugin, 22)}
-            {cell(row.provider, 24)}
-            <Text color={progressColor(row.progress)}>{cell(row.progress, 19)}</Text>
-            <Text color={row.secondsLeft === 0 ? 'gray' : undefined}>{cell(countdown(row), 8)}</Text>
-            {row.error ? <Text color="red">{row.error}</Text> : null}
+            {columns.map(([name, w]) => (
+              <Text
+                key={name}
+                color={tint(
+                  name === 'progress'
+                    ? progressColor(row.progress)
+                    : name === 'error'
+                      ? 'red'
+                      : name === 'left' && row.secondsLeft === 0
+                        ? 'gray'
+                        : undefined,
+                )}
+              >
+                {cell(text(row, name), w)}
+              </Text>
+            ))}
           </Text>
         )
       })}

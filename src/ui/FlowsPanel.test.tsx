@@ -22,7 +22,7 @@ const broker = (answer?: Partial<HashCheck>): DashboardBroker => ({
       }) as HashCheck,
   ),
 })
-const panel = { active: true, height: 20, width: 100, onTyping: () => {} }
+const panel = { active: true, height: 20, width: 100, onTyping: () => {}, notify: vi.fn() }
 
 afterEach(() => {
   vi.useRealTimers()
@@ -64,7 +64,8 @@ describe('FlowsPanel', () => {
     await vi.waitFor(() => expect(lastFrame()).toContain('client_secret'))
     expect(b.hashCheck).toHaveBeenCalledWith('first000000000000000000000000000')
     expect(lastFrame()).toMatch(/client_secret\s+\[redacted\]/)
-    expect(lastFrame()).toContain('42s left')
+    // Progress and countdown are the live flow's, as the table shows them, not the answer's (42 s).
+    expect(lastFrame()).toMatch(/first000… · oauth_2_2-legged · stored · (60|59)s left/)
     stdin.write(KEY.escape)
     await vi.waitFor(() => expect(lastFrame()).toContain('2 flows'))
   })
@@ -72,5 +73,47 @@ describe('FlowsPanel', () => {
   it('says how to get a flow when there is none', () => {
     const { lastFrame } = render(<FlowsPanel {...panel} flows={[]} broker={broker()} />)
     expect(lastFrame()).toContain('No flows yet')
+  })
+
+  it("counts the opened record's time down live, and says expired at zero", async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'Date'] })
+    const flows = [flowEvent({ expiresAt: Date.now() + 2000 })]
+    const { lastFrame, stdin } = render(<FlowsPanel {...panel} flows={flows} broker={broker()} />)
+    stdin.write(KEY.enter)
+    await vi.waitFor(() => expect(lastFrame()).toMatch(/stored · 2s left/))
+    vi.advanceTimersByTime(1000)
+    await settle()
+    expect(lastFrame()).toMatch(/stored · 1s left/)
+    vi.advanceTimersByTime(1000)
+    await settle()
+    expect(lastFrame()).toMatch(/expired · expired/)
+  })
+
+  it('keeps the selection on its flow when a new flow arrives, and opens that one', async () => {
+    const b = broker()
+    const older = [
+      flowEvent({ hash: 'second00000000000000000000000000' }),
+      flowEvent({ hash: 'first000000000000000000000000000' }),
+    ]
+    const { lastFrame, stdin, rerender } = render(<FlowsPanel {...panel} flows={older} broker={b} />)
+    stdin.write(KEY.down)
+    await vi.waitFor(() => expect(lastFrame()).toMatch(/› first000/))
+    rerender(
+      <FlowsPanel {...panel} flows={[flowEvent({ hash: 'newest00000000000000000000000000' }), ...older]} broker={b} />,
+    )
+    await vi.waitFor(() => expect(lastFrame()).toContain('3 flows'))
+    expect(lastFrame()).toMatch(/› first000/)
+    stdin.write(KEY.enter)
+    await settle()
+    expect(b.hashCheck).toHaveBeenCalledWith('first000000000000000000000000000')
+  })
+
+  it('keeps every row on one line at 80 columns: columns shrink, none wraps', () => {
+    const flows = [flowEvent({ provider: 'a-very-long-provider-host-name.example.com', error: 'PROVIDER_ERROR' })]
+    const { lastFrame } = render(<FlowsPanel {...panel} width={80} flows={flows} broker={broker()} />)
+    const lines = lastFrame()!.split('\n')
+    expect(lines).toHaveLength(3)
+    for (const line of lines) expect(line.length).toBeLessThan(80)
+    expect(lines[2]).toMatch(/AbCdEfGh\s+oauth_2_2-legged\s+a-very-long-provi…\s+stored\s+60s/)
   })
 })

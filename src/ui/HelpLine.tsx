@@ -1,22 +1,26 @@
 import { Box, Text } from 'ink'
+import type { KeyItem } from './help-layout.js'
+import { tint } from './theme.js'
 
-export type KeyHelp = readonly (readonly [key: string, does: string])[]
+export type { KeyHelp } from './help-layout.js'
 
-/** The keys that work now, always on the last line. */
-export function HelpLine({ keys }: { readonly keys: KeyHelp }) {
+/** The keys that work now, on the last lines (as `helpLayout` laid them out). */
+export function HelpLine({ lines }: { readonly lines: readonly (readonly KeyItem[])[] }) {
   return (
-    <Box>
-      <Text wrap="truncate-end">
-        {keys.map(([key, does], i) => (
-          <Text key={key}>
-            {i > 0 ? '  ' : ''}
-            <Text bold color="cyan">
-              {key}
-            </Text>{' '}
-            {does}
-          </Text>
-        ))}
-      </Text>
+    <Box flexDirection="column">
+      {lines.map((items, n) => (
+        <Text key={n} wrap="truncate-end">
+          {items.map(([key, does], i) => (
+            <Text key={key}>
+              {i > 0 ? '  ' : ''}
+              <Text bold color={tint('cyan')}>
+                {key}
+              </Text>
+              {does ? ` ${does}` : ''}
+            </Text>
+          ))}
+        </Text>
+      ))}
     </Box>
   )
 }

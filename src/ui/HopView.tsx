@@ -1,6 +1,7 @@
 import { Box, Text } from 'ink'
 import type { Hop } from '../services/walk/walker.js'
 import { renderHop } from '../services/walk/render.js'
+import { tint } from './theme.js'
 
 /** One hop as `broker walk` prints it: request and status, Location, cookie names, OAuth parameters. */
 export function HopView({ hop }: { readonly hop: Hop }) {
@@ -8,7 +9,7 @@ export function HopView({ hop }: { readonly hop: Hop }) {
   const color = hop.error || hop.status >= 400 ? 'red' : hop.status >= 300 ? 'yellow' : 'green'
   return (
     <Box flexDirection="column">
-      <Text color={color} wrap="truncate-end">
+      <Text color={tint(color)} wrap="truncate-end">
         {first}
       </Text>
       {rest.map((line, i) => (

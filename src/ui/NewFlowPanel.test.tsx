@@ -4,7 +4,7 @@ import { KEY, settle } from '../../test/helpers/ink.js'
 import { NewFlowPanel } from './NewFlowPanel.js'
 import type { DashboardBroker } from './types.js'
 
-const panel = { active: true, height: 20, width: 100 }
+const panel = { active: true, height: 20, width: 100, notify: vi.fn() }
 
 function setup() {
   const broker: DashboardBroker = {
@@ -17,7 +17,10 @@ function setup() {
     })),
     hashCheck: vi.fn(),
   }
-  const openUrl = vi.fn()
+  const openUrl = vi.fn(async () => ({
+    opened: false,
+    message: 'No browser here (no DISPLAY): open the URL yourself.',
+  }))
   const onTyping = vi.fn()
   const app = render(<NewFlowPanel {...panel} onTyping={onTyping} broker={broker} openUrl={openUrl} />)
   return { ...app, broker, openUrl, onTyping }
@@ -35,6 +38,8 @@ describe('NewFlowPanel', () => {
     const { lastFrame, stdin } = setup()
     expect(lastFrame()).toMatch(/preset\s+‹ oauth2-3 ›/)
     expect(lastFrame()).toMatch(/client_id[\s\S]*authorize_url[\s\S]*access_url[\s\S]*callback \(optional\)/)
+    // The 3-legged flow takes a client secret (a confidential client), optional and masked.
+    expect(lastFrame()).toMatch(/client_id\s*\n.*client_secret \(optional\)\s*\n.*authorize_url/)
     await keys(stdin, KEY.right)
     expect(lastFrame()).toMatch(/‹ oauth2-2 › OAuth 2 client credentials/)
     expect(lastFrame()).toContain('client_secret')
@@ -61,8 +66,18 @@ describe('NewFlowPanel', () => {
       access_url: 'https://idp.example/token',
     })
     expect(lastFrame()).toContain('http://localhost:3000/start?hash=H4sh0000')
+    // The secret typed is gone from the form once stored.
+    expect(lastFrame()).not.toContain('****')
     await keys(stdin, 'o')
     expect(openUrl).toHaveBeenCalledWith('http://localhost:3000/start?hash=H4sh0000')
+    // No browser: said, with the URL to open by hand.
+    await vi.waitFor(() =>
+      expect(lastFrame()).toMatch(
+        /No browser here \(no DISPLAY\): open the URL yourself\.\n {2}http:\/\/localhost:3000\/start\?hash=H4sh0000/,
+      ),
+    )
+    await keys(stdin, 'n')
+    expect(lastFrame()).not.toContain('*')
   })
 
   it('does not store while a required field is empty', async () => {

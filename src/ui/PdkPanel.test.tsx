@@ -7,7 +7,7 @@ import { KEY, settle } from '../../test/helpers/ink.js'
 import { listFixtures, replayFixture } from '../services/dashboard/pdk.js'
 import { PdkPanel } from './PdkPanel.js'
 
-const panel = { active: true, height: 30, width: 100, onTyping: () => {} }
+const panel = { active: true, height: 30, width: 100, onTyping: () => {}, notify: vi.fn() }
 const replayer = (dir: string) => ({ dir, list: () => listFixtures(dir), replay: replayFixture })
 
 describe('PdkPanel', () => {

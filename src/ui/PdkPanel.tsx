@@ -1,3 +1,4 @@
+import { tint } from './theme.js'
 import { basename } from 'node:path'
 import { Box, Text } from 'ink'
 import { PhaseView } from './PhaseView.js'
@@ -8,7 +9,7 @@ import { useCursor } from './useCursor.js'
 import { usePdkReplay } from './usePdkReplay.js'
 
 /** Panel 4: pick a fixture of the folder, then step through its replay one phase per key. */
-export function PdkPanel({ active, height, pdk }: PanelProps & { readonly pdk: PdkReplayer }) {
+export function PdkPanel({ active, height, pdk, notify }: PanelProps & { readonly pdk: PdkReplayer }) {
   const state = usePdkReplay(pdk)
   const { replay, fixtures } = state
   const cursor = useCursor(fixtures.length)
@@ -25,7 +26,10 @@ export function PdkPanel({ active, height, pdk }: PanelProps & { readonly pdk: P
       if (key.upArrow) cursor.move(-1)
       if (key.downArrow) cursor.move(1)
       const file = fixtures[cursor.current()]
-      if (key.return && file && !state.busy) state.load(file)
+      if (!key.return) return
+      if (!file) notify({ text: `No fixture to replay in ${pdk.dir}.`, tone: 'error' })
+      else if (state.busy) notify({ text: 'Replaying already…' })
+      else state.load(file)
     },
     { isActive: active },
   )
@@ -34,7 +38,7 @@ export function PdkPanel({ active, height, pdk }: PanelProps & { readonly pdk: P
     const total = replay.steps.length
     return (
       <Box flexDirection="column">
-        <Text dimColor>
+        <Text dimColor wrap="truncate-end">
           {replay.file} — {replay.name}
         </Text>
         {state.shown <= total ? (
@@ -53,7 +57,7 @@ export function PdkPanel({ active, height, pdk }: PanelProps & { readonly pdk: P
       <Text dimColor>
         Fixtures in {pdk.dir} ({fixtures.length}){state.busy ? ' — replaying…' : ''}
       </Text>
-      {state.error ? <Text color="red">{state.error}</Text> : null}
+      {state.error ? <Text color={tint('red')}>{state.error}</Text> : null}
       {fixtures.slice(first, first + visible).map((file, i) => (
         <Text key={file} inverse={first + i === selected}>
           {first + i === selected ? '› ' : '  '}

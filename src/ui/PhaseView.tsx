@@ -1,3 +1,4 @@
+import { tint } from './theme.js'
 import { Box, Text } from 'ink'
 import type { ReplayStep } from '../services/dashboard/pdk.js'
 
@@ -23,11 +24,11 @@ export function PhaseView({
   return (
     <Box flexDirection="column">
       <Text bold>
-        Phase {index}/{total}: <Text color="cyan">{trace.phase}</Text> · {trace.plugin}
+        Phase {index}/{total}: <Text color={tint('cyan')}>{trace.phase}</Text> · {trace.plugin}
       </Text>
       {trace.calls.length === 0 ? <Text dimColor> (no kit calls)</Text> : null}
       {trace.calls.map((c, i) => (
-        <Text key={i} wrap="truncate-end" color={c.throws !== undefined ? 'red' : undefined}>
+        <Text key={i} wrap="truncate-end" color={tint(c.throws !== undefined ? 'red' : undefined)}>
           {'  '}
           {c.call}({c.args.map(show).join(', ')}){' '}
           {c.throws !== undefined
@@ -35,7 +36,7 @@ export function PhaseView({
             : `→ ${c.returns?.length ? c.returns.map(show).join(', ') : 'nothing'}`}
         </Text>
       ))}
-      {trace.error !== undefined ? <Text color="red"> ✗ plugin error: {trace.error}</Text> : null}
+      {trace.error !== undefined ? <Text color={tint('red')}> ✗ plugin error: {trace.error}</Text> : null}
       <Text> </Text>
       <Text bold>Response after this phase: {response.status}</Text>
       {headers.slice(0, 6).map((h) => (

@@ -1,3 +1,4 @@
+import { tint } from './theme.js'
 import { Box, Text } from 'ink'
 import type { Replay } from '../services/dashboard/pdk.js'
 
@@ -8,7 +9,7 @@ export function ReplayVerdict({ replay }: { readonly replay: Replay }) {
   const { result } = replay
   return (
     <Box flexDirection="column">
-      <Text bold color={result.passed ? 'green' : 'red'}>
+      <Text bold color={tint(result.passed ? 'green' : 'red')}>
         {result.passed ? 'PASS' : 'FAIL'} {replay.name}
       </Text>
       <Text>
@@ -16,12 +17,12 @@ export function ReplayVerdict({ replay }: { readonly replay: Replay }) {
       </Text>
       {result.failures.map((f, i) => (
         <Box key={i} flexDirection="column">
-          <Text color="red">✗ {f.path}</Text>
-          <Text color="red" wrap="truncate-end">
+          <Text color={tint('red')}>✗ {f.path}</Text>
+          <Text color={tint('red')} wrap="truncate-end">
             {'    expected: '}
             {show(f.expected)}
           </Text>
-          <Text color="red" wrap="truncate-end">
+          <Text color={tint('red')} wrap="truncate-end">
             {'    actual:   '}
             {show(f.actual)}
           </Text>

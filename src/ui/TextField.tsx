@@ -1,3 +1,4 @@
+import { tint } from './theme.js'
 import { Text } from 'ink'
 
 /** A one-line field: label, value (masked for secrets), a cursor when focused, and what is wrong. */
@@ -21,12 +22,12 @@ export function TextField({
   const shown = masked ? '*'.repeat(value.length) : value
   return (
     <Text wrap="truncate-end">
-      <Text color={focused ? 'cyan' : undefined}>{focused ? '› ' : '  '}</Text>
+      <Text color={tint(focused ? 'cyan' : undefined)}>{focused ? '› ' : '  '}</Text>
       <Text bold={focused}>{label.padEnd(labelWidth ?? label.length)}</Text>
       {'  '}
       {shown || (!focused && placeholder) ? <Text dimColor={!shown}>{shown || placeholder}</Text> : null}
       {focused ? <Text inverse> </Text> : null}
-      {error ? <Text color="red">{`  ${error}`}</Text> : null}
+      {error ? <Text color={tint('red')}>{`  ${error}`}</Text> : null}
     </Text>
   )
 }

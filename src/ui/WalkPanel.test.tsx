@@ -1,13 +1,24 @@
 import { render } from 'ink-testing-library'
 import { describe, expect, it, vi } from 'vitest'
 import { flowEvent, KEY, settle } from '../../test/helpers/ink.js'
-import type { Hop } from '../services/walk/walker.js'
+import type { FinalAnswer, Hop } from '../services/walk/walker.js'
 import type { StepWalker } from './types.js'
 import { WalkPanel } from './WalkPanel.js'
 
 /** A chain of three hops, served one per next(). */
 class ScriptedWalker implements StepWalker {
-  stopped?: { reason: 'done'; message: string }
+  stopped?: { reason: 'done' | 'http_error'; message: string }
+  final?: FinalAnswer
+  /** The answer that ends the chain. */
+  answer: FinalAnswer = {
+    status: 200,
+    statusText: 'OK',
+    contentType: 'application/json',
+    body: JSON.stringify({
+      access_token: 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ1c2VyIn0.c2lnbmF0dXJl',
+      token_type: 'Bearer',
+    }),
+  }
   private readonly hops: Hop[]
   constructor(readonly start: string) {
     this.hops = [
@@ -44,13 +55,19 @@ class ScriptedWalker implements StepWalker {
   }
   async next() {
     const hop = this.hops.shift()
-    if (!this.hops.length) this.stopped = { reason: 'done', message: '200 is not a redirect' }
+    if (!this.hops.length) {
+      this.final = this.answer
+      this.stopped =
+        this.answer.status >= 400
+          ? { reason: 'http_error', message: `the chain ended in an error: ${this.answer.status}` }
+          : { reason: 'done', message: 'the final answer: 200 OK' }
+    }
     return hop
   }
 }
 
 const broker = { url: 'http://localhost:3000', store: vi.fn(), hashCheck: vi.fn() }
-const panel = { active: true, height: 30, width: 100, onTyping: () => {} }
+const panel = { active: true, height: 30, width: 100, onTyping: () => {}, notify: vi.fn() }
 
 describe('WalkPanel', () => {
   it('walks a picked flow one hop per Enter, with the decoded OAuth parameters', async () => {
@@ -72,7 +89,12 @@ describe('WalkPanel', () => {
     expect(lastFrame()).toMatch(/state\s+st4te/)
     expect(lastFrame()).not.toContain('#3')
     stdin.write(KEY.enter)
-    await vi.waitFor(() => expect(lastFrame()).toContain('Ended: 200 is not a redirect'))
+    await vi.waitFor(() => expect(lastFrame()).toContain('Ended: the final answer: 200 OK'))
+    // The answer's JSON body is shown pretty-printed, its token shortened.
+    expect(lastFrame()).toMatch(/answer 200 OK \(application\/json\)/)
+    expect(lastFrame()).toMatch(/\|\s+"access_token": "eyJh…dXJl"/)
+    expect(lastFrame()).toMatch(/\|\s+"token_type": "Bearer"/)
+    expect(lastFrame()).not.toContain('c2lnbmF0dXJl')
     stdin.write(KEY.escape)
     await vi.waitFor(() => expect(lastFrame()).toContain('Flows (1)'))
   })
@@ -98,5 +120,46 @@ describe('WalkPanel', () => {
     stdin.write(KEY.enter)
     await settle()
     expect(walker).toHaveBeenCalledWith('http://127.0.0.1:9/start')
+  })
+
+  it('keeps the selected flow selected when a new one arrives above it', async () => {
+    const walker = vi.fn((url: string) => new ScriptedWalker(url))
+    const older = [
+      flowEvent({ hash: 'Second00000000000000000000000000' }),
+      flowEvent({ hash: 'First000000000000000000000000000' }),
+    ]
+    const { lastFrame, stdin, rerender } = render(
+      <WalkPanel {...panel} flows={older} broker={broker} walker={walker} />,
+    )
+    stdin.write(KEY.down)
+    await vi.waitFor(() => expect(lastFrame()).toMatch(/› First000/))
+    const newer = [flowEvent({ hash: 'Newest00000000000000000000000000' }), ...older]
+    rerender(<WalkPanel {...panel} flows={newer} broker={broker} walker={walker} />)
+    await vi.waitFor(() => expect(lastFrame()).toContain('Newest00'))
+    expect(lastFrame()).toMatch(/› First000/)
+    stdin.write(KEY.enter)
+    await settle()
+    expect(walker).toHaveBeenCalledWith('http://localhost:3000/start?hash=First000000000000000000000000000')
+  })
+
+  it('shows an error answer that ends the chain, its JSON body whole', async () => {
+    const walker = vi.fn((url: string) => {
+      const w = new ScriptedWalker(url)
+      w.answer = {
+        status: 409,
+        statusText: 'Conflict',
+        contentType: 'application/json; charset=utf-8',
+        body: '{"code":"FLOW_STARTED","message":"This flow was started already; its start URL works once."}',
+      }
+      return w
+    })
+    const { lastFrame, stdin } = render(<WalkPanel {...panel} flows={[flowEvent()]} broker={broker} walker={walker} />)
+    for (let i = 0; i < 4; i++) {
+      stdin.write(KEY.enter)
+      await settle()
+    }
+    await vi.waitFor(() => expect(lastFrame()).toContain('Ended: the chain ended in an error: 409'))
+    expect(lastFrame()).toMatch(/answer 409 Conflict \(application\/json\)/)
+    expect(lastFrame()).toMatch(/"code": "FLOW_STARTED"/)
   })
 })

@@ -1,13 +1,19 @@
 import { Box, type Key, Text } from 'ink'
 import { useEffect, useState } from 'react'
 import type { FlowEvent } from '../broker/events.js'
+import { answerLines } from '../services/walk/answer.js'
 import { displayUrl } from '../services/walk/params.js'
+import { renderHop } from '../services/walk/render.js'
+import { AnswerView } from './AnswerView.js'
+import { cell, countdown, progressColor, toRow } from './flow-rows.js'
 import { HopView } from './HopView.js'
 import { useKeys } from './useKeys.js'
 import { splitChunk } from './keys.js'
 import { editValue, TextField } from './TextField.js'
+import { tint } from './theme.js'
 import type { DashboardBroker, PanelProps, StepWalker } from './types.js'
-import { useCursor } from './useCursor.js'
+import { useNow } from './useNow.js'
+import { useSelection } from './useSelection.js'
 import { useStateRef } from './useStateRef.js'
 import { useWalk } from './useWalk.js'
 
@@ -19,13 +25,18 @@ export function WalkPanel({
   broker,
   walker,
   onTyping,
+  notify,
 }: PanelProps & {
   readonly flows: readonly FlowEvent[]
   readonly broker: DashboardBroker
   readonly walker: (url: string) => StepWalker
 }) {
+  useNow(1000)
   const walk = useWalk(walker)
-  const cursor = useCursor(flows.length)
+  // eslint-disable-next-line react-hooks/purity -- the countdowns read the clock at render, ticked by useNow
+  const now = Date.now()
+  const rows = flows.map((f) => toRow(f, now))
+  const selection = useSelection(rows.map((r) => r.hash))
   const [url, setUrl, currentUrl] = useStateRef('')
   const [editing, setEditing, isEditing] = useStateRef(false)
   const [error, setError] = useState<string>()
@@ -42,8 +53,11 @@ export function WalkPanel({
 
   const handle = (input: string, key: Key) => {
     if (!picking) {
-      if (key.escape) walk.reset()
-      else if (key.return || input === ' ' || input === 'n') walk.step()
+      if (key.escape) return walk.reset()
+      if (!(key.return || input === ' ' || input === 'n')) return
+      if (walk.stopped) notify({ text: 'The walk has ended: Esc to walk another.' })
+      else if (walk.busy) notify({ text: 'Still waiting for the answer of the last hop…' })
+      else walk.step()
       return
     }
     if (isEditing()) {
@@ -53,48 +67,72 @@ export function WalkPanel({
       return
     }
     if (input === 'u') return setEditing(true)
-    if (key.upArrow) return cursor.move(-1)
-    if (key.downArrow) return cursor.move(1)
-    const flow = flows[cursor.current()]
-    if (key.return && flow) begin(`${broker.url}/start?hash=${flow.hash}`)
+    if (key.upArrow) return selection.move(-1)
+    if (key.downArrow) return selection.move(1)
+    if (!key.return) return
+    const row = rows[selection.current()]
+    if (!row) return notify({ text: 'No flow to walk: store one in panel 2, or press u and paste a URL.' })
+    begin(`${broker.url}/start?hash=${row.hash}`)
   }
   useKeys((input, key) => splitChunk(input, key).forEach(([i, k]) => handle(i, k)), { isActive: active })
 
   if (!picking) {
-    // The newest hops that fit; each takes a few lines.
-    const hops = walk.hops.slice(-Math.max(1, Math.floor((height - 4) / 6)))
+    // Lines: the padding, the heading, the end line; the answer gets up to half of the rest, the newest hops the others.
+    const room = height - 3
+    const answerRoom = walk.answer ? Math.min(answerLines(walk.answer).length, Math.max(4, Math.ceil(room / 2))) : 0
+    let hopRoom = room - answerRoom
+    const hops = []
+    for (const hop of [...walk.hops].reverse()) {
+      const lines = renderHop(hop).split('\n').length
+      if (hops.length && lines > hopRoom) break
+      hops.unshift(hop)
+      hopRoom -= lines
+    }
+    const failed = walk.reason === 'http_error' || walk.reason === 'error'
     return (
       <Box flexDirection="column">
         <Text dimColor wrap="truncate-end">
           Walking {displayUrl(walk.start!)} — {walk.hops.length} hop{walk.hops.length === 1 ? '' : 's'}
+          {hops.length < walk.hops.length ? ` (the last ${hops.length} shown)` : ''}
         </Text>
         {hops.map((hop) => (
           <HopView key={hop.n} hop={hop} />
         ))}
-        {walk.busy ? <Text color="yellow">requesting…</Text> : null}
+        {walk.answer ? <AnswerView answer={walk.answer} height={answerRoom} /> : null}
+        {walk.busy ? <Text color={tint('yellow')}>requesting…</Text> : null}
         {walk.stopped ? (
-          <Text bold>Ended: {walk.stopped}. Esc: walk another</Text>
+          <Text bold wrap="truncate-end" color={tint(failed ? 'red' : undefined)}>
+            Ended: {walk.stopped}. Esc: walk another
+          </Text>
         ) : walk.pending && !walk.busy ? (
-          <Text color="cyan" wrap="truncate-end">
+          <Text color={tint('cyan')} wrap="truncate-end">
             next: {displayUrl(walk.pending)} — press Enter to follow
           </Text>
         ) : null}
       </Box>
     )
   }
+  const visible = Math.max(1, height - 4)
+  const first = Math.max(0, Math.min(selection.index - visible + 1, rows.length - visible))
   return (
     <Box flexDirection="column">
       <TextField label="URL" value={url} focused={editing && active} placeholder="u: paste a start URL" />
-      {error ? <Text color="red">{error}</Text> : null}
+      {error ? <Text color={tint('red')}>{error}</Text> : null}
       <Text dimColor>
-        Flows ({flows.length}){flows.length ? ': Enter walks the selected one' : ''}
+        Flows ({rows.length}){rows.length ? ': Enter walks the selected one' : ''}
       </Text>
-      {flows.slice(0, Math.max(1, height - 4)).map((flow, i) => (
-        <Text key={flow.hash} inverse={!editing && cursor.index === i}>
-          {!editing && cursor.index === i ? '› ' : '  '}
-          {flow.hash.slice(0, 8)} {flow.plugin.padEnd(22)} {flow.progress.replace(/_/g, ' ')}
-        </Text>
-      ))}
+      {rows.slice(first, first + visible).map((row, i) => {
+        const selected = !editing && selection.index === first + i
+        return (
+          <Text key={row.hash} inverse={selected} wrap="truncate-end">
+            {selected ? '› ' : '  '}
+            {cell(row.short, 10)}
+            {cell(row.plugin, 22)}
+            <Text color={tint(progressColor(row.progress))}>{cell(row.progress, 18)}</Text>
+            {countdown(row)}
+          </Text>
+        )
+      })}
     </Box>
   )
 }

@@ -51,3 +51,37 @@ export function progressColor(progress: string): string | undefined {
   if (progress === 'stored') return 'cyan'
   return 'yellow'
 }
+
+/** A column of the flows table and its width in characters (the last one, `error`, takes what is left). */
+export type FlowColumn = readonly [name: 'hash' | 'flow' | 'provider' | 'progress' | 'left' | 'error', width: number]
+
+const MARKER = 2
+
+/**
+ * The flows table's columns for a terminal `width` wide: hash, progress and countdown always; flow
+ * and provider shrink (then provider goes) to keep every row on one line; the error takes the rest.
+ */
+export function flowColumns(width: number): FlowColumn[] {
+  const fixed = 10 + 18 + 8
+  // One column spare: a line that fills the last column makes some terminals wrap.
+  let room = width - 1 - MARKER - fixed
+  const flow = Math.max(8, Math.min(22, room - 14))
+  room -= flow
+  const columns: FlowColumn[] = [
+    ['hash', 10],
+    ['flow', flow],
+  ]
+  if (room >= 12) {
+    const provider = Math.min(26, room)
+    columns.push(['provider', provider])
+    room -= provider
+  }
+  columns.push(['progress', 18], ['left', 8])
+  if (room >= 10) columns.push(['error', room])
+  return columns
+}
+
+/** `text` in a cell `width` wide: cut with an ellipsis when longer, never reaching the next column. */
+export function cell(text: string, width: number): string {
+  return text.length >= width ? `${text.slice(0, width - 2)}… ` : text.padEnd(width)
+}

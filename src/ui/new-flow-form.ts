@@ -12,17 +12,24 @@ export interface FormField {
 
 export const PRESETS = FLOW_PRESET_NAMES
 
-/** The fields a preset's form asks for: what `broker store` would require, then callback and scope. */
+/**
+ * The fields a preset's form asks for: what `broker store` would require, then callback and scope.
+ * An OAuth 2 flow that does not require a client_secret still takes one (a confidential client such
+ * as GitHub's or Google's): it is asked for, optional, right after client_id.
+ */
 export function formFields(preset: string): FormField[] {
   const p = FLOW_PRESETS[preset]!
   const required = missingFields({ ...p.fields } as FlowRecord, p)
   const optional = p.browser ? ['callback', 'scope'] : ['callback']
-  return [
+  const fields: FormField[] = [
     ...required.map((field) => ({ field, kind: fieldInfo(field).kind, required: true })),
     ...optional
       .filter((f) => !required.includes(f))
       .map((field) => ({ field, kind: fieldInfo(field).kind, required: false })),
   ]
+  if (required.includes('client_id') && !required.includes('client_secret'))
+    fields.splice(required.indexOf('client_id') + 1, 0, { field: 'client_secret', kind: 'secret', required: false })
+  return fields
 }
 
 /** What is wrong with a value, as `broker store`'s prompts say it; undefined when fine. */

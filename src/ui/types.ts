@@ -1,7 +1,7 @@
 import type { HashCheck, StoredFlow } from '../services/broker-client.js'
 import type { FlowEventSource } from '../services/dashboard/source.js'
 import type { Replay } from '../services/dashboard/pdk.js'
-import type { Hop, StopReason } from '../services/walk/walker.js'
+import type { FinalAnswer, Hop, StopReason } from '../services/walk/walker.js'
 
 /** The broker's public API as the dashboard uses it (a BrokerClient fits). */
 export interface DashboardBroker {
@@ -17,6 +17,20 @@ export interface StepWalker {
   next(): Promise<Hop | undefined>
   readonly pending?: string
   readonly stopped?: { reason: StopReason; message: string }
+  /** The answer that ended the chain, once it has (not a redirect). */
+  readonly final?: FinalAnswer
+}
+
+/** What became of `o`: opened, or why not (the URL is then to be opened by hand). */
+export interface OpenOutcome {
+  readonly opened: boolean
+  readonly message: string
+}
+
+/** A line of feedback under the panel: what a key did, or why it did nothing. */
+export interface Notice {
+  readonly text: string
+  readonly tone?: 'info' | 'error'
 }
 
 /** Fixtures of a folder and their replay. */
@@ -35,8 +49,8 @@ export interface DashboardProps {
   readonly broker: DashboardBroker
   readonly walker: (url: string) => StepWalker
   readonly pdk: PdkReplayer
-  /** Opens a URL in the browser (`o`). */
-  readonly openUrl: (url: string) => void
+  /** Opens a URL in the browser (`o`) and says what became of it. */
+  readonly openUrl: (url: string) => Promise<OpenOutcome>
 }
 
 /** What every panel gets from the dashboard. */
@@ -48,4 +62,6 @@ export interface PanelProps {
   readonly width: number
   /** A panel says when keys are text (a field has focus), so digits and q are typed, not commands. */
   readonly onTyping: (typing: boolean) => void
+  /** Shows a line of feedback under the panel. */
+  readonly notify: (notice: Notice) => void
 }

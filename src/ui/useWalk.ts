@@ -1,5 +1,6 @@
 import { useCallback, useRef, useState } from 'react'
-import type { Hop } from '../services/walk/walker.js'
+import { type ShownAnswer, showAnswer } from '../services/walk/answer.js'
+import type { Hop, StopReason } from '../services/walk/walker.js'
 import type { StepWalker } from './types.js'
 
 export interface WalkState {
@@ -10,6 +11,10 @@ export interface WalkState {
   pending?: string
   /** Why the chain ended, once it has. */
   stopped?: string
+  /** How it ended: `http_error` for a 4xx/5xx answer, `error` for no answer. */
+  reason?: StopReason
+  /** The answer that ended the chain, as `broker walk` shows it. */
+  answer?: ShownAnswer
   busy: boolean
   begin(url: string): void
   step(): void
@@ -22,7 +27,7 @@ export function useWalk(makeWalker: (url: string) => StepWalker): WalkState {
   const [start, setStart] = useState<string>()
   const [hops, setHops] = useState<readonly Hop[]>([])
   const [pending, setPending] = useState<string>()
-  const [stopped, setStopped] = useState<string>()
+  const [stopped, setStopped] = useState<{ message: string; reason?: StopReason; answer?: ShownAnswer }>()
   const [busy, setBusy] = useState(false)
   const step = useCallback(() => {
     const w = walker.current
@@ -33,11 +38,17 @@ export function useWalk(makeWalker: (url: string) => StepWalker): WalkState {
         if (walker.current !== w) return
         if (hop) setHops((h) => [...h, hop])
         setPending(w.pending)
-        setStopped(w.stopped?.message)
+        setStopped(
+          w.stopped && {
+            message: w.stopped.message,
+            reason: w.stopped.reason,
+            answer: w.final ? showAnswer(w.final) : undefined,
+          },
+        )
         setBusy(false)
       },
       (err: Error) => {
-        setStopped(err.message)
+        setStopped({ message: err.message, reason: 'error' })
         setBusy(false)
       },
     )
@@ -46,7 +57,9 @@ export function useWalk(makeWalker: (url: string) => StepWalker): WalkState {
     start,
     hops,
     pending,
-    stopped,
+    stopped: stopped?.message,
+    reason: stopped?.reason,
+    answer: stopped?.answer,
     busy,
     begin: (url) => {
       walker.current = makeWalker(url)

@@ -1,4 +1,3 @@
-import open from 'open'
 import { loadConfig } from '../../config/load.js'
 import type { ConfigInput } from '../../config/schema.js'
 import { brokerError } from '../../errors.js'
@@ -12,6 +11,7 @@ import { resolveSecrets } from '../serve/secrets.js'
 import { Walker } from '../walk/walker.js'
 import { adminEventSource, checkAdmin } from './admin-source.js'
 import { listFixtures, replayFixture } from './pdk.js'
+import { openUrl } from './open-url.js'
 import { localEventSource } from './source.js'
 
 export interface DashboardOptions {
@@ -41,7 +41,7 @@ export async function dashboard(opts: DashboardOptions): Promise<DashboardResult
   const common = {
     walker: (url: string) => new Walker(url),
     pdk: { dir: opts.fixtures, list: () => listFixtures(opts.fixtures), replay: replayFixture },
-    openUrl: (url: string) => void open(url).catch(() => undefined),
+    openUrl: (url: string) => openUrl(url),
   }
   if (opts.attach) {
     const url = normalizeBrokerUrl(opts.attach)

@@ -1,9 +1,11 @@
 import { brokerError } from '../../errors.js'
 import { displayUrl } from './params.js'
-import { type FinalAnswer, type Hop, type StopReason, Walker, type WalkerOptions } from './walker.js'
+import { type ShownAnswer, showAnswer } from './answer.js'
+import { type Hop, type StopReason, Walker, type WalkerOptions } from './walker.js'
 
 export { Walker } from './walker.js'
 export type { FinalAnswer, Hop, StopReason } from './walker.js'
+export type { ShownAnswer } from './answer.js'
 
 export interface WalkOptions extends WalkerOptions {
   url: string
@@ -23,10 +25,14 @@ export interface WalkResult {
   reason: string
   /** The URL the walk did not request (at --max-hops or at a host boundary). */
   next?: string
-  final?: Pick<FinalAnswer, 'status' | 'contentType'>
+  /** The answer that ended the chain (not a redirect): its body shown, codes and tokens shortened. */
+  final?: ShownAnswer
 }
 
-/** Follows `url` hop by hop, keeping cookies, until a non-redirect, --max-hops, or a host boundary. */
+/**
+ * Follows `url` hop by hop, keeping cookies, until a non-redirect, --max-hops, or a host boundary.
+ * `stopped` is `http_error` when the chain ends in a 4xx or 5xx answer, `error` when a hop got no answer.
+ */
 export async function walk(opts: WalkOptions): Promise<WalkResult> {
   let parsed: URL
   try {
@@ -46,14 +52,13 @@ export async function walk(opts: WalkOptions): Promise<WalkResult> {
     opts.onHop?.(hop)
   }
   const stopped = walker.stopped ?? { reason: 'max_hops' as const, message: `stopped after --max-hops ${max}` }
-  const next =
-    walker.stopped?.reason === 'done' || walker.stopped?.reason === 'error' ? undefined : hops.at(-1)?.location
+  const next = walker.stopped?.reason === 'host' || !walker.stopped ? hops.at(-1)?.location : undefined
   return {
     start: parsed.toString(),
     hops,
     stopped: stopped.reason,
     reason: stopped.message,
     ...(next ? { next } : {}),
-    ...(walker.final ? { final: { status: walker.final.status, contentType: walker.final.contentType } } : {}),
+    ...(walker.final ? { final: showAnswer(walker.final) } : {}),
   }
 }

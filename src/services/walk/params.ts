@@ -26,6 +26,9 @@ export const OAUTH_PARAMS = [
 
 // Values that grant something: never shown whole.
 const CREDENTIAL = /^(code|result|hash|oauth_token|oauth_verifier|access_token|access_secret|refresh_token|id_token)$/
+/** Whether a parameter's value grants something (a code, token or secret), so is never shown whole. */
+export const isCredential = (name: string): boolean => CREDENTIAL.test(name)
+
 // Values that are only long.
 const LONG = /^(state|code_challenge|redirect_uri|oauth_callback)$/
 

@@ -1,3 +1,4 @@
+import { answerLines } from './answer.js'
 import type { Hop } from './walker.js'
 import type { WalkResult } from './index.js'
 
@@ -12,6 +13,14 @@ export function renderHop(hop: Hop): string {
   const width = Math.max(0, ...params.map(([k]) => k.length))
   for (const [k, v] of params) lines.push(`    ${k.padEnd(width)}  ${v}`)
   return lines.join('\n')
+}
+
+/** The answer that ended the chain, indented under the last hop: status line, then the body. */
+export function renderAnswer(result: WalkResult): string | undefined {
+  if (!result.final) return undefined
+  return answerLines(result.final)
+    .map((line, i) => (i === 0 ? `    ${line}` : `    | ${line}`))
+    .join('\n')
 }
 
 /** The last line of a walk: how many hops and why it ended. */

@@ -1,3 +1,4 @@
+import { STATUS_CODES } from 'node:http'
 import { CookieJar } from 'tough-cookie'
 import { displayUrl, oauthParams } from './params.js'
 
@@ -22,6 +23,7 @@ export interface Hop {
 /** The answer that ended a chain (not a redirect). */
 export interface FinalAnswer {
   status: number
+  statusText?: string
   contentType?: string
   /** At most 64 KiB of the body, as text. */
   body: string
@@ -36,7 +38,8 @@ export interface WalkerOptions {
   timeoutMs?: number
 }
 
-export type StopReason = 'done' | 'max_hops' | 'host' | 'error'
+/** done: a final answer below 400; http_error: a 4xx or 5xx answer; error: no answer at all. */
+export type StopReason = 'done' | 'http_error' | 'max_hops' | 'host' | 'error'
 
 const REDIRECT = new Set([301, 302, 303, 307, 308])
 
@@ -122,10 +125,15 @@ export class Walker {
     const body = await res.text().catch(() => '')
     this.final = {
       status: res.status,
+      statusText: res.statusText || STATUS_CODES[res.status],
       contentType: res.headers.get('content-type') ?? undefined,
       body: body.slice(0, 65_536),
     }
-    this.stopped = { reason: 'done', message: `${res.status} is not a redirect` }
+    const status = `${res.status}${this.final.statusText ? ` ${this.final.statusText}` : ''}`
+    this.stopped =
+      res.status >= 400
+        ? { reason: 'http_error', message: `the chain ended in an error: ${status}` }
+        : { reason: 'done', message: `the final answer: ${status}` }
     return hop
   }
 
