@@ -55,6 +55,14 @@ export type StepResult =
   /** Answer the caller directly, without ending the flow (e.g. a signing helper). */
   | { respond: { status?: number; headers?: Record<string, string>; body: unknown } }
 
+/** What a plugin's `validate` may use at /store. */
+export interface StoreIo {
+  /** HTTP to the provider, as in a step. */
+  http: FlowContext['http']
+  /** Whether the deployment lets records name this provider URL (`providers.allow`). */
+  allowed(url: string): boolean
+}
+
 export interface FlowPlugin {
   /** One line for `hash-check` and the dashboard. */
   readonly description?: string
@@ -67,11 +75,15 @@ export interface FlowPlugin {
   /**
    * True when `start` needs no I/O and no request parameters (it only builds the provider's URL and
    * awaits the broker's state): the runner then runs it at /store, and /start only claims the flow
-   * and sends the browser on, in one atomic store operation.
+   * and sends the browser on, in one atomic store operation. A function decides per record.
    */
-  readonly startAtStore?: boolean
-  /** Extra checks at /store; return a message per bad field (`{field: message}`), empty when fine. */
-  validate?(record: Readonly<FlowRecord>): Record<string, string> | Promise<Record<string, string>>
+  readonly startAtStore?: boolean | ((record: Readonly<FlowRecord>) => boolean)
+  /**
+   * Extra checks at /store; return a message per bad field (`{field: message}`), empty when fine.
+   * `io.http` reaches the provider (e.g. for discovery); a FlowError it throws answers /store with
+   * the provider's error (502/504) instead of a validation error.
+   */
+  validate?(record: Readonly<FlowRecord>, io: StoreIo): Record<string, string> | Promise<Record<string, string>>
   /** Rewrites the record before it is stored (defaults, spellings). */
   normalize?(record: FlowRecord): FlowRecord
   /** The first step, at /start. */

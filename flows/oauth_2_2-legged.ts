@@ -1,5 +1,5 @@
 import type { FlowContext, FlowPlugin, FlowRecord, StepResult } from './contract.js'
-import { deliverable, requestToken } from './lib/oauth2.js'
+import { tokenFlowProblems, tokenStep } from './lib/token-flow.js'
 
 /**
  * OAuth 2 without the user: client credentials (RFC 6749 §4.4) by default, or the record's
@@ -7,15 +7,15 @@ import { deliverable, requestToken } from './lib/oauth2.js'
  */
 const plugin: FlowPlugin = {
   description: 'OAuth 2 client credentials (2-legged), or the record grant_type such as refresh_token',
-  required: ['client_id', 'access_url'],
+  required: ['client_id'],
 
-  validate(record: Readonly<FlowRecord>) {
+  async validate(record: Readonly<FlowRecord>, io) {
     const problems: Record<string, string> = {}
     if (record.grant_type === 'refresh_token' && !record.refresh_token)
       problems.refresh_token = 'is required when grant_type is refresh_token'
     if (record.grant_type === 'authorization_code')
       problems.grant_type = 'authorization_code needs the 3-legged flow (auth_leg 3)'
-    return problems
+    return Object.keys(problems).length ? problems : tokenFlowProblems(record, io)
   },
 
   async start(ctx: FlowContext): Promise<StepResult> {
@@ -24,8 +24,7 @@ const plugin: FlowPlugin = {
     const params: Record<string, string> = { grant_type: grant }
     if (grant === 'refresh_token') params.refresh_token = String(r.refresh_token)
     if (r.scope) params.scope = String(r.scope)
-    const token = await requestToken(ctx, params)
-    return { deliver: deliverable(token, r) }
+    return tokenStep(ctx, params)
   },
 }
 

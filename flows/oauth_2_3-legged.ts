@@ -1,14 +1,8 @@
 import { FlowError, type FlowContext, type FlowPlugin, type FlowRecord, type StepResult } from './contract.js'
-import { clientAuthMethod, clientAuthProblems } from './lib/client-auth.js'
+import { clientAuthProblems } from './lib/client-auth.js'
 import { checkIdToken, wantsOpenId } from './lib/id-token.js'
 import { deliverable, extraParams, pkcePair, requestToken, wantsPkce } from './lib/oauth2.js'
-import {
-  cachedEndpoints,
-  endpointProblems,
-  endpoints,
-  metadataFieldProblems,
-  type Endpoints,
-} from './lib/oidc.js'
+import { cachedEndpoints, endpointProblems, endpoints, metadataFieldProblems, type Endpoints } from './lib/oidc.js'
 import { pushAuthorizationRequest } from './lib/par.js'
 import { randomPool } from './lib/random.js'
 import { setQuery } from './lib/urls.js'
@@ -37,7 +31,7 @@ const plugin: FlowPlugin = {
     const e = record.issuer ? await endpoints(record, io.http) : cachedEndpoints(record)!
     return {
       ...problems,
-      ...endpointProblems(e, { authorize: true }, clientAuthMethod(record), record.client_auth !== undefined),
+      ...endpointProblems(record, e, { authorize: true }, io.allowed),
     }
   },
 
@@ -130,7 +124,10 @@ async function pushedRedirect(ctx: FlowContext, e: Endpoints): Promise<StepResul
 function checkIssuer(iss: string | undefined, e: Endpoints): void {
   if (iss === undefined) {
     if (e.issAlways)
-      throw new FlowError('invalid_request', `The authorization response has no iss, though ${e.issuer} always sends it`)
+      throw new FlowError(
+        'invalid_request',
+        `The authorization response has no iss, though ${e.issuer} always sends it`,
+      )
     return
   }
   if (e.issuer !== undefined && iss !== e.issuer) {

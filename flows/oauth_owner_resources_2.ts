@@ -1,5 +1,5 @@
 import type { FlowContext, FlowPlugin, StepResult } from './contract.js'
-import { deliverable, requestToken } from './lib/oauth2.js'
+import { tokenFlowProblems, tokenStep } from './lib/token-flow.js'
 
 /**
  * OAuth 2 resource owner password credentials (RFC 6749 §4.3). RFC 9700 forbids this grant for
@@ -7,7 +7,9 @@ import { deliverable, requestToken } from './lib/oauth2.js'
  */
 const plugin: FlowPlugin = {
   description: 'OAuth 2 resource owner password (legacy; RFC 9700 forbids it for new work)',
-  required: ['client_id', 'access_url', 'username', 'password'],
+  required: ['client_id', 'username', 'password'],
+
+  validate: (record, io) => tokenFlowProblems(record, io),
 
   async start(ctx: FlowContext): Promise<StepResult> {
     const r = ctx.record
@@ -17,8 +19,7 @@ const plugin: FlowPlugin = {
       password: String(r.password),
     }
     if (r.scope) params.scope = String(r.scope)
-    const token = await requestToken(ctx, params)
-    return { deliver: deliverable(token, r) }
+    return tokenStep(ctx, params)
   },
 }
 

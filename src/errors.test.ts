@@ -28,8 +28,10 @@ const SAMPLES: { [Id in MessageId]: MessageArgs<Id> } = {
   configNotObject: [{ file: 'config/prod.js' }],
   configInvalid: [{ problems: ['port (config/prod.js): Expected number, received string'], key: 'port' }],
   pidFileUnwritable: [{ file: 'run/broker.pid', reason: 'EACCES: permission denied' }],
+  pidFileInUse: [{ file: 'run/.broker.pid', pid: 4242 }],
   sharedSecretsMissing: [{ missing: ['cookie.secret', 'session.secret'], shared: 'cluster' }],
   cliUsage: [{ message: 'Missing required argument: hash; see --help.' }],
+  commandNotFound: [{ typed: 'stroe', bin: 'broker', suggestion: 'store' }],
   walkNeedsUrl: [{ url: 'example.com' }],
   walkHttpOnly: [{ url: 'ftp://example.com' }],
   brokerUrlInvalid: [{ url: 'localhost:3000', example: 'http://localhost:3000' }],
@@ -66,6 +68,8 @@ const SAMPLES: { [Id in MessageId]: MessageArgs<Id> } = {
   flowStarted: [],
   flowFinished: [{ progress: 'completed' }],
   cookieMismatch: [],
+  providerFailedAtStore: [{ message: 'Discovery for https://id.example failed: it answered 404' }],
+  providerTimeoutAtStore: [{ message: 'https://id.example did not answer within 10000 ms' }],
   storeNotAnswering: [],
   redisUnreachable: [{ store: 'redis 127.0.0.1:6379', reason: 'connect ECONNREFUSED 127.0.0.1:6379' }],
   apiKeyInvalid: [],
@@ -93,6 +97,7 @@ const SAMPLES: { [Id in MessageId]: MessageArgs<Id> } = {
   fixtureInvalid: [
     { message: 'hello.json: request.method must be a string', file: 'hello.json', path: 'request.method' },
   ],
+  fixtureUnreadable: [{ message: 'nope.json: $: cannot be read (ENOENT)', file: 'nope.json', path: '$' }],
   missingFields: [
     {
       missing: [
@@ -106,6 +111,14 @@ const SAMPLES: { [Id in MessageId]: MessageArgs<Id> } = {
   cancelled: [{ field: 'client_secret' }],
   keychainRefused: [{ action: 'save', id: 'client-1', reason: 'no default collection' }],
   noKeychain: [{ reason: 'no Secret Service' }],
+  providerNotAllowed: [{ field: 'access_url', origin: 'https://evil.example' }],
+  providerAddressNotAllowed: [{ field: 'access_url', origin: 'http://169.254.169.254' }],
+  providerRefused: [{ origin: 'http://internal.example' }],
+  providerUrlInvalid: [],
+  requestTokenTaken: [],
+  crossSite: [{ path: '/store' }],
+  requestTimeout: [{ ms: 30_000 }],
+  headersTooLarge: [],
   rateLimited: [{ max: 30, windowMs: 60_000, after: '1 minute', ttlMs: 42_500 }],
 }
 
@@ -162,6 +175,26 @@ describe('brokerError', () => {
       message: 'The hash query parameter is required.',
       fields: { hash: 'is required' },
     })
+  })
+})
+
+describe('next steps', () => {
+  // The CLI shows them: a CLI user runs `broker …`, not an HTTP request, and docs that exist.
+  // CROSS_SITE only ever answers a web page's request, so its next step is about HTTP calls.
+  const httpOnly = new Set(['CROSS_SITE', 'crossSite'])
+  const nexts = [
+    ...Object.entries(ERRORS).map(([code, spec]) => [code, (spec as { next?: string }).next] as const),
+    ...IDS.map((id) => [id, rendered(id).next] as const),
+  ].filter((entry): entry is readonly [string, string] => Boolean(entry[1]) && !httpOnly.has(entry[0]))
+
+  it.each(nexts)('%s names no HTTP request and no docs/ page', (_, next) => {
+    expect(next).not.toMatch(/\b(GET|POST|PUT|DELETE) \//)
+    expect(next).not.toMatch(/docs\//)
+  })
+
+  it('a message can have its own next step: an unreadable fixture is no field to fix', () => {
+    expect(brokerError('fixtureUnreadable', { message: 'm', file: 'f', path: '$' }).next).toMatch(/broker pdk run/)
+    expect(brokerError('fixtureInvalid', { message: 'm', file: 'f', path: '$' }).next).toMatch(/Fix the field/)
   })
 })
 

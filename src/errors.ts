@@ -26,7 +26,7 @@ export const ERRORS = {
   UNKNOWN_HASH: {
     status: 404,
     exit: 1,
-    next: 'Store the flow again with POST /store: hashes expire after store.expire seconds.',
+    next: 'Store the flow again with `broker store`: hashes expire after store.expire seconds.',
   },
   UNKNOWN_STATE: { status: 400, exit: 1, next: 'Start the flow again from its start URL.' },
   UNKNOWN_RESULT: { status: 404, exit: 1, next: 'Result codes are single use and expire after store.expire seconds.' },
@@ -76,12 +76,12 @@ export const ERRORS = {
   FIXTURE_INVALID: {
     status: 400,
     exit: 2,
-    next: 'Fix the field named above; pdk/fixture.schema.json describes every field (see docs/pdk.md).',
+    next: 'Fix the field named above; the README\'s "Fixture format" section (schema: pdk/fixture.schema.json in the package) describes every field.',
   },
   MISSING_FIELDS: {
     status: 400,
     exit: 2,
-    next: 'Pass them as flags (or in --file), or run the command in a terminal to be asked for them.',
+    next: 'Pass them with the flags named above, or run the command in a terminal to be asked for them.',
   },
   CAPTURE_TIMEOUT: {
     status: 504,
@@ -99,6 +99,22 @@ export const ERRORS = {
     exit: 1,
     next: 'Unlock or start your keychain (Secret Service on Linux), or pass --insecure-storage to keep secrets in a 0600 file.',
   },
+  PROVIDER_NOT_ALLOWED: {
+    status: 400,
+    exit: 2,
+    next: "Name the provider's origin in `providers.allow` in the broker config, or use its public address.",
+  },
+  CROSS_SITE: {
+    status: 403,
+    exit: 1,
+    next: 'Store flows and redeem results from your server (or `broker store`), not from a web page.',
+  },
+  REQUEST_TIMEOUT: {
+    status: 408,
+    exit: 1,
+    next: 'Send the whole request within server.requestTimeout milliseconds.',
+  },
+  HEADERS_TOO_LARGE: { status: 431, exit: 1, next: 'Send fewer or smaller headers.' },
   RATE_LIMITED: {
     status: 429,
     exit: 1,
@@ -117,6 +133,8 @@ export interface MessageSpec {
   readonly text: string | ((values: never) => string)
   /** Extras for the JSON body: fixed, or built from the same values. */
   readonly details?: Details | ((values: never) => Details)
+  /** The next step when this message needs another than its code's (shown by the CLI only). */
+  readonly next?: string
 }
 
 /** `name problem; name problem` for a fields map. */
@@ -187,6 +205,7 @@ export const MESSAGES = {
     code: 'CONFIG_INVALID',
     text: (v: { file: string }) => `Cannot read the config file ${v.file}: it does not exist or is not readable.`,
     details: (v: { file: string }) => ({ file: v.file }),
+    next: 'Check the path given to -c/--config (relative to the current directory), or leave -c out to use ./config/default.js or the built-in defaults.',
   },
   configLoadFailed: {
     code: 'CONFIG_INVALID',
@@ -209,6 +228,13 @@ export const MESSAGES = {
     code: 'CONFIG_INVALID',
     text: (v: { file: string; reason: string }) => `Cannot write the pid file ${v.file} (pid.dir): ${v.reason}`,
     details: { key: 'pid.dir' },
+  },
+  pidFileInUse: {
+    code: 'CONFIG_INVALID',
+    text: (v: { file: string; pid: number }) =>
+      `The pid file ${v.file} belongs to a running broker (pid ${v.pid}).`,
+    details: { key: 'pid.dir' },
+    next: 'Stop that broker first (kill <pid>), or give this one its own --pid-dir (and --port).',
   },
   sharedSecretsMissing: {
     code: 'CONFIG_INVALID',
@@ -349,6 +375,10 @@ export const MESSAGES = {
     text: 'This callback arrived in a browser other than the one that started the flow.',
   },
 
+  /** A provider that failed while /store checked a record (OpenID discovery); `message` names the issuer. */
+  providerFailedAtStore: { code: 'PROVIDER_ERROR', text: (v: { message: string }) => v.message },
+  providerTimeoutAtStore: { code: 'PROVIDER_TIMEOUT', text: (v: { message: string }) => v.message },
+
   storeNotAnswering: { code: 'STORE_UNAVAILABLE', text: 'The flow store is not answering; try again shortly.' },
   redisUnreachable: {
     code: 'STORE_UNAVAILABLE',
@@ -371,6 +401,12 @@ export const MESSAGES = {
   noRoute: {
     code: 'NOT_FOUND',
     text: (v: { method: string; path: string }) => `No route ${v.method} ${v.path}.`,
+  },
+  /** A command line naming no command; `suggestion` is the closest one, when one is close. */
+  commandNotFound: {
+    code: 'NOT_FOUND',
+    text: (v: { typed: string; bin: string; suggestion?: string }) =>
+      `"${v.typed}" is not a ${v.bin} command.${v.suggestion ? ` Did you mean \`${v.bin} ${v.suggestion}\`?` : ''} \`${v.bin} help\` lists every command.`,
   },
   secretNotKept: {
     code: 'NOT_FOUND',
@@ -446,6 +482,13 @@ export const MESSAGES = {
     text: (v: { message: string }) => v.message,
     details: (v: { file: string; path: string }) => ({ file: v.file, path: v.path }),
   },
+  /** A fixture path that is no readable file: nothing to fix inside it. */
+  fixtureUnreadable: {
+    code: 'FIXTURE_INVALID',
+    text: (v: { message: string }) => v.message,
+    details: (v: { file: string; path: string }) => ({ file: v.file, path: v.path }),
+    next: 'Check the path: `broker pdk run <file or folder>` takes fixture files or folders of them, e.g. the shipped fixtures/pdk/js-hello.json.',
+  },
   missingFields: {
     code: 'MISSING_FIELDS',
     text: (v: { missing: ReadonlyArray<{ field: string; flag: string }> }) =>
@@ -478,6 +521,38 @@ export const MESSAGES = {
     code: 'KEYCHAIN_UNAVAILABLE',
     text: (v: { reason: string }) => `No keychain answers here (${v.reason}).`,
   },
+  providerNotAllowed: {
+    code: 'PROVIDER_NOT_ALLOWED',
+    text: (v: { field: string; origin: string }) => `The ${v.field} ${v.origin} is not in providers.allow.`,
+    details: (v: { field: string }) => ({ field: v.field }),
+  },
+  providerAddressNotAllowed: {
+    code: 'PROVIDER_NOT_ALLOWED',
+    text: (v: { field: string; origin: string }) =>
+      `The ${v.field} ${v.origin} names an internal address (loopback, private, link-local, metadata, multicast …) that this broker does not call; name it in providers.allow to allow it.`,
+    details: (v: { field: string }) => ({ field: v.field }),
+  },
+  /** A provider request the policy stopped at connect time; the address it resolved to is not named. */
+  providerRefused: {
+    code: 'PROVIDER_NOT_ALLOWED',
+    text: (v: { origin: string }) =>
+      `${v.origin} is not a provider this broker calls: it is not in providers.allow, or it resolves to an internal address.`,
+  },
+  providerUrlInvalid: { code: 'PROVIDER_NOT_ALLOWED', text: 'The provider URL is not an absolute http(s) URL.' },
+  requestTokenTaken: {
+    code: 'PROVIDER_ERROR',
+    text: 'The provider returned a request token that another flow holds already; start the flow again.',
+  },
+  crossSite: {
+    code: 'CROSS_SITE',
+    text: (v: { path: string }) =>
+      `${v.path} does not take requests from web pages of other sites (Sec-Fetch-Site or Origin says so).`,
+  },
+  requestTimeout: {
+    code: 'REQUEST_TIMEOUT',
+    text: (v: { ms: number }) => `The request did not arrive whole within ${v.ms} ms.`,
+  },
+  headersTooLarge: { code: 'HEADERS_TOO_LARGE', text: 'The request headers are too large.' },
   rateLimited: {
     code: 'RATE_LIMITED',
     text: (v: { max: number; windowMs: number; after: string }) =>
@@ -497,7 +572,7 @@ export type MessageValues<Id extends MessageId> = ArgOf<Spec<Id>['text']> &
 export type MessageArgs<Id extends MessageId> = unknown extends MessageValues<Id> ? [] : [values: MessageValues<Id>]
 
 // Set in BrokerError's static block, so only this module can call the private constructor.
-let make: (code: ErrorCode, message: string, details?: Details) => BrokerError
+let make: (code: ErrorCode, message: string, details?: Details, next?: string) => BrokerError
 
 /** An error the user caused or can act on; rendered from the registry, never with a stack trace. */
 export class BrokerError extends Error {
@@ -509,17 +584,17 @@ export class BrokerError extends Error {
   readonly details?: Details
 
   static {
-    make = (code, message, details) => new BrokerError(code, message, details)
+    make = (code, message, details, next) => new BrokerError(code, message, details, next)
   }
 
-  private constructor(code: ErrorCode, message: string, details?: Details) {
+  private constructor(code: ErrorCode, message: string, details?: Details, next?: string) {
     super(message)
     this.name = 'BrokerError'
     const spec: ErrorSpec = ERRORS[code]
     this.code = code
     this.status = spec.status
     this.exit = spec.exit
-    this.next = spec.next
+    this.next = next ?? spec.next
     this.details = details
   }
 
@@ -535,7 +610,7 @@ export function brokerError<Id extends MessageId>(id: Id, ...[values]: MessageAr
   const v = (values ?? {}) as never
   const text = typeof spec.text === 'string' ? spec.text : spec.text(v)
   const details = typeof spec.details === 'function' ? spec.details(v) : spec.details
-  return make(spec.code, text, details)
+  return make(spec.code, text, details, spec.next)
 }
 
 /**

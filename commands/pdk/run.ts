@@ -1,4 +1,4 @@
-import { Args } from '@oclif/core'
+import { Args, Flags } from '@oclif/core'
 import { BrokerCommand } from '../../src/cli/base-command.js'
 import { renderRun } from '../../src/services/pdk/render.js'
 import { runFixtures, type PdkRunResult } from '../../src/services/pdk/run.js'
@@ -12,17 +12,27 @@ export default class PdkRun extends BrokerCommand {
     '<%= config.bin %> pdk run fixtures/pdk/request-basics.json',
     '<%= config.bin %> pdk run fixtures/pdk',
     '<%= config.bin %> pdk run fixtures/pdk/js-hello.json --json',
+    '<%= config.bin %> pdk run fixtures/pdk --strict',
   ]
 
   static strict = false
+  static flags = {
+    strict: Flags.boolean({
+      description:
+        "also fail calls made outside the phases the reference lists (Kong's code is followed otherwise); the message gives both lists",
+    }),
+  }
+
   static args = {
     fixture: Args.string({ description: 'fixture file or directory of fixtures (repeatable)', required: true }),
   }
 
   async run(): Promise<PdkRunResult> {
-    const { argv } = await this.parse(PdkRun)
-    const { results, report } = await runFixtures({ paths: argv as string[] })
-    if (!this.jsonEnabled()) process.stdout.write(renderRun(results))
+    const { argv, flags } = await this.parse(PdkRun)
+    const { results, report } = await runFixtures({ paths: argv as string[], strict: flags.strict })
+    // Coloured on a terminal; hasColors() says no under NO_COLOR or TERM=dumb.
+    const color = Boolean(process.stdout.isTTY && process.stdout.hasColors?.())
+    if (!this.jsonEnabled()) process.stdout.write(renderRun(results, color))
     if (results.some((r) => !r.passed)) process.exitCode = 1
     return report
   }

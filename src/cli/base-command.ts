@@ -14,16 +14,38 @@ export abstract class BrokerCommand extends Command {
     // this.exit() and oclif's own exits pass through untouched.
     if (err.code === 'EEXIT') return super.catch(err)
     const broker = toBrokerError(err)
-    if (this.jsonEnabled()) {
-      process.stdout.write(JSON.stringify({ error: broker.toJSON() }, null, 2) + '\n')
-    } else {
-      process.stderr.write(`Error ${broker.code}: ${broker.message}\n`)
-      if (broker.next) process.stderr.write(`  → ${broker.next}\n`)
-      if (process.env.BROKER_VERBOSE && err.stack) process.stderr.write(err.stack + '\n')
-    }
+    printError(broker, this.jsonEnabled(), err.stack)
     process.exitCode = broker.exit
     this.exit(broker.exit)
   }
+
+  /**
+   * `-h` is help, as in most CLIs, for every command that does not give `-h` a meaning of its own
+   * (test-provider's `-h <host>`, which the spec fixes). oclif itself only knows `--help`.
+   */
+  protected async init(): Promise<void> {
+    await super.init()
+    const ctor = this.constructor as typeof BrokerCommand
+    const end = this.argv.indexOf('--')
+    const own = Object.values(ctor.flags ?? {}).some((f) => (f as { char?: string }).char === 'h')
+    if (own || !(end < 0 ? this.argv : this.argv.slice(0, end)).includes('-h')) return
+    const { loadHelpClass } = await import('@oclif/core')
+    const Help = await loadHelpClass(this.config)
+    const command = this.id ? this.config.findCommand(this.id) : undefined
+    if (command) await new Help(this.config).showCommandHelp(command, [])
+    this.exit(0)
+  }
+}
+
+/** A registry error as the CLI prints it: a banner and its next step on stderr, or `{error}` on stdout under --json. */
+export function printError(broker: BrokerError, json: boolean, stack?: string): void {
+  if (json) {
+    process.stdout.write(JSON.stringify({ error: broker.toJSON() }, null, 2) + '\n')
+    return
+  }
+  process.stderr.write(`Error ${broker.code}: ${broker.message}\n`)
+  if (broker.next) process.stderr.write(`  → ${broker.next}\n`)
+  if (process.env.BROKER_VERBOSE && stack) process.stderr.write(stack + '\n')
 }
 
 /**
@@ -34,7 +56,8 @@ export function toBrokerError(err: Error & { oclif?: { exit?: number }; args?: u
   if (isBrokerError(err)) return err
   const name = err.constructor?.name ?? ''
   const parseError =
-    ('parse' in err && /Flag|Arg|Parse|Failed|Required|Unexpected/i.test(name)) || /^Parsing --/.test(err.message)
+    ('parse' in err && /Flag|Arg|Parse|Failed|Required|Unexpected/i.test(name)) ||
+    /^Parsing --|^Flag --\S+ expects a value/.test(err.message)
   if (parseError) return brokerError('cliUsage', { message: usageMessage(err) })
   const first = err.message.split('\n').find((line) => line.trim()) ?? name
   return brokerError('unexpectedInCli', { firstLine: first.trim() })

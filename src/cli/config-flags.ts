@@ -44,11 +44,20 @@ function flagSummary(k: ConfigKeyInfo): string {
 export function configFromFlags(flags: Readonly<Record<string, unknown>>): ConfigInput {
   const out: Record<string, unknown> = {}
   for (const k of CONFIG_KEYS) {
-    const value = flags[k.flag]
+    const value = normalise(k.key, flags[k.flag])
     if (value === undefined) continue
     let at = out
     for (const p of k.path.slice(0, -1)) at = (at[p] ??= {}) as Record<string, unknown>
     at[k.path[k.path.length - 1]!] = value
   }
   return out as ConfigInput
+}
+
+/**
+ * The config wants pid.dir to end with "/" (the spec's form); on the command line `--pid-dir /tmp`
+ * can only mean the directory, so the flag adds the slash.
+ */
+function normalise(key: string, value: unknown): unknown {
+  if (key === 'pid.dir' && typeof value === 'string' && value && !value.endsWith('/')) return `${value}/`
+  return value
 }

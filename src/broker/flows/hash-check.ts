@@ -15,6 +15,8 @@ export interface HashCheck {
   record: Record<string, unknown>
   /** Why it failed: the broker's code, the OAuth `error` its app was sent, and the description. */
   error?: FlowFailure
+  /** An OpenID flow's id_token: verified by the broker (true), or passed on unverified (false). */
+  id_token_verified?: boolean
 }
 
 /** GET /hash-check: the stored record with every secret redacted, its progress and time left. */
@@ -33,5 +35,6 @@ export async function checkHash(deps: BrokerDeps, hash: string | undefined): Pro
     expires_at: new Date(entry.expiresAt).toISOString(),
     record: redact(entry.record, plugin?.secrets),
     ...(entry.error ? { error: entry.error } : {}),
+    ...(typeof entry.data.id_token_verified === 'boolean' ? { id_token_verified: entry.data.id_token_verified } : {}),
   }
 }

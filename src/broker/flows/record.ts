@@ -1,9 +1,10 @@
 import type { FlowPlugin, FlowRecord } from '../../../flows/contract.js'
-import { pluginName } from '../../../flows/contract.js'
+import { FlowError, pluginName } from '../../../flows/contract.js'
 import type { BrokerConfig } from '../../config/schema.js'
 import { DELIVERY_MODES } from '../../config/schema.js'
 import { isHttpUrl, urlParts } from '../../../flows/lib/urls.js'
 import { BrokerError, brokerError } from '../../errors.js'
+import { providerFetch } from './context.js'
 
 const FIELD_NAME = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/
 const URL_FIELDS = ['request_url', 'access_url', 'authorize_url', 'verify_url'] as const
@@ -11,7 +12,7 @@ const MAX_FIELDS = 100
 const MAX_VALUE = 16_384
 
 /** Where a record's value may be an object rather than text. */
-const OBJECT_FIELDS = new Set(['authorize_params'])
+const OBJECT_FIELDS = new Set(['authorize_params', 'token_params', 'private_key'])
 
 // Field rules as constants: a regex literal in a function body is a new object on every call.
 const AUTH_TYPE = /^[a-z]+$/
@@ -115,11 +116,35 @@ export async function validateRecord(
       problems.delivery = `is not allowed here; allowed: ${config.delivery.allow.join(', ')}`
     }
   }
-  if (plugin.validate) Object.assign(problems, await plugin.validate(normalized))
+  if (plugin.validate) Object.assign(problems, await pluginProblems(plugin.validate.bind(plugin), normalized, config))
   // Only the deployment's refusal: its own code and advice. Anything else wrong too: every field at once.
   if (refused && Object.keys(problems).length === 1) throw refused
   if (Object.keys(problems).length) throw brokerError('invalidRecord', { fields: problems })
   return normalized
+}
+
+/**
+ * A plugin's own checks, with HTTP to the provider (discovery at /store goes through the same
+ * guarded fetch as every flow step). A provider that fails there is the provider's error (502/504).
+ */
+async function pluginProblems(
+  validate: NonNullable<FlowPlugin['validate']>,
+  record: FlowRecord,
+  config: Readonly<BrokerConfig>,
+): Promise<Record<string, string>> {
+  try {
+    return await validate(record, {
+      http: (url, request) => providerFetch(url, request, config.provider.timeout),
+      // Until providers.allow is enforced here (src/broker/outbound), what passes /store's URL check.
+      allowed: (url) => isHttpUrl(url),
+    })
+  } catch (err) {
+    if (err instanceof FlowError)
+      throw brokerError(err.brokerCode === 'PROVIDER_TIMEOUT' ? 'providerTimeoutAtStore' : 'providerFailedAtStore', {
+        message: err.description,
+      })
+    throw err
+  }
 }
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]'])

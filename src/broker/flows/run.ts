@@ -28,7 +28,8 @@ export async function prepareStart(
   entry: FlowEntry,
   plugin: FlowPlugin,
 ): Promise<{ data: Record<string, unknown>; redirect: string } | undefined> {
-  if (!plugin.startAtStore) return undefined
+  const atStore = plugin.startAtStore
+  if (!(typeof atStore === 'function' ? atStore(entry.record) : atStore)) return undefined
   // Built once and handed on: every /store of such a flow runs this, so no copies of the entry or data.
   const data: Record<string, unknown> = runData(entry)
   try {

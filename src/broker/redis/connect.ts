@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs'
 import { Socket } from 'node:net'
-import { Cluster, Redis, type RedisOptions } from 'ioredis'
-import RedisMock from 'ioredis-mock'
+// Types only: ioredis and ioredis-mock (its Lua VM) are imported when a client is made, so a
+// process that only decides the driver (serve's primary, the dashboard) never loads them.
+import type { Redis, RedisOptions } from 'ioredis'
 import type { BrokerConfig } from '../../config/schema.js'
 import { brokerError } from '../../errors.js'
 
@@ -44,7 +45,8 @@ function redisOptions(store: StoreConfig): RedisOptions {
 }
 
 /** A client for the configured topology: a Cluster, a Sentinel-managed master, a URL, or host:port. */
-function newClient(store: StoreConfig): Redis {
+async function newClient(store: StoreConfig): Promise<Redis> {
+  const { Cluster, Redis } = await import('ioredis')
   const base = redisOptions(store)
   if (store.cluster) {
     const { password, tls, commandTimeout, connectTimeout, reconnectOnError } = base
@@ -76,8 +78,11 @@ function newClient(store: StoreConfig): Redis {
 
 /** A new Redis client for the chosen driver; the caller owns it and must quit it. */
 export async function connectStore(store: StoreConfig, driver: StoreDriver): Promise<Redis> {
-  if (driver === 'memory') return new RedisMock() as unknown as Redis
-  const client = newClient(store)
+  if (driver === 'memory') {
+    const { default: RedisMock } = await import('ioredis-mock')
+    return new RedisMock() as unknown as Redis
+  }
+  const client = await newClient(store)
   // Without this, an unreachable Redis prints ioredis's "Unhandled error event" on every retry.
   client.on('error', () => {})
   try {

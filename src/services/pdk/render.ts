@@ -1,4 +1,5 @@
 /** The human trace of `broker pdk run`: phases, calls, final response, failures, summary line. */
+import { styleText } from 'node:util'
 import type { ScenarioResult } from '../../../pdk/runner/index.js'
 
 const show = (v: unknown): string => {
@@ -31,8 +32,12 @@ function renderOne(r: ScenarioResult): string {
   return lines.join('\n')
 }
 
-/** The whole report, ending with `N passed, M failed`. */
-export function renderRun(results: ScenarioResult[]): string {
+/** The whole report, ending with `N passed, M failed`; PASS, FAIL and ✗ lines coloured when `color`. */
+export function renderRun(results: ScenarioResult[], color = false): string {
   const passed = results.filter((r) => r.passed).length
-  return [...results.map(renderOne), `${passed} passed, ${results.length - passed} failed`].join('\n\n') + '\n'
+  const text = [...results.map(renderOne), `${passed} passed, ${results.length - passed} failed`].join('\n\n') + '\n'
+  if (!color) return text
+  return text
+    .replace(/^(PASS|FAIL)\b/gm, (word) => styleText(word === 'PASS' ? 'green' : 'red', word))
+    .replace(/^( +✗.*)$/gm, (line) => styleText('red', line))
 }

@@ -51,7 +51,11 @@ async function prepare(paths: string[]): Promise<Array<[LoadedFixture, RunnableP
     return await Promise.all(loaded.map(async (l) => [l, await preparePlugins(l)] as [LoadedFixture, RunnablePlugin[]]))
   } catch (e) {
     if (e instanceof FixtureError)
-      throw brokerError('fixtureInvalid', { message: e.message, file: e.file, path: e.path })
+      throw brokerError(e.reason.startsWith('cannot be read') ? 'fixtureUnreadable' : 'fixtureInvalid', {
+        message: e.message,
+        file: e.file,
+        path: e.path,
+      })
     throw e
   }
 }

@@ -1,12 +1,12 @@
 import cluster from 'node:cluster'
-import { rm, writeFile } from 'node:fs/promises'
 import { extname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { brokerError } from '../../errors.js'
+import { BrokerError, brokerError } from '../../errors.js'
 import { notice } from '../../log.js'
 import { type ServeOptions, resolveServeConfig } from './config.js'
+import { claimPidFile } from './pid-file.js'
 import { type ForkWorker, createSupervisor } from './supervisor.js'
-import { SETUP_ENV, type WorkerMessage, type WorkerSetup } from './worker.js'
+import { SETUP_ENV, type WorkerMessage, type WorkerSetup } from './setup.js'
 
 export type { ServeOptions } from './config.js'
 
@@ -15,9 +15,9 @@ export interface ServeResult {
   port: number
   workers: number
   store: string
-  pidFile: string
+  pid_file: string
   /** How the primary stopped: a signal's name. */
-  stoppedBy: string
+  stopped_by: string
 }
 
 /** Forks cluster workers that run worker-main with `setup`. */
@@ -51,11 +51,7 @@ function clusterFork(setup: WorkerSetup): ForkWorker {
 /** `broker serve`: the primary process. Forks workers, restarts the dead, drains on SIGTERM/SIGINT. */
 export async function serve(opts: ServeOptions): Promise<ServeResult> {
   const { config, driver, cwd, pidFile, url, storeLabel } = await resolveServeConfig(opts)
-  try {
-    await writeFile(pidFile, `${process.pid}\n`)
-  } catch (err) {
-    throw brokerError('pidFileUnwritable', { file: pidFile, reason: (err as Error).message })
-  }
+  const pid = await claimPidFile(pidFile)
 
   const { workers } = config
   const supervisor = createSupervisor({
@@ -74,11 +70,23 @@ export async function serve(opts: ServeOptions): Promise<ServeResult> {
   let stopped
   try {
     stopped = await supervisor.run()
+  } catch (err) {
+    // Every worker failing to listen on a busy port is the user's to fix with --port.
+    throw err instanceof BrokerError && /\bEADDRINUSE\b/.test(err.message)
+      ? brokerError('portInUse', { port: config.port })
+      : err
   } finally {
-    await rm(pidFile, { force: true })
+    await pid.release()
     process.off('SIGTERM', onTerm)
     process.off('SIGINT', onInt)
   }
   notice(`stopped (${stopped.reason})`)
-  return { url, port: stopped.port ?? config.port, workers, store: storeLabel, pidFile, stoppedBy: stopped.reason }
+  return {
+    url,
+    port: stopped.port ?? config.port,
+    workers,
+    store: storeLabel,
+    pid_file: pidFile,
+    stopped_by: stopped.reason,
+  }
 }

@@ -1,5 +1,5 @@
 import { BrokerError, brokerError } from '../../errors.js'
-import type { WorkerMessage } from './worker.js'
+import type { WorkerMessage } from './setup.js'
 
 /** What a worker process tells the supervisor; the fork function calls these. */
 export interface WorkerEvents {

@@ -1,18 +1,6 @@
-import type { ResolvedConfig } from '../../broker/deps.js'
-import type { StoreDriver } from '../../broker/redis/connect.js'
 import { buildServer } from '../../broker/http/build.js'
 import { createBroker } from '../../broker/index.js'
-
-/** What the primary sends a worker in its environment. */
-export interface WorkerSetup {
-  config: ResolvedConfig
-  driver: StoreDriver
-  cwd: string
-}
-
-export type WorkerMessage = { type: 'ready'; port: number } | { type: 'fatal'; code: string; message: string }
-
-export const SETUP_ENV = 'BROKER_WORKER_SETUP'
+import type { WorkerMessage, WorkerSetup } from './setup.js'
 
 /** A worker: builds the server, listens, and drains on the primary's word. */
 export async function runWorker(setup: WorkerSetup): Promise<void> {

@@ -1,0 +1,137 @@
+import { createLocalJWKSet, errors, jwtVerify, type JSONWebKeySet, type JWTPayload } from 'jose'
+import { FlowError, type FlowContext } from '../contract.js'
+
+type Http = FlowContext['http']
+
+/** Clock skew allowed on exp, iat and nbf, in seconds. */
+const SKEW_SECONDS = 60
+/** An id_token older than this at /callback is refused: it was minted for this very exchange. */
+const MAX_AGE = '10m'
+/** Asymmetric JWS algorithms only: a JWKS holds public keys, and `none` or HMAC has no place here. */
+const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519']
+
+// A provider's keys change rarely, and every OpenID flow of an issuer reads them at /callback:
+// kept per jwks_uri for JWKS_TTL_MS (refetched at once on an unknown kid, at most every
+// REFETCH_MS), at most MAX_SETS of them (the map starts over when full).
+const JWKS_TTL_MS = 10 * 60_000
+const REFETCH_MS = 5_000
+const MAX_SETS = 256
+let jwksCache = new Map<string, { keys: JSONWebKeySet; until: number; fetchedAt: number }>()
+
+/** What the broker checks an id_token against. */
+export interface IdTokenCheck {
+  jwksUri: string
+  /** The issuer the token must name, when the record's provider has one. */
+  issuer?: string
+  clientId: string
+  /** The nonce sent in the authorization request, if one was. */
+  nonce?: string
+}
+
+/**
+ * Verifies an id_token (OpenID Connect Core §3.1.3.7): signature against the provider's JWKS,
+ * `iss`, `aud` (and `azp`), `exp`/`iat` with a small skew, `nonce`. Throws a FlowError
+ * `invalid_id_token` saying which check failed.
+ */
+export async function verifyIdToken(idToken: string, check: IdTokenCheck, http: Http): Promise<JWTPayload> {
+  let payload: JWTPayload
+  try {
+    payload = await verifyOnce(idToken, check, http, false)
+  } catch (err) {
+    // A key the cached set does not hold: the provider may have rotated its keys.
+    if (!(err instanceof errors.JWKSNoMatchingKey)) throw invalid(err)
+    try {
+      payload = await verifyOnce(idToken, check, http, true)
+    } catch (again) {
+      throw invalid(again)
+    }
+  }
+  const aud = Array.isArray(payload.aud) ? payload.aud : [payload.aud]
+  if (aud.length > 1 || payload.azp !== undefined) {
+    if (payload.azp !== check.clientId)
+      throw idTokenError(`its azp "${String(payload.azp).slice(0, 100)}" is not the client_id`)
+  }
+  if (check.nonce !== undefined && payload.nonce !== check.nonce)
+    throw idTokenError('its nonce is not the one sent in the authorization request')
+  return payload
+}
+
+async function verifyOnce(idToken: string, check: IdTokenCheck, http: Http, refresh: boolean): Promise<JWTPayload> {
+  const keys = await keySet(check.jwksUri, http, refresh)
+  const { payload } = await jwtVerify(idToken, createLocalJWKSet(keys), {
+    issuer: check.issuer,
+    audience: check.clientId,
+    clockTolerance: SKEW_SECONDS,
+    maxTokenAge: MAX_AGE,
+    algorithms: ALGORITHMS,
+    requiredClaims: ['iss', 'sub', 'aud', 'exp', 'iat'],
+  })
+  return payload
+}
+
+/** The provider's JWKS, from the cache unless stale or `refresh` (then at most every REFETCH_MS). */
+async function keySet(uri: string, http: Http, refresh: boolean): Promise<JSONWebKeySet> {
+  const hit = jwksCache.get(uri)
+  const now = Date.now()
+  if (hit && hit.until > now && (!refresh || now - hit.fetchedAt < REFETCH_MS)) return hit.keys
+  const answer = await http(uri, { headers: { accept: 'application/json, application/jwk-set+json' } })
+  let keys: unknown
+  try {
+    keys = answer.status === 200 ? JSON.parse(answer.body) : undefined
+  } catch {
+    keys = undefined
+  }
+  if (!keys || typeof keys !== 'object' || !Array.isArray((keys as JSONWebKeySet).keys)) {
+    throw new FlowError('PROVIDER_ERROR', `The provider's JWKS at ${uri} answered ${answer.status} without a key set`)
+  }
+  if (jwksCache.size >= MAX_SETS) jwksCache = new Map()
+  jwksCache.set(uri, { keys: keys as JSONWebKeySet, until: now + JWKS_TTL_MS, fetchedAt: now })
+  return keys as JSONWebKeySet
+}
+
+const idTokenError = (why: string) =>
+  new FlowError('invalid_id_token', `The provider's id_token was refused: ${why}`, 'PROVIDER_ERROR')
+
+/** jose's verdict in the broker's words (its messages name the claim, never the token). */
+function invalid(err: unknown): FlowError {
+  if (err instanceof FlowError) return err
+  if (err instanceof errors.JWTExpired) return idTokenError('it has expired')
+  if (err instanceof errors.JWTClaimValidationFailed) return idTokenError(`${err.claim} check failed (${err.reason})`)
+  if (err instanceof errors.JWSSignatureVerificationFailed) return idTokenError('its signature does not verify')
+  if (err instanceof errors.JWKSNoMatchingKey) return idTokenError("no key of the provider's JWKS matches it")
+  if (err instanceof errors.JOSEAlgNotAllowed) return idTokenError('it is signed with an algorithm not allowed here')
+  if (err instanceof errors.JOSEError) return idTokenError(err.message)
+  return idTokenError('it is not a valid JWT')
+}
+
+/** Whether `scope` (space separated) asks for OpenID Connect. */
+export const wantsOpenId = (scope: unknown): boolean =>
+  Array.isArray(scope)
+    ? scope.includes('openid')
+    : typeof scope === 'string' && scope.split(/[\s,+]+/).includes('openid')
+
+/**
+ * Checks the id_token of a token answer as far as the broker can: verified against the
+ * provider's JWKS when it knows one (true), passed on unverified when it knows none (false),
+ * undefined when there is no id_token and none was asked for. Throws when verification fails.
+ */
+export async function checkIdToken(
+  ctx: FlowContext,
+  token: Readonly<Record<string, unknown>>,
+  provider: { issuer?: string; jwks?: string },
+  nonce?: string,
+): Promise<boolean | undefined> {
+  const idToken = token.id_token
+  if (typeof idToken !== 'string' || !idToken) {
+    // OpenID Connect Core §3.1.3.3: an openid request's token answer carries an id_token.
+    if (nonce !== undefined && provider.jwks) throw idTokenError('the token answer has none')
+    return undefined
+  }
+  if (!provider.jwks) return false
+  await verifyIdToken(
+    idToken,
+    { jwksUri: provider.jwks, issuer: provider.issuer, clientId: String(ctx.record.client_id ?? ''), nonce },
+    ctx.http,
+  )
+  return true
+}

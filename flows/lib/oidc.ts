@@ -1,0 +1,172 @@
+import { FlowError, type FlowContext, type FlowRecord } from '../contract.js'
+import { clientAuthMethod } from './client-auth.js'
+import { isHttpUrl } from './urls.js'
+
+type Http = FlowContext['http']
+
+/** What the broker reads of an issuer's metadata (OpenID Connect Discovery 1.0, RFC 8414, RFC 9126, RFC 9207). */
+export interface ProviderMetadata {
+  issuer: string
+  authorization_endpoint?: string
+  token_endpoint?: string
+  jwks_uri?: string
+  pushed_authorization_request_endpoint?: string
+  require_pushed_authorization_requests?: boolean
+  token_endpoint_auth_methods_supported?: string[]
+  authorization_response_iss_parameter_supported?: boolean
+}
+
+/** A record's provider as the flow uses it: explicit record fields first, then the issuer's metadata. */
+export interface Endpoints {
+  issuer?: string
+  authorize?: string
+  token?: string
+  jwks?: string
+  par?: string
+  /** Push the authorization request (RFC 9126): the record's `par`, else the metadata's requirement. */
+  usePar: boolean
+  /** The authorization response always carries `iss` (RFC 9207 metadata). */
+  issAlways: boolean
+  /** The token endpoint's client authentication methods, when the metadata lists them. */
+  authMethods?: readonly string[]
+}
+
+// Metadata changes rarely and every flow of an issuer reads it at /store, /start and /callback:
+// kept per issuer for METADATA_TTL_MS, at most MAX_ISSUERS of them (the map starts over when full).
+const METADATA_TTL_MS = 10 * 60_000
+const MAX_ISSUERS = 256
+let metadataCache = new Map<string, { value: ProviderMetadata; until: number }>()
+
+/** Whether a record field reads as true ("true", "1", "yes", "on" from forms). */
+export const flag = (v: unknown): boolean => v === true || (typeof v === 'string' && /^(true|1|yes|on)$/i.test(v))
+
+const text = (v: unknown): string | undefined => (typeof v === 'string' && v ? v : undefined)
+
+/**
+ * The issuer's metadata: `/.well-known/openid-configuration`, then RFC 8414's
+ * `/.well-known/oauth-authorization-server`; cached per issuer. Throws a FlowError naming the issuer.
+ */
+export async function discover(issuer: string, http: Http): Promise<ProviderMetadata> {
+  const hit = metadataCache.get(issuer)
+  if (hit && hit.until > Date.now()) return hit.value
+  const reasons: string[] = []
+  for (const url of wellKnownUrls(issuer)) {
+    const answer = await http(url, { headers: { accept: 'application/json' } })
+    if (answer.status !== 200) {
+      reasons.push(`${url} answered ${answer.status}`)
+      continue
+    }
+    let meta: unknown
+    try {
+      meta = JSON.parse(answer.body)
+    } catch {
+      reasons.push(`${url} answered with a body that is not JSON`)
+      continue
+    }
+    if (!meta || typeof meta !== 'object' || Array.isArray(meta)) {
+      reasons.push(`${url} answered with JSON that is not an object`)
+      continue
+    }
+    const value = meta as ProviderMetadata
+    // OpenID Discovery §4.3 and RFC 8414 §3.3: the metadata must name the very issuer it was fetched for.
+    if (value.issuer !== issuer) {
+      throw new FlowError(
+        'PROVIDER_ERROR',
+        `Discovery for ${issuer} failed: the metadata names the issuer "${String(value.issuer).slice(0, 200)}"`,
+      )
+    }
+    if (metadataCache.size >= MAX_ISSUERS) metadataCache = new Map()
+    metadataCache.set(issuer, { value, until: Date.now() + METADATA_TTL_MS })
+    return value
+  }
+  throw new FlowError('PROVIDER_ERROR', `Discovery for ${issuer} failed: ${reasons.join('; ')}`)
+}
+
+/** The two well-known addresses of an issuer's metadata, OpenID's first. */
+function wellKnownUrls(issuer: string): string[] {
+  const u = new URL(issuer)
+  const path = u.pathname.replace(/\/$/, '')
+  return [
+    `${u.origin}${path}/.well-known/openid-configuration`,
+    // RFC 8414 §3.1: the well-known segment goes between the host and the issuer's path.
+    `${u.origin}/.well-known/oauth-authorization-server${path}`,
+  ]
+}
+
+/** The record's endpoints, discovered from its `issuer` when it has one (cached); explicit fields win. */
+export async function endpoints(record: Readonly<FlowRecord>, http: Http): Promise<Endpoints> {
+  const issuer = text(record.issuer)
+  return merge(record, issuer ? await discover(issuer, http) : undefined)
+}
+
+/**
+ * The record's endpoints without I/O: from the record alone, or with its issuer's cached metadata;
+ * undefined when the record names an issuer whose metadata is not cached.
+ */
+export function cachedEndpoints(record: Readonly<FlowRecord>): Endpoints | undefined {
+  const issuer = text(record.issuer)
+  if (!issuer) return merge(record, undefined)
+  const hit = metadataCache.get(issuer)
+  return hit && hit.until > Date.now() ? merge(record, hit.value) : undefined
+}
+
+function merge(record: Readonly<FlowRecord>, meta: ProviderMetadata | undefined): Endpoints {
+  return {
+    issuer: text(record.issuer),
+    authorize: text(record.authorize_url) ?? meta?.authorization_endpoint,
+    token: text(record.access_url) ?? meta?.token_endpoint,
+    jwks: text(record.jwks_uri) ?? meta?.jwks_uri,
+    par: text(record.par_url) ?? meta?.pushed_authorization_request_endpoint,
+    usePar: record.par !== undefined ? flag(record.par) : meta?.require_pushed_authorization_requests === true,
+    issAlways: meta?.authorization_response_iss_parameter_supported === true,
+    authMethods: Array.isArray(meta?.token_endpoint_auth_methods_supported)
+      ? meta.token_endpoint_auth_methods_supported
+      : undefined,
+  }
+}
+
+/** Problems with a record's OpenID/metadata fields, as `{field: message}`, before any I/O. */
+export function metadataFieldProblems(record: Readonly<FlowRecord>): Record<string, string> {
+  const problems: Record<string, string> = {}
+  for (const field of ['issuer', 'jwks_uri', 'par_url']) {
+    if (record[field] !== undefined && !isHttpUrl(String(record[field])))
+      problems[field] = 'must be an absolute http(s) URL'
+  }
+  const issuer = text(record.issuer)
+  if (issuer && isHttpUrl(issuer) && (issuer.includes('?') || issuer.includes('#')))
+    problems.issuer = 'must have no query or fragment'
+  if (record.body_format !== undefined && !['json', 'form'].includes(String(record.body_format)))
+    problems.body_format = 'must be json or form'
+  return problems
+}
+
+/** What the discovered metadata leaves missing or contradicts, as `{field: message}`. */
+export function endpointProblems(
+  record: Readonly<FlowRecord>,
+  e: Endpoints,
+  need: { authorize: boolean },
+  allowed: (url: string) => boolean,
+): Record<string, string> {
+  const method = record.client_auth === undefined ? undefined : clientAuthMethod(record)
+  const problems: Record<string, string> = {}
+  const from = e.issuer ? ' (neither in the record nor in the issuer metadata)' : ''
+  if (need.authorize && !e.authorize) problems.authorize_url = `is required${from}`
+  if (!e.token) problems.access_url = `is required${from}`
+  if (need.authorize && e.usePar && !e.par) problems.par_url = `is required to push authorization requests${from}`
+  if (method && e.authMethods && !e.authMethods.includes(method))
+    problems.client_auth = `${method} is not supported by ${e.issuer}; it supports ${e.authMethods.join(', ')}`
+  for (const [field, url] of [
+    ['authorize_url', e.authorize],
+    ['access_url', e.token],
+    ['jwks_uri', e.jwks],
+    ['par_url', e.par],
+  ] as const) {
+    if (url === undefined || problems[field] || url === text(record[field])) continue
+    // A URL the issuer's metadata gave: the same rules as one the record names.
+    if (!isHttpUrl(url))
+      problems[field] = `must be an absolute http(s) URL; the issuer metadata gives "${url.slice(0, 200)}"`
+    else if (!allowed(url))
+      problems[field] = `is not in providers.allow: the issuer metadata gives ${new URL(url).origin}`
+  }
+  return problems
+}

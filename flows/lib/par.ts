@@ -1,0 +1,33 @@
+import { FlowError, type FlowContext } from '../contract.js'
+import { endpointRequest } from './client-auth.js'
+
+/**
+ * Pushes an authorization request (RFC 9126) with the flow's client authentication and returns
+ * the `request_uri` the browser carries to the authorization endpoint instead of the parameters.
+ */
+export async function pushAuthorizationRequest(
+  ctx: FlowContext,
+  parUrl: string,
+  params: Readonly<Record<string, string>>,
+  options: { audience: string; supported?: readonly string[] },
+): Promise<string> {
+  const answer = await ctx.http(parUrl, await endpointRequest(ctx.record, params, options))
+  let body: Record<string, unknown> | undefined
+  try {
+    const parsed: unknown = JSON.parse(answer.body)
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) body = parsed as Record<string, unknown>
+  } catch {
+    body = undefined
+  }
+  if (body && typeof body.error === 'string') {
+    const description = typeof body.error_description === 'string' ? body.error_description : body.error
+    throw new FlowError(body.error, `The pushed authorization request was refused: ${description}`)
+  }
+  if ((answer.status !== 201 && answer.status !== 200) || typeof body?.request_uri !== 'string' || !body.request_uri) {
+    throw new FlowError(
+      'PROVIDER_ERROR',
+      `The pushed authorization request endpoint answered ${answer.status} without a request_uri`,
+    )
+  }
+  return body.request_uri
+}

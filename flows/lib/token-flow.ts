@@ -1,0 +1,35 @@
+import type { FlowContext, FlowRecord, StepResult, StoreIo } from '../contract.js'
+import { clientAuthProblems } from './client-auth.js'
+import { checkIdToken } from './id-token.js'
+import { deliverable, requestToken } from './oauth2.js'
+import { cachedEndpoints, endpointProblems, endpoints, metadataFieldProblems } from './oidc.js'
+
+/**
+ * /store checks shared by the flows that only call the token endpoint (client credentials, refresh,
+ * password): client authentication, `access_url` or an `issuer` to discover it from.
+ */
+export async function tokenFlowProblems(record: Readonly<FlowRecord>, io: StoreIo): Promise<Record<string, string>> {
+  const problems = { ...clientAuthProblems(record), ...metadataFieldProblems(record) }
+  if (Object.keys(problems).length) return problems
+  if (!record.issuer && record.access_url === undefined)
+    return { access_url: 'is required (or an issuer to discover it from)' }
+  const e = record.issuer ? await endpoints(record, io.http) : cachedEndpoints(record)!
+  return endpointProblems(record, e, { authorize: false }, io.allowed)
+}
+
+/**
+ * One token request with `params` at the record's (or its issuer's) token endpoint, delivered as
+ * the app gets it; an id_token in the answer (a refresh with openid) is verified when the broker
+ * knows the provider's keys.
+ */
+export async function tokenStep(ctx: FlowContext, params: Record<string, string>): Promise<StepResult> {
+  const e = await endpoints(ctx.record, ctx.http)
+  const token = await requestToken(ctx, params, {
+    url: e.token!,
+    audience: e.issuer ?? e.token,
+    authMethods: e.authMethods,
+  })
+  const verified = await checkIdToken(ctx, token, e)
+  const deliver = deliverable(token, ctx.record)
+  return { deliver: verified === undefined ? deliver : { ...deliver, id_token_verified: verified } }
+}
