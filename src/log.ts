@@ -1,4 +1,5 @@
 import { type Logger, destination, pino } from 'pino'
+import { redactDeep } from './broker/flows/redact.js'
 
 /** The one pino logger of a process, JSON lines on stderr; shared with Fastify. */
 export function createLogger(level: string): Logger {
@@ -6,20 +7,9 @@ export function createLogger(level: string): Logger {
     {
       level,
       base: { pid: process.pid },
-      // Belt and braces: even a debug line must not print a secret that slipped into an object.
-      redact: {
-        paths: [
-          '*.client_secret',
-          '*.consumer_secret',
-          '*.password',
-          '*.access_token',
-          '*.refresh_token',
-          '*.private_key',
-          'req.headers.authorization',
-          'req.headers.cookie',
-        ],
-        censor: '[redacted]',
-      },
+      // Belt and braces: even a debug line must not print a secret that slipped into an object, at
+      // any depth: the same list of secret names as /hash-check, URL credentials scrubbed too.
+      formatters: { log: (object) => redactDeep(object) as Record<string, unknown> },
     },
     destination({ fd: 2, sync: false }),
   )

@@ -8,6 +8,7 @@ import { FlowStore } from './redis/flow-store.js'
 import { Sealer } from './redis/seal.js'
 import type { BrokerDeps, ResolvedConfig } from './deps.js'
 import { PluginRegistry } from './flows/plugins.js'
+import { compilePolicy, setProviderPolicy } from './outbound/policy.js'
 
 export interface Broker extends BrokerDeps {
   readonly driver: StoreDriver
@@ -23,6 +24,8 @@ export async function createBroker(
 ): Promise<Broker> {
   const redis = opts.redis ?? (await connectStore(config.store, driver))
   const log = createLogger(config.log.level)
+  // Every provider request of this process, and /store's checks, go by this deployment's policy.
+  setProviderPolicy(compilePolicy(config))
   const pluginsDir = config.plugins.dir ? resolve(opts.cwd ?? process.cwd(), config.plugins.dir) : undefined
   const secrets = storeSecrets(config)
   const store = new FlowStore(redis, { expireSeconds: config.store.expire, prefix: config.store.prefix, secrets })

@@ -1,8 +1,9 @@
 import { FlowError, type FlowContext, type HttpAnswer, type HttpRequest } from '../../../flows/contract.js'
 import type { FlowEntry } from '../redis/flow-store.js'
 import type { BrokerDeps } from '../deps.js'
-
-const MAX_ANSWER = 1_048_576
+import { brokerError } from '../../errors.js'
+import { providerPolicy } from '../outbound/policy.js'
+import { MAX_ANSWER, OutboundError, outboundRequest } from '../outbound/request.js'
 
 /** The context a flow step gets, for one request. */
 export function flowContext(
@@ -21,66 +22,43 @@ export function flowContext(
   }
 }
 
-/** HTTP to a provider with a timeout; every failure becomes a FlowError the app can be told about. */
+/**
+ * HTTP to a provider with a timeout, under the process's provider policy (providers.allow, and the
+ * address guard at connect time); every failure becomes a FlowError the app can be told about. Its
+ * text names the origin the record gave and what kind of failure it was, never an address the
+ * guard refused or the socket's own error (a port scanner's answer).
+ */
 export async function providerFetch(url: string, request: HttpRequest = {}, timeoutMs: number): Promise<HttpAnswer> {
-  const origin = safeOrigin(url)
-  let res: Response
+  let target: URL
   try {
-    res = await fetch(url, {
-      method: request.method ?? 'GET',
-      headers: { 'user-agent': 'broker (+oauth flow broker)', ...request.headers },
-      body: request.body,
-      redirect: 'manual',
-      signal: AbortSignal.timeout(timeoutMs),
-    })
-  } catch (err) {
-    throw fetchError(err, origin, timeoutMs)
+    target = new URL(url)
+  } catch {
+    throw new FlowError('PROVIDER_ERROR', brokerError('providerUrlInvalid').message)
   }
-  let body: string
   try {
-    body = await readCapped(res)
+    return await outboundRequest(providerPolicy(), target, request, timeoutMs)
   } catch (err) {
-    throw fetchError(err, origin, timeoutMs)
+    throw fetchError(err, target.origin, timeoutMs)
   }
-  const headers: Record<string, string> = {}
-  res.headers.forEach((v, k) => (headers[k] = v))
-  return { status: res.status, headers, body }
 }
 
-/** Reads the body as it arrives and cancels it once past MAX_ANSWER, so an endless answer never sits in memory. */
-async function readCapped(res: Response): Promise<string> {
-  if (!res.body) return ''
-  const reader = res.body.getReader()
-  const chunks: Uint8Array[] = []
-  let size = 0
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done) break
-    size += value.byteLength
-    if (size > MAX_ANSWER) {
-      // Cancelling closes the connection: the provider stops sending and what arrived is dropped.
-      void reader.cancel().catch(() => undefined)
-      throw new Error(`answer larger than ${MAX_ANSWER} bytes`)
-    }
-    chunks.push(value)
-  }
-  // Decoded once, whole: a character split across chunks comes out right.
-  return Buffer.concat(chunks, size).toString('utf8')
+const REASONS: Record<OutboundError['kind'], string> = {
+  refused: '',
+  timeout: '',
+  'too-large': `answer larger than ${MAX_ANSWER} bytes`,
+  unresolved: 'its host name does not resolve',
+  tls: 'its TLS certificate was not accepted',
+  connection: 'the connection failed',
 }
 
-function fetchError(err: unknown, origin: string, timeoutMs: number): FlowError {
-  const e = err as Error & { cause?: { code?: string; message?: string } }
-  if (e.name === 'TimeoutError' || e.name === 'AbortError') {
+function fetchError(thrown: unknown, origin: string, timeoutMs: number): FlowError {
+  // http.request throws on a header it cannot send; /store refuses such fields, a plugin may still build one.
+  const err = thrown instanceof OutboundError ? thrown : new OutboundError('connection', String(thrown))
+  if (err.kind === 'timeout') {
     return new FlowError('PROVIDER_TIMEOUT', `${origin} did not answer within ${timeoutMs} ms`, 'PROVIDER_TIMEOUT')
   }
-  const cause = e.cause?.code ?? e.cause?.message ?? e.message
-  return new FlowError('PROVIDER_ERROR', `Could not reach ${origin}: ${cause}`)
-}
-
-function safeOrigin(url: string): string {
-  try {
-    return new URL(url).origin
-  } catch {
-    return 'the provider'
+  if (err.kind === 'refused') {
+    return new FlowError('PROVIDER_NOT_ALLOWED', brokerError('providerRefused', { origin }).message)
   }
+  return new FlowError('PROVIDER_ERROR', `Could not reach ${origin}: ${REASONS[err.kind] || 'the request failed'}`)
 }

@@ -8,6 +8,7 @@ import { NO_STORE, deliverError, deliverResult } from './deliver.js'
 import { providerHost } from './record.js'
 import type { Reply } from './reply.js'
 import { redirect } from './reply.js'
+import { safeText } from './redact.js'
 
 /** What a route hands the runner: the request's parameters (query and body) and cookies. */
 export interface FlowRequest {
@@ -148,10 +149,13 @@ async function afterStep(deps: BrokerDeps, entry: FlowEntry, step: StepResult, r
     // request token) does, in the same round trip (pipelined): the browser cannot reach /callback
     // before the 302 is sent.
     const correlate = step.await && step.await !== entry.data.state
-    await Promise.all([
+    const [bound] = await Promise.all([
       correlate ? deps.store.correlate(step.await!, entry.hash, entry.expiresAt) : undefined,
       reusable ? undefined : advanceOrRefuse(deps, entry.progress, next),
     ])
+    // A request token another flow holds already: this flow fails, the other keeps its callback.
+    if (bound === false)
+      return fail(deps, next, new FlowError('PROVIDER_ERROR', brokerError('requestTokenTaken').message))
     publish(deps, next, 'redirected')
     const cookie = step.await ? bindingCookie(deps, next) : undefined
     return redirect(step.redirect, { cookie })
@@ -198,13 +202,16 @@ const OAUTH_ERROR: Partial<Record<FlowError['brokerCode'], string>> = {
   VALIDATION: 'invalid_request',
 }
 const isBrokerCode = (code: string) => /^[A-Z][A-Z_]*$/.test(code)
+// RFC 6749 §4.1.2.1: an error code is printable ASCII without " and \.
+const OAUTH_CODE = /^[\x20\x21\x23-\x5b\x5d-\x7e]{1,64}$/
 
 /** A flow's failure in both vocabularies: the broker's registry code and the OAuth `error` the app receives. */
 function flowFailure(err: FlowError): FlowFailure {
   const code = isBrokerCode(err.code) && err.code in ERRORS ? (err.code as FlowError['brokerCode']) : err.brokerCode
   // A provider's own code (invalid_grant, access_denied …) reaches the app as the provider sent it.
   const oauth = isBrokerCode(err.code) ? (OAUTH_ERROR[code] ?? 'server_error') : err.code
-  return { code, error: oauth, description: err.description }
+  // What reaches the app and /hash-check: a provider's words as one short line without secrets, a sane code.
+  return { code, error: OAUTH_CODE.test(oauth) ? oauth : 'server_error', description: safeText(err.description) }
 }
 
 async function advanceOrRefuse(deps: BrokerDeps, from: Progress, next: FlowEntry): Promise<void> {

@@ -1,4 +1,5 @@
 import { newFlowIds } from '../ids.js'
+import { checkRecordDestinations } from '../outbound/record-check.js'
 import { expandProvider } from '../providers/expand.js'
 import type { FlowEntry } from '../redis/flow-store.js'
 import type { BrokerDeps } from '../deps.js'
@@ -23,6 +24,7 @@ export async function storeFlow(deps: BrokerDeps, body: unknown): Promise<Stored
   const name = recordPluginName(sanitized)
   const plugin = deps.plugins.loaded(name) ?? (await deps.plugins.get(name))
   const record = await validateRecord(sanitized, plugin, deps.config)
+  checkRecordDestinations(record)
   const now = Date.now()
   // The OAuth state is the flow's from the start: /callback derives the hash from it.
   const { hash, state } = newFlowIds(deps.config.session.secret)

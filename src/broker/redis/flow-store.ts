@@ -117,13 +117,17 @@ export class FlowStore {
     return progressOfCode(res) ?? 'failed'
   }
 
-  /** Remembers which flow a callback id (an OAuth 1.0a request token) belongs to, for the flow's lifetime. */
-  async correlate(id: string, hash: string, expiresAt: number): Promise<void> {
+  /**
+   * Remembers which flow a callback id (an OAuth 1.0a request token) belongs to, for the flow's
+   * lifetime. Only once (SET NX): false when the id is bound already, to this flow or another, so a
+   * second flow handed the same request token can never take over the first one's callback.
+   */
+  async correlate(id: string, hash: string, expiresAt: number): Promise<boolean> {
     const ms = Math.max(1, expiresAt - Date.now())
     const sealing = this.sealer.derive('callback', id)
     const key = this.keys.callback(sealing.name)
     const value = encodeSealed(this.sealer.seal(sealing, key, hash))
-    await this.send(() => this.redis.set(key, value, 'PX', ms))
+    return (await this.send(() => this.redis.set(key, value, 'PX', ms, 'NX'))) === 'OK'
   }
 
   /** The flow hash a callback id belongs to. */

@@ -1,0 +1,53 @@
+import ipaddr from 'ipaddr.js'
+
+/**
+ * What an address is to the broker as a client: `public` (any provider), `internal` (loopback,
+ * private, unique-local, shared: a developer's own machine or network), `forbidden` (link-local and
+ * cloud metadata, unspecified, multicast, broadcast, reserved: never a provider).
+ */
+export type AddressClass = 'public' | 'internal' | 'forbidden'
+
+// Cloud metadata services outside link-local: AWS over IPv6, Alibaba (shared space), Oracle.
+const METADATA = new Set(['fd00:ec2::254', '100.100.100.200', '192.0.0.192'])
+
+const V4: Readonly<Record<string, AddressClass>> = {
+  unicast: 'public',
+  loopback: 'internal',
+  private: 'internal',
+  carrierGradeNat: 'internal',
+}
+const V6: Readonly<Record<string, AddressClass>> = {
+  unicast: 'public',
+  loopback: 'internal',
+  uniqueLocal: 'internal',
+}
+
+/**
+ * Classifies an IP address as the socket will see it. ipaddr.js reads every spelling the resolver
+ * or URL parser may hand on; IPv4-mapped IPv6 is judged as its IPv4 address, and NAT64 and 6to4
+ * addresses as the IPv4 address they carry. Anything unparsable is forbidden.
+ */
+export function classifyAddress(address: string): AddressClass {
+  const text = address.startsWith('[') && address.endsWith(']') ? address.slice(1, -1) : address
+  if (!ipaddr.isValid(text)) return 'forbidden'
+  const ip = ipaddr.process(text)
+  if (METADATA.has(ip.toString())) return 'forbidden'
+  if (ip.kind() === 'ipv4') return V4[ip.range()] ?? 'forbidden'
+  const v6 = ip as ipaddr.IPv6
+  const range = v6.range()
+  const p = v6.parts
+  // NAT64 (64:ff9b::/96) and 6to4 (2002::/16) reach the IPv4 address they embed.
+  if (range === 'rfc6052') return classifyAddress(v4Of(p[6]!, p[7]!))
+  if (range === '6to4') return classifyAddress(v4Of(p[1]!, p[2]!))
+  // IPv4-compatible (::a.b.c.d, deprecated): no provider lives there.
+  if (range === 'unicast' && p.slice(0, 6).every((x) => x === 0)) return 'forbidden'
+  return V6[range] ?? 'forbidden'
+}
+
+const v4Of = (hi: number, lo: number): string => `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`
+
+/** Whether `host` (a URL's hostname, IPv6 in brackets or not) is an IP literal rather than a name. */
+export function isIpLiteral(host: string): boolean {
+  const text = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host
+  return ipaddr.isValid(text) && (text.includes(':') || ipaddr.IPv4.isValidFourPartDecimal(text))
+}

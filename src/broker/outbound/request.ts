@@ -1,0 +1,146 @@
+import { Agent as HttpAgent, type IncomingMessage, request as httpRequest } from 'node:http'
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https'
+import type { LookupAddress, LookupAllOptions, LookupOneOptions } from 'node:dns'
+import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib'
+import type { Readable } from 'node:stream'
+import type { HttpAnswer, HttpRequest } from '../../../flows/contract.js'
+import { isIpLiteral } from './addresses.js'
+import type { ProviderPolicy } from './policy.js'
+
+/** Why a provider request did not get an answer; `kind` is all an error text may say. */
+export class OutboundError extends Error {
+  constructor(
+    readonly kind: 'refused' | 'timeout' | 'too-large' | 'unresolved' | 'tls' | 'connection',
+    /** The low-level reason, for the log only: it may name internal addresses. */
+    readonly detail: string,
+  ) {
+    super(kind)
+    this.name = 'OutboundError'
+  }
+}
+
+export const MAX_ANSWER = 1_048_576
+
+// Kept-alive connections per origin: a provider's token endpoint is called again and again.
+const agents = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) }
+
+type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void
+
+/**
+ * A `lookup` for net.connect that resolves through the policy's resolver and keeps only the
+ * addresses the policy permits for `hostname`: the check is on what the socket connects to, at
+ * connect time, so neither DNS rebinding nor a second record dodges it.
+ */
+function guardedLookup(policy: ProviderPolicy) {
+  return (hostname: string, options: LookupOneOptions | LookupAllOptions, callback: LookupCallback): void => {
+    policy.resolve(hostname).then(
+      (all) => {
+        const family = typeof options.family === 'number' ? options.family : 0
+        const ok = all.filter((a) => (!family || a.family === family) && policy.permits(hostname, a.address))
+        if (!ok.length) {
+          const err: NodeJS.ErrnoException = new OutboundError(
+            'refused',
+            `${hostname} resolves to no permitted address`,
+          )
+          err.code = 'EPROVIDERNOTALLOWED'
+          return callback(err, '')
+        }
+        if (options.all) callback(null, ok)
+        else callback(null, ok[0]!.address, ok[0]!.family)
+      },
+      (err: NodeJS.ErrnoException) => callback(err, ''),
+    )
+  }
+}
+
+/**
+ * One HTTP request to a provider under `policy`, with a timeout over the whole exchange and the
+ * answer capped at MAX_ANSWER decoded bytes. No redirect is followed. Fails with an OutboundError.
+ */
+export function outboundRequest(
+  policy: ProviderPolicy,
+  url: URL,
+  req: HttpRequest,
+  timeoutMs: number,
+): Promise<HttpAnswer> {
+  if (!policy.allows(url.href)) return Promise.reject(new OutboundError('refused', `${url.origin} is not listed`))
+  // An IP literal is not looked up: net.connect takes it as it is, so it is judged here.
+  if (isIpLiteral(url.hostname) && !policy.permits(url.hostname, url.hostname)) {
+    return Promise.reject(new OutboundError('refused', `${url.hostname} is not a permitted address`))
+  }
+  const https = url.protocol === 'https:'
+  return new Promise<HttpAnswer>((resolve, reject) => {
+    let settled = false
+    const finish = (err: OutboundError | undefined, answer?: HttpAnswer) => {
+      if (settled) return
+      settled = true
+      clearTimeout(timer)
+      if (err) {
+        request.destroy()
+        reject(err)
+      } else resolve(answer!)
+    }
+    const request = (https ? httpsRequest : httpRequest)(url, {
+      method: req.method ?? 'GET',
+      headers: { 'user-agent': 'broker (+oauth flow broker)', ...req.headers },
+      agent: https ? agents.https : agents.http,
+      lookup: guardedLookup(policy) as never,
+    })
+    const timer = setTimeout(() => finish(new OutboundError('timeout', `no answer in ${timeoutMs} ms`)), timeoutMs)
+    request.on('error', (err) => finish(fromSocketError(err)))
+    request.on('response', (res) => {
+      readCapped(res).then(
+        (body) => finish(undefined, { status: res.statusCode ?? 0, headers: flatHeaders(res), body }),
+        (err: unknown) => finish(err instanceof OutboundError ? err : fromSocketError(err as Error)),
+      )
+    })
+    request.end(req.body)
+  })
+}
+
+function flatHeaders(res: IncomingMessage): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) out[k] = Array.isArray(v) ? v.join(', ') : v
+  return out
+}
+
+/** The body decoded (gzip, deflate, br, as a provider may send unasked), refused once past MAX_ANSWER. */
+async function readCapped(res: IncomingMessage): Promise<string> {
+  const encoding = String(res.headers['content-encoding'] ?? '').toLowerCase()
+  const decoder =
+    encoding === 'gzip' || encoding === 'x-gzip'
+      ? createGunzip()
+      : encoding === 'deflate'
+        ? createInflate()
+        : encoding === 'br'
+          ? createBrotliDecompress()
+          : undefined
+  const stream: Readable = decoder ? res.pipe(decoder) : res
+  if (decoder) res.once('error', (err) => decoder.destroy(err))
+  const chunks: Buffer[] = []
+  let size = 0
+  try {
+    for await (const chunk of stream) {
+      size += (chunk as Buffer).length
+      if (size > MAX_ANSWER) throw new OutboundError('too-large', `answer larger than ${MAX_ANSWER} bytes`)
+      chunks.push(chunk as Buffer)
+    }
+  } finally {
+    // An early end (too large, a failure) closes the connection: the provider stops sending.
+    if (size > MAX_ANSWER || !res.complete) {
+      res.destroy()
+      decoder?.destroy()
+    }
+  }
+  // Decoded once, whole: a character split across chunks comes out right.
+  return Buffer.concat(chunks, size).toString('utf8')
+}
+
+function fromSocketError(err: Error): OutboundError {
+  if (err instanceof OutboundError) return err
+  const code = (err as NodeJS.ErrnoException).code ?? ''
+  if (code === 'EPROVIDERNOTALLOWED') return new OutboundError('refused', err.message)
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'ENODATA') return new OutboundError('unresolved', code)
+  if (/CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO/.test(code)) return new OutboundError('tls', code)
+  return new OutboundError('connection', code || err.message)
+}
