@@ -73,15 +73,21 @@ describe('OpenID Connect against a strict oidc-provider', () => {
     ['client_secret_basic', { client_id: 'basic-client', client_secret: CLIENT_SECRET, client_auth: 'basic' }],
     ['client_secret_post', { client_id: 'post-client', client_secret: CLIENT_SECRET }],
     ['none (public client)', { client_id: 'public-client', client_auth: 'none' }],
-    ['client_secret_jwt', { client_id: 'secret-jwt-client', client_secret: CLIENT_SECRET, client_auth: 'client_secret_jwt' }],
-  ])('completes with %s from the issuer alone, verifies the id_token, and the refreshed token works', async (_, client) => {
-    const { got } = await runFlow(oidcRecord(client))
-    expect(got.access_token).toBeTruthy()
-    expect(got.id_token).toMatch(/^ey/)
-    expect(got.id_token_verified).toBe('true')
-    expect(got.state).toBe('app-state')
-    await refreshWorks(client, got.refresh_token!)
-  })
+    [
+      'client_secret_jwt',
+      { client_id: 'secret-jwt-client', client_secret: CLIENT_SECRET, client_auth: 'client_secret_jwt' },
+    ],
+  ])(
+    'completes with %s from the issuer alone, verifies the id_token, and the refreshed token works',
+    async (_, client) => {
+      const { got } = await runFlow(oidcRecord(client))
+      expect(got.access_token).toBeTruthy()
+      expect(got.id_token).toMatch(/^ey/)
+      expect(got.id_token_verified).toBe('true')
+      expect(got.state).toBe('app-state')
+      await refreshWorks(client, got.refresh_token!)
+    },
+  )
 
   it('completes with private_key_jwt (PEM, then the same key as a JWK object)', async () => {
     const pem = { client_id: 'jwt-client', client_auth: 'private_key_jwt', private_key: op.clientKeyPem }
@@ -102,7 +108,12 @@ describe('OpenID Connect against a strict oidc-provider', () => {
   })
 
   it('pushes the authorization request (PAR) at /start, not at /store, for a client that must', async () => {
-    const record = oidcRecord({ client_id: 'par-client', client_secret: CLIENT_SECRET, client_auth: 'basic', par: true })
+    const record = oidcRecord({
+      client_id: 'par-client',
+      client_secret: CLIENT_SECRET,
+      client_auth: 'basic',
+      par: true,
+    })
     const { url } = await storeAt(broker.url, record as Record<string, string>)
     const pushesBefore = op.requests.filter((r) => r === 'POST /request').length
     const browser = new Browser()
@@ -167,7 +178,10 @@ describe('/store checks of client authentication and discovery', () => {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ auth_version: '2', auth_leg: '3', client_id: 'c', ...record }),
-    }).then(async (res) => ({ status: res.status, body: (await res.json()) as Record<string, any> }))
+    }).then(async (res) => ({
+      status: res.status,
+      body: (await res.json()) as { code: string; message: string; fields: Record<string, string> },
+    }))
 
   it.each(['tls_client_auth', 'nonsense'])('refuses client_auth %s with 400 VALIDATION naming the field', async (v) => {
     const res = await store({ issuer: op.issuer, client_secret: 's', client_auth: v })

@@ -33,8 +33,18 @@ export async function startStrictProvider(port: number, redirectUri: string): Pr
   }
   const provider = new Provider(issuer, {
     clients: [
-      { ...base, client_id: 'basic-client', client_secret: CLIENT_SECRET, token_endpoint_auth_method: 'client_secret_basic' },
-      { ...base, client_id: 'post-client', client_secret: CLIENT_SECRET, token_endpoint_auth_method: 'client_secret_post' },
+      {
+        ...base,
+        client_id: 'basic-client',
+        client_secret: CLIENT_SECRET,
+        token_endpoint_auth_method: 'client_secret_basic',
+      },
+      {
+        ...base,
+        client_id: 'post-client',
+        client_secret: CLIENT_SECRET,
+        token_endpoint_auth_method: 'client_secret_post',
+      },
       { ...base, client_id: 'public-client', token_endpoint_auth_method: 'none' },
       {
         ...base,
