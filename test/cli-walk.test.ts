@@ -46,6 +46,7 @@ describe('broker walk', () => {
     expect(code, stderr).toBe(0)
     const out = JSON.parse(stdout)
     expect(out.stopped).toBe('done')
+    expect(out.final).toEqual({ status: 200, status_text: 'OK', content_type: 'text/plain', body: 'app got it' })
     expect(out.hops.map((h: { status: number }) => h.status)).toEqual([302, 302, 302, 200])
     const [start, authorize, callback, appHop] = out.hops
     expect(start.cookies.length).toBeGreaterThan(0)
@@ -118,6 +119,70 @@ describe('broker walk', () => {
     const missing = await runCli(['walk'])
     expect(missing.code).toBe(2)
     expect(missing.stderr).toBe('Error USAGE: Missing required argument: url (The URL to start from); see --help.\n')
+  })
+
+  it('shows the answer that ends the chain: a used start URL is a 409 FLOW_STARTED, exit 1', async () => {
+    const url = await startUrl()
+    // Started, not finished: the user went to the provider and never came back.
+    expect((await runCli(['walk', url, '--max-hops', '1'])).code).toBe(0)
+    const { code, stdout, stderr } = await runCli(['walk', url])
+    expect(code).toBe(1)
+    expect(stdout).toMatch(/^#1 {2}GET \S+ {2}→ 409\n/)
+    expect(stdout).toContain('    answer 409 Conflict (application/json)\n    | {\n    |   "code": "FLOW_STARTED",')
+    expect(stderr).toContain('1 hop; the chain ended in an error: 409 Conflict.')
+    expect(stderr).not.toContain('is not a redirect')
+
+    const json = await runCli(['walk', url, '--json'])
+    expect(json.code).toBe(1)
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      stopped: 'http_error',
+      final: { status: 409, status_text: 'Conflict', body: { code: 'FLOW_STARTED' } },
+    })
+  })
+
+  it('shows a 502 at the callback with its body, exit 1', async () => {
+    const res = await fetch(`${broker.url}/store`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        auth_version: '2',
+        auth_leg: '3',
+        client_id: 'walker',
+        authorize_url: provider.authorizeUrl,
+        access_url: `http://127.0.0.1:${await freePort()}/token`,
+      }),
+    })
+    const { url } = (await res.json()) as { url: string }
+    const { code, stdout, stderr } = await runCli(['walk', url])
+    expect(code).toBe(1)
+    expect(stdout).toMatch(/#3 {2}GET http:\/\/localhost:\d+\/callback\?\S+ {2}→ 502/)
+    expect(stdout).toMatch(
+      /answer 502 Bad Gateway \(application\/json\)\n {4}\| \{\n {4}\| {3}"code": "PROVIDER_ERROR"/,
+    )
+    expect(stderr).toContain('3 hops; the chain ended in an error: 502 Bad Gateway.')
+  })
+
+  it("shows a 2-legged flow's JSON token answer as the result, the token shortened, exit 0", async () => {
+    const res = await fetch(`${broker.url}/store`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        auth_version: '2',
+        auth_leg: '2',
+        client_id: 'walker',
+        client_secret: 'w-secret',
+        access_url: provider.tokenUrl,
+      }),
+    })
+    const { url } = (await res.json()) as { url: string }
+    const { code, stdout, stderr } = await runCli(['walk', url])
+    expect(code, stderr).toBe(0)
+    expect(stdout).toMatch(/answer 200 OK \(application\/json\)\n {4}\| \{\n/)
+    const token = /"access_token": "([^"]+)"/.exec(stdout)?.[1]
+    expect(token).toMatch(/^eyJ\w…[\w-]{4}$/)
+    expect(stdout).toMatch(/"token_type": "Bearer"/)
+    expect(stderr).toContain('1 hop; the final answer: 200 OK.')
+    expect(stderr).not.toContain('is not a redirect')
   })
 
   it('exits 1 naming the host when a hop gets no answer', async () => {
