@@ -35,7 +35,8 @@ export async function refreshIfStale() {
   const commands = join(root, 'dist', 'commands')
   let newest = mtime(commands)
   if (newest < 0) return
-  for (const entry of readdirSync(commands, { recursive: true })) newest = Math.max(newest, mtime(join(commands, entry)))
+  for (const entry of readdirSync(commands, { recursive: true }))
+    newest = Math.max(newest, mtime(join(commands, entry)))
   if (mtime(manifestFile) < newest) await writeManifest()
 }
 

@@ -13,6 +13,7 @@ import {
 // not compile until it has its sample here.
 const SAMPLES: { [Id in MessageId]: MessageArgs<Id> } = {
   hashRequired: [],
+  pluginServerUnavailable: [{ reason: 'the plugin server exited with status 1 before listening' }],
   notSigningFlow: [{ plugin: 'oauth_2_3-legged' }],
   resultRequired: [],
   recordNotObject: [],
@@ -118,6 +119,7 @@ const SAMPLES: { [Id in MessageId]: MessageArgs<Id> } = {
   requestTokenTaken: [],
   crossSite: [{ path: '/store' }],
   requestTimeout: [{ ms: 30_000 }],
+  shuttingDown: [],
   headersTooLarge: [],
   rateLimited: [{ max: 30, windowMs: 60_000, after: '1 minute', ttlMs: 42_500 }],
 }

@@ -54,6 +54,11 @@ export const ERRORS = {
     exit: 1,
     next: 'Check the provider URLs and client credentials of the stored record.',
   },
+  PLUGIN_SERVER_UNAVAILABLE: {
+    status: 502,
+    exit: 2,
+    next: 'Check that the plugin loads in the server (its output is quoted above), or run without --plugin-server.',
+  },
   PROVIDER_TIMEOUT: {
     status: 504,
     exit: 1,
@@ -114,6 +119,7 @@ export const ERRORS = {
     exit: 1,
     next: 'Send the whole request within server.requestTimeout milliseconds.',
   },
+  SHUTTING_DOWN: { status: 503, exit: 1, next: 'Send the request again: another worker or instance takes it.' },
   HEADERS_TOO_LARGE: { status: 431, exit: 1, next: 'Send fewer or smaller headers.' },
   RATE_LIMITED: {
     status: 429,
@@ -231,10 +237,9 @@ export const MESSAGES = {
   },
   pidFileInUse: {
     code: 'CONFIG_INVALID',
-    text: (v: { file: string; pid: number }) =>
-      `The pid file ${v.file} belongs to a running broker (pid ${v.pid}).`,
+    text: (v: { file: string; pid: number }) => `The pid file ${v.file} belongs to a running broker (pid ${v.pid}).`,
     details: { key: 'pid.dir' },
-    next: 'Stop that broker first (kill <pid>), or give this one its own --pid-dir (and --port).',
+    next: 'Stop that broker first, or start this one with another --port or --pid-dir.',
   },
   sharedSecretsMissing: {
     code: 'CONFIG_INVALID',
@@ -279,7 +284,7 @@ export const MESSAGES = {
   unknownFlowPreset: {
     code: 'USAGE',
     text: (v: { flow: string; known: readonly string[] }) =>
-      `Unknown flow "${v.flow}"; known flows: ${v.known.join(', ')}.`,
+      `Unknown flow or provider "${v.flow}"; known flows: ${v.known.join(', ')}; providers: broker store --list-providers.`,
   },
   fieldPairInvalid: { code: 'USAGE', text: (v: { pair: string }) => `--field takes name=value (got "${v.pair}").` },
   flowNotNamed: {
@@ -482,6 +487,11 @@ export const MESSAGES = {
     text: (v: { message: string }) => v.message,
     details: (v: { file: string; path: string }) => ({ file: v.file, path: v.path }),
   },
+  /** `broker pdk run --plugin-server`: the plugin server did not start or does not serve the plugin. */
+  pluginServerUnavailable: {
+    code: 'PLUGIN_SERVER_UNAVAILABLE',
+    text: (v: { reason: string }) => `Cannot run the plugin server: ${v.reason}.`,
+  },
   /** A fixture path that is no readable file: nothing to fix inside it. */
   fixtureUnreadable: {
     code: 'FIXTURE_INVALID',
@@ -552,6 +562,7 @@ export const MESSAGES = {
     code: 'REQUEST_TIMEOUT',
     text: (v: { ms: number }) => `The request did not arrive whole within ${v.ms} ms.`,
   },
+  shuttingDown: { code: 'SHUTTING_DOWN', text: 'This broker worker is shutting down.' },
   headersTooLarge: { code: 'HEADERS_TOO_LARGE', text: 'The request headers are too large.' },
   rateLimited: {
     code: 'RATE_LIMITED',

@@ -4,11 +4,20 @@ import { join } from 'node:path'
 import { brokerError } from '../../errors.js'
 import { FixtureError, loadFixture, type LoadedFixture } from '../../../pdk/fixture.js'
 import { runScenario, type ScenarioResult } from '../../../pdk/runner/index.js'
-import { preparePlugins, type RunnablePlugin } from '../../../pdk/runner/plugins.js'
+import { StartError } from '../../../pdk/plugin-server/index.js'
+import { preparePlugins, startPluginServers, type RunnablePlugin } from '../../../pdk/runner/plugins.js'
 
 export interface PdkRunOptions {
   /** Fixture files, or directories whose *.json files are fixtures. */
   paths: string[]
+  /** Also fail calls made outside the phases the reference lists. */
+  strict?: boolean
+  /** Run every module plugin on the real kong-js-pluginserver (else only those whose fixture says plugin_server). */
+  pluginServer?: boolean
+  /** A shell command line of another plugin server speaking Kong's MessagePack-RPC. */
+  pluginServerCmd?: string
+  /** Milliseconds for a plugin server to start and for each event (a hung plugin); 10000. */
+  pluginServerTimeout?: number
 }
 
 /** One fixture's report, exactly as `--json` prints it. */
@@ -45,10 +54,12 @@ export function expandPaths(paths: string[]): string[] {
 }
 
 /** Loads every fixture and its plugins first, so a bad fixture stops the run before anything replays. */
-async function prepare(paths: string[]): Promise<Array<[LoadedFixture, RunnablePlugin[]]>> {
+async function prepare(paths: string[], all: boolean): Promise<Array<[LoadedFixture, RunnablePlugin[]]>> {
   try {
     const loaded = expandPaths(paths).map(loadFixture)
-    return await Promise.all(loaded.map(async (l) => [l, await preparePlugins(l)] as [LoadedFixture, RunnablePlugin[]]))
+    return await Promise.all(
+      loaded.map(async (l) => [l, await preparePlugins(l, { all })] as [LoadedFixture, RunnablePlugin[]]),
+    )
   } catch (e) {
     if (e instanceof FixtureError)
       throw brokerError(e.reason.startsWith('cannot be read') ? 'fixtureUnreadable' : 'fixtureInvalid', {
@@ -64,9 +75,22 @@ async function prepare(paths: string[]): Promise<Array<[LoadedFixture, RunnableP
 export async function runFixtures(
   options: PdkRunOptions,
 ): Promise<{ results: ScenarioResult[]; report: PdkRunResult }> {
-  const prepared = await prepare(options.paths)
+  const prepared = await prepare(options.paths, options.pluginServer === true)
+  const timeoutMs = options.pluginServerTimeout ?? 10_000
+  const serverOptions = { command: options.pluginServerCmd, timeoutMs }
+  const servers = await startPluginServers(
+    prepared.flatMap(([, plugins]) => plugins),
+    serverOptions,
+  ).catch((e: unknown) => {
+    throw e instanceof StartError ? brokerError('pluginServerUnavailable', { reason: e.message }) : e
+  })
   const results: ScenarioResult[] = []
-  for (const [loaded, plugins] of prepared) results.push(await runScenario(loaded, plugins))
+  try {
+    for (const [loaded, plugins] of prepared)
+      results.push(await runScenario(loaded, plugins, {}, { strict: options.strict, servers, timeoutMs }))
+  } finally {
+    await servers?.close()
+  }
   const report = {
     fixtures: results.map((r) => ({
       name: r.name,

@@ -1,5 +1,5 @@
 import cluster from 'node:cluster'
-import { extname, resolve } from 'node:path'
+import { dirname, extname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { BrokerError, brokerError } from '../../errors.js'
 import { notice } from '../../log.js'
@@ -51,7 +51,10 @@ function clusterFork(setup: WorkerSetup): ForkWorker {
 /** `broker serve`: the primary process. Forks workers, restarts the dead, drains on SIGTERM/SIGINT. */
 export async function serve(opts: ServeOptions): Promise<ServeResult> {
   const { config, driver, cwd, pidFile, url, storeLabel } = await resolveServeConfig(opts)
-  const pid = await claimPidFile(pidFile)
+  // A second broker in the same directory gets its own pid file, named by its port.
+  const pid = await claimPidFile(pidFile, join(dirname(pidFile), `.broker.${config.port}.pid`), (held) =>
+    notice(`${held.file} belongs to the running broker ${held.pid}: this one's pid file is ${held.instead}`),
+  )
 
   const { workers } = config
   const supervisor = createSupervisor({
@@ -86,7 +89,7 @@ export async function serve(opts: ServeOptions): Promise<ServeResult> {
     port: stopped.port ?? config.port,
     workers,
     store: storeLabel,
-    pid_file: pidFile,
+    pid_file: pid.file,
     stopped_by: stopped.reason,
   }
 }

@@ -3,6 +3,7 @@ import { brokerError } from '../../errors.js'
 
 /** A pid file this process wrote; release() removes it unless another process has taken it since. */
 export interface PidFile {
+  readonly file: string
   release(): Promise<void>
 }
 
@@ -22,27 +23,48 @@ async function pidIn(file: string): Promise<number | undefined> {
   return Number.isInteger(pid) && pid > 0 ? pid : undefined
 }
 
-/**
- * Writes this process's pid to `file`, never over a live broker's: two `serve` in one directory
- * would otherwise share one pid file, the second overwriting it and the first deleting it on exit.
- * A pid file left by a process that is gone is taken over.
- */
-export async function claimPidFile(file: string, pid = process.pid): Promise<PidFile> {
+/** Writes `pid` to `file` unless a live process other than `pid` is named there; a dead one's file is taken over. */
+async function claim(file: string, pid: number): Promise<{ taken: true } | { taken: false; by: number }> {
   const write = (flag: 'wx' | 'w') => writeFile(file, `${pid}\n`, { flag })
   try {
     await write('wx')
+    return { taken: true }
   } catch (err) {
     const e = err as NodeJS.ErrnoException
     if (e.code !== 'EEXIST') throw brokerError('pidFileUnwritable', { file, reason: e.message })
-    const other = await pidIn(file)
-    if (other !== undefined && other !== pid && alive(other)) throw brokerError('pidFileInUse', { file, pid: other })
-    await write('w').catch((again: Error) => {
-      throw brokerError('pidFileUnwritable', { file, reason: again.message })
-    })
+  }
+  const other = await pidIn(file)
+  if (other !== undefined && other !== pid && alive(other)) return { taken: false, by: other }
+  await write('w').catch((again: Error) => {
+    throw brokerError('pidFileUnwritable', { file, reason: again.message })
+  })
+  return { taken: true }
+}
+
+/**
+ * Writes this process's pid to `file`, never over a live broker's: two `serve` in one directory
+ * used to share one pid file, the second overwriting it and the first deleting it on exit. When a
+ * running broker holds `file`, this one writes `byPort` (the same name with its port) and
+ * `onFallback` says so; when that too names a live broker, the start is refused.
+ */
+export async function claimPidFile(
+  file: string,
+  byPort: string,
+  onFallback: (held: { file: string; pid: number; instead: string }) => void,
+  pid = process.pid,
+): Promise<PidFile> {
+  let mine = file
+  const first = await claim(file, pid)
+  if (!first.taken) {
+    const second = await claim(byPort, pid)
+    if (!second.taken) throw brokerError('pidFileInUse', { file: byPort, pid: second.by })
+    onFallback({ file, pid: first.by, instead: byPort })
+    mine = byPort
   }
   return {
+    file: mine,
     release: async () => {
-      if ((await pidIn(file)) === pid) await rm(file, { force: true })
+      if ((await pidIn(mine)) === pid) await rm(mine, { force: true })
     },
   }
 }
