@@ -1,36 +1,50 @@
 import formbody from '@fastify/formbody'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify'
 import type { BrokerDeps } from '../deps.js'
-import { installErrorHandling } from './errors.js'
+import { brokerError } from '../../errors.js'
+import { clientErrorHandler, installErrorHandling } from './errors.js'
 import { installJsonDepthLimit, securityHeaders } from './security.js'
 import { flowRoutes } from './routes/flows.js'
 import { signRoutes } from './routes/sign.js'
 
 /** Builds the broker's HTTP server; it never listens (`serve` does, tests use `inject`). */
 export async function buildServer(deps: BrokerDeps): Promise<FastifyInstance> {
+  const { server } = deps.config
+  const headers = securityHeaders(deps.config.protocol)
   const app = Fastify({
     loggerInstance: deps.log as FastifyBaseLogger,
     // Request URLs carry hashes and codes: the default per-request log lines would leak them.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: deps.config.body.limit,
-    return503OnClosing: true,
+    // While closing, the onRequest hook below answers 503 through the registry instead.
+    return503OnClosing: false,
     forceCloseConnections: 'idle',
+    // A client that trickles its headers or body is cut off (408) instead of holding a socket forever.
+    requestTimeout: server.requestTimeout,
+    keepAliveTimeout: server.keepAliveTimeout,
+    http: {
+      headersTimeout: server.headersTimeout,
+      requestTimeout: server.requestTimeout,
+      // Node checks for expired requests on this period (30 s by default): the limit holds to within it.
+      connectionsCheckingInterval: Math.min(1000, server.headersTimeout),
+    },
+    clientErrorHandler: clientErrorHandler(headers, server.requestTimeout),
     routerOptions: { maxParamLength: 256 },
     // A child logger per request (for its request id) cost more than a request's own work in the
     // bench's CPU profile; ids are worth it only when requests are logged, at debug.
     ...(deps.log.isLevelEnabled('debug') ? {} : { childLoggerFactory: (logger: FastifyBaseLogger) => logger }),
   })
-  installErrorHandling(app)
+  app.server.maxConnections = server.maxConnections
+  installErrorHandling(app, headers)
   installJsonDepthLimit(app)
   await app.register(formbody, { bodyLimit: deps.config.body.limit })
-  const headers = securityHeaders(deps.config.protocol)
+  // While draining, answers to requests in flight close their keep-alive connection, so close() ends.
+  let draining = false
   // Callback-style hooks: these run on every request, and an async hook costs a promise each time.
   app.addHook('onRequest', (_request, reply, done) => {
     reply.headers(headers)
-    done()
+    done(draining ? brokerError('shuttingDown') : undefined)
   })
-  // While draining, answers to requests in flight close their keep-alive connection, so close() ends.
-  let draining = false
   app.addHook('preClose', async () => {
     draining = true
   })

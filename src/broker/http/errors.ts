@@ -1,3 +1,5 @@
+import { STATUS_CODES } from 'node:http'
+import type { Socket } from 'node:net'
 import type { FastifyError, FastifyInstance } from 'fastify'
 import { brokerError, BrokerError, isBrokerError } from '../../errors.js'
 
@@ -34,17 +36,55 @@ function fromFastify(err: FastifyError): BrokerError {
   return brokerError('unexpected')
 }
 
-/** One error handler for the whole server: `{code, message, …}` with the registry's status. */
-export function installErrorHandling(app: FastifyInstance): void {
+/**
+ * One error handler for the whole server: `{code, message, …}` with the registry's status and the
+ * security headers (set again: an error may come before the hook that sets them ran).
+ */
+export function installErrorHandling(app: FastifyInstance, headers: Readonly<Record<string, string>>): void {
   app.setErrorHandler((err: FastifyError, request, reply) => {
     const broker = isBrokerError(err) ? err : fromFastify(err)
     if (broker.code === 'INTERNAL') request.log.error({ err }, 'unexpected error')
     else if (broker.code === 'STORE_UNAVAILABLE') request.log.warn('flow store unavailable')
-    void reply.code(broker.status).header('cache-control', 'no-store').send(broker.toJSON())
+    void reply.code(broker.status).headers(headers).send(broker.toJSON())
   })
   app.setNotFoundHandler((request, reply) => {
     void reply
       .code(404)
+      .headers(headers)
       .send(brokerError('noRoute', { method: request.method, path: request.url.split('?')[0] }).toJSON())
   })
+}
+
+/**
+ * Answers what Node's HTTP parser refuses before Fastify sees a request (a request not received
+ * within server.requestTimeout, oversized headers, malformed HTTP) with the registry's error and the
+ * security headers, then closes the socket.
+ */
+export function clientErrorHandler(
+  headers: Readonly<Record<string, string>>,
+  requestTimeoutMs: number,
+): (err: Error & { code?: string }, socket: Socket) => void {
+  const head = Object.entries(headers)
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join('')
+  return (err, socket) => {
+    if (err.code === 'ECONNRESET' || socket.destroyed) return
+    const broker =
+      err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? brokerError('requestTimeout', { ms: requestTimeoutMs })
+        : err.code === 'HPE_HEADER_OVERFLOW'
+          ? brokerError('headersTooLarge')
+          : brokerError('badRequest', { message: 'The request is not valid HTTP.' })
+    // An answer already under way on this socket cannot be followed by another.
+    const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage
+    if (socket.writable && !inFlight?.headersSent) {
+      const body = JSON.stringify(broker.toJSON())
+      socket.write(
+        `HTTP/1.1 ${broker.status} ${STATUS_CODES[broker.status] ?? 'Error'}\r\n${head}` +
+          `content-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
+          `connection: close\r\n\r\n${body}`,
+      )
+    }
+    socket.destroy()
+  }
 }

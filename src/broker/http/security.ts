@@ -1,6 +1,12 @@
 import { hash, timingSafeEqual } from 'node:crypto'
 import rateLimit from '@fastify/rate-limit'
-import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify'
+import type {
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  onRequestAsyncHookHandler,
+  onRequestHookHandler,
+} from 'fastify'
 import RedisMock from 'ioredis-mock'
 import { brokerError } from '../../errors.js'
 import type { BrokerDeps } from '../deps.js'
@@ -58,6 +64,23 @@ export function apiKeyGuard(keys: readonly string[] | undefined): onRequestAsync
       reply.header('www-authenticate', 'Bearer')
       throw brokerError(answer === 'wrong' ? 'apiKeyInvalid' : 'apiKeyRequired')
     }
+  }
+}
+
+/**
+ * An onRequest hook for the routes a web page must not drive (POST /store, POST /result): a browser
+ * says where a request comes from (Sec-Fetch-Site, Origin), and a page of another site or origin is
+ * refused (403 CROSS_SITE). Server-to-server callers send neither header and pass.
+ */
+export function sameOriginGuard(ownOrigin: string): onRequestHookHandler {
+  const own = ownOrigin.toLowerCase()
+  return (request, _reply, done) => {
+    const site = request.headers['sec-fetch-site']
+    const origin = request.headers.origin
+    if (site === 'cross-site' || site === 'same-site' || (origin !== undefined && origin.toLowerCase() !== own)) {
+      return done(brokerError('crossSite', { path: request.url.split('?')[0]! }))
+    }
+    done()
   }
 }
 

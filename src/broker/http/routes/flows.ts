@@ -6,7 +6,7 @@ import { callbackFlow, startFlow } from '../../flows/run.js'
 import { storeFlow } from '../../flows/store.js'
 import type { BrokerDeps } from '../../deps.js'
 import { requestParams, send } from '../reply.js'
-import { apiKeyGuard, installRateLimits } from '../security.js'
+import { apiKeyGuard, installRateLimits, sameOriginGuard } from '../security.js'
 
 const hashQuery = {
   type: 'object',
@@ -33,7 +33,9 @@ export async function flowRoutes(app: FastifyInstance, { deps }: { deps: BrokerD
 
   const limits = await installRateLimits(app, deps)
   const guard = apiKeyGuard(deps.config.api.keys)
-  const keyed = guard ? { onRequest: guard } : {}
+  const sameOrigin = sameOriginGuard(`${deps.config.protocol}://${deps.config.host}`)
+  // Neither a web page of another site nor a caller without a key (when api.keys is set) stores or redeems.
+  const keyed = { onRequest: guard ? [sameOrigin, guard] : [sameOrigin] }
 
   // No body schema: storeFlow checks the body's shape itself, in the same pass as its fields.
   app.post('/store', { ...keyed, config: limits.store, schema: { response: stored } }, async (request) =>
