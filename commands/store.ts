@@ -4,6 +4,7 @@ import { apiKeyFlag, brokerFlag } from '../src/cli/flags.js'
 import { RECORD_FIELDS } from '../src/services/store/fields.js'
 import { type StoreResult, storeViaBroker } from '../src/services/store/index.js'
 import { FLOW_PRESET_NAMES } from '../src/services/store/presets.js'
+import { listProviders, type ProviderList, renderProviders } from '../src/services/store/providers.js'
 import { renderStored } from '../src/services/store/render.js'
 
 const fieldFlags = Object.fromEntries(
@@ -15,17 +16,21 @@ const fieldFlags = Object.fromEntries(
 
 export default class Store extends BrokerCommand {
   static summary = 'Store a flow at the broker and print its hash, start URL and expiry.'
-  static description = `--flow names the flow (${FLOW_PRESET_NAMES.join(', ')}) and sets the auth_* fields. Every record field has a flag; --file takes a whole JSON record and flags override it. Missing required fields are asked for on a terminal, and listed (exit 2) without one. A client or consumer secret saved with --save-secret is found in the keychain by later runs.`
+  static description = `--flow names the flow (${FLOW_PRESET_NAMES.join(', ')}) and sets the auth_* fields, or names a provider of the catalogue (github, okta, … see --list-providers) whose URLs the record then needs not give. Every record field has a flag; --file takes a whole JSON record and flags override it. Missing required fields are asked for on a terminal, and listed (exit 2) without one. A client or consumer secret saved with --save-secret is found in the keychain by later runs.`
 
   static examples = [
     '<%= config.bin %> store --flow oauth2-3 --client-id abc --authorize-url https://provider/authorize --access-url https://provider/token --capture',
     '<%= config.bin %> store --flow oauth2-2 --client-id abc --access-url https://provider/token --save-secret --capture',
     '<%= config.bin %> store --file record.json --callback http://localhost:8080/done --open',
     '<%= config.bin %> store --flow oauth1-3 --consumer-key ck --request-url … --authorize-url … --access-url … --json',
+    '<%= config.bin %> store --flow github --client-id abc --scope read:user --capture',
+    '<%= config.bin %> store --flow okta --subdomain acme --client-id abc --open',
+    '<%= config.bin %> store --list-providers --json',
   ]
 
   static flags = {
-    flow: Flags.string({ char: 'f', summary: 'The flow, as people say it.', options: FLOW_PRESET_NAMES }),
+    flow: Flags.string({ char: 'f', summary: 'The flow, as people say it, or a provider name.' }),
+    'list-providers': Flags.boolean({ summary: 'List the providers --flow and the provider field take, and stop.' }),
     file: Flags.string({ summary: 'A JSON file with a whole record; flags override its fields.' }),
     field: Flags.string({ summary: 'Any other record field, as name=value; repeat for more.', multiple: true }),
     broker: brokerFlag(),
@@ -39,8 +44,13 @@ export default class Store extends BrokerCommand {
     ...fieldFlags,
   }
 
-  async run(): Promise<StoreResult> {
+  async run(): Promise<StoreResult | ProviderList> {
     const { flags } = await this.parse(Store)
+    if (flags['list-providers']) {
+      const list = listProviders()
+      if (!this.jsonEnabled()) this.log(renderProviders(list))
+      return list
+    }
     const fields = Object.fromEntries(RECORD_FIELDS.map((f) => [f.field, flags[f.flag] as string | undefined]))
     const result = await storeViaBroker({
       broker: flags.broker,

@@ -5,7 +5,7 @@ import { type TestProviderResult, testProvider } from '../src/services/test-prov
 
 export default class TestProvider extends BrokerCommand {
   static summary = "Run a provider's flow through the broker from a small app on :3001 and print its API's answer."
-  static description = `Visiting http://<host>:3001/ stores the provider's flow at the broker (http://<host>:3000 unless --broker) with callback http://<host>:3001/callback and redirects to the start URL; /callback calls the provider's API with the result and prints the request headers sent and the response. Providers are presets in fixtures/providers (github, google, facebook, gitlab, microsoft, x, x2); --preset-file describes any other.`
+  static description = `Visiting http://<host>:3001/ stores the provider's flow at the broker (http://<host>:3000 unless --broker) with callback http://<host>:3001/callback and redirects to the start URL; /callback calls the provider's API with the result and prints the request headers sent and the response. Providers are presets in fixtures/providers (github, google, facebook, gitlab, microsoft, notion, quickbooks, salesforce, slack, x, x2); --preset-file describes any other.`
 
   static examples = [
     '<%= config.bin %> test-provider github -k <client id> -s <client secret> -h localhost --open',

@@ -127,7 +127,7 @@ describe('broker test-provider', () => {
     const unknown = await runCli(['test-provider', 'myspace', '-k', 'a', '-s', 'b', '-h', 'localhost'])
     expect(unknown.code).toBe(2)
     expect(unknown.stderr).toContain(
-      'Unknown provider "myspace"; known providers: facebook, github, gitlab, google, microsoft, x, x2.',
+      'Unknown provider "myspace"; known providers: facebook, github, gitlab, google, microsoft, notion, quickbooks, salesforce, slack, x, x2.',
     )
     const missing = await runCli(['test-provider', 'github'])
     expect(missing.code).toBe(2)
@@ -180,27 +180,45 @@ describe('broker test-provider', () => {
     await once(busy, 'listening')
     const port = (busy.address() as AddressInfo).port
     try {
-      for (const name of ['github', 'google', 'facebook', 'gitlab', 'microsoft', 'x', 'x2']) {
-        const { code, stderr } = await runCli(
-          [
-            'test-provider',
-            name,
-            '-k',
-            'k',
-            '-s',
-            's',
-            '-h',
-            'localhost',
-            '--port',
-            String(port),
-            '--broker',
-            broker.url,
-          ],
-          { timeoutMs: 10_000 },
-        )
-        expect(stderr, name).toContain(`Port ${port} is in use`)
-        expect(code, name).toBe(2)
-      }
+      const names = [
+        'github',
+        'google',
+        'facebook',
+        'gitlab',
+        'microsoft',
+        'notion',
+        'quickbooks',
+        'salesforce',
+        'slack',
+        'x',
+        'x2',
+      ]
+      // In parallel: one CLI start each, and the list grows with the presets.
+      const runs = await Promise.all(
+        names.map((name) =>
+          runCli(
+            [
+              'test-provider',
+              name,
+              '-k',
+              'k',
+              '-s',
+              's',
+              '-h',
+              'localhost',
+              '--port',
+              String(port),
+              '--broker',
+              broker.url,
+            ],
+            { timeoutMs: 20_000 },
+          ),
+        ),
+      )
+      runs.forEach(({ code, stderr }, i) => {
+        expect(stderr, names[i]).toContain(`Port ${port} is in use`)
+        expect(code, names[i]).toBe(2)
+      })
     } finally {
       busy.close()
     }

@@ -17,10 +17,11 @@ export function findProvider(name: string): CatalogueEntry | undefined {
 /** The fields a record naming `entry` must still give for its URLs (`subdomain`). */
 export function providerNeeds(record: Readonly<FlowRecord>, entry: CatalogueEntry): string[] {
   if (!entry.subdomain || record.subdomain !== undefined) return []
-  return URL_FIELDS_OF(entry).some((f) => record[f] === undefined) ? ['subdomain'] : []
+  return subdomainFields(entry).some((f) => record[f] === undefined) ? ['subdomain'] : []
 }
 
-const URL_FIELDS_OF = (entry: CatalogueEntry) =>
+/** The fields of `entry` that need the record's `subdomain`. */
+export const subdomainFields = (entry: CatalogueEntry): string[] =>
   Object.keys(entry.record).filter((f) => String(entry.record[f]).includes(SUBDOMAIN))
 
 /**
@@ -29,9 +30,10 @@ const URL_FIELDS_OF = (entry: CatalogueEntry) =>
  * broker's preset fields (client_auth, authorize_params, pkce …). The record's own fields win;
  * authorize_params merge, the record's on top. A `scope` given as a list is joined with the
  * provider's separator (a space without a provider). Runs before any check of the record's URLs.
- * A record without `provider` or a scope list is returned as it is, and loads nothing.
+ * A record without `provider` or a scope list is returned as it is, and loads nothing. With
+ * `subdomainLater` (the CLI, before it asks for it), fields that need a missing subdomain stay unset.
  */
-export function expandProvider(record: FlowRecord): FlowRecord {
+export function expandProvider(record: FlowRecord, opts: { subdomainLater?: boolean } = {}): FlowRecord {
   const scopeList = typeof record.scope === 'object'
   if (record.provider === undefined && !scopeList) return record
   const problems: Record<string, string> = {}
@@ -41,7 +43,7 @@ export function expandProvider(record: FlowRecord): FlowRecord {
     problems.provider = `is not a known provider ("${String(record.provider).slice(0, 64)}"); broker store --list-providers lists them`
   if (entry) {
     out.provider = entry.name
-    fill(out, entry, problems)
+    fill(out, entry, problems, opts.subdomainLater === true)
   }
   if (scopeList) {
     const list = record.scope
@@ -57,7 +59,7 @@ export function expandProvider(record: FlowRecord): FlowRecord {
   return out
 }
 
-function fill(out: FlowRecord, entry: CatalogueEntry, problems: Record<string, string>): void {
+function fill(out: FlowRecord, entry: CatalogueEntry, problems: Record<string, string>, later: boolean): void {
   const version = String(entry.oauth)
   if (out.auth_version === undefined && out.auth_flow === undefined) {
     out.auth_version = version
@@ -77,7 +79,7 @@ function fill(out: FlowRecord, entry: CatalogueEntry, problems: Record<string, s
       continue
     }
     if (subdomain === undefined) {
-      problems.subdomain = `is required by provider "${entry.name}" (${value})`
+      if (!later) problems.subdomain = `is required by provider "${entry.name}" (${value})`
       continue
     }
     const after = value.charAt(value.indexOf(SUBDOMAIN) + SUBDOMAIN.length)

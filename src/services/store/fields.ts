@@ -22,6 +22,8 @@ const f = (field: string, kind: FieldKind, summary: string, options?: readonly s
 
 /** Every record field that has its own flag; anything else goes through `--field name=value`. */
 export const RECORD_FIELDS: readonly RecordField[] = [
+  f('provider', 'text', 'A provider of the catalogue (github, okta, …): fills its URLs; see --list-providers.'),
+  f('subdomain', 'text', "Fills [subdomain] in the provider's URLs (okta: acme; keycloak: host/realms/name)."),
   f('client_id', 'text', 'OAuth 2 client id.'),
   f(
     'client_secret',
@@ -52,9 +54,14 @@ export const RECORD_FIELDS: readonly RecordField[] = [
     'text',
     'Extra authorization parameters as a query string (prompt=consent&access_type=offline).',
   ),
-  f('client_auth', 'text', 'How the client authenticates at the token URL (default: credentials in the body).', [
+  f('client_auth', 'text', 'How the client authenticates at the token URL (default: client_secret_post).', [
+    'client_secret_post',
+    'post',
+    'client_secret_basic',
     'basic',
-    'body',
+    'client_secret_jwt',
+    'private_key_jwt',
+    'none',
   ]),
   f('delivery', 'text', 'How the result reaches the callback.', ['query', 'form_post', 'code']),
   f('realm', 'text', 'OAuth 1.0a realm.'),

@@ -1,4 +1,5 @@
 import type { FlowRecord } from '../../../flows/contract.js'
+import { expandProvider, findProvider, providerNeeds, subdomainFields } from '../../broker/providers/expand.js'
 import { brokerError } from '../../errors.js'
 import { BrokerClient } from '../broker-client.js'
 import { openInBrowser } from '../open-browser.js'
@@ -40,8 +41,12 @@ export interface StoreResult {
 /** `broker store`: builds the record, fills secrets (keychain, prompt), stores it, optionally captures the result. */
 export async function storeViaBroker(opts: StoreOptions): Promise<StoreResult> {
   const client = new BrokerClient(opts.broker, { apiKey: opts.apiKey })
-  const record: FlowRecord = buildRecord(opts)
-  if (opts.capture && record.callback !== undefined) throw brokerError('captureWithCallback')
+  const built: FlowRecord = buildRecord(opts)
+  if (opts.capture && built.callback !== undefined) throw brokerError('captureWithCallback')
+  // A provider's URLs are filled here, as the broker would: what is missing is then what the user must give.
+  const entry = built.provider === undefined ? undefined : findProvider(String(built.provider))
+  const needs = entry ? providerNeeds(built, entry) : []
+  const record = expandProvider(built, { subdomainLater: true })
   const preset = presetOf(record, opts.flow)
   if (opts.capture && preset === FLOW_PRESETS['oauth1-1']) {
     throw brokerError('captureSigningFlow')
@@ -50,7 +55,13 @@ export async function storeViaBroker(opts: StoreOptions): Promise<StoreResult> {
   // With --save-secret, a missing keychain is an error before anything is stored.
   const vault = opts.saveSecret ? openVault(vaultOpts) : undefined
   fillKeptSecrets(record, missingFields(record, preset), vaultOpts)
-  Object.assign(record, await askMissing(missingFields(record, preset)))
+  // The URLs a subdomain fills are asked for as that subdomain.
+  const filledLater = entry && needs.length ? subdomainFields(entry) : []
+  Object.assign(
+    record,
+    await askMissing([...needs, ...missingFields(record, preset).filter((f) => !filledLater.includes(f))]),
+  )
+  if (needs.length) Object.assign(record, expandProvider(record))
 
   // Saved before storing: a keychain that refuses the write fails the command with nothing stored.
   const saved = vault ? saveKeptSecrets(record, vault, vaultOpts) : undefined

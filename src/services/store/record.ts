@@ -1,12 +1,13 @@
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import type { FlowRecord } from '../../../flows/contract.js'
+import { findProvider } from '../../broker/providers/expand.js'
 import { brokerError } from '../../errors.js'
 import { parseFieldPairs } from './fields.js'
 import { FLOW_PRESETS, FLOW_PRESET_NAMES } from './presets.js'
 
 export interface RecordInput {
-  /** A flow preset name (oauth2-3, oauth1-3, …). */
+  /** A flow preset name (oauth2-3, oauth1-3, …), or a provider of the catalogue (github, okta, …). */
   flow?: string
   /** A JSON file holding a whole record. */
   file?: string
@@ -17,19 +18,25 @@ export interface RecordInput {
   cwd?: string
 }
 
-/** The record to store: the --file record, then the preset's auth_* fields, then --field pairs, then flags. */
+/**
+ * The record to store: the --file record, then the preset's auth_* fields (or `provider` when --flow
+ * names one), then --field pairs, then flags.
+ */
 export function buildRecord(input: RecordInput): FlowRecord {
   const fromFile = input.file ? readRecordFile(resolve(input.cwd ?? process.cwd(), input.file)) : {}
   const preset = input.flow ? FLOW_PRESETS[input.flow] : undefined
-  if (input.flow && !preset) throw brokerError('unknownFlowPreset', { flow: input.flow, known: FLOW_PRESET_NAMES })
+  const provider = input.flow && !preset ? findProvider(input.flow) : undefined
+  if (input.flow && !preset && !provider)
+    throw brokerError('unknownFlowPreset', { flow: input.flow, known: FLOW_PRESET_NAMES })
   const { fields: pairs, bad } = parseFieldPairs(input.pairs ?? [])
   if (bad.length) throw brokerError('fieldPairInvalid', { pair: bad[0] })
   const flags = Object.fromEntries(Object.entries(input.fields ?? {}).filter(([, v]) => v !== undefined)) as Record<
     string,
     string
   >
-  const record = { ...fromFile, ...preset?.fields, ...pairs, ...flags } as FlowRecord
-  if (!preset && record.auth_version === undefined && record.auth_flow === undefined) {
+  const named = provider ? { provider: provider.name } : preset?.fields
+  const record = { ...fromFile, ...named, ...pairs, ...flags } as FlowRecord
+  if (!preset && record.provider === undefined && record.auth_version === undefined && record.auth_flow === undefined) {
     throw brokerError('flowNotNamed', { known: FLOW_PRESET_NAMES })
   }
   return record
@@ -37,7 +44,7 @@ export function buildRecord(input: RecordInput): FlowRecord {
 
 /** The preset a record matches by its auth_* fields, so a --file record gets the same checks. */
 export function presetOf(record: Readonly<FlowRecord>, name?: string) {
-  if (name) return FLOW_PRESETS[name]
+  if (name && FLOW_PRESETS[name]) return FLOW_PRESETS[name]
   return Object.values(FLOW_PRESETS).find((p) =>
     ['auth_flow', 'auth_version', 'auth_leg', 'grant_type'].every(
       (k) => (p.fields[k] ?? undefined) === (record[k] === undefined ? undefined : String(record[k])),
