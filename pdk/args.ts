@@ -1,4 +1,5 @@
 /** URL argument decoding as nginx does it, and the kit's argument limits. */
+import { luaString, luaType } from './values.js'
 
 /** Percent-decodes, leaving malformed escapes as they are; `+` becomes a space when asked. */
 export function unescape(s: string, plusIsSpace = true): string {
@@ -63,7 +64,7 @@ export function encodeArgs(args: Record<string, unknown>): string {
         parts.push(`${encodeURIComponent(key)}=${encodeURIComponent(String(v))}`)
       else
         throw new Error(
-          `invalid value "${String(v)}" for argument "${key}": got ${typeof v}, expected string, number or boolean`,
+          `invalid value "${luaString(v)}" for argument "${key}": got ${luaType(v)}, expected string, number or boolean`,
         )
     }
   }

@@ -1,7 +1,7 @@
 /** Header validation with Kong's messages (kong/pdk/private/checks.lua). */
-import { luaType } from './values.js'
+import { luaString, luaType } from './values.js'
 
-const q = (v: unknown) => JSON.stringify(String(v))
+const q = (v: unknown) => JSON.stringify(luaString(v))
 
 /** Throws unless `value` is a string, number, boolean or array of strings. */
 export function validateHeader(name: unknown, value: unknown): void {

@@ -1,11 +1,18 @@
 /** pdk.client.tls: client certificates on TLS connections (mutual TLS). */
 import type { Context } from './context.js'
-import { checkPhase, phaseSet } from './phases.js'
+import { checkPhase, phaseRule, phaseSet } from './phases.js'
 import { values, type Values } from './values.js'
 
-const CERTIFICATE = phaseSet('certificate')
-const CHAIN_PHASES = phaseSet('rewrite', 'access', 'balancer', 'header_filter', 'body_filter', 'log')
-const VERIFY_PHASES = phaseSet('rewrite', 'access', 'balancer')
+const CERTIFICATE = phaseRule(phaseSet('certificate'))
+// Kong's REWRITE_AND_LATER and REWRITE_BEFORE_LOG (client/tls.lua); the reference's lists under --strict
+const CHAIN_PHASES = phaseRule(
+  phaseSet('rewrite', 'access', 'response', 'balancer', 'log'),
+  phaseSet('rewrite', 'access', 'balancer', 'header_filter', 'body_filter', 'log'),
+)
+const VERIFY_PHASES = phaseRule(
+  phaseSet('rewrite', 'access', 'response', 'balancer'),
+  phaseSet('rewrite', 'access', 'balancer'),
+)
 
 const isTls = (ctx: Context) => ctx.request.scheme === 'https' || ctx.request.scheme === 'tls'
 

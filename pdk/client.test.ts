@@ -37,7 +37,35 @@ describe('client addresses', () => {
     expect(kitFor({ ...base, config: { ...config, real_ip_recursive: false } }).kit.client.get_forwarded_ip()).toBe(
       '10.0.0.9',
     )
-    expect(kitFor({ ...base, config }).kit.client.get_forwarded_port()).toBe(4000)
+    // nginx's $remote_port is empty when the forwarded address has no port: Kong gives nil
+    expect(kitFor({ ...base, config }).kit.client.get_forwarded_port()).toBeUndefined()
+    expect(kitFor({ ...base, config }).kit.client.get_port()).toBe(4000)
+  })
+
+  it('takes the port of a forwarded address from a trusted peer', () => {
+    for (const header of ['X-Forwarded-For', 'X-Real-IP']) {
+      const { kit } = kitFor({
+        request: { client: { ip: '10.0.0.5', port: 4000 }, headers: { [header]: '10.0.0.1:1234' } },
+        config: { trusted_ips: ['10.0.0.0/8'], real_ip_header: header },
+      })
+      expect(kit.client.get_forwarded_ip()).toBe('10.0.0.1')
+      expect(kit.client.get_forwarded_port()).toBe(1234)
+      expect(kit.client.get_port()).toBe(4000)
+    }
+  })
+
+  it('answers addresses in admin_api as Kong does, and only in the reference phases under --strict', () => {
+    const { ctx, kit } = kitFor({}, 'admin_api')
+    expect(kit.client.get_ip()).toBe('127.0.0.1')
+    ctx.strict = true
+    expect(() => kit.client.get_ip()).toThrow(
+      "function cannot be called in admin_api phase under --strict (the reference lists only: certificate, rewrite, access, response, header_filter, body_filter, log; Kong's code allows: any phases except: init_worker)",
+    )
+    ctx.phase = 'init_worker'
+    ctx.strict = false
+    expect(() => kit.client.get_ip()).toThrow(
+      'function cannot be called in init_worker phase (can be called in any phases except: init_worker)',
+    )
   })
 })
 
@@ -179,7 +207,7 @@ describe('client.tls', () => {
       'unknown client verify value: MAYBE accepted values are: "SUCCESS", "NONE" or "FAILED:<reason>"',
     )
     ctx.phase = 'log'
-    expect(() => kit.client.tls.set_client_verify('NONE')).toThrow('(only in: rewrite, access, balancer)')
+    expect(() => kit.client.tls.set_client_verify('NONE')).toThrow('(only in: rewrite, access, balancer, response)')
     expect(kit.log.serialize()).toMatchObject({ request: { tls: { client_verify: 'FAILED:expired' } } })
   })
 

@@ -1,42 +1,46 @@
 /** pdk.client: the connected client, its forwarded address and its authentication state. */
 import type { Context, Table } from './context.js'
-import { checkPhase, SETS } from './phases.js'
+import { checkPhase, KONG, phaseRule, phaseSet, SETS } from './phases.js'
 import { trustMatcher } from './ip.js'
 import { values, type Values } from './values.js'
+
+// Kong: anywhere but init_worker (admin_api too); the reference lists set B
+const ADDRESS = phaseRule({ except: phaseSet('init_worker') }, SETS.B)
+const C = phaseRule(KONG.auth_and_later, SETS.C)
+const ACCESS = phaseRule(phaseSet('access'))
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 const isTableOrNil = (v: unknown) => v === undefined || v === null || (typeof v === 'object' && !Array.isArray(v))
 
 /** Builds pdk.client for a request context. */
 export function createClient(ctx: Context) {
-  const access = ['access'] as const
   const api = {
     get_ip(): string {
-      checkPhase(ctx, SETS.B)
+      checkPhase(ctx, ADDRESS)
       return ctx.request.peer.ip
     },
     get_port(): number {
-      checkPhase(ctx, SETS.B)
+      checkPhase(ctx, ADDRESS)
       return ctx.request.peer.port
     },
     get_forwarded_ip(): string {
-      checkPhase(ctx, SETS.B)
+      checkPhase(ctx, ADDRESS)
       return ctx.forwarded.ip
     },
-    get_forwarded_port(): number {
-      checkPhase(ctx, SETS.B)
+    get_forwarded_port(): number | undefined {
+      checkPhase(ctx, ADDRESS)
       return ctx.forwarded.port
     },
     get_credential(): Table | undefined {
-      checkPhase(ctx, SETS.C)
+      checkPhase(ctx, C)
       return ctx.auth.credential
     },
     get_consumer(): Table | undefined {
-      checkPhase(ctx, SETS.C)
+      checkPhase(ctx, C)
       return ctx.auth.consumer
     },
     authenticate(consumer?: Table | null, credential?: Table | null): void {
-      checkPhase(ctx, access)
+      checkPhase(ctx, ACCESS)
       if (!isTableOrNil(consumer)) throw new Error('consumer must be a table or nil')
       if (!isTableOrNil(credential)) throw new Error('credential must be a table or nil')
       if ((consumer === undefined || consumer === null) && (credential === undefined || credential === null)) {
@@ -51,7 +55,7 @@ export function createClient(ctx: Context) {
       }
     },
     authenticate_consumer_group_by_consumer_id(consumer_id?: string | null): void {
-      checkPhase(ctx, access)
+      checkPhase(ctx, ACCESS)
       if (consumer_id !== undefined && consumer_id !== null && typeof consumer_id !== 'string') {
         throw new Error('consumer_id must be a string or nil')
       }
@@ -60,20 +64,20 @@ export function createClient(ctx: Context) {
       if (groups) ctx.auth.groups = groups
     },
     get_consumer_group(): Table | undefined {
-      checkPhase(ctx, SETS.AUTH_AND_LATER)
+      checkPhase(ctx, C)
       return ctx.auth.groups?.[0]
     },
     get_consumer_groups(): Table[] | undefined {
-      checkPhase(ctx, SETS.AUTH_AND_LATER)
+      checkPhase(ctx, C)
       return ctx.auth.groups
     },
     set_authenticated_consumer_group(group?: Table | null): void {
-      checkPhase(ctx, SETS.AUTH_AND_LATER)
+      checkPhase(ctx, C)
       if (!isTableOrNil(group)) throw new Error('group must be a table or nil')
       ctx.auth.groups = group ? [group] : undefined
     },
     set_authenticated_consumer_groups(groups?: Table[] | null): void {
-      checkPhase(ctx, SETS.AUTH_AND_LATER)
+      checkPhase(ctx, C)
       if (groups !== undefined && groups !== null && typeof groups !== 'object')
         throw new Error('groups must be a table or nil')
       if (groups) {
@@ -86,7 +90,7 @@ export function createClient(ctx: Context) {
       ctx.auth.groups = groups ? [...Object.values(groups)] : undefined
     },
     get_protocol(allow_terminated?: boolean): string | Values {
-      checkPhase(ctx, SETS.C)
+      checkPhase(ctx, C)
       const route = ctx.data.route
       if (!route) return values(undefined, 'No active route found')
       const protocols = (route.protocols as string[] | undefined) ?? ['http', 'https']
@@ -105,7 +109,7 @@ export function createClient(ctx: Context) {
       return ctx.request.scheme === 'tls' ? 'tls' : 'tcp'
     },
     load_consumer(consumer_id: string, search_by_username?: boolean): Table | Values | undefined {
-      checkPhase(ctx, SETS.C)
+      checkPhase(ctx, C)
       if (typeof consumer_id !== 'string' || consumer_id === '') throw new Error('consumer_id must be a string')
       if (!UUID.test(consumer_id) && !search_by_username)
         throw new Error('cannot load a consumer with an id that is not a uuid')

@@ -102,6 +102,8 @@ export interface CurrentPlugin {
 
 export interface Context {
   phase: Phase
+  /** --strict: calls must also be in the phases the reference lists. */
+  strict?: boolean
   subsystem: 'http' | 'stream'
   config: PdkConfig
   /** Entities and data the fixture provides. */
@@ -111,6 +113,8 @@ export interface Context {
     route?: Table
     service?: Table
     consumers: Table[]
+    /** Upstream entities (service.set_upstream looks names up here). */
+    upstreams: Table[]
     credentials: Table[]
     consumerGroups: Table[]
     /** consumer id → group ids (Kong's consumer_group_consumers mapping). */
@@ -121,7 +125,7 @@ export interface Context {
   }
   request: ClientRequest
   /** After real-IP processing (nginx remote_addr / remote_port). */
-  forwarded: { ip: string; port: number }
+  forwarded: { ip: string; port: number | undefined }
   upstream: UpstreamRequest
   response: ResponseState
   auth: { consumer?: Table; credential?: Table; groups?: Table[] }

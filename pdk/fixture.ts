@@ -17,20 +17,26 @@ export interface PluginSpec {
   id?: string
   config?: Record<string, unknown>
   module?: string
+  /** Run the module on a plugin server (the real kong-js-pluginserver) instead of in process. */
+  plugin_server?: boolean
   phases?: Partial<Record<Phase, ScriptCall[]>>
 }
 
 export interface Expectations {
-  status?: number
-  headers?: Record<string, string | string[] | null>
+  status?: number | Record<string, unknown>
+  headers?: Record<string, unknown>
   body?: unknown
   source?: 'exit' | 'error' | 'service'
   logs?: Array<{ level: string; contains: string }>
+  /** Log lines that must not appear (`level` optional). */
+  no_logs?: Array<{ level?: string; contains: string }>
+  /** Errors the scenario expects: each a substring of an `[error]` (or worse) log line. */
+  errors?: string[]
   upstream_request?: null | {
-    method?: string
-    path?: string
-    query?: string
-    headers?: Record<string, string | string[] | null>
+    method?: unknown
+    path?: unknown
+    query?: unknown
+    headers?: Record<string, unknown>
     body?: unknown
   }
   telemetry?: Array<Record<string, unknown>>
@@ -47,6 +53,7 @@ export interface Fixture {
   route?: Record<string, unknown>
   service?: Record<string, unknown>
   consumers?: Array<Record<string, unknown>>
+  upstreams?: Array<Record<string, unknown>>
   credentials?: Array<Record<string, unknown>>
   consumer_groups?: Array<{ id: string; name: string; consumers?: string[] }>
   vault?: Record<string, Record<string, string>>

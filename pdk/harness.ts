@@ -20,10 +20,11 @@ export interface TypedKit {
   [module: string]: any
 }
 
-/** A context and its kit for `fixture` (only `request.url` is needed), in `phase`. */
+/** A context and its kit for `fixture` (only `request.url` is needed), in `phase`; `strict` as --strict. */
 export function kitFor(
   fixture: Omit<Partial<Fixture>, 'request'> & { request?: Partial<Fixture['request']> } = {},
   phase: Phase = 'access',
+  options: { strict?: boolean } = {},
 ): { ctx: Context; kit: TypedKit } {
   const f = {
     name: 'test',
@@ -33,6 +34,7 @@ export function kitFor(
   } as Fixture
   const ctx = buildContext(f)
   ctx.phase = phase
+  ctx.strict = options.strict === true
   ctx.plugin = { name: 'test-plugin', id: 'id-1', config: {} }
   return { ctx, kit: createKit(ctx) as unknown as TypedKit }
 }

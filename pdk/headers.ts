@@ -28,6 +28,14 @@ export class HeaderList {
     return this.entries.length
   }
 
+  /** First value of the header among the first `max` entries (Kong's getters read a limited table). */
+  getLimited(name: string, max: number): string | undefined {
+    if (this.entries.length <= max) return this.get(name)
+    const key = headerKey(name)
+    for (let i = 0; i < max; i++) if (headerKey(this.entries[i]![0]) === key) return this.entries[i]![1]
+    return undefined
+  }
+
   /** First value of the header, or undefined. */
   get(name: string): string | undefined {
     const key = headerKey(name)

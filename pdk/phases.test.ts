@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { checkPhase, LIFECYCLE, PHASE_ORDER, phaseSet, SETS } from './phases.js'
+import { checkPhase, KONG, LIFECYCLE, PHASE_ORDER, phaseRule, phaseSet, SETS } from './phases.js'
 
 describe('phases', () => {
   it("keeps Kong's lifecycle order of phases", () => {
@@ -72,5 +72,29 @@ describe('phases', () => {
       'log',
     ])
     expect(LIFECYCLE.stream).toEqual(['certificate', 'preread', 'balancer', 'log'])
+  })
+
+  it("checks Kong's set always and the reference's only under --strict, naming both", () => {
+    const rule = phaseRule(KONG.request, SETS.A)
+    expect(() => checkPhase({ phase: 'balancer' }, rule)).not.toThrow()
+    expect(() => checkPhase({ phase: 'balancer', strict: true }, rule)).toThrow(
+      "function cannot be called in balancer phase under --strict (the reference lists only: rewrite, access, response, header_filter, body_filter, log, admin_api; Kong's code allows: rewrite, access, balancer, response, cluster_listener, header_filter, body_filter, log, error, admin_api)",
+    )
+    expect(() => checkPhase({ phase: 'init_worker' }, rule)).toThrow(
+      'function cannot be called in init_worker phase (only in: rewrite, access, balancer, response, cluster_listener, header_filter, body_filter, log, error, admin_api)',
+    )
+  })
+
+  it("words Kong's check_not and a timer's missing phase as Kong does", () => {
+    const notInit = phaseRule({ except: phaseSet('init_worker') }, SETS.B)
+    expect(() => checkPhase({ phase: 'admin_api' }, notInit)).not.toThrow()
+    expect(() => checkPhase({ phase: 'init_worker' }, notInit)).toThrow(
+      'function cannot be called in init_worker phase (can be called in any phases except: init_worker)',
+    )
+    expect(() => checkPhase({ phase: 'timer' }, notInit)).toThrow(/^no phase in ngx.ctx.KONG_PHASE$/)
+    expect(() => checkPhase({ phase: 'timer' }, phaseRule(phaseSet('access')))).toThrow(
+      'no phase in ngx.ctx.KONG_PHASE, (need one of access)',
+    )
+    expect(() => checkPhase({ phase: 'timer' }, phaseRule('any', SETS.ALL))).not.toThrow()
   })
 })

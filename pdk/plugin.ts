@@ -1,12 +1,15 @@
 /** pdk.plugin: the instance ID of the running plugin. */
 import type { Context } from './context.js'
-import { checkPhase, SETS } from './phases.js'
+import { checkPhase, phaseRule, SETS } from './phases.js'
+
+// Kong's plugin.get_id checks no phase; the reference lists P
+const ID_PHASES = phaseRule('any', SETS.P)
 
 /** Builds pdk.plugin for a request context. */
 export function createPlugin(ctx: Context) {
   return {
     get_id(): string | undefined {
-      checkPhase(ctx, SETS.P)
+      checkPhase(ctx, ID_PHASES)
       return ctx.plugin?.id
     },
   }

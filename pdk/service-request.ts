@@ -2,12 +2,12 @@
 import type { Context } from './context.js'
 import { encodeArgs } from './args.js'
 import { normalizeHeader, validateHeader, validateHeaders } from './checks.js'
-import { checkPhase, phaseSet } from './phases.js'
-import { values, type Values } from './values.js'
+import { checkPhase, phaseRule, phaseSet } from './phases.js'
+import { luaType, values, type Values } from './values.js'
 
-const REWRITE_ACCESS = phaseSet('rewrite', 'access')
-const REWRITE_ACCESS_BALANCER = phaseSet('rewrite', 'access', 'balancer')
-const PREREAD_BALANCER = phaseSet('preread', 'balancer')
+const REWRITE_ACCESS = phaseRule(phaseSet('rewrite', 'access'))
+const REWRITE_ACCESS_BALANCER = phaseRule(phaseSet('rewrite', 'access', 'balancer'))
+const PREREAD_BALANCER = phaseRule(phaseSet('preread', 'balancer'))
 const METHODS = new Set([
   'GET',
   'HEAD',
@@ -26,6 +26,17 @@ const METHODS = new Set([
   'TRACE',
 ])
 
+// Kong's kong.tools.uri escape: every byte outside this set becomes %XX (uppercase hex)
+const ESCAPE = /[^!#$&'()*+,/:;=?@[\]A-Za-z0-9\-_.~%]/gu
+const percent = (c: string): string => {
+  let out = ''
+  for (const b of Buffer.from(c, 'utf8')) out += `%${b.toString(16).toUpperCase().padStart(2, '0')}`
+  return out
+}
+
+/** Escapes a path as Kong's set_path does (non-ASCII as UTF-8 bytes, never a "URI malformed" error). */
+export const escapePath = (path: string): string => path.replace(ESCAPE, percent)
+
 /** Builds pdk.service.request for a request context. */
 export function createServiceRequest(ctx: Context) {
   const up = ctx.upstream
@@ -40,13 +51,18 @@ export function createServiceRequest(ctx: Context) {
       for (const k of Object.keys(args).sort()) {
         const v = args[k]
         if (typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'boolean') {
-          throw new Error(`invalid value "${k}": got ${typeof v}, expected string, number or boolean`)
+          throw new Error(`invalid value "${k}": got ${luaType(v)}, expected string, number or boolean`)
         }
         out += `--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${String(v)}\r\n`
       }
       return [out + `--${boundary}--\r\n`, `multipart/form-data; boundary=${boundary}`]
     }
     throw new Error(`unsupported content type ${mime}`)
+  }
+  // Kong sets ngx.var.upstream_host, which nginx sends as the one Host header
+  const setHost = (value: unknown): void => {
+    const v = normalizeHeader(value)
+    up.headers.set('Host', Array.isArray(v) ? v[v.length - 1]! : v)
   }
   return {
     enable_buffering(): void {
@@ -63,7 +79,7 @@ export function createServiceRequest(ctx: Context) {
       checkPhase(ctx, REWRITE_ACCESS_BALANCER)
       if (typeof path !== 'string') throw new Error('path must be a string')
       if (!path.startsWith('/')) throw new Error('path must start with /')
-      up.path = path.replace(/[^!#$&'()*+,/:;=?@[\]A-Za-z0-9\-_.~%]/g, (c) => encodeURIComponent(c))
+      up.path = escapePath(path)
     },
     set_raw_query(query: string): void {
       checkPhase(ctx, REWRITE_ACCESS)
@@ -97,11 +113,14 @@ export function createServiceRequest(ctx: Context) {
         if (up.scheme !== 'grpc' && up.scheme !== 'grpcs')
           return values(undefined, 'cannot set :authority pseudo-header on non-grpc requests')
       }
+      if (header.toLowerCase() === 'host') return setHost(value)
       up.headers.set(header, normalizeHeader(value))
     },
     add_header(header: string, value: unknown): void {
       checkPhase(ctx, REWRITE_ACCESS)
       validateHeader(header, value)
+      // the upstream gets one Host header: Kong's add_header("Host") sets ngx.var.upstream_host
+      if (header.toLowerCase() === 'host') return setHost(value)
       up.headers.add(header, normalizeHeader(value))
     },
     clear_header(header: string): void {

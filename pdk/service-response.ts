@@ -2,11 +2,11 @@
 import type { Context } from './context.js'
 import { checkLimit, decodeArgs } from './args.js'
 import type { HeadersTable } from './headers.js'
-import { checkPhase, phaseSet } from './phases.js'
+import { checkPhase, phaseRule, phaseSet } from './phases.js'
 import { FORM, JSON_TYPE, MULTIPART, parseMultipart } from './request/body.js'
 import { values, type Values } from './values.js'
 
-const HEADER_BODY_LOG = phaseSet('response', 'header_filter', 'body_filter', 'log')
+const HEADER_BODY_LOG = phaseRule(phaseSet('response', 'header_filter', 'body_filter', 'log'))
 
 /** Builds pdk.service.response for a request context. */
 export function createServiceResponse(ctx: Context) {
@@ -34,7 +34,8 @@ export function createServiceResponse(ctx: Context) {
     get_header(name: string): string | undefined {
       checkPhase(ctx, HEADER_BODY_LOG)
       if (typeof name !== 'string') throw new Error('name must be a string')
-      return service()?.headers.get(name)
+      // Kong reads get_headers(), so only the first lua_max_resp_headers headers are seen
+      return service()?.headers.getLimited(name, ctx.config.lua_max_resp_headers)
     },
     get_raw_body(): string {
       checkPhase(ctx, HEADER_BODY_LOG)

@@ -1,16 +1,20 @@
 /** pdk.service: which upstream the request goes to (Kong's kong.service, left out of the reference). */
 import type { Context } from './context.js'
-import { checkPhase, phaseSet } from './phases.js'
+import { checkPhase, phaseRule, phaseSet } from './phases.js'
+import { values, type Values } from './values.js'
 
-const TARGET_PHASES = phaseSet('rewrite', 'access', 'balancer', 'preread')
-const ACCESS = phaseSet('access')
+const TARGET_PHASES = phaseRule(phaseSet('rewrite', 'access', 'balancer', 'preread'))
+const ACCESS = phaseRule(phaseSet('access'))
 
 /** Builds pdk.service for a request context. */
 export function createService(ctx: Context) {
   return {
-    set_upstream(host: string): true {
+    set_upstream(host: string): true | Values {
       checkPhase(ctx, ACCESS)
       if (typeof host !== 'string') throw new Error('host must be a string')
+      // Kong looks the name up among the Upstream entities (the fixture's `upstreams`)
+      if (!ctx.data.upstreams.some((u) => u.name === host))
+        return values(undefined, `could not find an Upstream named '${host}'`)
       ctx.upstream.host = host
       return true
     },

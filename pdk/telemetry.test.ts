@@ -40,10 +40,11 @@ describe('telemetry.log', () => {
     expect(toList(kit.telemetry.log('p', {}, 't'))[1]).toContain('Telemetry logging is disabled')
   })
 
-  it('is allowed in timer but not in init_worker', () => {
-    expect(kitFor({}, 'timer').kit.telemetry.log('p', {}, 't')).toBe(true)
-    expect(() => kitFor({}, 'init_worker').kit.telemetry.log('p', {}, 't')).toThrow(
-      '(only in: rewrite, access, balancer, response, header_filter, body_filter, timer, log)',
+  it("checks no phase, as Kong's code; under --strict it is allowed in timer but not in init_worker", () => {
+    expect(kitFor({}, 'init_worker').kit.telemetry.log('p', {}, 't')).toBe(true)
+    expect(kitFor({}, 'timer', { strict: true }).kit.telemetry.log('p', {}, 't')).toBe(true)
+    expect(() => kitFor({}, 'init_worker', { strict: true }).kit.telemetry.log('p', {}, 't')).toThrow(
+      "(the reference lists only: rewrite, access, balancer, response, header_filter, body_filter, timer, log; Kong's code allows: any)",
     )
   })
 })
@@ -51,8 +52,9 @@ describe('telemetry.log', () => {
 describe('small modules', () => {
   it('plugin.get_id gives the running plugin instance id in P phases', () => {
     expect(kitFor().kit.plugin.get_id()).toBe('id-1')
-    expect(() => kitFor({}, 'init_worker').kit.plugin.get_id()).toThrow(
-      '(only in: rewrite, access, response, header_filter, body_filter, log)',
+    expect(kitFor({}, 'init_worker').kit.plugin.get_id()).toBe('id-1')
+    expect(() => kitFor({}, 'init_worker', { strict: true }).kit.plugin.get_id()).toThrow(
+      'the reference lists only: rewrite, access, response, header_filter, body_filter, log;',
     )
   })
 

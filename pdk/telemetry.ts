@@ -1,17 +1,12 @@
 /** pdk.telemetry: structured log entries for the OpenTelemetry export plugin. */
 import type { Context, Table } from './context.js'
-import { checkPhase, phaseSet } from './phases.js'
+import { checkPhase, phaseRule, phaseSet } from './phases.js'
 import { values, type Values } from './values.js'
 
-const TELEMETRY_PHASES = phaseSet(
-  'rewrite',
-  'access',
-  'balancer',
-  'timer',
-  'header_filter',
-  'response',
-  'body_filter',
-  'log',
+// Kong's telemetry.log checks no phase; the reference's list holds under --strict
+const TELEMETRY_PHASES = phaseRule(
+  'any',
+  phaseSet('rewrite', 'access', 'balancer', 'timer', 'header_filter', 'response', 'body_filter', 'log'),
 )
 
 /** Builds pdk.telemetry for a request context; entries land in ctx.telemetry. */

@@ -29,3 +29,10 @@ export function luaType(v: unknown): string {
   if (typeof v === 'bigint') return 'number'
   return typeof v
 }
+
+/** Lua's `tostring` for a JS value, as Kong's `%q` / concatenated messages show it. */
+export function luaString(v: unknown): string {
+  if (v === undefined || v === null) return 'nil'
+  if (typeof v === 'object' && !Buffer.isBuffer(v)) return 'table: 0x00000000'
+  return String(v)
+}

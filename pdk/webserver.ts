@@ -16,7 +16,7 @@ export function createWebserver(ctx: Context) {
       host: req.host,
       server_port: String(req.port),
       remote_addr: ctx.forwarded.ip,
-      remote_port: String(ctx.forwarded.port),
+      remote_port: ctx.forwarded.port === undefined ? '' : String(ctx.forwarded.port),
       realip_remote_addr: req.peer.ip,
       realip_remote_port: String(req.peer.port),
       request_length: String(req.body.length),

@@ -148,9 +148,9 @@ describe('serialize and set_serialize_value', () => {
     expect(() => kit.log.serialize()).toThrow("Subkey 'client_ip' is not a table")
   })
 
-  it('set_serialize_value is allowed in B phases only', () => {
+  it("set_serialize_value is allowed in Kong's phases_with_ctx only", () => {
     expect(() => kitFor({}, 'init_worker').kit.log.set_serialize_value('k', 1)).toThrow(
-      '(only in: certificate, rewrite, access, response, header_filter, body_filter, log)',
+      '(only in: rewrite, access, response, header_filter, body_filter, log)',
     )
   })
 })

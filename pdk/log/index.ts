@@ -1,12 +1,16 @@
 /** pdk.log: leveled log lines, deprecation notices, and the serialized log record. */
 import type { Context } from '../context.js'
-import { checkPhase, SETS } from '../phases.js'
+import { checkPhase, phaseRule, SETS } from '../phases.js'
+
+// Kong's log functions check no phase; the reference lists ALL
+const LOG_PHASES = phaseRule('any', SETS.ALL)
 import { callSite, formatLine, LABELS, stringify } from './line.js'
 import { serialize, setSerializeValue } from './serialize.js'
 
 type LogFn = (...args: unknown[]) => void
 
 export interface PdkLog {
+  emerg: LogFn
   alert: LogFn
   crit: LogFn
   err: LogFn
@@ -28,11 +32,12 @@ export function createLog(ctx: Context): PdkLog {
   const leveled =
     (level: string): LogFn =>
     (...args) => {
-      checkPhase(ctx, SETS.ALL)
+      checkPhase(ctx, LOG_PHASES)
       if (args.length === 0) throw new Error('expected at least one argument to log')
       write(level, args.map(stringify).join(''))
     }
   return {
+    emerg: leveled('emerg'),
     alert: leveled('alert'),
     crit: leveled('crit'),
     err: leveled('err'),
@@ -41,7 +46,7 @@ export function createLog(ctx: Context): PdkLog {
     info: leveled('info'),
     debug: leveled('debug'),
     deprecation(...args) {
-      checkPhase(ctx, SETS.ALL)
+      checkPhase(ctx, LOG_PHASES)
       if (args.length === 0) throw new Error('expected at least one argument to log')
       const last = args[args.length - 1]
       // as Kong's deprecation.raise: any final table is the metadata, even when it is the only argument

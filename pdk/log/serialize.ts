@@ -1,13 +1,15 @@
 /** The serialized log record (log.serialize) and the values plugins add to it. */
 import type { Context, Table } from '../context.js'
-import { checkPhase, phaseSet, SETS } from '../phases.js'
+import { checkPhase, KONG, phaseRule, phaseSet, SETS } from '../phases.js'
 import { decodeArgs } from '../args.js'
 
-const LOG_ONLY = phaseSet('log')
+const LOG_ONLY = phaseRule(phaseSet('log'))
+// Kong's phases_with_ctx (no certificate); the reference lists B
+const WITH_CTX = phaseRule(KONG.with_ctx, SETS.B)
 
 /** Records a set / add / replace of a (dotted) key; applied when the record is serialized. */
 export function setSerializeValue(ctx: Context, key: unknown, value: unknown, options?: { mode?: string }): void {
-  checkPhase(ctx, SETS.B)
+  checkPhase(ctx, WITH_CTX)
   if (typeof key !== 'string') throw new Error('key must be a string')
   const mode = options?.mode ?? 'set'
   if (mode !== 'set' && mode !== 'add' && mode !== 'replace') throw new Error("mode must be 'set', 'add' or 'replace'")
@@ -129,7 +131,8 @@ export function serialize(ctx: Context): Table {
       request: {
         id: ctx.requestId,
         uri: req.uri,
-        url: `${req.scheme}://${req.host}:${req.port}${req.uri}`,
+        // Kong's host_port: the listening port mapped by port_maps
+        url: `${req.scheme}://${req.host}:${ctx.config.port_maps[req.port] ?? req.port}${req.uri}`,
         querystring: decodeArgs(query, ctx.config.lua_max_uri_args).args,
         method: req.method,
         headers,

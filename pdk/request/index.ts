@@ -3,17 +3,19 @@ import type { Context } from '../context.js'
 import { checkLimit, decodeArgs, type ArgsTable } from '../args.js'
 import type { HeadersTable } from '../headers.js'
 import { trustMatcher } from '../ip.js'
-import { checkPhase, phaseSet, SETS } from '../phases.js'
+import { checkPhase, KONG, phaseRule, phaseSet, SETS } from '../phases.js'
 import type { Values } from '../values.js'
 import { decodeBody, rawBody } from './body.js'
 import { normalizePath } from './path.js'
 
-const PORT_PHASES = phaseSet(...SETS.A, 'certificate')
+// Kong's `PHASES.request` (balancer too), the reference's set A under --strict
+const A = phaseRule(KONG.request, SETS.A)
+const PORT_PHASES = phaseRule({ except: phaseSet('init_worker') }, phaseSet(...SETS.A, 'certificate'))
+const BODY_PHASES = phaseRule(KONG.before_content, SETS.D)
 
 /** Builds pdk.request for a request context. */
 export function createRequest(ctx: Context) {
   const req = ctx.request
-  const A = SETS.A
   const trusted = () => trustMatcher(ctx.config.trusted_ips)(req.peer.ip)
   const hostOf = (value: string) => {
     const at = value.indexOf('@')
@@ -120,11 +122,11 @@ export function createRequest(ctx: Context) {
       return req.headers.table(max_headers ?? ctx.config.lua_max_req_headers).headers
     },
     get_raw_body(max_allowed_file_size?: number): string | Values {
-      checkPhase(ctx, SETS.D)
+      checkPhase(ctx, BODY_PHASES)
       return rawBody(ctx, max_allowed_file_size)
     },
     get_body(mimetype?: string, max_args?: number, max_allowed_file_size?: number): Promise<Values> {
-      checkPhase(ctx, SETS.D)
+      checkPhase(ctx, BODY_PHASES)
       return decodeBody(ctx, mimetype ?? undefined, max_args ?? undefined, max_allowed_file_size ?? undefined)
     },
     get_start_time(): number {

@@ -74,7 +74,7 @@ describe('response headers', () => {
 
   it('readers work only once the response exists', () => {
     expect(() => kitFor({}, 'access').kit.response.get_status()).toThrow(
-      'function cannot be called in access phase (only in: response, header_filter, body_filter, log, admin_api)',
+      'function cannot be called in access phase (only in: response, header_filter, body_filter, log, error, admin_api)',
     )
   })
 })
@@ -118,16 +118,30 @@ describe('response.exit', () => {
     )
   })
 
-  it('is allowed in header_filter only without a body', () => {
+  it('sends a body in header_filter as Kong does; the reference refuses one under --strict', () => {
     const { ctx, kit } = kitFor({}, 'header_filter')
-    expect(() => kit.response.exit(500, 'body')).toThrow('header_filter')
-    kit.response.exit(204)
-    expect(ctx.response.status).toBe(204)
+    kit.response.exit(500, 'body')
+    expect(ctx.response.body?.toString()).toBe('body')
+    expect(() => kitFor({}, 'header_filter', { strict: true }).kit.response.exit(500, 'body')).toThrow(
+      'function cannot be called in header_filter phase with a body (only with a nil body)',
+    )
+    const strict = kitFor({}, 'header_filter', { strict: true })
+    strict.kit.response.exit(204)
+    expect(strict.ctx.response.status).toBe(204)
+  })
+
+  it('works in the response phase, as in Kong since 2.2; --strict names both lists', () => {
+    const { ctx, kit } = kitFor({}, 'response')
+    kit.response.exit(418, 'teapot')
+    expect(ctx.response.status).toBe(418)
+    expect(() => kitFor({}, 'response', { strict: true }).kit.response.exit(200)).toThrow(
+      "function cannot be called in response phase under --strict (the reference lists only: rewrite, access, header_filter, admin_api; Kong's code allows: rewrite, access, balancer, response, header_filter, error, admin_api)",
+    )
   })
 
   it('is not allowed in log', () => {
     expect(() => kitFor({}, 'log').kit.response.exit(200)).toThrow(
-      'function cannot be called in log phase (only in: rewrite, access, header_filter, preread, admin_api)',
+      'function cannot be called in log phase (only in: rewrite, access, balancer, response, header_filter, error, admin_api)',
     )
   })
 })
@@ -140,11 +154,18 @@ describe('response.exit in L4 (stream) mode', () => {
     expect(() => kit.response.exit(404)).toThrow('unacceptable code, only 200, 400, 403, 500, 502 and 503 are accepted')
   })
 
-  it('sends the body to the client below 500', () => {
+  it('sends the body to the client below 400', () => {
     const { ctx, kit } = kitFor(stream, 'preread')
-    kit.response.exit(403, 'go away', { 'X-Ignored': '1' })
-    expect(ctx.response.body?.toString()).toBe('go away')
+    kit.response.exit(200, 'welcome', { 'X-Ignored': '1' })
+    expect(ctx.response.body?.toString()).toBe('welcome')
     expect(ctx.response.headers.size).toBe(0)
+  })
+
+  it("writes the body to the error log from 400 (Kong's status < 400)", () => {
+    const { ctx, kit } = kitFor(stream, 'preread')
+    kit.response.exit(403, 'go away')
+    expect(ctx.response.body?.toString()).toBe('')
+    expect(ctx.logs[0]?.line).toContain('unable to proxy stream connection, status: 403, err: go away')
   })
 
   it('writes the body to the error log for 500, 502 and 503', () => {
@@ -155,8 +176,11 @@ describe('response.exit in L4 (stream) mode', () => {
     expect(ctx.logs[0]?.line).toContain('unable to proxy stream connection, status: 502, err: upstream down')
   })
 
-  it('takes only nil or string bodies', () => {
-    expect(() => kitFor(stream, 'preread').kit.response.exit(200, { a: 1 })).toThrow('body must be a nil or string')
+  it('JSON-encodes a table body and refuses other types', () => {
+    const { ctx, kit } = kitFor(stream, 'preread')
+    kit.response.exit(200, { a: 1 })
+    expect(ctx.response.body?.toString()).toBe('{"a":1}')
+    expect(() => kitFor(stream, 'preread').kit.response.exit(200, true)).toThrow('body must be a nil, string or table')
   })
 })
 

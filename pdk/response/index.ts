@@ -3,14 +3,19 @@ import type { Context } from '../context.js'
 import { checkLimit } from '../args.js'
 import { isTransferEncoding, normalizeHeader, validateHeader, validateHeaders } from '../checks.js'
 import type { HeadersTable } from '../headers.js'
-import { checkPhase, phaseSet, SETS } from '../phases.js'
+import { checkPhase, KONG, phaseRule, phaseSet, SETS } from '../phases.js'
 import { values, type Values } from '../values.js'
 import { errorBody, errorMessage, isGrpc, responseType } from './formats.js'
 import { sendHttp, sendStream } from './send.js'
 
-const EXIT_PHASES = phaseSet('preread', 'rewrite', 'access', 'admin_api', 'header_filter')
-const ERROR_PHASES = phaseSet('rewrite', 'access', 'admin_api', 'header_filter')
-const BODY_FILTER = phaseSet('body_filter')
+const R = phaseRule(KONG.header_body_log, SETS.R)
+const H = phaseRule(KONG.rewrite_access_header, SETS.H)
+// Kong allows exit and error wherever headers may still be set (the response phase since 2.2)
+const EXIT_PHASES = phaseRule(KONG.rewrite_access_header, phaseSet('rewrite', 'access', 'admin_api', 'header_filter'))
+// Kong's stream exit checks no phase
+const STREAM_EXIT_PHASES = phaseRule('any', phaseSet('preread'))
+const ERROR_PHASES = phaseRule(KONG.rewrite_access_header, phaseSet('rewrite', 'access', 'admin_api', 'header_filter'))
+const BODY_FILTER = phaseRule(phaseSet('body_filter'))
 
 /** Builds pdk.response; `log` writes the kit's own notices (Transfer-Encoding, L4 errors). */
 export function createResponse(ctx: Context, log: { warn: (msg: string) => void; err: (msg: string) => void }) {
@@ -23,58 +28,60 @@ export function createResponse(ctx: Context, log: { warn: (msg: string) => void;
     if (typeof status !== 'number') throw new Error('code must be a number')
     if (status < min || status > 599) throw new Error(`code must be a number between ${min} and 599`)
   }
+  // the reference refuses a body in header_filter; Kong's code sends it (under --strict the reference holds)
   const endBodyInHeaderFilter = (body: unknown) => {
-    if (ctx.phase === 'header_filter' && body !== undefined && body !== null) {
+    if (ctx.strict && ctx.phase === 'header_filter' && body !== undefined && body !== null) {
       throw new Error('function cannot be called in header_filter phase with a body (only with a nil body)')
     }
   }
 
   const api = {
     get_status(): number {
-      checkPhase(ctx, SETS.R)
+      checkPhase(ctx, R)
       return res.status
     },
     get_header(name: string): string | undefined {
-      checkPhase(ctx, SETS.R)
+      checkPhase(ctx, R)
       if (typeof name !== 'string') throw new Error('header name must be a string')
-      return res.headers.get(name)
+      // Kong reads get_headers(), so only the first lua_max_resp_headers headers are seen
+      return res.headers.getLimited(name, ctx.config.lua_max_resp_headers)
     },
     get_headers(max_headers?: number): HeadersTable | Values {
-      checkPhase(ctx, SETS.R)
+      checkPhase(ctx, R)
       checkLimit('max_headers', max_headers)
       const { headers, truncated } = res.headers.table(max_headers ?? ctx.config.lua_max_resp_headers)
       return truncated ? values(headers, 'truncated') : headers
     },
     get_source(): 'exit' | 'error' | 'service' {
-      checkPhase(ctx, SETS.R)
+      checkPhase(ctx, R)
       if (res.unexpected) return 'error'
       if (res.exited) return 'exit'
       if (res.proxied) return 'service'
       return 'error'
     },
     set_status(status: number): void {
-      checkPhase(ctx, SETS.H)
+      checkPhase(ctx, H)
       checkStatus(status)
       res.status = status
     },
     set_header(name: string, value: unknown): void {
-      checkPhase(ctx, SETS.H)
+      checkPhase(ctx, H)
       validateHeader(name, value)
       if (isTransferEncoding(name)) return warn('manually setting Transfer-Encoding. Ignored.')
       res.headers.set(headerName(name), normalizeHeader(value))
     },
     add_header(name: string, value: unknown): void {
-      checkPhase(ctx, SETS.H)
+      checkPhase(ctx, H)
       validateHeader(name, value)
       res.headers.add(headerName(name), normalizeHeader(value))
     },
     clear_header(name: string): void {
-      checkPhase(ctx, SETS.H)
+      checkPhase(ctx, H)
       if (typeof name !== 'string') throw new Error('header name must be a string')
       res.headers.clear(name)
     },
     set_headers(headers: Record<string, unknown>): void {
-      checkPhase(ctx, SETS.H)
+      checkPhase(ctx, H)
       validateHeaders(headers)
       for (const name of Object.keys(headers).sort()) {
         if (isTransferEncoding(name)) warn('manually setting Transfer-Encoding. Ignored.')
@@ -82,8 +89,11 @@ export function createResponse(ctx: Context, log: { warn: (msg: string) => void;
       }
     },
     exit(status: number, body?: unknown, headers?: Record<string, unknown>): void {
+      if (ctx.subsystem === 'stream') {
+        checkPhase(ctx, STREAM_EXIT_PHASES)
+        return sendStream(ctx, status, body, log.err)
+      }
       checkPhase(ctx, EXIT_PHASES)
-      if (ctx.subsystem === 'stream') return sendStream(ctx, status, body, log.err)
       checkStatus(status)
       if (body !== undefined && body !== null && typeof body !== 'string' && typeof body !== 'object') {
         throw new Error('body must be a nil, string or table')

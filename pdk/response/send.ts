@@ -114,17 +114,20 @@ export function sendHttp(
 
 const L4_STATUSES = new Set([200, 400, 403, 500, 502, 503])
 
-/** L4 exit: status for logs and stats only; the body goes to the client, or to the error log on 5xx. */
+/** L4 exit (Kong's send_stream): a table body is JSON; below 400 the body goes to the client, from 400 to the error log. */
 export function sendStream(ctx: Context, status: unknown, body: unknown, logErr: (msg: string) => void): void {
   if (typeof status !== 'number') throw new Error('code must be a number')
   if (!L4_STATUSES.has(status)) throw new Error('unacceptable code, only 200, 400, 403, 500, 502 and 503 are accepted')
-  if (body !== undefined && body !== null && typeof body !== 'string') throw new Error('body must be a nil or string')
+  if (body !== undefined && body !== null) {
+    if (typeof body === 'object' && !Buffer.isBuffer(body)) body = JSON.stringify(body)
+    if (typeof body !== 'string' && !Buffer.isBuffer(body)) throw new Error('body must be a nil, string or table')
+  }
   const res = ctx.response
   res.status = status
   res.body = Buffer.alloc(0)
-  if (typeof body === 'string') {
-    if (status < 500) res.body = Buffer.from(body)
-    else logErr(`unable to proxy stream connection, status: ${status}, err: ${body}`)
+  if (typeof body === 'string' || Buffer.isBuffer(body)) {
+    if (status < 400) res.body = Buffer.isBuffer(body) ? body : Buffer.from(body)
+    else logErr(`unable to proxy stream connection, status: ${status}, err: ${body.toString()}`)
   }
   res.exited = true
   ctx.phaseEnded = true

@@ -27,11 +27,63 @@ export function deepEqual(a: unknown, b: unknown): boolean {
   return ka.every((k) => deepEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]))
 }
 
-/** True when every field of `expected` is in `actual` with an equal value (recursively). */
+/** True when every field of `expected` is in `actual` with a matching value (recursively, matchers allowed). */
 export function isSubset(expected: unknown, actual: unknown): boolean {
-  if (typeof expected !== 'object' || expected === null || Array.isArray(expected)) return deepEqual(expected, actual)
+  if (typeof expected !== 'object' || expected === null || Array.isArray(expected) || matcherOf(expected))
+    return matches(expected, actual)
   if (typeof actual !== 'object' || actual === null) return false
   return Object.entries(expected).every(([k, v]) => isSubset(v, (actual as Record<string, unknown>)[k]))
+}
+
+type Matcher = { $type: string | string[] } | { $match: string } | { $contains: unknown }
+
+/** A partial matcher: an object whose one key is `$type`, `$match` or `$contains`. */
+function matcherOf(v: unknown): Matcher | undefined {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return undefined
+  const keys = Object.keys(v)
+  return keys.length === 1 && (keys[0] === '$type' || keys[0] === '$match' || keys[0] === '$contains')
+    ? (v as Matcher)
+    : undefined
+}
+
+/** Lua's type name of a JSON value (tables for objects and arrays). */
+const luaTypeOf = (v: unknown): string =>
+  v === null || v === undefined ? 'nil' : typeof v === 'object' ? 'table' : typeof v
+
+const regexps = new Map<string, RegExp>()
+const regexp = (source: string): RegExp => {
+  let re = regexps.get(source)
+  if (!re) regexps.set(source, (re = new RegExp(source)))
+  return re
+}
+
+/**
+ * Deep equality where `expected` may hold partial matchers: `{"$type": "number"}` (Lua type names,
+ * or a list of them), `{"$match": "regex"}` on text, `{"$contains": x}` (a substring of text, a
+ * subset of a table, or for a list every element of x matching some element).
+ */
+export function matches(expected: unknown, actual: unknown): boolean {
+  const m = matcherOf(expected)
+  if (m) {
+    if ('$type' in m) {
+      const t = luaTypeOf(actual)
+      return Array.isArray(m.$type) ? m.$type.includes(t) : m.$type === t
+    }
+    if ('$match' in m)
+      return (typeof actual === 'string' || typeof actual === 'number') && regexp(m.$match).test(String(actual))
+    const want = m.$contains
+    if (typeof actual === 'string') return typeof want === 'string' && actual.includes(want)
+    if (Array.isArray(actual)) {
+      const items = Array.isArray(want) ? want : [want]
+      return items.every((w) => actual.some((a) => matches(w, a)))
+    }
+    return isSubset(want, actual)
+  }
+  if (typeof expected !== 'object' || expected === null) return deepEqual(expected, actual)
+  if (typeof actual !== 'object' || actual === null || Array.isArray(expected) !== Array.isArray(actual)) return false
+  const ke = Object.keys(expected)
+  if (ke.length !== Object.keys(actual).length) return false
+  return ke.every((k) => matches((expected as Record<string, unknown>)[k], (actual as Record<string, unknown>)[k]))
 }
 
 /** Drops trailing nulls, as `returns` lists may. */

@@ -9,12 +9,16 @@ import { preparePlugins } from './plugins.js'
 const dir = mkdtempSync(join(tmpdir(), 'pdk-runner-'))
 let n = 0
 
-async function run(fixture: Omit<Fixture, 'name'> & { name?: string }, files: Record<string, string> = {}) {
+async function run(
+  fixture: Omit<Fixture, 'name'> & { name?: string },
+  files: Record<string, string> = {},
+  options: { strict?: boolean } = {},
+) {
   for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text)
   const file = join(dir, `f${n++}.json`)
   writeFileSync(file, JSON.stringify({ name: 'scenario', ...fixture }))
   const loaded = loadFixture(file)
-  return runScenario(loaded, await preparePlugins(loaded))
+  return runScenario(loaded, await preparePlugins(loaded), {}, options)
 }
 
 const script = (name: string, phases: Record<string, unknown[]>) => ({ name, phases }) as Fixture['plugins'][number]
@@ -103,24 +107,22 @@ describe('lifecycle', () => {
     expect(r.response.status).toBe(204)
   })
 
-  it('a plugin error becomes a 500 with source error and the rest of the lifecycle runs', async () => {
-    const r = await run(
-      {
-        request: { url: 'http://h/', headers: { accept: 'text/plain' } },
-        plugins: [
-          { name: 'bad', module: './bad.mjs' },
-          script('after', {
-            access: [{ call: 'log.info', args: ['skipped'] }],
-            log: [{ call: 'response.get_source', returns: ['error'] }],
-          }),
-        ],
-      },
-      { 'bad.mjs': "export class Plugin { access() { throw new Error('kaboom') } }" },
-    )
+  it('a call that raises becomes a 500 with source error, the rest of the lifecycle runs', async () => {
+    const r = await run({
+      request: { url: 'http://h/', headers: { accept: 'text/plain' } },
+      plugins: [
+        script('bad', { access: [{ call: 'response.set_status', args: ['kaboom'] }] }),
+        script('after', {
+          access: [{ call: 'log.info', args: ['skipped'] }],
+          log: [{ call: 'response.get_source', returns: ['error'] }],
+        }),
+      ],
+      expect: { errors: ['code must be a number'] },
+    })
     expect(r.response.status).toBe(500)
     expect(r.response.source).toBe('error')
     expect(r.response.body).toMatch(/^An unexpected error occurred\nrequest_id: [0-9a-f]{32}\n$/)
-    expect(r.logs.some((l) => l.level === 'error' && l.line.includes('kaboom'))).toBe(true)
+    expect(r.logs.some((l) => l.level === 'error' && l.line.includes('code must be a number'))).toBe(true)
     expect(r.phases.map((p) => `${p.phase}:${p.plugin}`)).toEqual(['access:bad', 'log:after'])
     expect(r.passed).toBe(true)
   })
@@ -155,14 +157,18 @@ describe('lifecycle', () => {
     expect(r.passed).toBe(true)
   })
 
-  it('follows the reference: log is not among the preread phases', async () => {
-    const r = await run({
-      subsystem: 'stream',
+  it("follows Kong's code: log works in preread; --strict holds the reference, which leaves it out", async () => {
+    const fixture = (step: Record<string, unknown>) => ({
+      subsystem: 'stream' as const,
       request: { url: 'tcp://h:9000' },
-      plugins: [
-        script('p', { preread: [{ call: 'log.info', args: ['a'], throws: 'cannot be called in preread phase' }] }),
-      ],
+      plugins: [script('p', { preread: [{ call: 'log.info', args: ['a'], ...step }] })],
     })
+    expect((await run(fixture({}))).passed).toBe(true)
+    const r = await run(
+      fixture({ throws: 'cannot be called in preread phase under --strict (the reference lists only: init_worker' }),
+      {},
+      { strict: true },
+    )
     expect(r.passed).toBe(true)
   })
 })
@@ -265,5 +271,105 @@ describe('expect block', () => {
       '$.expect.logs[0]',
     ])
     expect(r.failures[0]).toEqual({ path: '$.expect.status', expected: 404, actual: 200 })
+  })
+})
+
+describe('a verdict you can trust', () => {
+  const raising = script('p', { log: [{ call: 'response.set_header', args: ['x', 'y'] }] })
+
+  it('fails a fixture on an error it did not state, in any phase, even with no other expectation', async () => {
+    const r = await run({ request: { url: 'http://h/' }, plugins: [raising] })
+    expect(r.passed).toBe(false)
+    expect(r.failures).toEqual([
+      {
+        path: '$.logs[0]',
+        expected: 'no unexpected error (state it in expect.errors)',
+        actual: expect.stringContaining('log phase failed: function cannot be called in log phase'),
+      },
+    ])
+  })
+
+  it('passes when expect.errors or an expect.logs entry at level err states the error', async () => {
+    const base = { request: { url: 'http://h/' }, plugins: [raising] }
+    expect((await run({ ...base, expect: { errors: ['cannot be called in log phase'] } })).passed).toBe(true)
+    const viaLogs = { logs: [{ level: 'err', contains: 'cannot be called in log phase' }] }
+    expect((await run({ ...base, expect: viaLogs })).passed).toBe(true)
+  })
+
+  it('fails on an [error] log line a plugin wrote, and on a stated error that never happened', async () => {
+    const r = await run({
+      request: { url: 'http://h/' },
+      plugins: [script('p', { log: [{ call: 'log.err', args: ['disk full'] }] })],
+      expect: { errors: ['never happens'] },
+    })
+    expect(r.failures.map((f) => f.path)).toEqual(['$.expect.errors[0]', '$.logs[0]'])
+  })
+
+  it('checks no_logs, at a level or at any level', async () => {
+    const plugins = [script('p', { access: [{ call: 'log.warn', args: ['slow upstream'] }] })]
+    const hit = await run({ request: { url: 'http://h/' }, plugins, expect: { no_logs: [{ contains: 'slow' }] } })
+    expect(hit.failures[0]).toMatchObject({ path: '$.expect.no_logs[0]', expected: 'no such log line' })
+    const other = { no_logs: [{ level: 'err', contains: 'slow' }] }
+    expect((await run({ request: { url: 'http://h/' }, plugins, expect: other })).passed).toBe(true)
+  })
+
+  it('takes partial matchers in returns and expectations', async () => {
+    const ok = await run({
+      request: { url: 'HTTPS://H.example/a?b=1', headers: { 'X-Id': 'abc-123' } },
+      plugins: [
+        script('p', {
+          access: [
+            { call: 'request.get_start_time', returns: [{ $type: 'number' }] },
+            { call: 'request.get_scheme', returns: ['https'] },
+            { call: 'request.get_header', args: ['x-id'], returns: [{ $match: '^abc-\\d+$' }] },
+            { call: 'request.get_headers', returns: [{ $contains: { 'x-id': 'abc-123' } }] },
+            { call: 'request.get_query', returns: [{ $type: ['table'] }] },
+            { call: 'response.set_header', args: ['X-Took', '17ms'] },
+          ],
+        }),
+      ],
+      expect: { status: { $type: 'number' }, headers: { 'x-took': { $match: 'ms$' } } },
+    })
+    expect(ok.failures).toEqual([])
+    const bad = await run({
+      request: { url: 'http://h/' },
+      plugins: [script('p', { access: [{ call: 'request.get_host', returns: [{ $type: 'number' }] }] })],
+    })
+    expect(bad.failures[0]).toMatchObject({ expected: [{ $type: 'number' }], actual: ['h'] })
+  })
+
+  it('knows upstream entities: set_upstream fails softly on an unknown name', async () => {
+    const r = await run({
+      request: { url: 'http://h/' },
+      upstreams: [{ name: 'backend' }],
+      plugins: [
+        script('p', {
+          access: [
+            { call: 'service.set_upstream', args: ['backend'], returns: [true] },
+            {
+              call: 'service.set_upstream',
+              args: ['nope'],
+              returns: [null, "could not find an Upstream named 'nope'"],
+            },
+          ],
+        }),
+      ],
+    })
+    expect(r.failures).toEqual([])
+  })
+
+  it('keeps an explicit empty request body: Content-Length 0 and an empty raw body', async () => {
+    const r = await run({
+      request: { url: 'http://h/', method: 'POST', body: '' },
+      plugins: [
+        script('p', {
+          access: [
+            { call: 'request.get_header', args: ['content-length'], returns: ['0'] },
+            { call: 'request.get_raw_body', returns: [''] },
+          ],
+        }),
+      ],
+    })
+    expect(r.failures).toEqual([])
   })
 })

@@ -10,7 +10,7 @@ import { BEFORE_UPSTREAM, LIFECYCLE, type Phase } from '../phases.js'
 import { errorBody, errorMessage, responseType } from '../response/formats.js'
 import { errorMessage as messageOf, type CallRecord, type Recorder } from '../trace.js'
 import { plain } from './compare.js'
-import { checkExpectations, sourceOf, type Failure, type UpstreamSnapshot } from './expect.js'
+import { checkExpectations, sourceOf, unexpectedErrors, type Failure, type UpstreamSnapshot } from './expect.js'
 import { handles, runModulePhase, type RunnablePlugin } from './plugins.js'
 import { runScriptPhase } from './script.js'
 import { buildContext } from './setup.js'
@@ -119,14 +119,21 @@ export interface ScenarioObserver {
   afterPhase?: (trace: PhaseTrace, response: ResponseSnapshot) => void
 }
 
+export interface RunOptions {
+  /** Calls must also be in the phases the reference lists (`broker pdk run --strict`). */
+  strict?: boolean
+}
+
 /** Runs a scenario with its prepared plugins and returns the trace, response and failures. */
 export async function runScenario(
   loaded: LoadedFixture,
   plugins: RunnablePlugin[],
   observer: ScenarioObserver = {},
+  moduleOptions: RunOptions = {},
 ): Promise<ScenarioResult> {
   const f = loaded.fixture
   const ctx = buildContext(f)
+  ctx.strict = moduleOptions.strict === true
   const kit = createKit(ctx)
   let current: CallRecord[] = []
   const record: Recorder = (r) => current.push(r)
@@ -189,7 +196,7 @@ export async function runScenario(
   ) {
     upstream = proxy(ctx, loaded, plugins)
   }
-  failures.push(...checkExpectations(f.expect, ctx, upstream))
+  failures.push(...checkExpectations(f.expect, ctx, upstream), ...unexpectedErrors(f.expect, ctx, phases))
   return {
     name: f.name,
     file: loaded.file,

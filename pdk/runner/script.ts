@@ -5,7 +5,7 @@ import { resolveCall, type KitFunction } from '../kit.js'
 import type { Phase } from '../phases.js'
 import { errorMessage, invoke, type Recorder } from '../trace.js'
 import { toList } from '../values.js'
-import { deepEqual, plain, trimNulls } from './compare.js'
+import { matches, plain, trimNulls } from './compare.js'
 import type { Failure } from './expect.js'
 import type { ScriptPlugin } from './plugins.js'
 
@@ -54,7 +54,7 @@ export async function runScriptPhase(
       failures.push({ path: `${at}.throws`, expected: step.throws, actual: { returns: plain(toList(result)) } })
     else if (step.returns !== undefined) {
       const actual = trimNulls(plain(toList(result)) as unknown[])
-      if (!deepEqual(trimNulls(step.returns), actual))
+      if (!matches(trimNulls(step.returns), actual))
         failures.push({ path: `${at}.returns`, expected: step.returns, actual })
     }
     if (ctx.phaseEnded) return

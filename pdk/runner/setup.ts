@@ -63,7 +63,8 @@ function routeMatch(
       const m = new RegExp('^' + p.slice(1)).exec(path)
       if (!m) continue
       return {
-        unnamed: m.slice(0).map((s) => s ?? ''),
+        // Kong's unnamed captures are positions 1..n (the whole match is not one of them)
+        unnamed: m.slice(1).map((s) => s ?? ''),
         named: { ...(m.groups ?? {}) } as Record<string, string>,
         prefix: route?.strip_path !== false ? m[0] : undefined,
       }
@@ -150,6 +151,7 @@ export function buildContext(f: Fixture, defaults: { requestId?: string } = {}):
       route: f.route ? structuredClone(f.route) : undefined,
       service: service ? structuredClone(service) : undefined,
       consumers: f.consumers ?? [],
+      upstreams: f.upstreams ?? [],
       credentials: f.credentials ?? [],
       consumerGroups: (f.consumer_groups ?? []).map(({ consumers: _members, ...g }) => g),
       groupMembers,
