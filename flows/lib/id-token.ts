@@ -14,7 +14,7 @@ const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256
 // kept per jwks_uri for JWKS_TTL_MS (refetched at once on an unknown kid, at most every
 // REFETCH_MS), at most MAX_SETS of them (the map starts over when full).
 const JWKS_TTL_MS = 10 * 60_000
-const REFETCH_MS = 5_000
+const REFETCH_MS = 1_000
 const MAX_SETS = 256
 let jwksCache = new Map<string, { keys: JSONWebKeySet; until: number; fetchedAt: number }>()
 

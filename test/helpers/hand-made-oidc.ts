@@ -1,0 +1,117 @@
+import { generateKeyPairSync, type KeyObject } from 'node:crypto'
+import { createServer, type Server } from 'node:http'
+import { SignJWT } from 'jose'
+
+/** What the hand-made provider's token endpoint received. */
+export interface TokenRequest {
+  contentType: string
+  authorization?: string
+  body: Record<string, unknown>
+}
+
+/** How the next id_token is made: claims to change, or another key or kid to sign with. */
+export interface IdTokenPlan {
+  claims?: Record<string, unknown>
+  key?: KeyObject
+  kid?: string
+}
+
+export interface HandMadeProvider {
+  issuer: string
+  authorizeRequests: Record<string, string>[]
+  tokenRequests: TokenRequest[]
+  /** The next id_tokens: signed with the published key (kid k1) and right claims, unless the plan says. */
+  plan: IdTokenPlan
+  /** Keys published at the jwks_uri, by kid. */
+  published: Map<string, KeyObject>
+  /** Where /authorize sends the browser: back to the redirect_uri with a code (and iss), unless replaced. */
+  authorize: (query: Record<string, string>, issuer: string) => string
+  stop(): Promise<void>
+}
+
+/** A fresh RSA signing key. */
+export const rsaKey = (): KeyObject => generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey
+
+/**
+ * A small OpenID provider written for the tests: discovery, JWKS, an authorization endpoint that
+ * answers at once, and a token endpoint whose id_token can be spoiled one way at a time.
+ */
+export async function startHandMadeProvider(
+  metadata: Record<string, unknown> = {},
+  opts: { iss?: boolean } = {},
+): Promise<HandMadeProvider> {
+  const key = rsaKey()
+  const p: HandMadeProvider = {
+    issuer: '',
+    authorizeRequests: [],
+    tokenRequests: [],
+    plan: {},
+    published: new Map([['k1', key]]),
+    authorize: (q, issuer) => {
+      const back = new URL(q.redirect_uri!)
+      back.searchParams.set('code', `code-${Math.random().toString(36).slice(2)}`)
+      back.searchParams.set('state', q.state!)
+      if (opts.iss !== false) back.searchParams.set('iss', issuer)
+      return back.toString()
+    },
+    stop: async () => undefined,
+  }
+  const server: Server = createServer((req, res) => {
+    let raw = ''
+    req.on('data', (d) => (raw += d))
+    req.on('end', () => {
+      void (async () => {
+        const url = new URL(req.url ?? '/', p.issuer)
+        const json = (status: number, body: unknown) => {
+          res.writeHead(status, { 'content-type': 'application/json' })
+          res.end(JSON.stringify(body))
+        }
+        if (url.pathname === '/.well-known/openid-configuration') {
+          return json(200, {
+            issuer: p.issuer,
+            authorization_endpoint: `${p.issuer}/authorize`,
+            token_endpoint: `${p.issuer}/token`,
+            jwks_uri: `${p.issuer}/jwks`,
+            authorization_response_iss_parameter_supported: true,
+            ...metadata,
+          })
+        }
+        if (url.pathname === '/jwks') {
+          const keys = [...p.published].map(([kid, k]) => ({ ...k.export({ format: 'jwk' }), kid, alg: 'RS256' }))
+          // Only the public halves.
+          return json(200, { keys: keys.map(({ kid, alg, kty, n, e }) => ({ kid, alg, kty, n, e, use: 'sig' })) })
+        }
+        if (url.pathname === '/authorize') {
+          const query = Object.fromEntries(url.searchParams)
+          p.authorizeRequests.push(query)
+          res.writeHead(302, { location: p.authorize(query, p.issuer) })
+          return res.end()
+        }
+        if (url.pathname === '/token' && req.method === 'POST') {
+          const contentType = req.headers['content-type'] ?? ''
+          const body = contentType.includes('json')
+            ? (JSON.parse(raw) as Record<string, unknown>)
+            : Object.fromEntries(new URLSearchParams(raw))
+          p.tokenRequests.push({ contentType, authorization: req.headers.authorization, body })
+          const nonce = p.authorizeRequests.at(-1)?.nonce
+          const now = Math.floor(Date.now() / 1000)
+          const claims = { iss: p.issuer, sub: 'alice', aud: body.client_id ?? 'hm-client', iat: now, exp: now + 300 }
+          const idToken = await new SignJWT({ ...claims, ...(nonce ? { nonce } : {}), ...p.plan.claims })
+            .setProtectedHeader({ alg: 'RS256', kid: p.plan.kid ?? 'k1' })
+            .sign(p.plan.key ?? key)
+          return json(200, { access_token: 'hm-access', token_type: 'Bearer', expires_in: 60, id_token: idToken })
+        }
+        json(404, { error: 'not_found' })
+      })()
+    })
+  })
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()))
+  const address = server.address()
+  p.issuer = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`
+  p.stop = () =>
+    new Promise((r) => {
+      server.closeAllConnections()
+      server.close(() => r())
+    })
+  return p
+}
