@@ -23,6 +23,8 @@ export async function storeFlow(deps: BrokerDeps, body: unknown): Promise<Stored
   const sanitized = expandProvider(sanitizeRecord(body))
   const name = recordPluginName(sanitized)
   const plugin = deps.plugins.loaded(name) ?? (await deps.plugins.get(name))
+  // Where the record points is checked before validation may fetch from it (discovery), and again after (what it filled in).
+  checkRecordDestinations(sanitized)
   const record = await validateRecord(sanitized, plugin, deps.config)
   checkRecordDestinations(record)
   const now = Date.now()
