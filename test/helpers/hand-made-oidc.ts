@@ -95,7 +95,13 @@ export async function startHandMadeProvider(
           p.tokenRequests.push({ contentType, authorization: req.headers.authorization, body })
           const nonce = p.authorizeRequests.at(-1)?.nonce
           const now = Math.floor(Date.now() / 1000)
-          const claims = { iss: p.issuer, sub: 'alice', aud: body.client_id ?? 'hm-client', iat: now, exp: now + 300 }
+          const claims = {
+            iss: p.issuer,
+            sub: 'alice',
+            aud: String(body.client_id ?? 'hm-client'),
+            iat: now,
+            exp: now + 300,
+          }
           const idToken = await new SignJWT({ ...claims, ...(nonce ? { nonce } : {}), ...p.plan.claims })
             .setProtectedHeader({ alg: 'RS256', kid: p.plan.kid ?? 'k1' })
             .sign(p.plan.key ?? key)
