@@ -245,8 +245,14 @@ describe('provider catalogue at POST /store', () => {
       authorize_url: 'https://github.com/login/oauth/authorize',
       access_url: 'https://github.com/login/oauth/access_token',
     })
-    const okta = await hashCheck(await store({ provider: 'okta', subdomain: 'acme', client_id: 'c' }))
-    expect(okta.access_url).toBe('https://acme.okta.com/oauth2/v1/token')
+    const okta = await hashCheck(
+      await store({ provider: 'okta', subdomain: 'acme', client_id: 'c', scope: ['openid', 'email'] }),
+    )
+    expect(okta).toMatchObject({ access_url: 'https://acme.okta.com/oauth2/v1/token', scope: 'openid email' })
+    const facebook = await hashCheck(
+      await store({ provider: 'facebook', client_id: 'c', scope: ['email', 'public_profile'] }),
+    )
+    expect(facebook.scope).toBe('email,public_profile')
   })
 
   it('refuses an unknown provider and a missing subdomain, naming the field', async () => {
