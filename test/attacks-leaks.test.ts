@@ -15,7 +15,7 @@ let app: FastifyInstance
 let provider: Server
 let providerUrl = ''
 /** What the OAuth 1.0a provider's request token endpoint answers, whatever the consumer. */
-let requestTokenAnswer = 'oauth_token=SAME-REQUEST-TOKEN&oauth_token_secret=rts&oauth_callback_confirmed=true'
+const requestTokenAnswer = 'oauth_token=SAME-REQUEST-TOKEN&oauth_token_secret=rts&oauth_callback_confirmed=true'
 
 beforeAll(async () => {
   provider = createServer((req, res) => {
