@@ -1,0 +1,126 @@
+import { execFileSync, spawn, spawnSync } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { ROOT } from './helpers/broker.js'
+import { freePort, waitFor } from './helpers/ports.js'
+
+// The package as a user gets it: `npm pack` (prepack builds), then `npm install -g` of the tarball
+// into a temp prefix (dependencies from the npm registry), and the installed `broker` run from
+// outside the checkout. Nothing here reads the checkout after packing.
+
+const dir = mkdtempSync(join(tmpdir(), 'broker-pack-'))
+const prefix = join(dir, 'prefix')
+const installed = join(prefix, 'lib', 'node_modules', 'broker')
+const broker = join(prefix, 'bin', 'broker')
+const work = mkdtempSync(join(tmpdir(), 'broker-pack-cwd-'))
+// Children must not find the checkout's modules or be told they run under a test.
+const env = { PATH: `${prefix}/bin:${process.env.PATH}`, HOME: process.env.HOME ?? work, BROKER_LOG_LEVEL: 'warn' }
+
+const run = (args: string[], timeout = 30_000) => spawnSync(broker, args, { cwd: work, env, encoding: 'utf8', timeout })
+
+beforeAll(() => {
+  const npm = (args: string[], cwd: string) =>
+    execFileSync('npm', args, {
+      cwd,
+      encoding: 'utf8',
+      timeout: 170_000,
+      env: { ...process.env, npm_config_update_notifier: 'false' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+  npm(['pack', '--silent', '--pack-destination', dir], ROOT)
+  const tarball = readdirSync(dir).find((f) => f.endsWith('.tgz'))
+  if (!tarball) throw new Error('npm pack made no tarball')
+  npm(['install', '-g', '--prefix', prefix, '--no-audit', '--no-fund', '--prefer-offline', join(dir, tarball)], work)
+}, 240_000)
+
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true })
+  rmSync(work, { recursive: true, force: true })
+})
+
+describe('the packed package, installed globally', () => {
+  it('ships what a run needs and nothing for development', () => {
+    for (const f of ['oclif.manifest.json', 'LICENSE', 'pdk/fixture.schema.json', 'dist/commands/serve.js'])
+      expect(existsSync(join(installed, f)), f).toBe(true)
+    for (const f of ['bin/dev.js', 'commands', 'src', 'test', 'tsconfig.json', 'fixtures/flows'])
+      expect(existsSync(join(installed, f)), f).toBe(false)
+    const files = execFileSync('find', [join(installed, 'dist'), '-name', '*.test.js'], { encoding: 'utf8' })
+    expect(files.trim()).toBe('')
+  })
+
+  it('broker --version', () => {
+    const r = run(['--version'])
+    expect(r.stderr).toBe('')
+    expect(r.stdout).toMatch(/^broker\/\d+\.\d+\.\d+ \S+ node-v\d+/)
+    expect(r.status).toBe(0)
+  })
+
+  it('broker pdk run of a shipped fixture', () => {
+    const r = run(['pdk', 'run', join(installed, 'fixtures', 'pdk', 'js-hello.json')])
+    expect(r.stderr).not.toMatch(/Error/)
+    expect(r.stdout).toMatch(/1 passed, 0 failed/)
+    expect(r.status).toBe(0)
+  })
+
+  it('broker serve answers /ping', async () => {
+    const port = await freePort()
+    const proc = spawn(broker, ['serve', '--port', String(port), '--store', 'memory'], { cwd: work, env })
+    let err = ''
+    proc.stderr.on('data', (d) => (err += d))
+    try {
+      const res = await waitFor(
+        async () => proc.exitCode === null && (await fetch(`http://127.0.0.1:${port}/ping`)),
+        20_000,
+        'broker serve',
+      ).catch((e: Error) => {
+        throw new Error(`${e.message}\n${err}`)
+      })
+      expect(await res.json()).toEqual({ ping: 'pong' })
+    } finally {
+      proc.kill('SIGTERM')
+    }
+  })
+
+  it('broker dashboard starts in an 80×24 terminal', async () => {
+    const socket = `broker-pack-${randomBytes(4).toString('hex')}`
+    const tmux = (...a: string[]) => execFileSync('tmux', ['-L', socket, ...a], { encoding: 'utf8' })
+    const port = await freePort()
+    const exports = Object.entries(env).flatMap(([k, v]) => ['-e', `${k}=${v}`])
+    tmux(
+      'new-session',
+      '-d',
+      '-x',
+      '80',
+      '-y',
+      '24',
+      '-c',
+      work,
+      ...exports,
+      ...[broker, 'dashboard'],
+      ...['--port', String(port), '--store', 'memory'],
+    )
+    try {
+      const screen = await waitFor(
+        async () => {
+          const text = tmux('capture-pane', '-p')
+          return /1 Flows/.test(text) && /\bq\b.*quit/.test(text) ? text : undefined
+        },
+        20_000,
+        'the dashboard',
+      ).catch((e: Error) => {
+        throw new Error(`${e.message}\n${tmux('capture-pane', '-p')}`)
+      })
+      expect(screen).not.toMatch(/Error/)
+      tmux('send-keys', 'q')
+    } finally {
+      try {
+        tmux('kill-server')
+      } catch {
+        // already gone with the dashboard
+      }
+    }
+  })
+})
