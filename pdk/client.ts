@@ -10,7 +10,8 @@ const C = phaseRule(KONG.auth_and_later, SETS.C)
 const ACCESS = phaseRule(phaseSet('access'))
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-const isTableOrNil = (v: unknown) => v === undefined || v === null || (typeof v === 'object' && !Array.isArray(v))
+// any JSON object or array is a Lua table ([] and {} are the same empty table)
+const isTableOrNil = (v: unknown) => v === undefined || v === null || typeof v === 'object'
 
 /** Builds pdk.client for a request context. */
 export function createClient(ctx: Context) {

@@ -30,7 +30,7 @@ export interface Expectations {
   logs?: Array<{ level: string; contains: string }>
   /** Log lines that must not appear (`level` optional). */
   no_logs?: Array<{ level?: string; contains: string }>
-  /** Errors the scenario expects: each a substring of an `[error]` (or worse) log line. */
+  /** Errors the scenario expects: each a substring of an `[error]` log line or of a plugin exception. */
   errors?: string[]
   upstream_request?: null | {
     method?: unknown

@@ -4,7 +4,7 @@ import { checkPhase, phaseRule, SETS } from '../phases.js'
 
 // Kong's log functions check no phase; the reference lists ALL
 const LOG_PHASES = phaseRule('any', SETS.ALL)
-import { callSite, formatLine, LABELS, stringify } from './line.js'
+import { callSite, formatBody, formatLine, LABELS, stringify } from './line.js'
 import { serialize, setSerializeValue } from './serialize.js'
 
 type LogFn = (...args: unknown[]) => void
@@ -21,13 +21,36 @@ export interface PdkLog {
   deprecation: LogFn
   serialize: () => Record<string, unknown>
   set_serialize_value: (key: string, value: unknown, options?: { mode?: string }) => void
+  /** A logger of its own: lines tagged `[namespace]`, or written in `format`. */
+  new: (namespace: unknown, format?: unknown) => PdkLog
+  /** Kong's format modifiers: %file_src, %line_src, %func_name, %namespace, %message. */
+  set_format: (format?: unknown) => void
 }
 
-/** Builds pdk.log; lines carry the running plugin's name when called from a plugin. */
-export function createLog(ctx: Context): PdkLog {
+/** A format's modifiers filled in (`%%` stays a literal percent sign, as Kong's split keeps it). */
+function applyFormat(format: string, site: string, message: string, namespace: string | undefined): string {
+  const colon = site.lastIndexOf(':')
+  const values: Record<string, string> = {
+    file_src: colon === -1 ? site : site.slice(0, colon),
+    line_src: colon === -1 ? '?' : site.slice(colon + 1),
+    func_name: '?',
+    message,
+    namespace: namespace ?? '?',
+  }
+  return format.replace(/(?<!%)%([a-z_]+)/g, (m, name: string) => (Object.hasOwn(values, name) ? values[name]! : m))
+}
+
+/** Builds pdk.log; lines carry the running plugin's name (or the logger's namespace). */
+export function createLog(ctx: Context, namespace?: string, initialFormat?: string): PdkLog {
+  let format = initialFormat
   const write = (level: string, message: string) => {
     const label = LABELS[level]!
-    ctx.logs.push({ level: label, line: formatLine(ctx, label, message, callSite(ctx), ctx.plugin?.name) })
+    const site = callSite(ctx)
+    const line =
+      format !== undefined
+        ? formatBody(ctx, label, applyFormat(format, site, message, namespace))
+        : formatLine(ctx, label, message, site, namespace ?? ctx.plugin?.name)
+    ctx.logs.push({ level: label, line })
   }
   const leveled =
     (level: string): LogFn =>
@@ -75,6 +98,19 @@ export function createLog(ctx: Context): PdkLog {
         }
       }
       write('warn', message)
+    },
+    new(ns: unknown, fmt?: unknown): PdkLog {
+      if (typeof ns !== 'string') throw new Error('namespace must be a string')
+      if (ns === '') throw new Error('namespace cannot be an empty string')
+      if (fmt !== undefined && fmt !== null) {
+        if (typeof fmt !== 'string') throw new Error('format must be a string if specified')
+        if (fmt === '') throw new Error('format cannot be an empty string if specified')
+      }
+      return createLog(ctx, ns, (fmt as string | null | undefined) ?? undefined)
+    },
+    set_format(fmt?: unknown): void {
+      if (fmt !== undefined && fmt !== null && typeof fmt !== 'string') throw new Error('format must be a string')
+      format = (fmt as string | null | undefined) ?? undefined
     },
     serialize: () => serialize(ctx),
     set_serialize_value: (key, value, options) => setSerializeValue(ctx, key, value, options),

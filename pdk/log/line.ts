@@ -58,7 +58,12 @@ export const protocolName = (version: number): string =>
 
 /** A full log line as the gateway writes it (no request part outside a request). */
 export function formatLine(ctx: Context, label: string, message: string, site: string, plugin?: string): string {
-  const head = `${timestamp()} [${label}] ${process.pid}#0: *1 [gateway] ${site} ${plugin ? `[${plugin}] ` : ''}${message}`
+  return formatBody(ctx, label, `${site} ${plugin ? `[${plugin}] ` : ''}${message}`)
+}
+
+/** A log line around an already formatted body (a `log.new` / `set_format` logger's own format). */
+export function formatBody(ctx: Context, label: string, body: string): string {
+  const head = `${timestamp()} [${label}] ${process.pid}#0: *1 [gateway] ${body}`
   if (ctx.phase === 'init_worker' || ctx.phase === 'timer') return head
   const req = ctx.request
   const version = req.httpVersion === undefined ? '' : ` ${protocolName(req.httpVersion)}`
