@@ -8,7 +8,8 @@ import globals from 'globals'
 import tseslint from 'typescript-eslint'
 
 export default defineConfig(
-  { ignores: ['dist/', 'coverage/', '.tmp/', 'docs/'] },
+  // kong-js-pdk's example plugins are kept exactly as published
+  { ignores: ['dist/', 'coverage/', '.tmp/', 'docs/', 'fixtures/pdk/plugins/kong-js-pdk/'] },
   js.configs.recommended,
   tseslint.configs.recommended,
   {

@@ -1,85 +1,117 @@
 /**
- * The `kong` object handed to plugin modules, following the kong-js-pdk contract: every function
- * under its snake_case and camelCase name, returning a promise; a soft failure (nil, err) rejects.
+ * The `kong` object handed to module plugins, as kong-js-pdk's plugin server builds it: any
+ * property path is a call named by kong-js-pdk's camelCase → snake_case rule, answered the way
+ * Kong 3.x answers external plugins (see plugin-server/bridge.ts): the first return value only,
+ * so a soft failure (nil, err) resolves to undefined; a call that raises, and any call after
+ * kong.response.exit, is never answered.
  */
+import type { Context } from './context.js'
 import type { KitTree } from './kit.js'
-import { invoke, type Recorder } from './trace.js'
-import { split } from './values.js'
+import { NON_RETURN, serveCall, type Served } from './plugin-server/bridge.js'
+import type { Recorder } from './trace.js'
 
-/** The error kong-js-pdk plugins see for a failed call (`kong.Error`). */
+/** The error class kong-js-pdk exports for a failed call (`PDK.Error`); Kong 3.x never sends one. */
 export class PDKError extends Error {
   override get name(): string {
     return 'PDKError'
   }
 }
 
-const toCamel = (name: string): string => name.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase())
-// kong-js-pdk maps a camelCase name back only where a lowercase letter precedes the capital, so
-// its typings spell get_tls1_version_str as getTls1_versionStr: that spelling must work too
-const toJsPdkCamel = (name: string): string =>
-  name.replace(/([a-z])_([a-z])/g, (_, a: string, b: string) => a + b.toUpperCase())
+/** One plugin's run of one phase, as Kong drives it: over when the plugin exits or a call raises. */
+export class PhaseSession {
+  ended = false
+  /** Kong's error when a call raised: the phase failed. */
+  raised?: string
+  /** Resolves when Kong stops listening to the plugin (exit or a raised call). */
+  readonly done: Promise<void>
+  private settle!: () => void
+  /** Set once a call was answered asynchronously: later calls wait for it, as Kong serves one at a time. */
+  tail: Promise<void> | undefined
+
+  constructor() {
+    this.done = new Promise<void>((r) => (this.settle = r))
+  }
+
+  end(raised?: string): void {
+    if (this.ended) return
+    this.ended = true
+    this.raised = raised
+    this.settle()
+  }
+}
 
 export type Facade = Record<string, unknown>
 
-/**
- * Wraps the kit for module plugins; `record` sees every call (for the trace). Wrappers are made
- * on first use through getters on a prototype shared by all runs, so a replay pays only for the
- * functions its plugins touch.
- */
-export function createFacade(kit: KitTree, record: () => Recorder | undefined): Facade {
-  const facade = wrap(kit, '', record)
-  Object.defineProperty(facade, 'Error', { value: PDKError })
-  return facade
+interface State {
+  kit: KitTree
+  ctx: Context
+  record: () => Recorder | undefined
+  session: PhaseSession
 }
 
-interface Holder {
-  $tree: KitTree
-  $record: () => Recorder | undefined
+const states = new WeakMap<object, State>()
+
+// kong-js-pdk's bridgeHandler: a lowercase letter followed by a capital becomes "x_y"
+const snake = (name: string): string => name.replace(/[a-z][A-Z]/g, (s) => `${s[0]}_${s[1]}`.toLowerCase())
+
+const never = (): Promise<never> => new Promise<never>(() => undefined)
+
+const noop = (): void => undefined
+
+function call(state: State, method: string, args: unknown[]): Promise<unknown> {
+  const session = state.session
+  if (session.ended) return never()
+  if (session.tail === undefined) return serve(state, session, method, args)
+  const next = session.tail.then(() => serve(state, session, method, args))
+  session.tail = next.then(noop, noop)
+  return next
 }
 
-const prototypes = new Map<string, object>()
+function serve(state: State, session: PhaseSession, method: string, args: unknown[]): Promise<unknown> {
+  if (session.ended) return never()
+  const served = serveCall(state.kit, state.ctx, method, args, state.record())
+  if (!(served instanceof Promise)) return reply(session, method, served)
+  const answered = served.then((s) => reply(session, method, s))
+  session.tail = answered.then(noop, noop)
+  return answered
+}
 
-function wrap(tree: KitTree, prefix: string, record: () => Recorder | undefined): Facade {
-  const names = Object.keys(tree)
-  const key = `${prefix}|${names.join(',')}`
-  let proto = prototypes.get(key)
-  if (!proto) {
-    proto = {}
-    for (const name of names) {
-      const path = prefix ? `${prefix}.${name}` : name
-      const aliases = [...new Set([name, toCamel(name), toJsPdkCamel(name)])]
-      const get = function (this: Holder): unknown {
-        const v = this.$tree[name]!
-        const value =
-          typeof v === 'function'
-            ? wrapFn(v as (...a: unknown[]) => unknown, path, this.$record)
-            : wrap(v, path, this.$record)
-        for (const alias of aliases) Object.defineProperty(this, alias, { value, enumerable: true })
-        return value
-      }
-      for (const alias of aliases) Object.defineProperty(proto, alias, { get, enumerable: true, configurable: true })
-    }
-    prototypes.set(key, proto)
+function reply(session: PhaseSession, method: string, served: Served): Promise<unknown> {
+  if (served.kind === 'raised') {
+    session.end(served.message)
+    // kong-js-pdk resolves exit at once, without waiting for Kong
+    return NON_RETURN.has(method) ? Promise.resolve(undefined) : never()
   }
-  // kong.log(...) is itself the base log call at notice severity, as Kong's log table is callable
-  const base = prefix === 'log' ? tree.notice : undefined
-  const out = (
-    typeof base === 'function'
-      ? Object.setPrototypeOf(wrapFn(base as (...a: unknown[]) => unknown, 'log', record), proto)
-      : Object.create(proto)
-  ) as Facade
-  Object.defineProperty(out, '$tree', { value: tree })
-  Object.defineProperty(out, '$record', { value: record })
-  return out
+  if (served.kind === 'exit') {
+    session.end()
+    return Promise.resolve(undefined)
+  }
+  return Promise.resolve(served.value)
 }
 
-function wrapFn(fn: (...a: unknown[]) => unknown, path: string, record: () => Recorder | undefined) {
-  return async (...args: unknown[]): Promise<unknown> => {
-    const result = await invoke(fn, path, args, record())
-    const { value, err } = split(result)
-    if (err !== undefined && err !== null) throw new PDKError(`PDK method kong.${path} failed:  ${String(err)}`)
-    // Kong's plugin server hands external plugins the serialized log as JSON text
-    if (path === 'log.serialize') return JSON.stringify(value)
-    return value
+function bridge(state: State, cache: Map<string, unknown>, method: string): unknown {
+  let hit = cache.get(method)
+  if (hit === undefined) {
+    const fn = (...args: unknown[]): Promise<unknown> => call(state, method, args)
+    hit = new Proxy(fn, {
+      get: (_target, name) => (typeof name === 'symbol' ? undefined : bridge(state, cache, `${method}.${snake(name)}`)),
+    })
+    cache.set(method, hit)
   }
+  return hit
+}
+
+/** The `kong` object for one scenario; `record` sees every call (for the trace). */
+export function createFacade(kit: KitTree, ctx: Context, record: () => Recorder | undefined): Facade {
+  const state: State = { kit, ctx, record, session: new PhaseSession() }
+  const kong = bridge(state, new Map(), 'kong') as Facade
+  states.set(kong, state)
+  return kong
+}
+
+/** Starts a plugin's phase: calls made from now on belong to the returned session. */
+export function openSession(kong: Facade): PhaseSession {
+  const state = states.get(kong)!
+  state.session = new PhaseSession()
+  return state.session
 }

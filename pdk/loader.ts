@@ -26,11 +26,9 @@ export function loadPluginModule(abs: string): Promise<PluginModule> {
   if (!hit) {
     hit = importAny(abs).then((ns) => {
       // CommonJS modules arrive as `default` (module.exports); ESM ones as named exports
+      // (module.exports itself: Node finds only some of its keys as named exports, e.g. not `Name: 'x'`)
       const def = ns.default as Record<string, unknown> | undefined
-      const mod = (typeof ns.Plugin === 'function' ? ns : def && typeof def.Plugin === 'function' ? def : ns) as Record<
-        string,
-        unknown
-      >
+      const mod = (def && typeof def.Plugin === 'function' ? def : ns) as Record<string, unknown>
       if (typeof mod.Plugin !== 'function')
         throw new Error('does not export a Plugin class (kong-js-pdk contract: Plugin, Schema, Version, Priority)')
       return mod as unknown as PluginModule
@@ -41,7 +39,19 @@ export function loadPluginModule(abs: string): Promise<PluginModule> {
   return hit
 }
 
-/** The phase methods a plugin instance has: kong-js-pdk's list plus the filter phases. */
+/** The phases kong-js-pdk's plugin server runs a plugin in (lib/mod.js): Kong calls no others. */
+export const SERVER_PHASES: readonly string[] = ['certificate', 'rewrite', 'log', 'access', 'preread', 'response']
+
+/** The phases a module takes part in, found as kong-js-pdk does: methods on the Plugin prototype. */
+export function serverPhases(mod: PluginModule): ReadonlySet<string> {
+  const proto = mod.Plugin.prototype as Record<string, unknown>
+  return new Set(SERVER_PHASES.filter((p) => typeof proto[p] === 'function'))
+}
+
+/** The name the plugin server registers a module under: its `Name`, else its file's name, lowercased. */
+export const serverName = (mod: PluginModule, fileName: string): string => (mod.Name ?? fileName).toLowerCase()
+
+/** The phase method of a plugin instance under its snake_case or camelCase name. */
 export function phaseMethod(
   instance: Record<string, unknown>,
   phase: string,

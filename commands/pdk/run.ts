@@ -13,6 +13,7 @@ export default class PdkRun extends BrokerCommand {
     '<%= config.bin %> pdk run fixtures/pdk',
     '<%= config.bin %> pdk run fixtures/pdk/js-hello.json --json',
     '<%= config.bin %> pdk run fixtures/pdk --strict',
+    '<%= config.bin %> pdk run fixtures/pdk/kong-js-pdk --plugin-server',
   ]
 
   static strict = false
@@ -20,6 +21,19 @@ export default class PdkRun extends BrokerCommand {
     strict: Flags.boolean({
       description:
         "also fail calls made outside the phases the reference lists (Kong's code is followed otherwise); the message gives both lists",
+    }),
+    'plugin-server': Flags.boolean({
+      description:
+        "run module plugins on the real kong-js-pluginserver (kong-pdk package), driven as Kong 3.x drives it; a fixture's plugin_server field selects single plugins",
+    }),
+    'plugin-server-cmd': Flags.string({
+      description:
+        'shell command of another plugin server speaking the same MessagePack-RPC; {prefix} {sock_name} {socket} {plugins} are filled in (else -p, --sock-name, -d are appended)',
+    }),
+    'plugin-server-timeout': Flags.integer({
+      description: 'milliseconds for a plugin server to start and for each plugin event before Kong gives up',
+      min: 100,
+      default: 10_000,
     }),
   }
 
@@ -29,7 +43,13 @@ export default class PdkRun extends BrokerCommand {
 
   async run(): Promise<PdkRunResult> {
     const { argv, flags } = await this.parse(PdkRun)
-    const { results, report } = await runFixtures({ paths: argv as string[], strict: flags.strict })
+    const { results, report } = await runFixtures({
+      paths: argv as string[],
+      strict: flags.strict,
+      pluginServer: flags['plugin-server'],
+      pluginServerCmd: flags['plugin-server-cmd'],
+      pluginServerTimeout: flags['plugin-server-timeout'],
+    })
     // Coloured on a terminal; hasColors() says no under NO_COLOR or TERM=dumb.
     const color = Boolean(process.stdout.isTTY && process.stdout.hasColors?.())
     if (!this.jsonEnabled()) process.stdout.write(renderRun(results, color))

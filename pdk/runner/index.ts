@@ -1,7 +1,6 @@
 /** Replays one fixture: the lifecycle, the plugins in each phase, the proxied service, the checks. */
 import { basename } from 'node:path'
 import type { Context } from '../context.js'
-import { createFacade } from '../facade.js'
 import type { LoadedFixture } from '../fixture.js'
 import { HeaderList, type HeadersTable } from '../headers.js'
 import { createKit, flatten } from '../kit.js'
@@ -11,7 +10,7 @@ import { errorBody, errorMessage, responseType } from '../response/formats.js'
 import { errorMessage as messageOf, type CallRecord, type Recorder } from '../trace.js'
 import { plain } from './compare.js'
 import { checkExpectations, sourceOf, unexpectedErrors, type Failure, type UpstreamSnapshot } from './expect.js'
-import { handles, runModulePhase, type RunnablePlugin } from './plugins.js'
+import { handles, ScenarioModules, type ModuleOptions, type RunnablePlugin } from './plugins.js'
 import { runScriptPhase } from './script.js'
 import { buildContext } from './setup.js'
 
@@ -129,7 +128,7 @@ export async function runScenario(
   loaded: LoadedFixture,
   plugins: RunnablePlugin[],
   observer: ScenarioObserver = {},
-  moduleOptions: RunOptions = {},
+  moduleOptions: ModuleOptions & RunOptions = {},
 ): Promise<ScenarioResult> {
   const f = loaded.fixture
   const ctx = buildContext(f)
@@ -139,10 +138,7 @@ export async function runScenario(
   const record: Recorder = (r) => current.push(r)
   // built only for the kinds of plugins present: both cost more than a small replay
   const index = plugins.some((p) => p.kind === 'script') ? flatten(kit) : new Map()
-  const kong = plugins.some((p) => p.kind === 'module') ? createFacade(kit, () => record) : {}
-  const instances = plugins.map((p) =>
-    p.kind === 'module' ? (new p.module.Plugin(structuredClone(p.config)) as Record<string, unknown>) : undefined,
-  )
+  const modules = new ScenarioModules(plugins, kit, ctx, () => record, moduleOptions)
   const failures: Failure[] = []
   const phases: PhaseTrace[] = []
   const fileName = basename(loaded.file)
@@ -160,14 +156,18 @@ export async function runScenario(
     ctx.phaseEnded = false
     for (let i = 0; i < plugins.length && !ctx.phaseEnded; i++) {
       const plugin = plugins[i]!
-      if (!handles(plugin, instances[i], phase)) continue
+      if (!handles(plugin, phase)) continue
       current = []
       const trace: PhaseTrace = { phase, plugin: plugin.name, calls: current }
       phases.push(trace)
       ctx.plugin = { name: plugin.name, id: plugin.id, config: plugin.config }
       try {
         if (plugin.kind === 'script') await runScriptPhase(plugin, phase, ctx, index, record, failures, fileName)
-        else await runModulePhase(instances[i]!, phase, kong)
+        else {
+          // a module plugin that threw: its server logs it and Kong goes on (no 500)
+          const thrown = await modules.run(plugin, phase)
+          if (thrown !== undefined) trace.error = thrown
+        }
       } catch (e) {
         trace.error = messageOf(e)
         fail(ctx, plugin, phase, trace.error)
@@ -196,6 +196,7 @@ export async function runScenario(
   ) {
     upstream = proxy(ctx, loaded, plugins)
   }
+  await modules.close()
   failures.push(...checkExpectations(f.expect, ctx, upstream), ...unexpectedErrors(f.expect, ctx, phases))
   return {
     name: f.name,

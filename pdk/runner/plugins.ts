@@ -1,9 +1,15 @@
 /** The two kinds of plugins a fixture lists: kong-js-pdk modules and call scripts. */
-import { isAbsolute, resolve } from 'node:path'
-import type { Facade } from '../facade.js'
+import { basename, extname, isAbsolute, resolve } from 'node:path'
+import type { Context } from '../context.js'
+import { createFacade, openSession, type Facade } from '../facade.js'
 import { FixtureError, type LoadedFixture, type PluginSpec, type ScriptCall } from '../fixture.js'
-import { loadPluginModule, phaseMethod, type PluginModule } from '../loader.js'
+import type { KitTree } from '../kit.js'
+import { loadPluginModule, serverName, serverPhases, type PluginModule } from '../loader.js'
 import type { Phase } from '../phases.js'
+import { kongConfig } from '../plugin-server/config.js'
+import { PluginServers, RemotePlugin, type PluginServerOptions, type ServedPlugin } from '../plugin-server/index.js'
+import { rpcLog, serverLine, unhandledText } from '../plugin-server/log.js'
+import type { Recorder } from '../trace.js'
 import { stableUuid } from './setup.js'
 
 export interface ModulePlugin {
@@ -13,6 +19,16 @@ export interface ModulePlugin {
   id: string
   config: Record<string, unknown>
   module: PluginModule
+  /** The module file. */
+  path: string
+  /** The name the plugin server registers it under (and names it by in its log). */
+  serverName: string
+  /** The phases the plugin server runs it in. */
+  phases: ReadonlySet<string>
+  /** The JSON config Kong sends StartInstance; the plugin is constructed from it in process too. */
+  kongConfig: string
+  /** Run on a plugin server rather than in process. */
+  remote: boolean
 }
 
 export interface ScriptPlugin {
@@ -26,8 +42,18 @@ export interface ScriptPlugin {
 
 export type RunnablePlugin = ModulePlugin | ScriptPlugin
 
+/** How module plugins run: in process, or (all, or those whose fixture says so) on a plugin server. */
+export interface ModuleOptions {
+  /** Every module plugin on a plugin server (`--plugin-server`). */
+  all?: boolean
+  /** The servers of this run; needed when any plugin runs remote. */
+  servers?: PluginServers
+  /** Milliseconds a phase may wait for the plugin before Kong gives up on it (a hung event). */
+  timeoutMs?: number
+}
+
 /** Resolves and imports the fixture's plugins; a module that fails to load is a fixture error. */
-export async function preparePlugins(loaded: LoadedFixture): Promise<RunnablePlugin[]> {
+export async function preparePlugins(loaded: LoadedFixture, options: ModuleOptions = {}): Promise<RunnablePlugin[]> {
   return Promise.all(
     loaded.fixture.plugins.map(async (spec: PluginSpec, index): Promise<RunnablePlugin> => {
       const base = {
@@ -38,8 +64,9 @@ export async function preparePlugins(loaded: LoadedFixture): Promise<RunnablePlu
       }
       if (spec.module === undefined) return { kind: 'script', ...base, phases: spec.phases ?? {} }
       const abs = isAbsolute(spec.module) ? spec.module : resolve(loaded.dir, spec.module)
+      let module: PluginModule
       try {
-        return { kind: 'module', ...base, module: await loadPluginModule(abs) }
+        module = await loadPluginModule(abs)
       } catch (e) {
         const reason =
           (e as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND'
@@ -47,17 +74,133 @@ export async function preparePlugins(loaded: LoadedFixture): Promise<RunnablePlu
             : (e as Error).message
         throw new FixtureError(loaded.file, `$.plugins[${index}].module`, reason)
       }
+      // the plugin server names a module by its Name or its file; the fixture's name stands for the file
+      const registered = serverName(module, fileNameOf(spec.name, abs))
+      return {
+        kind: 'module',
+        ...base,
+        module,
+        path: abs,
+        serverName: registered,
+        phases: serverPhases(module),
+        kongConfig: kongConfig(registered, base.id, module.Schema, base.config, index + 1),
+        remote: spec.plugin_server === true || options.all === true,
+      }
     }),
   )
 }
 
 /** Whether a plugin does anything in a phase. */
-export function handles(plugin: RunnablePlugin, instance: Record<string, unknown> | undefined, phase: Phase): boolean {
+export function handles(plugin: RunnablePlugin, phase: Phase): boolean {
   if (plugin.kind === 'script') return (plugin.phases[phase]?.length ?? 0) > 0
-  return instance !== undefined && phaseMethod(instance, phase) !== undefined
+  return plugin.phases.has(phase)
 }
 
-/** Runs a module plugin's phase method with the kong facade. */
-export async function runModulePhase(instance: Record<string, unknown>, phase: Phase, kong: Facade): Promise<void> {
-  await phaseMethod(instance, phase)!(kong)
+/** How a plugin server serves a module plugin: its file is placed under the fixture's plugin name. */
+export const servedPlugin = (p: ModulePlugin): ServedPlugin => ({
+  module: p.path,
+  fileName: fileNameOf(p.name, p.path),
+  name: p.serverName,
+})
+
+const fileNameOf = (name: string, path: string): string =>
+  name.replace(/[^A-Za-z0-9_-]/g, '_') || basename(path, extname(path))
+
+// the plugin server numbers instances from 0; so does the in-process stand-in, per module
+const instanceIds = new WeakMap<PluginModule, number>()
+
+interface LocalInstance {
+  object: Record<string, unknown>
+  iid: number
+}
+
+/** The module plugins of one scenario: their instances and the `kong` object they are given. */
+export class ScenarioModules {
+  private readonly local: Array<LocalInstance | undefined> = []
+  private readonly remote: Array<RemotePlugin | undefined> = []
+  readonly kong: Facade | undefined
+
+  constructor(
+    private readonly plugins: RunnablePlugin[],
+    private readonly kit: KitTree,
+    private readonly ctx: Context,
+    private readonly record: () => Recorder | undefined,
+    private readonly options: ModuleOptions,
+  ) {
+    for (const p of plugins) {
+      if (p.kind !== 'module') continue
+      if (p.remote) {
+        if (!options.servers) throw new Error('plugin_server needs the run to start plugin servers')
+        this.remote[p.index] = new RemotePlugin(options.servers, servedPlugin(p), p.kongConfig)
+        continue
+      }
+      const iid = instanceIds.get(p.module) ?? 0
+      instanceIds.set(p.module, iid + 1)
+      // kong-js-pdk builds the instance from the JSON config Kong sends (server.js StartInstance)
+      this.local[p.index] = { object: new p.module.Plugin(JSON.parse(p.kongConfig)), iid }
+    }
+    if (this.local.some((l) => l !== undefined)) this.kong = createFacade(kit, ctx, record)
+  }
+
+  /**
+   * Runs one module plugin's phase as Kong drives it. Returns the plugin server's complaint when
+   * the plugin threw (Kong goes on); throws Kong's error when a kit call raised (the phase fails).
+   */
+  async run(plugin: ModulePlugin, phase: Phase): Promise<string | undefined> {
+    const remote = this.remote[plugin.index]
+    if (remote) return remote.handle(phase, this.kit, this.ctx, this.record())
+    return this.runLocal(plugin, this.local[plugin.index]!, phase)
+  }
+
+  private async runLocal(plugin: ModulePlugin, instance: LocalInstance, phase: Phase): Promise<string | undefined> {
+    const session = openSession(this.kong!)
+    let result: unknown
+    try {
+      result = (instance.object[phase] as (kong: unknown) => unknown).call(instance.object, this.kong)
+    } catch (e) {
+      result = Promise.reject(e)
+    }
+    let thrown: { e: unknown } | undefined
+    const finished = Promise.resolve(result).then(
+      () => undefined,
+      (e: unknown) => void (thrown = { e }),
+    )
+    const timeoutMs = this.options.timeoutMs ?? 10_000
+    let timer: NodeJS.Timeout | undefined
+    const hung = new Promise<'hung'>((r) => (timer = setTimeout(() => r('hung'), timeoutMs)))
+    const outcome = await Promise.race([finished, session.done, hung])
+    clearTimeout(timer)
+    if (session.raised !== undefined) throw new Error(session.raised)
+    if (outcome === 'hung') {
+      session.end()
+      rpcLog(this.ctx, 'err', `no data (${phase} got no answer within ${timeoutMs} ms)`)
+      return undefined
+    }
+    if (!thrown || session.ended) return undefined
+    const text = unhandledText(plugin.serverName, phase, instance.iid, thrown.e)
+    this.ctx.logs.push(serverLine(plugin.serverName, process.pid, text))
+    return text
+  }
+
+  /** CloseInstance for the plugins on a server. */
+  async close(): Promise<void> {
+    await Promise.all(this.remote.map((r) => r?.close()))
+  }
+}
+
+/** Starts the plugin servers that `plugins` need (none: undefined); throws StartError when one cannot start. */
+export async function startPluginServers(
+  plugins: readonly RunnablePlugin[],
+  options: PluginServerOptions,
+): Promise<PluginServers | undefined> {
+  const remote = plugins.filter((p): p is ModulePlugin => p.kind === 'module' && p.remote)
+  if (remote.length === 0) return undefined
+  const servers = new PluginServers(options)
+  try {
+    await servers.prepare(remote.map(servedPlugin))
+  } catch (e) {
+    await servers.close()
+    throw e
+  }
+  return servers
 }
