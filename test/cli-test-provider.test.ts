@@ -193,34 +193,29 @@ describe('broker test-provider', () => {
         'x',
         'x2',
       ]
-      // In parallel: one CLI start each, and the list grows with the presets.
-      const runs = await Promise.all(
-        names.map((name) =>
-          runCli(
-            [
-              'test-provider',
-              name,
-              '-k',
-              'k',
-              '-s',
-              's',
-              '-h',
-              'localhost',
-              '--port',
-              String(port),
-              '--broker',
-              broker.url,
-            ],
-            { timeoutMs: 20_000 },
-          ),
-        ),
-      )
-      runs.forEach(({ code, stderr }, i) => {
-        expect(stderr, names[i]).toContain(`Port ${port} is in use`)
-        expect(code, names[i]).toBe(2)
-      })
+      for (const name of names) {
+        const { code, stderr } = await runCli(
+          [
+            'test-provider',
+            name,
+            '-k',
+            'k',
+            '-s',
+            's',
+            '-h',
+            'localhost',
+            '--port',
+            String(port),
+            '--broker',
+            broker.url,
+          ],
+          { timeoutMs: 10_000 },
+        )
+        expect(stderr, name).toContain(`Port ${port} is in use`)
+        expect(code, name).toBe(2)
+      }
     } finally {
       busy.close()
     }
-  })
+  }, 120_000)
 })
