@@ -74,6 +74,13 @@ function routeMatch(
   return none
 }
 
+/** nginx's $host from a Host header: lowercase, without the port; undefined when there is none. */
+function hostOf(header: string | undefined): string | undefined {
+  if (header === undefined || header.trim() === '') return undefined
+  const m = /^\s*(\[[^\]]*\]|[^:\s]+)/.exec(header)
+  return m ? m[1]!.replace(/^\[|\]$/g, '').toLowerCase() : undefined
+}
+
 /** The context a scenario starts with. */
 export function buildContext(f: Fixture, defaults: { requestId?: string } = {}): Context {
   const config = buildConfig(f.config)
@@ -162,7 +169,7 @@ export function buildContext(f: Fixture, defaults: { requestId?: string } = {}):
     request: {
       method: (f.request.method ?? 'GET').toUpperCase(),
       scheme,
-      host: urlHost.replace(/^\[|\]$/g, ''),
+      host: hostOf(headers.get('host')) ?? urlHost.replace(/^\[|\]$/g, ''),
       port,
       uri,
       headers,
