@@ -5,6 +5,7 @@ import { DELIVERY_MODES } from '../../config/schema.js'
 import { isHttpUrl, urlParts } from '../../../flows/lib/urls.js'
 import { BrokerError, brokerError } from '../../errors.js'
 import { providerFetch } from './context.js'
+import { providerPolicy } from '../outbound/policy.js'
 
 const FIELD_NAME = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/
 const URL_FIELDS = ['request_url', 'access_url', 'authorize_url', 'verify_url'] as const
@@ -135,8 +136,7 @@ async function pluginProblems(
   try {
     return await validate(record, {
       http: (url, request) => providerFetch(url, request, config.provider.timeout),
-      // Until providers.allow is enforced here (src/broker/outbound), what passes /store's URL check.
-      allowed: (url) => isHttpUrl(url),
+      allowed: (url) => providerPolicy().allows(url),
     })
   } catch (err) {
     if (err instanceof FlowError)
