@@ -87,10 +87,14 @@ function proxy(ctx: Context, loaded: LoadedFixture, plugins: RunnablePlugin[]): 
     method: up.method,
     path: up.path,
     query: up.query,
-    headers: up.headers.table().headers,
+    // the service reads header values without surrounding whitespace (an empty value set as ' ' is empty)
+    headers: trimmed(up.headers.table().headers),
     body: up.body.toString('utf8'),
   }
 }
+
+const trimmed = (headers: HeadersTable): HeadersTable =>
+  Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, Array.isArray(v) ? v.map((x) => x.trim()) : v.trim()]))
 
 /** Kong's answer to a plugin error: a 500 with source `error`, reported in the error log. */
 function fail(ctx: Context, plugin: RunnablePlugin, phase: Phase, message: string): void {
