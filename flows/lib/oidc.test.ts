@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest'
+import type { HttpAnswer, HttpRequest } from '../contract.js'
+import { discover, endpointProblems, endpoints } from './oidc.js'
+
+/** A provider that answers from a map of URL → JSON, 404 elsewhere; records what was asked. */
+function fakeHttp(answers: Record<string, unknown>) {
+  const asked: string[] = []
+  const http = async (url: string, _req?: HttpRequest): Promise<HttpAnswer> => {
+    asked.push(url)
+    const body = answers[url]
+    return body === undefined
+      ? { status: 404, headers: {}, body: 'not found' }
+      : { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }
+  }
+  return { http, asked }
+}
+
+describe('discovery', () => {
+  it('falls back to RFC 8414 (well-known segment before the path), then caches per issuer', async () => {
+    const issuer = 'https://as1.example/tenant'
+    const { http, asked } = fakeHttp({
+      'https://as1.example/.well-known/oauth-authorization-server/tenant': { issuer, token_endpoint: `${issuer}/t` },
+    })
+    expect((await discover(issuer, http)).token_endpoint).toBe(`${issuer}/t`)
+    expect(asked).toEqual([
+      'https://as1.example/tenant/.well-known/openid-configuration',
+      'https://as1.example/.well-known/oauth-authorization-server/tenant',
+    ])
+    await discover(issuer, http)
+    expect(asked).toHaveLength(2)
+  })
+
+  it('refuses metadata that names another issuer, and says what each address answered', async () => {
+    const { http } = fakeHttp({ 'https://as2.example/.well-known/openid-configuration': { issuer: 'https://evil' } })
+    await expect(discover('https://as2.example', http)).rejects.toThrow(/names the issuer "https:\/\/evil"/)
+    await expect(discover('https://as3.example', fakeHttp({}).http)).rejects.toThrow(
+      /Discovery for https:\/\/as3.example failed: .*answered 404; .*answered 404/,
+    )
+  })
+
+  it('lets record fields win, and checks discovered URLs against providers.allow', async () => {
+    const issuer = 'https://as4.example'
+    const { http } = fakeHttp({
+      [`${issuer}/.well-known/openid-configuration`]: {
+        issuer,
+        authorization_endpoint: `${issuer}/auth`,
+        token_endpoint: 'https://elsewhere.example/token',
+        require_pushed_authorization_requests: true,
+        pushed_authorization_request_endpoint: `${issuer}/par`,
+        token_endpoint_auth_methods_supported: ['private_key_jwt'],
+      },
+    })
+    const record = { auth_type: 'oauth', issuer, authorize_url: 'https://mine.example/a' }
+    const e = await endpoints(record, http)
+    expect(e).toMatchObject({ authorize: 'https://mine.example/a', usePar: true, par: `${issuer}/par` })
+    expect((await endpoints({ ...record, par: 'false' }, http)).usePar).toBe(false)
+    const allowed = (url: string) => !url.startsWith('https://elsewhere.example')
+    expect(endpointProblems({ ...record, client_auth: 'basic' }, e, { authorize: true }, allowed)).toEqual({
+      access_url: 'is not in providers.allow: the issuer metadata gives https://elsewhere.example',
+      client_auth: `client_secret_basic is not supported by ${issuer}; it supports private_key_jwt`,
+    })
+  })
+})
