@@ -55,6 +55,14 @@ const hostileString = fc.oneof(
     '{x}',
     'broker:flow:*',
     '\r\nset-cookie: x=1',
+    'http://169.254.169.254/latest/meta-data/',
+    'http://[::ffff:7f00:1]:6379/',
+    'http://0x7f.1/',
+    'http://2130706433/',
+    'http://user:pass@127.0.0.1/',
+    'https://example.com/?client_secret=x',
+    'http://127.0.0.1:9/a\r\nx: y',
+    'a", oauth_nonce="x',
     '<script>alert(1)</script>',
     '__proto__',
     'constructor',
@@ -79,6 +87,12 @@ const fieldName = fc.oneof(
     'authorize_url',
     'access_url',
     'authorize_params',
+    'request_url',
+    'verify_url',
+    'issuer',
+    'jwks_uri',
+    'par_url',
+    'realm',
     'pkce',
     'hash',
     '__proto__',
@@ -203,6 +217,9 @@ function expectSane(res: LightMyRequestResponse, what: string): void {
   expect(res.statusCode, `${what} → ${res.statusCode} ${res.body.slice(0, 300)}`).toBeGreaterThanOrEqual(200)
   expect(res.statusCode, `${what} → ${res.body.slice(0, 300)}`).toBeLessThan(500)
   if (res.statusCode >= 400) {
+    // Every refusal comes from the registry, with the security headers: never a raw Fastify error.
+    expect(res.headers['x-content-type-options'], what).toBe('nosniff')
+    expect(res.headers['cache-control'], what).toBe('no-store')
     const json = res.json() as { code?: unknown; message?: unknown }
     expect(typeof json.code, what).toBe('string')
     expect(res.body, what).not.toMatch(/node_modules|\/work\/|at \w+ \(/)
