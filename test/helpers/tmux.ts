@@ -10,6 +10,8 @@ export interface Terminal {
   type(text: string): void
   /** What the terminal shows now. */
   screen(): string
+  /** The same with its colours and attributes, as escape sequences. */
+  styledScreen(): string
   waitFor(pattern: RegExp, ms?: number): Promise<string>
   /** The command's exit code, once it has ended. */
   exitCode(ms?: number): Promise<number>
@@ -33,6 +35,7 @@ export function runInTerminal(
     send: (...keys) => void tmux('send-keys', ...keys),
     type: (text) => void tmux('send-keys', '-l', text),
     screen,
+    styledScreen: () => tmux('capture-pane', '-p', '-e', '-J', '-S', '-200'),
     waitFor: (pattern, ms = 15_000) =>
       waitFor(async () => (pattern.test(screen()) ? screen() : undefined), ms, `${pattern} on the terminal`).catch(
         (err: Error) => {
