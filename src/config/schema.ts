@@ -131,7 +131,19 @@ export const configSchema = z
       .strict()
       .default({}),
     providers: z
-      .object({ allow: z.array(z.string().min(1)).min(1).optional() })
+      .object({
+        allow: z
+          .array(
+            z
+              .string()
+              .regex(
+                /^(https?:\/\/[^\s/?#@]+(\/[^\s?#]*)?|(\*\.)?[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*(:\d{1,5})?)$/i,
+                'must be an origin (https://id.example.com), a URL prefix (https://example.com/oauth/) or a host pattern (*.example.com)',
+              ),
+          )
+          .min(1)
+          .optional(),
+      })
       .strict()
       .default({}),
     server: z
