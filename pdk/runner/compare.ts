@@ -27,10 +27,14 @@ export function deepEqual(a: unknown, b: unknown): boolean {
   return ka.every((k) => deepEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]))
 }
 
-/** True when every field of `expected` is in `actual` with a matching value (recursively, matchers allowed). */
+/** True when every field of `expected` is in `actual` with a matching value (recursively, lists element by element, matchers allowed). */
 export function isSubset(expected: unknown, actual: unknown): boolean {
-  if (typeof expected !== 'object' || expected === null || Array.isArray(expected) || matcherOf(expected))
-    return matches(expected, actual)
+  // a list is a table too: same length, each element a subset of its counterpart
+  if (Array.isArray(expected))
+    return (
+      Array.isArray(actual) && expected.length === actual.length && expected.every((e, i) => isSubset(e, actual[i]))
+    )
+  if (typeof expected !== 'object' || expected === null || matcherOf(expected)) return matches(expected, actual)
   if (typeof actual !== 'object' || actual === null) return false
   return Object.entries(expected).every(([k, v]) => isSubset(v, (actual as Record<string, unknown>)[k]))
 }
