@@ -31,7 +31,7 @@ export default class PdkRun extends BrokerCommand {
         'shell command of another plugin server speaking the same MessagePack-RPC; {prefix} {sock_name} {socket} {plugins} are filled in (else -p, --sock-name, -d are appended)',
     }),
     'plugin-server-timeout': Flags.integer({
-      description: 'milliseconds for a plugin server to start and for each plugin event before Kong gives up',
+      description: 'milliseconds a plugin event may take before Kong gives up on it (a hung plugin), in process too',
       min: 100,
       default: 10_000,
     }),

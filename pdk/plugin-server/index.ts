@@ -14,10 +14,12 @@ import { ServerProcess, StartError, type PluginFile } from './process.js'
 
 export { StartError } from './process.js'
 
+const START_MS = 30_000
+
 export interface PluginServerOptions {
   /** A shell command line of another plugin server; the kong-pdk package's kong-js-pluginserver when absent. */
   command?: string
-  /** Milliseconds allowed for the server to start and for each answer (a hung event). */
+  /** Milliseconds allowed for each answer (a hung event), and for starting when more than 30 s. */
   timeoutMs: number
 }
 
@@ -87,8 +89,9 @@ export class PluginServers {
   }
 
   private async start(plugins: ServedPlugin[]): Promise<ServerProcess> {
-    const { command, timeoutMs } = this.options
-    const proc = await ServerProcess.start({ plugins, command, timeoutMs })
+    // starting (ts-node, typescript) takes seconds on a busy machine: never less than START_MS
+    const timeoutMs = Math.max(this.options.timeoutMs, START_MS)
+    const proc = await ServerProcess.start({ plugins, command: this.options.command, timeoutMs })
     for (const p of plugins) {
       try {
         const conn = await proc.connection(timeoutMs)

@@ -16,7 +16,7 @@ export interface PdkRunOptions {
   pluginServer?: boolean
   /** A shell command line of another plugin server speaking Kong's MessagePack-RPC. */
   pluginServerCmd?: string
-  /** Milliseconds for a plugin server to start and for each event (a hung plugin); 10000. */
+  /** Milliseconds a plugin event may take before Kong gives up on it (a hung plugin); 10000. */
   pluginServerTimeout?: number
 }
 

@@ -1,0 +1,192 @@
+import { spawnSync } from 'node:child_process'
+import { createRequire } from 'node:module'
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join, resolve } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { kitFor } from '../pdk/harness.js'
+import { PluginServers, RemotePlugin } from '../pdk/plugin-server/index.js'
+
+// End to end: `broker pdk run` in process and with --plugin-server, from the build (`npm test` builds first).
+const root = resolve(import.meta.dirname, '..')
+const pdk = (...args: string[]) => {
+  const r = spawnSync(process.execPath, [join(root, 'bin/run.js'), 'pdk', 'run', ...args], {
+    cwd: root,
+    encoding: 'utf8',
+    timeout: 120_000,
+  })
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr }
+}
+
+interface Report {
+  fixtures: Array<{
+    name: string
+    passed: boolean
+    response: { status: number; headers: Record<string, unknown>; body: string; source: string }
+    upstream_request: unknown
+    phases: unknown[]
+    logs: Array<{ level: string; line: string }>
+  }>
+}
+
+/** What must agree both ways: the pid a plugin reports and instance numbers differ by nature. */
+const comparable = (r: Report['fixtures'][number]) => ({
+  name: r.name,
+  passed: r.passed,
+  response: { ...r.response, headers: { ...r.response.headers, 'x-javascript-pid': 'pid' } },
+  upstream_request: r.upstream_request,
+  phases: JSON.parse(
+    JSON.stringify(r.phases)
+      .replace(/instance #\d+/g, 'instance #n')
+      .replace(/"x-javascript-pid",\d+/g, '"x-javascript-pid","pid"'),
+  ) as unknown,
+  thrown: r.logs
+    .filter((l) => l.line.includes('unhandled exception'))
+    .map((l) => l.line.replace(/^.*\[WARN\]/, '').replace(/instance #\d+/, 'instance #n')),
+})
+
+const examples = readdirSync(join(root, 'fixtures/pdk'))
+  .filter((n) => /^kong-js-pdk-.*\.json$/.test(n))
+  .sort()
+  .map((n) => join('fixtures/pdk', n))
+
+const dir = mkdtempSync(join(tmpdir(), 'pdk-ps-'))
+const file = (name: string, body: unknown) => {
+  const path = join(dir, name)
+  writeFileSync(path, typeof body === 'string' ? body : JSON.stringify(body))
+  return path
+}
+file('package.json', '{"type":"commonjs"}')
+file(
+  'hang.js',
+  `class P { async access(kong) { await kong.response.setHeader('x-before', '1'); await new Promise(() => {}) } }
+module.exports = { Plugin: P, Version: '1.0.0', Priority: 0 }`,
+)
+const hanging = file('hang.json', {
+  name: 'a plugin that never finishes its access phase',
+  request: { url: 'http://example.com/' },
+  upstream: { status: 200, body: 'proxied' },
+  plugins: [{ name: 'hang', module: './hang.js' }],
+  expect: { status: 200, body: 'proxied', headers: { 'x-before': '1' }, errors: ['no data'] },
+})
+
+describe('kong-js-pdk examples in process and on the real kong-js-pluginserver', () => {
+  it('has a fixture for every example', () => {
+    expect(examples.length).toBeGreaterThanOrEqual(7)
+  })
+
+  it('each example passes both ways with the same response, upstream request, trace and errors', () => {
+    const local = pdk(...examples, '--json')
+    const remote = pdk(...examples, '--json', '--plugin-server')
+    expect(local.code, local.stderr).toBe(0)
+    expect(remote.code, remote.stderr).toBe(0)
+    const a = (JSON.parse(local.stdout) as Report).fixtures
+    const b = (JSON.parse(remote.stdout) as Report).fixtures
+    expect(b.map((r) => r.name)).toEqual(a.map((r) => r.name))
+    for (let i = 0; i < a.length; i++) expect(comparable(b[i]!), a[i]!.name).toEqual(comparable(a[i]!))
+    // the server's own output reaches the trace
+    expect(
+      b.flatMap((r) => r.logs).some((l) => /\[js-hello:\d+\] \[INFO\] instance #\d+ of js-hello started/.test(l.line)),
+    ).toBe(true)
+  })
+})
+
+describe('broker pdk run --plugin-server', () => {
+  it('gives up on a hung event after the timeout, logs it and goes on, in process and on the server alike', () => {
+    for (const extra of [[], ['--plugin-server']]) {
+      const r = pdk(hanging, '--json', '--plugin-server-timeout', '1500', ...extra)
+      expect(r.code, r.stdout + r.stderr).toBe(0)
+      const [report] = (JSON.parse(r.stdout) as Report).fixtures
+      expect(report!.logs.some((l) => l.level === 'error' && l.line.includes('no data'))).toBe(true)
+    }
+  })
+
+  it('runs a plugin on the server when its fixture says plugin_server, without the flag', () => {
+    const f = file('field.json', {
+      name: 'js-hello on the plugin server by its fixture',
+      request: { url: 'http://example.com/' },
+      plugins: [
+        {
+          name: 'js-hello',
+          module: join(root, 'fixtures/pdk/plugins/kong-js-pdk/js-hello.js'),
+          plugin_server: true,
+          config: { message: 'hej' },
+        },
+      ],
+      expect: { headers: { 'x-hello-from-javascript': 'Javascript says hej to example.com' } },
+    })
+    const r = pdk(f, '--json')
+    expect(r.code, r.stdout + r.stderr).toBe(0)
+    const [report] = (JSON.parse(r.stdout) as Report).fixtures
+    expect(report!.logs.some((l) => /\[js-hello:\d+\] \[INFO\] instance #0 of js-hello started/.test(l.line))).toBe(
+      true,
+    )
+    expect(report!.response.headers['x-javascript-pid']).not.toBe(String(process.pid))
+  })
+
+  it('runs any server speaking the protocol with --plugin-server-cmd', () => {
+    const bin = join(
+      dirname(createRequire(import.meta.url).resolve('kong-pdk/package.json')),
+      'bin/kong-js-pluginserver',
+    )
+    const r = pdk(
+      examples.find((e) => e.endsWith('hello.json'))!,
+      '--plugin-server',
+      '--plugin-server-cmd',
+      `'${process.execPath}' '${bin}'`,
+    )
+    expect(r.code, r.stdout + r.stderr).toBe(0)
+    expect(r.stdout).toContain('1 passed')
+  })
+
+  it('says so, with exit 2, when the server cannot start', () => {
+    const r = pdk(examples[0]!, '--json', '--plugin-server', '--plugin-server-cmd', join(dir, 'no-such-server'))
+    expect(r.code).toBe(2)
+    const { error } = JSON.parse(r.stdout) as { error: { code: string; message: string } }
+    expect(error.code).toBe('PLUGIN_SERVER_UNAVAILABLE')
+    expect(error.message).toContain('exited with status 127 before listening')
+    expect(error.message).not.toContain('broker-ps-')
+  })
+})
+
+describe('the Kong side of the protocol', () => {
+  const servers = new PluginServers({ timeoutMs: 30_000 })
+  afterAll(() => servers.close())
+  const served = {
+    module: join(root, 'fixtures/pdk/plugins/kong-js-pdk/js-hello.js'),
+    fileName: 'js-hello',
+    name: 'js-hello',
+  }
+  const config = JSON.stringify({ message: 'again' })
+
+  const access = async (remote: RemotePlugin) => {
+    const { ctx, kit } = kitFor({ request: { url: 'http://example.com/' } }, 'access')
+    await remote.handle('access', kit, ctx, undefined)
+    return ctx
+  }
+
+  it('starts the instance again when the server answers "no plugin instance"', async () => {
+    const remote = new RemotePlugin(servers, served, config)
+    await remote.start()
+    const conn = await (await servers.server(served)).connection(5000)
+    const status = (await conn.call('plugin.GetStatus', [], 5000)) as { Plugins: Record<string, unknown> }
+    expect(Object.keys(status.Plugins)).toContain('js-hello')
+    // the server forgets every instance, as after an expiry
+    for (let iid = 0; iid < 5; iid++) await conn.call('plugin.CloseInstance', [iid], 5000).catch(() => undefined)
+    const ctx = await access(remote)
+    expect(ctx.logs.some((l) => l.level === 'warn' && l.line.includes('no plugin instance #'))).toBe(true)
+    expect(ctx.response.headers.get('x-hello-from-javascript')).toBe('Javascript says again to example.com')
+    await remote.close()
+  })
+
+  it('starts the server again when it died', async () => {
+    const first = await servers.server(served)
+    first.stop()
+    await new Promise((r) => setTimeout(r, 200))
+    const remote = new RemotePlugin(servers, served, config)
+    const ctx = await access(remote)
+    expect((await servers.server(served)).pid).not.toBe(first.pid)
+    expect(ctx.response.headers.get('x-hello-from-javascript')).toBe('Javascript says again to example.com')
+    await remote.close()
+  })
+})
