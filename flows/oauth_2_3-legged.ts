@@ -29,10 +29,7 @@ const plugin: FlowPlugin = {
     }
     // Discovery at /store: a bad issuer is refused now, and the metadata is cached for /start.
     const e = record.issuer ? await endpoints(record, io.http) : cachedEndpoints(record)!
-    return {
-      ...problems,
-      ...endpointProblems(record, e, { authorize: true }, io.allowed),
-    }
+    return { ...endpointProblems(record, e, { authorize: true }, io.allowed), ...problems }
   },
 
   start(ctx: FlowContext): StepResult | Promise<StepResult> {
