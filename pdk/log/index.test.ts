@@ -9,7 +9,7 @@ describe('log lines', () => {
     kit.log.notice('hello ', 42, ' ', { a: 1 }, ' ', null)
     const line = ctx.logs[0]!.line
     expect(line).toMatch(
-      /^\d{4}\/\d\d\/\d\d \d\d:\d\d:\d\d \[notice\] \d+#0: \*1 \[gateway\] \S+:\d+ \[test-plugin\] hello 42 \{"a":1\} nil, client: 203\.0\.113\.9, server: kong, request: "GET \/p\?q=1 HTTP\/1\.1", host: "example\.com"$/,
+      /^\d{4}\/\d\d\/\d\d \d\d:\d\d:\d\d \[notice\] \d+#0: \*1 \[gateway\] \S+:\d+ \[test-plugin\] hello 42 table: 0x[0-9a-f]+ nil, client: 203\.0\.113\.9, server: kong, request: "GET \/p\?q=1 HTTP\/1\.1", host: "example\.com"$/,
     )
   })
 

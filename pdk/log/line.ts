@@ -2,6 +2,7 @@
 import { basename, dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Context } from '../context.js'
+import { luaString } from '../values.js'
 
 /** nginx labels per kit level; `err` prints as `error`. */
 export const LABELS: Record<string, string> = {
@@ -21,17 +22,15 @@ function timestamp(d = new Date()): string {
   return `${d.getFullYear()}/${pad(d.getMonth() + 1)}/${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`
 }
 
-/** Lua-like tostring for a log argument: nil for null/undefined, JSON for tables. */
+/**
+ * Lua's tostring for a log argument, as Kong's log functions apply it: nil for null/undefined,
+ * `table: 0x…` for tables (not their contents), text for the rest.
+ */
 export function stringify(v: unknown): string {
   if (v === undefined || v === null) return 'nil'
   if (typeof v === 'string') return v
-  if (typeof v === 'object') {
-    try {
-      return JSON.stringify(v)
-    } catch {
-      return String(v)
-    }
-  }
+  if (Buffer.isBuffer(v)) return v.toString('utf8')
+  if (typeof v === 'object') return luaString(v)
   return String(v)
 }
 
