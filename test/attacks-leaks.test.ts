@@ -142,12 +142,13 @@ describe('OAuth 1.0a request token correlation', () => {
 
 describe('cross-site requests (fetch metadata)', () => {
   it('refuses /store and /result driven by a web page of another site, 403 CROSS_SITE', async () => {
-    for (const headers of [
+    const attempts: Record<string, string>[] = [
       { origin: 'http://evil.example' },
       { origin: 'null' },
       { 'sec-fetch-site': 'cross-site' },
       { 'sec-fetch-site': 'same-site', origin: 'http://broker.example' },
-    ]) {
+    ]
+    for (const headers of attempts) {
       const res = await store(threeLegged(), headers)
       expect(res.statusCode, JSON.stringify(headers)).toBe(403)
       expect(res.json()).toMatchObject({ code: 'CROSS_SITE' })

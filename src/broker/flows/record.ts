@@ -5,7 +5,7 @@ import { DELIVERY_MODES } from '../../config/schema.js'
 import { isHttpUrl, urlParts } from '../../../flows/lib/urls.js'
 import { BrokerError, brokerError } from '../../errors.js'
 import { providerFetch } from './context.js'
-import { providerPolicy } from '../outbound/policy.js'
+import { destinationRefused } from '../outbound/record-check.js'
 
 const FIELD_NAME = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/
 const URL_FIELDS = ['request_url', 'access_url', 'authorize_url', 'verify_url'] as const
@@ -136,7 +136,8 @@ async function pluginProblems(
   try {
     return await validate(record, {
       http: (url, request) => providerFetch(url, request, config.provider.timeout),
-      allowed: (url) => providerPolicy().allows(url),
+      // providers.allow, and address literals the policy refuses: the same rules as the record's own URLs.
+      allowed: (url) => !destinationRefused(url),
     })
   } catch (err) {
     if (err instanceof FlowError)
