@@ -19,6 +19,8 @@ export interface CatalogueEntry {
   readonly source: 'grant' | 'grant+preset' | 'preset'
   /** True when a URL needs the record's `subdomain`. */
   readonly subdomain: boolean
+  /** `record` without the fields that need a subdomain: copied into a record in one spread. */
+  readonly fixed: Readonly<Record<string, unknown>>
 }
 
 export const SUBDOMAIN = '[subdomain]'
@@ -33,6 +35,9 @@ let loaded: ReadonlyMap<string, CatalogueEntry> | undefined
 export function catalogue(): ReadonlyMap<string, CatalogueEntry> {
   return (loaded ??= build(readGrant(), readPresets()))
 }
+
+/** Whether the catalogue has been read (it is read only once a record names a provider). */
+export const catalogueLoaded = (): boolean => loaded !== undefined
 
 interface GrantProvider {
   authorize_url?: unknown
@@ -85,8 +90,10 @@ function entry(
   source: CatalogueEntry['source'],
   title?: string,
 ): CatalogueEntry {
-  const subdomain = Object.values(record).some((v) => typeof v === 'string' && v.includes(SUBDOMAIN))
-  return Object.freeze({ name, title, oauth, record: Object.freeze(record), scope_separator, source, subdomain })
+  const needs = (v: unknown) => typeof v === 'string' && v.includes(SUBDOMAIN)
+  const fixed = Object.freeze(Object.fromEntries(Object.entries(record).filter(([, v]) => !needs(v))))
+  const subdomain = Object.values(record).some(needs)
+  return Object.freeze({ name, title, oauth, record: Object.freeze(record), scope_separator, source, subdomain, fixed })
 }
 
 function readGrant(): Record<string, GrantProvider> {

@@ -37,14 +37,21 @@ export function expandProvider(record: FlowRecord, opts: { subdomainLater?: bool
   const scopeList = typeof record.scope === 'object'
   if (record.provider === undefined && !scopeList) return record
   const problems: Record<string, string> = {}
-  const out: FlowRecord = { ...record }
   const entry = record.provider === undefined ? undefined : findProvider(String(record.provider))
   if (record.provider !== undefined && !entry)
     problems.provider = `is not a known provider ("${String(record.provider).slice(0, 64)}"); broker store --list-providers lists them`
-  if (entry) {
-    out.provider = entry.name
-    fill(out, entry, problems, opts.subdomainLater === true)
-  }
+  // One spread, the record last so that its own fields win (adding the fields one by one measured ~10× slower).
+  const out: FlowRecord = entry
+    ? {
+        ...entry.fixed,
+        ...(entry.subdomain ? withSubdomain(record, entry, problems, opts.subdomainLater === true) : undefined),
+        ...flowOf(record, entry, problems),
+        ...record,
+        provider: entry.name,
+      }
+    : { ...record }
+  if (entry && entry.fixed.authorize_params !== undefined && record.authorize_params !== undefined)
+    out.authorize_params = { ...extraParams(entry.fixed.authorize_params), ...extraParams(record.authorize_params) }
   if (scopeList) {
     const list = record.scope
     const joined =
@@ -59,25 +66,32 @@ export function expandProvider(record: FlowRecord, opts: { subdomainLater?: bool
   return out
 }
 
-function fill(out: FlowRecord, entry: CatalogueEntry, problems: Record<string, string>, later: boolean): void {
+/** auth_version (and auth_leg 3) when the record names no flow; a problem when it names another OAuth. */
+function flowOf(
+  record: Readonly<FlowRecord>,
+  entry: CatalogueEntry,
+  problems: Record<string, string>,
+): Record<string, string> | undefined {
   const version = String(entry.oauth)
-  if (out.auth_version === undefined && out.auth_flow === undefined) {
-    out.auth_version = version
-    out.auth_leg ??= '3'
-  } else if (out.auth_version !== undefined && String(out.auth_version) !== version) {
-    problems.auth_version = `is ${String(out.auth_version)}, but provider "${entry.name}" speaks OAuth ${version}`
-  }
-  const subdomain = out.subdomain === undefined ? undefined : String(out.subdomain)
-  for (const [field, value] of Object.entries(entry.record)) {
-    if (field === 'authorize_params' && out.authorize_params !== undefined) {
-      out.authorize_params = { ...extraParams(value), ...extraParams(out.authorize_params) }
-      continue
-    }
-    if (out[field] !== undefined) continue
-    if (typeof value !== 'string' || !value.includes(SUBDOMAIN)) {
-      out[field] = value
-      continue
-    }
+  if (record.auth_version === undefined && record.auth_flow === undefined)
+    return { auth_version: version, auth_leg: '3' }
+  if (record.auth_version !== undefined && String(record.auth_version) !== version)
+    problems.auth_version = `is ${String(record.auth_version)}, but provider "${entry.name}" speaks OAuth ${version}`
+  return undefined
+}
+
+/** The provider's fields that need `[subdomain]`, filled from the record's (checked) `subdomain`. */
+function withSubdomain(
+  record: Readonly<FlowRecord>,
+  entry: CatalogueEntry,
+  problems: Record<string, string>,
+  later: boolean,
+): Record<string, string> {
+  const out: Record<string, string> = {}
+  const subdomain = record.subdomain === undefined ? undefined : String(record.subdomain)
+  for (const field of subdomainFields(entry)) {
+    if (record[field] !== undefined) continue
+    const value = String(entry.record[field])
     if (subdomain === undefined) {
       if (!later) problems.subdomain = `is required by provider "${entry.name}" (${value})`
       continue
@@ -92,4 +106,5 @@ function fill(out: FlowRecord, entry: CatalogueEntry, problems: Record<string, s
     }
     out[field] = value.replaceAll(SUBDOMAIN, subdomain)
   }
+  return out
 }
