@@ -21,7 +21,7 @@ const plugin: FlowPlugin = {
   startAtStore: (record) => cachedEndpoints(record)?.usePar === false,
 
   async validate(record: Readonly<FlowRecord>, io) {
-    const problems = { ...clientAuthProblems(record), ...metadataFieldProblems(record) }
+    const problems = { ...(await clientAuthProblems(record)), ...metadataFieldProblems(record) }
     if (Object.keys(problems).length) return problems
     if (!record.issuer) {
       for (const field of ['authorize_url', 'access_url'])

@@ -14,24 +14,32 @@ describe('client_auth', () => {
     expect(clientAuthMethod({ ...base, client_auth: 'tls_client_auth' })).toBeUndefined()
   })
 
-  it('names the field for an unknown method, a missing secret or key, a bad algorithm', () => {
-    expect(Object.keys(clientAuthProblems({ ...base, client_auth: 'nonsense' }))).toEqual(['client_auth'])
-    expect(clientAuthProblems({ auth_type: 'oauth', client_id: 'a', client_auth: 'basic' })).toEqual({
+  it('names the field for an unknown method, a missing secret or key, a bad algorithm', async () => {
+    expect(Object.keys(await clientAuthProblems({ ...base, client_auth: 'nonsense' }))).toEqual(['client_auth'])
+    expect(await clientAuthProblems({ auth_type: 'oauth', client_id: 'a', client_auth: 'basic' })).toEqual({
       client_secret: 'is required when client_auth is client_secret_basic',
     })
-    expect(clientAuthProblems({ ...base, client_auth: 'client_secret_jwt', private_key_alg: 'RS256' })).toHaveProperty(
-      'private_key_alg',
-    )
-    const pem = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'pem', type: 'pkcs8' })
-    expect(clientAuthProblems({ ...base, client_auth: 'private_key_jwt', private_key: String(pem) })).toEqual({})
     expect(
-      clientAuthProblems({
+      await clientAuthProblems({ ...base, client_auth: 'client_secret_jwt', private_key_alg: 'RS256' }),
+    ).toHaveProperty('private_key_alg')
+    const pem = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'pem', type: 'pkcs8' })
+    expect(await clientAuthProblems({ ...base, client_auth: 'private_key_jwt', private_key: String(pem) })).toEqual({})
+    expect(
+      await clientAuthProblems({
         ...base,
         client_auth: 'private_key_jwt',
         private_key: String(pem),
         private_key_alg: 'HS256',
       }),
     ).toHaveProperty('private_key_alg')
+    expect(
+      await clientAuthProblems({
+        ...base,
+        client_auth: 'private_key_jwt',
+        private_key: String(pem),
+        private_key_alg: 'RS256',
+      }),
+    ).toEqual({ private_key_alg: 'RS256 does not fit this ec key' })
   })
 
   it('sends body credentials, Basic (form-encoded parts), or only the client_id', async () => {

@@ -32,7 +32,7 @@ export function clientAuthMethod(record: Readonly<FlowRecord>): ClientAuthMethod
 }
 
 /** What is wrong with a record's client authentication fields, as `{field: message}`. */
-export function clientAuthProblems(record: Readonly<FlowRecord>): Record<string, string> {
+export async function clientAuthProblems(record: Readonly<FlowRecord>): Promise<Record<string, string>> {
   const method = clientAuthMethod(record)
   if (!method) {
     return {
@@ -52,6 +52,8 @@ export function clientAuthProblems(record: Readonly<FlowRecord>): Record<string,
       if (!key) problems.private_key = 'must be a PEM private key or a private JWK (JSON)'
       else if (!key.alg) problems.private_key_alg = 'is required: the algorithm cannot be told from this key'
       else if (!KEY_ALGS.includes(key.alg)) problems.private_key_alg = `must be one of ${KEY_ALGS.join(', ')}`
+      else if (!(await signs(key.key, key.alg)))
+        problems.private_key_alg = `${key.alg} does not fit this ${key.key.asymmetricKeyType ?? ''} key`
     }
   }
   return problems
@@ -132,6 +134,16 @@ async function clientAssertion(
     .setExpirationTime(`${ASSERTION_SECONDS}s`)
     .sign(key)
 }
+
+/** Whether `key` can sign with `alg` (an RS256 name on an EC key cannot): tried once at /store. */
+const signs = (key: KeyObject, alg: string): Promise<boolean> =>
+  new SignJWT({})
+    .setProtectedHeader({ alg })
+    .sign(key)
+    .then(
+      () => true,
+      () => false,
+    )
 
 /** The record's private key with its algorithm (record, JWK `alg`, else from the key type) and kid. */
 function signingKey(record: Readonly<FlowRecord>): { key: KeyObject; alg?: string; kid?: string } | undefined {

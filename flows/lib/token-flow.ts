@@ -9,7 +9,7 @@ import { cachedEndpoints, endpointProblems, endpoints, metadataFieldProblems } f
  * password): client authentication, `access_url` or an `issuer` to discover it from.
  */
 export async function tokenFlowProblems(record: Readonly<FlowRecord>, io: StoreIo): Promise<Record<string, string>> {
-  const problems = { ...clientAuthProblems(record), ...metadataFieldProblems(record) }
+  const problems = { ...(await clientAuthProblems(record)), ...metadataFieldProblems(record) }
   if (Object.keys(problems).length) return problems
   if (!record.issuer && record.access_url === undefined)
     return { access_url: 'is required (or an issuer to discover it from)' }
