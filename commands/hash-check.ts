@@ -3,7 +3,7 @@ import { BrokerCommand } from '../src/cli/base-command.js'
 import { dashArg } from '../src/cli/dash-arg.js'
 import { brokerFlag } from '../src/cli/flags.js'
 import { type HashCheck, hashCheck } from '../src/services/hash-check/index.js'
-import { renderHashCheck, renderStatus } from '../src/services/hash-check/render.js'
+import { renderHashCheck, renderStatus, watchEnd } from '../src/services/hash-check/render.js'
 
 export default class HashCheckCommand extends BrokerCommand {
   static summary = 'Show a stored flow: its record (secrets redacted), plugin, progress and seconds left.'
@@ -19,7 +19,8 @@ export default class HashCheckCommand extends BrokerCommand {
     broker: brokerFlag(),
     watch: Flags.boolean({
       char: 'w',
-      summary: 'Refresh progress and seconds left every second until the flow ends or expires.',
+      summary:
+        'Refresh progress and seconds left every second until the flow ends or expires; exit 1 unless it completed.',
     }),
   }
 
@@ -37,6 +38,12 @@ export default class HashCheckCommand extends BrokerCommand {
     })
     if (live && flags.watch) process.stdout.write('\n')
     if (human) this.log(renderHashCheck(result))
+    // A watch is for seeing the flow through: one that expired unfinished, or failed, is a failure.
+    const ended = watchEnd(result)
+    if (flags.watch && ended !== 'completed') {
+      if (human) this.logToStderr(ended === 'failed' ? 'The flow failed.' : 'The flow expired before it finished.')
+      process.exitCode = 1
+    }
     return result
   }
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { renderHashCheck, renderStatus, secondsLeft } from './render.js'
+import { renderHashCheck, renderStatus, secondsLeft, watchEnd } from './render.js'
 
 const answer = {
   hash: 'h1',
@@ -24,5 +24,12 @@ describe('hash-check render', () => {
     expect(text).toContain('  expires   in 30 s (2026-01-01T00:01:00.000Z)')
     expect(text).toMatch(/client_secret\s+\[redacted\]/)
     expect(text).toContain('{"prompt":"consent"}')
+  })
+
+  it('tells how a watch ended: a flow still stored or started when it stops has expired', () => {
+    expect(watchEnd({ progress: 'completed' })).toBe('completed')
+    expect(watchEnd({ progress: 'failed' })).toBe('failed')
+    expect(watchEnd({ progress: 'stored' })).toBe('expired')
+    expect(watchEnd({ progress: 'awaiting_callback' })).toBe('expired')
   })
 })

@@ -27,3 +27,8 @@ export function renderHashCheck(r: HashCheck, now = Date.now()): string {
   )
   return [...table(head), '', 'Record (secrets redacted by the broker):', ...table(fields)].join('\n')
 }
+
+/** How a watched flow ended: completed, failed, or (a watch stops at nothing else) expired before either. */
+export function watchEnd(r: Pick<HashCheck, 'progress'>): 'completed' | 'failed' | 'expired' {
+  return r.progress === 'completed' || r.progress === 'failed' ? r.progress : 'expired'
+}

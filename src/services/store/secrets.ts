@@ -1,6 +1,6 @@
 import type { FlowRecord } from '../../../flows/contract.js'
 import { isBrokerError } from '../../errors.js'
-import { openVault, type Vault } from '../secrets/vault.js'
+import { openLookupVault, type Vault } from '../secrets/vault.js'
 import { KEPT_SECRETS } from './fields.js'
 
 export interface VaultOptions {
@@ -26,7 +26,7 @@ export function fillKeptSecrets(record: FlowRecord, required: readonly string[],
   if (!wanted.length) return []
   let vault: Vault
   try {
-    vault = openVault(opts)
+    vault = openLookupVault(opts)
   } catch (err) {
     if (!isBrokerError(err)) throw err
     if (wanted.some(({ secret }) => required.includes(secret)))
