@@ -3,7 +3,7 @@ import type { Context } from './context.js'
 import { encodeArgs } from './args.js'
 import { normalizeHeader, validateHeader, validateHeaders } from './checks.js'
 import { checkPhase, phaseRule, phaseSet } from './phases.js'
-import { luaType, values, type Values } from './values.js'
+import { luaJson, luaType, values, type Values } from './values.js'
 
 const REWRITE_ACCESS = phaseRule(phaseSet('rewrite', 'access'))
 const REWRITE_ACCESS_BALANCER = phaseRule(phaseSet('rewrite', 'access', 'balancer'))
@@ -43,7 +43,7 @@ export function createServiceRequest(ctx: Context) {
   const encodeBody = (args: Record<string, unknown>, mime: string): [string, string] => {
     const bare = mime.split(';')[0]!.trim()
     if (bare === 'application/x-www-form-urlencoded') return [encodeArgs(args), mime]
-    if (bare === 'application/json') return [JSON.stringify(args), mime]
+    if (bare === 'application/json') return [luaJson(args), mime]
     if (bare === 'multipart/form-data') {
       const m = /boundary="?([^";]+)"?/.exec(mime)
       const boundary = m?.[1] ?? String(Math.floor(Math.random() * 1e10))

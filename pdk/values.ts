@@ -36,3 +36,7 @@ export function luaString(v: unknown): string {
   if (typeof v === 'object' && !Buffer.isBuffer(v)) return 'table: 0x00000000'
   return String(v)
 }
+
+/** cjson's encoding of a Lua value: an empty table is `{}`, whether it came as `[]` or `{}`. */
+export const luaJson = (v: unknown): string =>
+  JSON.stringify(v, (_k, x: unknown) => (Array.isArray(x) && x.length === 0 ? {} : x))

@@ -2,6 +2,7 @@
 import type { Context } from '../context.js'
 import { isTransferEncoding, normalizeHeader } from '../checks.js'
 import { isGrpc } from './formats.js'
+import { luaJson } from '../values.js'
 
 const HTTP_TO_GRPC: Record<number, number> = {
   200: 0,
@@ -83,7 +84,7 @@ export function sendHttp(
         body = undefined
       }
     } else {
-      json = JSON.stringify(body)
+      json = luaJson(body)
     }
   }
   if (json !== undefined) {
@@ -119,7 +120,7 @@ export function sendStream(ctx: Context, status: unknown, body: unknown, logErr:
   if (typeof status !== 'number') throw new Error('code must be a number')
   if (!L4_STATUSES.has(status)) throw new Error('unacceptable code, only 200, 400, 403, 500, 502 and 503 are accepted')
   if (body !== undefined && body !== null) {
-    if (typeof body === 'object' && !Buffer.isBuffer(body)) body = JSON.stringify(body)
+    if (typeof body === 'object' && !Buffer.isBuffer(body)) body = luaJson(body)
     if (typeof body !== 'string' && !Buffer.isBuffer(body)) throw new Error('body must be a nil, string or table')
   }
   const res = ctx.response
