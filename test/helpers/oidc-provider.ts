@@ -74,6 +74,8 @@ export async function startStrictProvider(port: number, redirectUri: string): Pr
     rotateRefreshToken: () => true,
     findAccount: async (_ctx: unknown, sub: string) => ({ accountId: sub, claims: async () => ({ sub }) }),
     cookies: { keys: ['strict-provider-cookie-key'] },
+    // Lifetimes of its own, so the provider does not print a notice per default it uses.
+    ttl: { AccessToken: 600, Grant: 600, IdToken: 600, Interaction: 600, RefreshToken: 600, Session: 600 },
   })
   const requests: string[] = []
   const handle = provider.callback()
