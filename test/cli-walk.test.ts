@@ -20,24 +20,29 @@ afterAll(async () => {
   await Promise.all([broker?.stop(), provider?.stop(), app?.close()])
 })
 
-/** A fresh 3-legged flow whose start URL walks broker → provider → broker → app. */
-async function startUrl(): Promise<string> {
+/** Stores a record at the broker over HTTP, as an app would; its start URL. */
+async function store(record: Record<string, string>): Promise<string> {
   const res = await fetch(`${broker.url}/store`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      auth_version: '2',
-      auth_leg: '3',
-      client_id: 'walker',
-      client_secret: 'w-secret',
-      authorize_url: provider.authorizeUrl,
-      access_url: provider.tokenUrl,
-      scope: 'openid',
-      callback: app.callback,
-      state: 'app-state',
-    }),
+    body: JSON.stringify(record),
   })
   return ((await res.json()) as { url: string }).url
+}
+
+/** A fresh 3-legged flow whose start URL walks broker → provider → broker → app. */
+function startUrl(): Promise<string> {
+  return store({
+    auth_version: '2',
+    auth_leg: '3',
+    client_id: 'walker',
+    client_secret: 'w-secret',
+    authorize_url: provider.authorizeUrl,
+    access_url: provider.tokenUrl,
+    scope: 'openid',
+    callback: app.callback,
+    state: 'app-state',
+  })
 }
 
 describe('broker walk', () => {
@@ -141,18 +146,13 @@ describe('broker walk', () => {
   })
 
   it('shows a 502 at the callback with its body, exit 1', async () => {
-    const res = await fetch(`${broker.url}/store`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        auth_version: '2',
-        auth_leg: '3',
-        client_id: 'walker',
-        authorize_url: provider.authorizeUrl,
-        access_url: `http://127.0.0.1:${await freePort()}/token`,
-      }),
+    const url = await store({
+      auth_version: '2',
+      auth_leg: '3',
+      client_id: 'walker',
+      authorize_url: provider.authorizeUrl,
+      access_url: `http://127.0.0.1:${await freePort()}/token`,
     })
-    const { url } = (await res.json()) as { url: string }
     const { code, stdout, stderr } = await runCli(['walk', url])
     expect(code).toBe(1)
     expect(stdout).toMatch(/#3 {2}GET http:\/\/localhost:\d+\/callback\?\S+ {2}→ 502/)
@@ -163,18 +163,13 @@ describe('broker walk', () => {
   })
 
   it("shows a 2-legged flow's JSON token answer as the result, the token shortened, exit 0", async () => {
-    const res = await fetch(`${broker.url}/store`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        auth_version: '2',
-        auth_leg: '2',
-        client_id: 'walker',
-        client_secret: 'w-secret',
-        access_url: provider.tokenUrl,
-      }),
+    const url = await store({
+      auth_version: '2',
+      auth_leg: '2',
+      client_id: 'walker',
+      client_secret: 'w-secret',
+      access_url: provider.tokenUrl,
     })
-    const { url } = (await res.json()) as { url: string }
     const { code, stdout, stderr } = await runCli(['walk', url])
     expect(code, stderr).toBe(0)
     expect(stdout).toMatch(/answer 200 OK \(application\/json\)\n {4}\| \{\n/)

@@ -116,12 +116,18 @@ describe('broker dashboard in a real terminal (tmux)', { timeout: 120_000 }, () 
     term.send('4')
     await term.waitFor(/Fixtures in fixtures\/pdk \(\d+\)/)
     await press(term, 'Down', 'Down', 'Enter')
-    await term.waitFor(/Phase 1\/4: rewrite · header-echo/)
-    expect(term.screen()).not.toMatch(/Phase 2\/4/)
+    const phases = Number(/Phase 1\/(\d+): rewrite · header-echo/.exec(await term.waitFor(/Phase 1\/\d+: rewrite/))![1])
+    expect(phases).toBeGreaterThan(2)
+    expect(term.screen()).not.toMatch(/Phase 2\//)
     term.send('Enter')
-    await term.waitFor(/Phase 2\/4: access · header-echo/)
+    await term.waitFor(new RegExp(`Phase 2/${phases}: access · header-echo`))
     expect(term.screen()).toMatch(/Response after this phase: \d{3}/)
-    await press(term, 'Enter', 'Enter', 'Enter')
+    // One key at a time, each seen drawn: keys sent faster than a loaded machine reads them arrive as one chunk.
+    for (let n = 3; n <= phases; n++) {
+      term.send('Enter')
+      await term.waitFor(new RegExp(`Phase ${n}/${phases}:`))
+    }
+    term.send('Enter')
     await term.waitFor(/PASS ESM plugin/)
 
     // Tab wraps to the flows panel; q leaves, the terminal restored and the broker stopped.
@@ -210,7 +216,7 @@ describe('broker dashboard in a real terminal (tmux)', { timeout: 120_000 }, () 
     term = runInTerminal(['dashboard', '--port', String(broker.port), '--store', 'memory'], CI_ENV, SIZE)
     expect(await term.exitCode()).toBe(1)
     expect(term.screen()).toMatch(
-      new RegExp(`Error FAILED: The embedded broker cannot listen on 0\\.0\\.0\\.0:${broker.port} \\(EADDRINUSE\\)`),
+      new RegExp(`Error FAILED: The embedded broker cannot listen on [\\d.:]+:${broker.port} \\(EADDRINUSE\\)`),
     )
   })
 
