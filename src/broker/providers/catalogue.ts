@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
-import { createRequire } from 'node:module'
 import { basename, dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 
 /** One provider a record may name with `provider`: what the broker fills in for it. */
 export interface CatalogueEntry {
@@ -79,7 +79,7 @@ function build(grant: Record<string, GrantProvider>, presets: Record<string, Pre
     const separator = p.scope_separator ?? (same ? base.scope_separator : ' ')
     out.set(name, entry(name, oauth, record, separator, same ? 'grant+preset' : 'preset', p.title))
   }
-  return new Map([...out].sort(([a], [b]) => a.localeCompare(b)))
+  return new Map([...out].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
 }
 
 function entry(
@@ -97,7 +97,7 @@ function entry(
 }
 
 function readGrant(): Record<string, GrantProvider> {
-  const path = createRequire(import.meta.url).resolve('grant/config/oauth.json')
+  const path = fileURLToPath(import.meta.resolve('grant/config/oauth.json'))
   return JSON.parse(readFileSync(path, 'utf8')) as Record<string, GrantProvider>
 }
 
