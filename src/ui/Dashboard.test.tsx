@@ -87,4 +87,27 @@ describe('Dashboard', () => {
     await vi.waitFor(() => expect(lastFrame()).toContain('Terminal too small (60×15)'))
     expect(lastFrame()).not.toContain('1 Flows')
   })
+
+  it('says when a key does nothing where it is pressed', async () => {
+    const { lastFrame, stdin } = render(<Dashboard {...props()} />)
+    stdin.write('x')
+    await vi.waitFor(() =>
+      expect(lastFrame()).toContain('"x" does nothing here; the keys that work are on the last line.'),
+    )
+    stdin.write(KEY.enter)
+    await vi.waitFor(() => expect(lastFrame()).toContain('No flow to open yet: store one in panel 2.'))
+  })
+
+  it('wraps the help line at 80 columns rather than hide how to quit', async () => {
+    const { lastFrame, stdout, stdin } = render(<Dashboard {...props()} />)
+    Object.defineProperty(stdout, 'columns', { value: 80, configurable: true })
+    Object.defineProperty(stdout, 'rows', { value: 24, configurable: true })
+    stdout.emit('resize')
+    stdin.write('2')
+    await vi.waitFor(() => expect(lastFrame()).toContain('preset'))
+    const lines = lastFrame()!.split('\n')
+    expect(lines.at(-2)).toMatch(/^↑↓ field {2}←→ preset {2}Enter next\/store {2}o open start URL {2}n new/)
+    expect(lines.at(-1)).toMatch(/q quit$/)
+    for (const line of lines) expect(line.length).toBeLessThanOrEqual(80)
+  })
 })
