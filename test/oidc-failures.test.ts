@@ -176,3 +176,26 @@ describe('RFC 9207 mix-up defence', () => {
     }
   })
 })
+
+describe('providers.allow and discovered endpoints', () => {
+  it('refuses at /store a token endpoint the metadata names outside providers.allow', async () => {
+    const elsewhere = await startHandMadeProvider({ token_endpoint: 'http://127.0.0.1:9/token' })
+    const strict = await startBroker({ args: ['--store', 'memory', '--providers-allow', elsewhere.issuer] })
+    try {
+      const res = await fetch(`${strict.url}/store`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ auth_version: '2', auth_leg: '3', issuer: elsewhere.issuer, client_id: 'c' }),
+      })
+      expect(res.status).toBe(400)
+      const body = (await res.json()) as { code: string; fields: Record<string, string> }
+      expect(body.code).toBe('VALIDATION')
+      expect(body.fields).toEqual({
+        access_url: 'is not in providers.allow: the issuer metadata gives http://127.0.0.1:9',
+      })
+    } finally {
+      await strict.stop()
+      await elsewhere.stop()
+    }
+  })
+})
