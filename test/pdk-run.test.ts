@@ -130,6 +130,30 @@ describe('broker pdk run', () => {
     })
   })
 
+  it("follows Kong's phases; --strict also holds the reference's, naming both lists", () => {
+    const kongOnly = fixture('kong-only.json', {
+      name: 'exit in the response phase',
+      request: { url: 'http://example.com/' },
+      plugins: [{ name: 'late', phases: { response: [{ call: 'response.exit', args: [418, 'teapot'] }] } }],
+      expect: { status: 418, body: 'teapot' },
+    })
+    expect(pdk(kongOnly).code).toBe(0)
+    const r = pdk(kongOnly, '--strict')
+    expect(r.code).toBe(1)
+    expect(r.stdout).toContain(
+      "function cannot be called in response phase under --strict (the reference lists only: rewrite, access, header_filter, admin_api; Kong's code allows: rewrite, access, balancer, response, header_filter, error, admin_api)",
+    )
+    // the unstated plugin error is what fails it, wherever it happened
+    expect(r.stdout).toContain('  ✗ $.logs[0]')
+  })
+
+  it("passes Kong's own t/01-pdk cases", () => {
+    const kong = readdirSync(join(root, 'fixtures/pdk/kong')).filter((f) => f.endsWith('.json')).length
+    const r = pdk('fixtures/pdk/kong')
+    expect(r.code).toBe(0)
+    expect(r.stdout.trimEnd().split('\n').at(-1)).toBe(`${kong} passed, 0 failed`)
+  })
+
   it('--json reports an invalid fixture as an error object', () => {
     const r = pdk(join(dir, 'nope.json'), '--json')
     expect(r.code).toBe(2)
