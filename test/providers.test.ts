@@ -125,6 +125,20 @@ async function runQuery(quirk: keyof typeof QUIRKS, extra: Record<string, unknow
   return app.received.at(-1)!.query
 }
 
+/** Runs a 3-legged flow with `delivery: code` and redeems the code at POST /result. */
+async function runCode(quirk: keyof typeof QUIRKS, extra: Record<string, unknown> = {}) {
+  await new Browser().go(await store(threeLegged(quirk, { ...extra, delivery: 'code' })))
+  const { status, json } = await post('/result', { result: app.received.at(-1)!.query.result })
+  expect(status).toBe(200)
+  return json
+}
+
+/** Runs a 3-legged flow with `delivery: form_post`: the fields of the broker's auto-posting form. */
+async function runForm(quirk: keyof typeof QUIRKS, extra: Record<string, unknown> = {}) {
+  const page = await new Browser().go(await store(threeLegged(quirk, { ...extra, delivery: 'form_post' })))
+  return formFields(page.body)
+}
+
 /** The fields of the broker's auto-posting form. */
 function formFields(html: string): Record<string, string> {
   const unescape = (s: string) => s.replace(/&#(\d+);/g, (_m, n: string) => String.fromCharCode(Number(n)))
@@ -147,16 +161,15 @@ describe('every field the provider sent reaches the app', () => {
       state: 'app-state',
     })
 
-    const form = await new Browser().go(await store(threeLegged('salesforce', { delivery: 'form_post' })))
-    expect(formFields(form.body)).toMatchObject({
+    expect(await runForm('salesforce')).toMatchObject({
       instance_url: 'https://acme.my.salesforce.com',
       signature: 'c2ln',
     })
 
-    await new Browser().go(await store(threeLegged('salesforce', { delivery: 'code' })))
-    const { status, json } = await post('/result', { result: app.received.at(-1)!.query.result })
-    expect(status).toBe(200)
-    expect(json).toMatchObject({ instance_url: 'https://acme.my.salesforce.com', token_type: 'Bearer' })
+    expect(await runCode('salesforce')).toMatchObject({
+      instance_url: 'https://acme.my.salesforce.com',
+      token_type: 'Bearer',
+    })
 
     const start = await store({
       auth_version: '2',
@@ -178,12 +191,9 @@ describe('every field the provider sent reaches the app', () => {
     expect(query.is_enterprise_install).toBe('false')
     expect(query).not.toHaveProperty('enterprise')
 
-    const form = await new Browser().go(await store(threeLegged('slack', { ...slack, delivery: 'form_post' })))
-    expect(JSON.parse(formFields(form.body).team!)).toEqual({ id: 'T1', name: 'Acme' })
+    expect(JSON.parse((await runForm('slack', slack)).team!)).toEqual({ id: 'T1', name: 'Acme' })
 
-    await new Browser().go(await store(threeLegged('slack', { ...slack, delivery: 'code' })))
-    const { json } = await post('/result', { result: app.received.at(-1)!.query.result })
-    expect(json).toMatchObject({
+    expect(await runCode('slack', slack)).toMatchObject({
       access_token: 'xoxp-user',
       team: { id: 'T1', name: 'Acme' },
       is_enterprise_install: false,
@@ -202,9 +212,7 @@ describe('every field the provider sent reaches the app', () => {
   })
 
   it("Microsoft's ext_expires_in, a number in a code delivery", async () => {
-    await new Browser().go(await store(threeLegged('microsoft', { delivery: 'code' })))
-    const { json } = await post('/result', { result: app.received.at(-1)!.query.result })
-    expect(json).toMatchObject({ expires_in: 3599, ext_expires_in: 3599, refresh_token: 'ms-rt' })
+    expect(await runCode('microsoft')).toMatchObject({ expires_in: 3599, ext_expires_in: 3599, refresh_token: 'ms-rt' })
   })
 
   it("never lets a provider field pass for the broker's own parameters", async () => {
