@@ -26,7 +26,7 @@ export async function storeFlow(deps: BrokerDeps, body: unknown): Promise<Stored
   // Where the record points is checked before validation may fetch from it (discovery), and again after (what it filled in).
   checkRecordDestinations(sanitized)
   const record = await validateRecord(sanitized, plugin, deps.config)
-  checkRecordDestinations(record)
+  if (record !== sanitized) checkRecordDestinations(record)
   const now = Date.now()
   // The OAuth state is the flow's from the start: /callback derives the hash from it.
   const { hash, state } = newFlowIds(deps.config.session.secret)

@@ -46,8 +46,16 @@ export function classifyAddress(address: string): AddressClass {
 
 const v4Of = (hi: number, lo: number): string => `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`
 
-/** Whether `host` (a URL's hostname, IPv6 in brackets or not) is an IP literal rather than a name. */
+// A URL's host after WHATWG parsing: IPv4 always as dotted decimal, IPv6 in brackets.
+const V4_LITERAL = /^\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}$/
+
+/**
+ * Whether `host` (a URL's hostname, IPv6 in brackets or not) is an IP literal rather than a name.
+ * Judged by shape first: ipaddr.js takes tens of microseconds to refuse a name, and /store asks this
+ * of every provider URL.
+ */
 export function isIpLiteral(host: string): boolean {
   const text = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host
-  return ipaddr.isValid(text) && (text.includes(':') || ipaddr.IPv4.isValidFourPartDecimal(text))
+  if (text.includes(':')) return ipaddr.IPv6.isValid(text)
+  return V4_LITERAL.test(text) && ipaddr.IPv4.isValidFourPartDecimal(text)
 }

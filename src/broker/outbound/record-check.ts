@@ -33,18 +33,19 @@ export function checkRecordDestinations(record: Readonly<FlowRecord>, policy = p
     const value = record[field]
     if (value === undefined) continue
     const url = String(value)
-    const problem = urlProblem(url)
-    if (problem) {
-      ;(problems ??= {})[field] = problem
+    const verdict = verdictOf(url, policy)
+    if (verdict === OK) continue
+    if (verdict !== 'listed' && verdict !== 'address') {
+      ;(problems ??= {})[field] = verdict
       continue
     }
-    const why = destinationRefused(url, policy)
-    if (why) {
-      const origin = urlParts(url)?.origin ?? url.slice(0, 64)
-      refused ??= brokerError(why === 'listed' ? 'providerNotAllowed' : 'providerAddressNotAllowed', { field, origin })
-      ;(problems ??= {})[field] =
-        why === 'listed' ? 'is not in providers.allow' : 'names an internal address this broker does not call'
-    }
+    const origin = urlParts(url)?.origin ?? url.slice(0, 64)
+    refused ??= brokerError(verdict === 'listed' ? 'providerNotAllowed' : 'providerAddressNotAllowed', {
+      field,
+      origin,
+    })
+    ;(problems ??= {})[field] =
+      verdict === 'listed' ? 'is not in providers.allow' : 'names an internal address this broker does not call'
   }
   // An app's own callback parameters are its business; a password in it is not.
   if (typeof record.callback === 'string' && USERINFO.test(record.callback))
@@ -56,6 +57,27 @@ export function checkRecordDestinations(record: Readonly<FlowRecord>, policy = p
   if (!problems) return
   if (refused && Object.keys(problems).length === 1) throw refused
   throw brokerError('invalidRecord', { fields: problems })
+}
+
+const OK = ''
+type Verdict = typeof OK | 'listed' | 'address' | (string & {})
+
+// Per policy, what each provider URL text came to: apps send the same few URLs with every /store,
+// and the checks of one URL cost about a microsecond (regexes, the allow-list) where a lookup costs
+// a few nanoseconds. Bounded like urls.ts's parts: the map starts over when full.
+const MAX_KEPT = 512
+const verdicts = new WeakMap<ProviderPolicy, Map<string, Verdict>>()
+
+function verdictOf(url: string, policy: ProviderPolicy): Verdict {
+  let kept = verdicts.get(policy)
+  const hit = kept?.get(url)
+  if (hit !== undefined) return hit
+  const verdict = urlProblem(url) ?? destinationRefused(url, policy) ?? OK
+  if (url.length <= 2048) {
+    if (!kept || kept.size >= MAX_KEPT) verdicts.set(policy, (kept = new Map()))
+    kept.set(url, verdict)
+  }
+  return verdict
 }
 
 function urlProblem(url: string): string | undefined {
