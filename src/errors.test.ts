@@ -71,6 +71,7 @@ const SAMPLES: { [Id in MessageId]: MessageArgs<Id> } = {
   cookieMismatch: [],
   providerFailedAtStore: [{ message: 'Discovery for https://id.example failed: it answered 404' }],
   providerTimeoutAtStore: [{ message: 'https://id.example did not answer within 10000 ms' }],
+  providerRefusedAtStore: [{ message: 'http://id.internal is not a provider this broker calls.' }],
   storeNotAnswering: [],
   redisUnreachable: [{ store: 'redis 127.0.0.1:6379', reason: 'connect ECONNREFUSED 127.0.0.1:6379' }],
   apiKeyInvalid: [],

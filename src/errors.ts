@@ -383,6 +383,8 @@ export const MESSAGES = {
   /** A provider that failed while /store checked a record (OpenID discovery); `message` names the issuer. */
   providerFailedAtStore: { code: 'PROVIDER_ERROR', text: (v: { message: string }) => v.message },
   providerTimeoutAtStore: { code: 'PROVIDER_TIMEOUT', text: (v: { message: string }) => v.message },
+  /** The provider policy refused an address /store reached for (an issuer resolving to an internal address). */
+  providerRefusedAtStore: { code: 'PROVIDER_NOT_ALLOWED', text: (v: { message: string }) => v.message },
 
   storeNotAnswering: { code: 'STORE_UNAVAILABLE', text: 'The flow store is not answering; try again shortly.' },
   redisUnreachable: {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { configSchema } from '../../config/schema.js'
 import { BrokerError } from '../../errors.js'
-import { callbackAllowed, recordPluginName, sanitizeRecord } from './record.js'
+import { FlowError } from '../../../flows/contract.js'
+import { callbackAllowed, recordPluginName, sanitizeRecord, validateRecord } from './record.js'
 
 const config = (allow?: string[]) => configSchema.parse({ callbacks: { allow } })
 
@@ -57,5 +58,34 @@ describe('callbackAllowed', () => {
     expect(callbackAllowed('https://b.example.com/oauthevil', c)).toBe(false)
     expect(callbackAllowed('https://app.example.com.evil.net/cb', c)).toBe(false)
     expect(callbackAllowed('http://localhost/cb', c)).toBe(false)
+  })
+})
+
+describe("validateRecord: a provider failing in a plugin's validate", () => {
+  const failing = (err: FlowError) => ({ start: () => ({ deliver: {} }), validate: () => Promise.reject(err) })
+  const record = sanitizeRecord({ auth_version: '2', auth_leg: '3' })
+
+  it.each([
+    [new FlowError('PROVIDER_ERROR', 'Discovery for https://id.example failed'), 'PROVIDER_ERROR', 502],
+    [
+      new FlowError('PROVIDER_TIMEOUT', 'https://id.example did not answer', 'PROVIDER_TIMEOUT'),
+      'PROVIDER_TIMEOUT',
+      504,
+    ],
+    [new FlowError('PROVIDER_NOT_ALLOWED', 'http://id.internal is not a provider'), 'PROVIDER_NOT_ALLOWED', 400],
+  ])("answers /store with the provider's error, its words kept", async (err, code, status) => {
+    const e = await validateRecord(record, failing(err), config()).catch((x: unknown) => x as BrokerError)
+    expect(e).toBeInstanceOf(BrokerError)
+    expect((e as BrokerError).code).toBe(code)
+    expect((e as BrokerError).status).toBe(status)
+    expect((e as BrokerError).message).toBe(err.description)
+  })
+
+  it('hands validate the guarded fetch and the providers.allow check', async () => {
+    let seen: unknown
+    const plugin = { start: () => ({ deliver: {} }), validate: (_: unknown, io: unknown) => ((seen = io), {}) }
+    await validateRecord(record, plugin, config())
+    expect(seen).toMatchObject({ http: expect.any(Function), allowed: expect.any(Function) })
+    expect((seen as { allowed(u: string): boolean }).allowed('ftp://x')).toBe(false)
   })
 })

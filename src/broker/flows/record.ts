@@ -140,11 +140,14 @@ async function pluginProblems(
       allowed: (url) => !destinationRefused(url),
     })
   } catch (err) {
-    if (err instanceof FlowError)
-      throw brokerError(err.brokerCode === 'PROVIDER_TIMEOUT' ? 'providerTimeoutAtStore' : 'providerFailedAtStore', {
-        message: err.description,
-      })
-    throw err
+    if (!(err instanceof FlowError)) throw err
+    const id =
+      err.code === 'PROVIDER_NOT_ALLOWED'
+        ? 'providerRefusedAtStore'
+        : err.brokerCode === 'PROVIDER_TIMEOUT'
+          ? 'providerTimeoutAtStore'
+          : 'providerFailedAtStore'
+    throw brokerError(id, { message: err.description })
   }
 }
 
