@@ -85,6 +85,17 @@ describe('serialize and set_serialize_value', () => {
     expect(record.session).toMatchObject({ server_port: 9000 })
   })
 
+  it("builds request.url with the port after port_maps, as Kong's host_port", () => {
+    const mapped = { request: { url: 'http://example.com:8000/a?b=1' }, config: { port_maps: ['80:8000'] } }
+    expect((kitFor(mapped, 'log').kit.log.serialize() as { request: { url: string } }).request.url).toBe(
+      'http://example.com:80/a?b=1',
+    )
+    const plain = { request: { url: 'http://example.com:8000/a' } }
+    expect((kitFor(plain, 'log').kit.log.serialize() as { request: { url: string } }).request.url).toBe(
+      'http://example.com:8000/a',
+    )
+  })
+
   it('serialize is only for the log phase', () => {
     expect(() => kitFor({}, 'access').kit.log.serialize()).toThrow(
       'function cannot be called in access phase (only in: log)',
