@@ -34,8 +34,20 @@ const SECRET = new RegExp(
 
 export const REDACTED = '[redacted]'
 
+// Field names repeat from record to record; the pattern (a long alternation) tested per name was
+// most of /hash-check's redaction cost. Bounded: the map starts over when full.
+let secretNames = new Map<string, boolean>()
+
 /** Whether a field or parameter of this name holds a secret. */
-export const isSecretName = (name: string): boolean => SECRET.test(name)
+export function isSecretName(name: string): boolean {
+  let secret = secretNames.get(name)
+  if (secret === undefined) {
+    secret = SECRET.test(name)
+    if (secretNames.size >= 1024) secretNames = new Map()
+    if (name.length <= 64) secretNames.set(name, secret)
+  }
+  return secret
+}
 
 // user:password@ in a URL, and a query or form parameter with a secret's name.
 const USERINFO = /(\b[a-z][a-z0-9+.-]*:\/\/)[^\s/?#@]*@/gi
@@ -82,8 +94,14 @@ export function redactDeep(value: unknown, extra: readonly string[] = [], depth 
   // Anything but plain data (a request, a socket) is left to the logger's serializers.
   if (proto !== Object.prototype && proto !== null) return value
   const out: Record<string, unknown> = {}
-  for (const [k, v] of Object.entries(value)) {
-    out[k] = isSecretName(k) || extra.includes(k) ? REDACTED : redactDeep(v, extra, depth + 1)
+  const source = value as Record<string, unknown>
+  for (const k in source) {
+    if (!Object.hasOwn(source, k)) continue
+    const v = isSecretName(k) || extra.includes(k) ? REDACTED : redactDeep(source[k], extra, depth + 1)
+    // A parsed body may hold a "__proto__" key: kept as data, never as the copy's prototype.
+    if (k === '__proto__')
+      Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true })
+    else out[k] = v
   }
   return out
 }
