@@ -53,6 +53,7 @@ describe('scrubText and safeText', () => {
 
   it('makes one short line without control characters', () => {
     const text = safeText(`bad\r\n\u0007\u001b[31m${'x'.repeat(1000)}`)
+    // eslint-disable-next-line no-control-regex -- looking for control characters
     expect(text).not.toMatch(/[\r\n\u0007\u001b]/)
     expect(text.length).toBeLessThanOrEqual(300)
   })
