@@ -69,7 +69,7 @@ export function sanitizeRecord(input: unknown): FlowRecord {
 
 /** The host of the provider a record talks to (for flow events), when it names one. */
 export function providerHost(record: Readonly<FlowRecord>): string | undefined {
-  const url = record.authorize_url ?? record.access_url ?? record.request_url
+  const url = record.authorize_url ?? record.access_url ?? record.request_url ?? record.issuer
   return typeof url === 'string' ? urlParts(url)?.host : undefined
 }
 
