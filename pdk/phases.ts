@@ -107,6 +107,8 @@ export interface PhaseRule {
   readonly refNames: string
 }
 
+// Kong's code checks no phase for these functions
+const ANY = 'any phase'
 const maskOf = (set: PhaseSet): number => set.reduce((m, p) => m | BIT[p]!, 0)
 const ALL_BITS = KONG_NAMES.reduce((m, p) => m | BIT[p]!, 0)
 
@@ -116,7 +118,7 @@ export function phaseRule(kong: PhaseSet | { except: PhaseSet } | 'any', ref?: P
   // a timer has no phase in ngx.ctx: only functions that check none work there
   const kongMask =
     kong === 'any' ? ALL_BITS : except ? ALL_BITS & ~maskOf(kong.except) & ~BIT.timer! : maskOf(kong as PhaseSet)
-  const kongNames = kong === 'any' ? 'any' : (except ? kong.except : (kong as PhaseSet)).join(', ')
+  const kongNames = kong === 'any' ? ANY : (except ? kong.except : (kong as PhaseSet)).join(', ')
   const refSet = ref ?? (kong === 'any' || except ? undefined : (kong as PhaseSet))
   return Object.freeze({
     kong: kongMask,
@@ -156,7 +158,7 @@ function phaseMessage(holder: PhaseHolder, rule: PhaseRule): string {
   const phase = holder.phase
   const bit = BIT[phase]!
   // a timer runs outside any request: Kong finds no phase in ngx.ctx
-  if (phase === 'timer' && rule.kongNames !== 'any')
+  if (phase === 'timer' && rule.kongNames !== ANY)
     return rule.except
       ? 'no phase in ngx.ctx.KONG_PHASE'
       : `no phase in ngx.ctx.KONG_PHASE, (need one of ${rule.kongNames})`

@@ -44,7 +44,7 @@ describe('telemetry.log', () => {
     expect(kitFor({}, 'init_worker').kit.telemetry.log('p', {}, 't')).toBe(true)
     expect(kitFor({}, 'timer', { strict: true }).kit.telemetry.log('p', {}, 't')).toBe(true)
     expect(() => kitFor({}, 'init_worker', { strict: true }).kit.telemetry.log('p', {}, 't')).toThrow(
-      "(the reference lists only: rewrite, access, balancer, response, header_filter, body_filter, timer, log; Kong's code allows: any)",
+      "(the reference lists only: rewrite, access, balancer, response, header_filter, body_filter, timer, log; Kong's code allows: any phase)",
     )
   })
 })
