@@ -96,7 +96,7 @@ const idTokenError = (why: string) =>
 function invalid(err: unknown): FlowError {
   if (err instanceof FlowError) return err
   if (err instanceof errors.JWTExpired) return idTokenError('it has expired')
-  if (err instanceof errors.JWTClaimValidationFailed) return idTokenError(`${err.claim} check failed (${err.reason})`)
+  if (err instanceof errors.JWTClaimValidationFailed) return idTokenError(err.message)
   if (err instanceof errors.JWSSignatureVerificationFailed) return idTokenError('its signature does not verify')
   if (err instanceof errors.JWKSNoMatchingKey) return idTokenError("no key of the provider's JWKS matches it")
   if (err instanceof errors.JOSEAlgNotAllowed) return idTokenError('it is signed with an algorithm not allowed here')
