@@ -1,4 +1,5 @@
 import { FlowError, type FlowPlugin, type StepResult } from '../../../flows/contract.js'
+import { ProviderError } from '../../../flows/lib/token-answer.js'
 import { BrokerError, brokerError, ERRORS } from '../../errors.js'
 import { flowCookieName, hashOfState, newId, safeEqual, sign, unsign } from '../ids.js'
 import type { FlowEntry, FlowFailure, Progress } from '../redis/flow-store.js'
@@ -207,9 +208,10 @@ const OAUTH_CODE = /^[\x20\x21\x23-\x5b\x5d-\x7e]{1,64}$/
 
 /** A flow's failure in both vocabularies: the broker's registry code and the OAuth `error` the app receives. */
 function flowFailure(err: FlowError): FlowFailure {
-  const code = isBrokerCode(err.code) && err.code in ERRORS ? (err.code as FlowError['brokerCode']) : err.brokerCode
-  // A provider's own code (invalid_grant, access_denied …) reaches the app as the provider sent it.
-  const oauth = isBrokerCode(err.code) ? (OAUTH_ERROR[code] ?? 'server_error') : err.code
+  // A provider's own code (invalid_grant, access_denied, Square's UNAUTHORIZED …) reaches the app as the provider sent it.
+  const ours = isBrokerCode(err.code) && !(err instanceof ProviderError)
+  const code = ours && Object.hasOwn(ERRORS, err.code) ? (err.code as FlowError['brokerCode']) : err.brokerCode
+  const oauth = ours ? (OAUTH_ERROR[code] ?? 'server_error') : err.code
   // What reaches the app and /hash-check: a provider's words as one short line without secrets, a sane code.
   return { code, error: OAUTH_CODE.test(oauth) ? oauth : 'server_error', description: safeText(err.description) }
 }
