@@ -4,7 +4,7 @@
  * between runs, against ±20% and more for req/s), for deciding whether a small change pays. Needs valgrind (Debian: apt-get install valgrind).
  *
  *   npm run build && node --import tsx bench/instructions.ts [--target broker|baseline] [--only store|start|hash-check]
- *       [--requests 3000] [--warm 30000] [--dist dist] [--top 30]
+ *       [--requests 3000] [--warm 30000] [--dist dist] [--top 30] [--inclusive]
  *
  * One broker worker (or the baseline, one process) runs under callgrind with instrumentation off;
  * autocannon warms it up (the JIT compiles for tens of thousands of requests), then instrumentation
@@ -35,6 +35,7 @@ const { values: opts } = parseArgs({
     warm: { type: 'string', default: '30000' },
     dist: { type: 'string', default: 'dist' },
     top: { type: 'string', default: '30' },
+    inclusive: { type: 'boolean', default: false },
   },
 })
 const ROOT = resolve(import.meta.dirname, '..')
@@ -148,9 +149,13 @@ function report(pid: number): void {
     `${opts.target} ${ENDPOINT}: ${k(total(main))} instructions per request on the main thread, ${k(all)} on all threads (${N} requests)`,
   )
   const names = perfMap(`/tmp/perf-${pid}.map`)
-  const annotated = execFileSync('callgrind_annotate', ['--inclusive=no', '--threshold=100', join(out, main)], {
-    maxBuffer: 1 << 28,
-  }).toString()
+  const annotated = execFileSync(
+    'callgrind_annotate',
+    [`--inclusive=${opts.inclusive ? 'yes' : 'no'}`, '--threshold=100', join(out, main)],
+    {
+      maxBuffer: 1 << 28,
+    },
+  ).toString()
   const self = new Map<string, number>()
   for (const line of annotated.split('\n')) {
     const m = /^\s*([\d,]+) \([^)]*\)\s+(.*)$/.exec(line)
@@ -161,7 +166,7 @@ function report(pid: number): void {
       : m[2]!.replace(/ \[[^\]]*\]$/, '').replace(/^\?\?\?:/, '')
     self.set(name, (self.get(name) ?? 0) + Number(m[1]!.replaceAll(',', '')))
   }
-  console.log(`Most instructions of their own (main thread, per request):`)
+  console.log(`Most instructions ${opts.inclusive ? 'including callees' : 'of their own'} (main thread, per request):`)
   for (const [name, n] of [...self].sort((a, b) => b[1] - a[1]).slice(0, Number(opts.top)))
     console.log(`  ${k(n).padStart(7)}  ${name.slice(0, 140)}`)
 }

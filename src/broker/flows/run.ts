@@ -1,7 +1,7 @@
 import { FlowError, type FlowPlugin, type StepResult } from '../../../flows/contract.js'
 import { ProviderError } from '../../../flows/lib/token-answer.js'
 import { BrokerError, brokerError, ERRORS } from '../../errors.js'
-import { flowCookieName, hashOfState, newId, safeEqual, sign, unsign } from '../ids.js'
+import { flowCookieName, hashOfState, newId, safeEqual } from '../ids.js'
 import type { FlowEntry, FlowFailure, Progress } from '../redis/flow-store.js'
 import type { BrokerDeps } from '../deps.js'
 import { flowContext } from './context.js'
@@ -229,18 +229,20 @@ function finished(progress: string): BrokerError {
     : brokerError('flowStarted')
 }
 
+/**
+ * The cookie binding the browser to its flow: the flow's nonce, 192 random bits kept sealed with the
+ * flow. It needs no MAC of its own: /callback compares it with the sealed nonce in constant time, so
+ * a forged value matches nothing (and the flow is read before the cookie is checked either way).
+ */
 function bindingCookie(deps: BrokerDeps, entry: FlowEntry): Reply['cookie'] {
   const maxAge = Math.max(1, Math.ceil((entry.expiresAt - Date.now()) / 1000))
-  return {
-    name: flowCookieName(entry.hash, deps.config.cookie.secret),
-    value: sign(String(entry.data.nonce), deps.config.cookie.secret),
-    maxAge,
-  }
+  return { name: flowCookieName(entry.hash, deps.config.cookie.secret), value: String(entry.data.nonce), maxAge }
 }
 
 function cookieMatches(deps: BrokerDeps, entry: FlowEntry, cookies: FlowRequest['cookies']): boolean {
-  const raw = cookies[flowCookieName(entry.hash, deps.config.cookie.secret)]
-  const nonce = raw ? unsign(raw, deps.config.cookie.secret) : undefined
+  // Before 0.2 the value was `nonce.mac`: the part before a dot (a nonce has none) keeps such cookies,
+  // set by an older broker for a flow still in flight, working through an upgrade.
+  const nonce = cookies[flowCookieName(entry.hash, deps.config.cookie.secret)]?.split('.', 1)[0]
   return !!nonce && typeof entry.data.nonce === 'string' && safeEqual(nonce, entry.data.nonce)
 }
 
