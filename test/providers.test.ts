@@ -61,6 +61,12 @@ const QUIRKS = {
       },
     },
   },
+  squareerror: {
+    token: {
+      status: 401,
+      body: { errors: [{ category: 'AUTHENTICATION_ERROR', code: 'UNAUTHORIZED', detail: 'Bad client' }] },
+    },
+  },
   redirect: {
     token: { status: 302, body: '', headers: { location: 'https://login.example/sso?session=secret' } },
   },
@@ -225,6 +231,7 @@ describe("the provider's own error reaches the app", () => {
   it.each([
     ['slackerror', 'invalid_code', 'The token endpoint answered 200 with invalid_code'],
     ['notionerror', 'invalid_grant', 'Invalid code.'],
+    ['squareerror', 'UNAUTHORIZED', 'Bad client'],
     [
       'redirect',
       'server_error',

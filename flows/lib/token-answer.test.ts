@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { FlowError } from '../contract.js'
-import { deliverable, tokenFromAnswer, valueAt } from './token-answer.js'
+import { deliverable, ProviderError, tokenFromAnswer, valueAt } from './token-answer.js'
 
 const answer = (status: number, body: unknown, headers: Record<string, string> = {}) => ({
   status,
@@ -57,6 +57,11 @@ describe('tokenFromAnswer: provider error shapes', () => {
     const err = thrown(answer(status, body))
     expect(err.code).toBe(code)
     expect(err.description).toBe(message)
+  })
+
+  it("marks a provider's code as the provider's, not the broker's", () => {
+    expect(thrown(answer(401, { errors: [{ code: 'UNAUTHORIZED' }] }))).toBeInstanceOf(ProviderError)
+    expect(thrown(answer(401, { errors: ['no code'] }))).not.toBeInstanceOf(ProviderError)
   })
 
   it('keeps a prose "error" as the message under PROVIDER_ERROR', () => {

@@ -26,6 +26,17 @@ export const BROKER_FIELDS: ReadonlySet<string> = new Set([
 /** Authorization-response parameters that are the protocol's, not the provider's news (RFC 6749 §4.1.2, RFC 9207). */
 const PROTOCOL_PARAMS: ReadonlySet<string> = new Set(['code', 'state', 'iss', ...TOKEN_FIELDS])
 
+/**
+ * A provider's own error, raised from its token answer: its code goes to the app as it is, even one
+ * that reads like a broker code (Square's UNAUTHORIZED), and the broker reports PROVIDER_ERROR.
+ */
+export class ProviderError extends FlowError {
+  constructor(code: string, description: string) {
+    super(code, description, 'PROVIDER_ERROR')
+    this.name = 'ProviderError'
+  }
+}
+
 const CODE = /^[\w.:-]{1,64}$/
 const MAX_MESSAGE = 1000
 
@@ -123,10 +134,8 @@ export function providerError(fields: Record<string, unknown>, status: number): 
 function failure(providerCode: string | undefined, message: string | undefined, status: number): FlowError {
   const word = providerCode !== undefined && CODE.test(providerCode) ? providerCode : undefined
   const what = word ?? (providerCode ? `an error (${providerCode})` : 'an error')
-  return new FlowError(
-    word ?? 'PROVIDER_ERROR',
-    (message ?? `The token endpoint answered ${status} with ${what}`).slice(0, MAX_MESSAGE),
-  )
+  const description = (message ?? `The token endpoint answered ${status} with ${what}`).slice(0, MAX_MESSAGE)
+  return word ? new ProviderError(word, description) : new FlowError('PROVIDER_ERROR', description)
 }
 
 /** The first candidate that is a usable code: a short word, else a number (kept in the message, not as the code). */

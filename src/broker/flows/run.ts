@@ -127,7 +127,10 @@ export async function callbackFlow(deps: BrokerDeps, req: FlowRequest): Promise<
   publish(deps, exchanging, 'callback')
   try {
     if (req.params.error) {
-      throw new FlowError(req.params.error, req.params.error_description ?? `The provider answered ${req.params.error}`)
+      throw new ProviderError(
+        req.params.error,
+        req.params.error_description ?? `The provider answered ${req.params.error}`,
+      )
     }
     if (!plugin.callback)
       throw new FlowError('server_error', `The flow plugin "${entry.plugin}" takes no callback`, 'FAILED')
