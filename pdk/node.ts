@@ -1,5 +1,6 @@
 /** pdk.node: node ID, hostname and memory statistics. */
 import type { Context } from './context.js'
+import { luaString } from './values.js'
 
 const UNITS: Record<string, [number, string]> = { k: [2 ** 10, 'KiB'], m: [2 ** 20, 'MiB'], g: [2 ** 30, 'GiB'] }
 
@@ -47,7 +48,7 @@ export function createNode(ctx: Context) {
     get_memory_stats(unit?: string | null, scale?: number | null) {
       const u = unit ?? 'b'
       const s = scale ?? 2
-      if (typeof u !== 'string') throw new Error(`invalid unit '${String(u)}' (expected 'k/K', 'm/M', or 'g/G')`)
+      if (typeof u !== 'string') throw new Error(`invalid unit '${luaString(u)}' (expected 'k/K', 'm/M', or 'g/G')`)
       bytesToStr(0, u, s) // validates before any work, as Kong does
       const mem = ctx.data.node.memory
       const lua_shared_dicts: Record<string, { capacity: number | string; allocated_slabs: number | string }> = {}
