@@ -94,7 +94,11 @@ describe('POST /store', () => {
     expect(res.statusCode).toBe(400)
     expect(res.json()).toMatchObject({
       code: 'VALIDATION',
-      fields: { client_id: 'is required', authorize_url: 'is required', access_url: 'is required' },
+      fields: {
+        client_id: 'is required',
+        authorize_url: 'is required (or an issuer to discover it from)',
+        access_url: 'is required (or an issuer to discover it from)',
+      },
     })
   })
 
