@@ -198,7 +198,13 @@ describe('/store checks of client authentication and discovery', () => {
     expect(bad.body.fields.private_key).toMatch(/PEM private key or a private JWK/)
   })
 
-  it('answers 502 naming the issuer when discovery fails, and stores nothing', async () => {
+  it('refuses par: true with neither a par_url nor an issuer whose metadata names one', async () => {
+    const res = await store({ authorize_url: `${op.issuer}/auth`, access_url: `${op.issuer}/token`, par: true })
+    expect(res.status).toBe(400)
+    expect(res.body.fields).toEqual({ par_url: 'is required to push authorization requests' })
+  })
+
+  it('answers 502 naming the issuer when discovery fails', async () => {
     const nowhere = `http://127.0.0.1:${await freePort()}`
     const res = await store({ issuer: nowhere, client_secret: 's' })
     expect(res.status).toBe(502)
