@@ -165,3 +165,30 @@ describe('serialize and set_serialize_value', () => {
     )
   })
 })
+
+describe('log.new and log.inspect', () => {
+  it('a namespaced logger tags its lines and follows its own format', () => {
+    const { ctx, kit } = kitFor()
+    const log = kit.log.new('my_namespace')
+    log.notice('hello world')
+    kit.log.new('fmt', '%namespace says %message').warn('hi')
+    expect(ctx.logs[0]?.line).toContain('[my_namespace] hello world')
+    expect(ctx.logs[1]?.line).toMatch(/\[warn\] .* fmt says hi, client:/)
+    expect(() => kit.log.new('')).toThrow('namespace cannot be an empty string')
+  })
+
+  it('inspect pretty-prints, and off() / on() silence it for one logger only', () => {
+    const { ctx, kit } = kitFor()
+    const other = kit.log.new('my_namespace')
+    kit.log.inspect('log me')
+    kit.log.inspect.off()
+    kit.log.inspect('hidden')
+    other.inspect({ a: 1 })
+    kit.log.inspect.on()
+    kit.log.inspect('log again')
+    const lines = ctx.logs.map((l) => l.line)
+    expect(lines.some((l) => l.includes('hidden'))).toBe(false)
+    expect(lines.filter((l) => /"log me"|"log again"/.test(l))).toHaveLength(2)
+    expect(lines.some((l) => l.includes('[my_namespace]\n{\n  a = 1\n}'))).toBe(true)
+  })
+})

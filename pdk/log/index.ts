@@ -25,6 +25,26 @@ export interface PdkLog {
   new: (namespace: unknown, format?: unknown) => PdkLog
   /** Kong's format modifiers: %file_src, %line_src, %func_name, %namespace, %message. */
   set_format: (format?: unknown) => void
+  /** Pretty-prints its arguments at notice level (`[core]` or the namespace); `.off()` / `.on()` silence it. */
+  inspect: LogFn & { on: () => void; off: () => void }
+}
+
+/** The `inspect` library's rendering of a Lua value, as kong.log.inspect prints it. */
+function inspectValue(v: unknown, depth = 0): string {
+  if (v === undefined || v === null) return 'nil'
+  if (typeof v === 'string') return JSON.stringify(v)
+  if (typeof v !== 'object' || Buffer.isBuffer(v)) return stringify(v)
+  const pad = '  '.repeat(depth + 1)
+  const entries = Array.isArray(v)
+    ? v.map((x) => inspectValue(x, depth + 1))
+    : Object.keys(v)
+        .sort()
+        .map((k) => {
+          const key = /^[A-Za-z_]\w*$/.test(k) ? k : `[${JSON.stringify(k)}]`
+          return `${key} = ${inspectValue((v as Record<string, unknown>)[k], depth + 1)}`
+        })
+  if (entries.length === 0) return '{}'
+  return `{\n${entries.map((e) => pad + e).join(',\n')}\n${'  '.repeat(depth)}}`
 }
 
 /** A format's modifiers filled in (`%%` stays a literal percent sign, as Kong's split keeps it). */
@@ -43,6 +63,7 @@ function applyFormat(format: string, site: string, message: string, namespace: s
 /** Builds pdk.log; lines carry the running plugin's name (or the logger's namespace). */
 export function createLog(ctx: Context, namespace?: string, initialFormat?: string): PdkLog {
   let format = initialFormat
+  let inspecting = true
   const write = (level: string, message: string) => {
     const label = LABELS[level]!
     const site = callSite(ctx)
@@ -112,6 +133,13 @@ export function createLog(ctx: Context, namespace?: string, initialFormat?: stri
       if (fmt !== undefined && fmt !== null && typeof fmt !== 'string') throw new Error('format must be a string')
       format = (fmt as string | null | undefined) ?? undefined
     },
+    inspect: Object.assign(
+      (...args: unknown[]) => {
+        checkPhase(ctx, LOG_PHASES)
+        if (inspecting) write('notice', `[${namespace ?? 'core'}]\n${args.map((a) => inspectValue(a)).join(' ')}`)
+      },
+      { on: (): void => void (inspecting = true), off: (): void => void (inspecting = false) },
+    ),
     serialize: () => serialize(ctx),
     set_serialize_value: (key, value, options) => setSerializeValue(ctx, key, value, options),
   }
