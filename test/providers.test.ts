@@ -49,6 +49,11 @@ const QUIRKS = {
       },
     },
   },
+  apple: {
+    formPost: true,
+    authorize: { user: '{"name":{"firstName":"Ada","lastName":"L"},"email":"ada@example.com"}' },
+    token: { body: { access_token: 'apple-at', token_type: 'Bearer', expires_in: 3600 } },
+  },
   microsoft: {
     token: {
       body: {
@@ -215,6 +220,26 @@ describe('every field the provider sent reaches the app', () => {
       state: 'app-state',
     })
     expect(query).not.toHaveProperty('code')
+  })
+
+  it("Apple's one-time user, posted back with the code (response_mode=form_post)", async () => {
+    const browser = new Browser()
+    const before = app.received.length
+    const page = await browser.go(
+      await store(threeLegged('apple', { authorize_params: { response_mode: 'form_post' } })),
+    )
+    // The provider's page posts the authorization response to the broker's /callback, as a browser would.
+    const action = /action="([^"]+)"/.exec(page.body)![1]!
+    const done = await browser.go(action, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(formFields(page.body)).toString(),
+    })
+    expect(done.status).toBe(200)
+    expect(app.received.length).toBe(before + 1)
+    const query = app.received.at(-1)!.query
+    expect(JSON.parse(query.user!)).toMatchObject({ name: { firstName: 'Ada' }, email: 'ada@example.com' })
+    expect(query).toMatchObject({ access_token: 'apple-at', state: 'app-state' })
   })
 
   it("Microsoft's ext_expires_in, a number in a code delivery", async () => {

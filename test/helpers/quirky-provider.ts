@@ -30,6 +30,8 @@ export interface QuirkyProvider {
 export interface Quirk {
   /** Extra parameters of the authorization response (QuickBooks' realmId …). */
   authorize?: Record<string, string>
+  /** Answer the authorization request with a form that POSTs the response back (response_mode=form_post, Apple). */
+  formPost?: boolean
   token: TokenAnswer
 }
 
@@ -48,9 +50,17 @@ export async function startQuirkyProvider(quirks: Record<string, Quirk>): Promis
       }
       if (step === 'authorize' && req.method === 'GET') {
         const back = new URL(url.searchParams.get('redirect_uri') ?? '')
-        back.searchParams.set('code', `code-${name}`)
-        back.searchParams.set('state', url.searchParams.get('state') ?? '')
-        for (const [k, v] of Object.entries(quirk.authorize ?? {})) back.searchParams.set(k, v)
+        const answer = { code: `code-${name}`, state: url.searchParams.get('state') ?? '', ...quirk.authorize }
+        if (quirk.formPost) {
+          const inputs = Object.entries(answer).map(
+            ([k, v]) => `<input type="hidden" name="${k}" value="${escape(v)}">`,
+          )
+          res
+            .writeHead(200, { 'content-type': 'text/html' })
+            .end(`<form method="post" action="${back}">${inputs.join('')}</form>`)
+          return
+        }
+        for (const [k, v] of Object.entries(answer)) back.searchParams.set(k, v)
         res.writeHead(302, { location: back.toString() }).end()
         return
       }
@@ -76,3 +86,5 @@ export async function startQuirkyProvider(quirks: Record<string, Quirk>): Promis
     close: () => new Promise((r) => server.close(() => r())),
   }
 }
+
+const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
