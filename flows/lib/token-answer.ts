@@ -10,7 +10,8 @@ export const TOKEN_FIELDS = ['access_token', 'refresh_token', 'expires_in', 'tok
 /**
  * Names the broker itself speaks at the app's callback: its failure parameters, the app's own
  * `state`, the one-time `result` code and the OpenID verdict. A provider field of one of these names
- * is never delivered, so it cannot pass for a broker failure, another state or a verified identity.
+ * is never delivered, so it cannot pass for a broker failure, another state or a verified identity
+ * (nor is `__proto__`, which would set the result's prototype instead of a field).
  */
 export const BROKER_FIELDS: ReadonlySet<string> = new Set([
   '__proto__',
@@ -27,8 +28,8 @@ export const BROKER_FIELDS: ReadonlySet<string> = new Set([
 const PROTOCOL_PARAMS: ReadonlySet<string> = new Set(['code', 'state', 'iss', ...TOKEN_FIELDS])
 
 /**
- * A provider's own error, raised from its token answer: its code goes to the app as it is, even one
- * that reads like a broker code (Square's UNAUTHORIZED), and the broker reports PROVIDER_ERROR.
+ * A provider's own error (from its token answer or its authorization response): its code goes to the
+ * app as it is, even one that reads like a broker code (Square's UNAUTHORIZED); the broker reports PROVIDER_ERROR.
  */
 export class ProviderError extends FlowError {
   constructor(code: string, description: string) {
