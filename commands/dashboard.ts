@@ -1,4 +1,4 @@
-import { Flags } from '@oclif/core'
+import * as Flags from '@oclif/core/flags'
 import { BrokerCommand } from '../src/cli/base-command.js'
 import { configFileFlag } from '../src/cli/flags.js'
 import type { DashboardResult } from '../src/services/dashboard/index.js'

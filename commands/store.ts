@@ -1,4 +1,4 @@
-import { Flags } from '@oclif/core'
+import * as Flags from '@oclif/core/flags'
 import { BrokerCommand } from '../src/cli/base-command.js'
 import { apiKeyFlag, brokerFlag } from '../src/cli/flags.js'
 import { RECORD_FIELDS } from '../src/services/store/fields.js'

@@ -1,6 +1,8 @@
 /** Loading and validating fixture files; errors name the file and the JSON path of the bad field. */
-import { Ajv, type ErrorObject } from 'ajv'
+import type { Ajv as AjvClass, ErrorObject, ValidateFunction } from 'ajv'
+import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Phase } from './phases.js'
@@ -101,9 +103,23 @@ const schemaText = (): string => {
   }
 }
 
-let validator: ReturnType<Ajv['compile']> | undefined
-const validate = () =>
-  (validator ??= new Ajv({ allErrors: false, strict: false }).compile(JSON.parse(schemaText()) as object))
+// Compiling the schema costs ~280 ms of CPU per run: the build writes it compiled
+// (scripts/fixture-validator.js → fixture.validate.cjs beside this file), used while its digest
+// matches the schema's; otherwise (sources run directly, a schema edited since) Ajv compiles it here.
+const require = createRequire(import.meta.url)
+function compiledSchema(): ValidateFunction {
+  const text = schemaText()
+  try {
+    const compiled = require('./fixture.validate.cjs') as ValidateFunction & { schemaDigest?: string }
+    if (compiled.schemaDigest === createHash('sha256').update(text).digest('hex')) return compiled
+  } catch {
+    // not built
+  }
+  const { Ajv } = require('ajv') as { Ajv: typeof AjvClass }
+  return new Ajv({ allErrors: false, strict: false }).compile(JSON.parse(text) as object)
+}
+let validator: ValidateFunction | undefined
+const validate = () => (validator ??= compiledSchema())
 
 /** `/plugins/0/phases/access/1` → `$.plugins[0].phases.access[1]`. */
 export function jsonPath(pointer: string): string {

@@ -1,4 +1,5 @@
-import { Args, Flags } from '@oclif/core'
+import * as Args from '@oclif/core/args'
+import * as Flags from '@oclif/core/flags'
 import { BrokerCommand } from '../../src/cli/base-command.js'
 import { renderRun } from '../../src/services/pdk/render.js'
 import { runFixtures, type PdkRunResult } from '../../src/services/pdk/run.js'

@@ -1,4 +1,5 @@
-import { Args, Flags } from '@oclif/core'
+import * as Args from '@oclif/core/args'
+import * as Flags from '@oclif/core/flags'
 import { BrokerCommand } from '../../src/cli/base-command.js'
 import { brokerFlag } from '../../src/cli/flags.js'
 import { deleteSecret, type SecretDeleted } from '../../src/services/secrets/index.js'

@@ -1,4 +1,4 @@
-import { Flags } from '@oclif/core'
+import * as Flags from '@oclif/core/flags'
 import { BrokerCommand } from '../../src/cli/base-command.js'
 import { listSecrets, type SecretsList } from '../../src/services/secrets/index.js'
 import { table } from '../../src/services/store/render.js'

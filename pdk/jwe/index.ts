@@ -1,5 +1,5 @@
 /** pdk.enterprise_edition.jwe: decode, encrypt and decrypt compact JWE tokens (with jose). */
-import { CompactEncrypt, compactDecrypt, importJWK, type JWK } from 'jose'
+import type { JWK } from 'jose'
 import { randomBytes, type KeyObject } from 'node:crypto'
 import { values, type Values } from '../values.js'
 import { privateKey, publicKey } from './keys.js'
@@ -12,7 +12,9 @@ const b64 = (s: string): Buffer => {
   return Buffer.from(s, 'base64url')
 }
 
-const joseKey = (k: KeyObject, alg: string) => importJWK(k.export({ format: 'jwk' }) as JWK, alg)
+// jose is imported on the first encrypt or decrypt: most fixtures never call them (~120 ms of start-up).
+const jose = () => import('jose')
+const joseKey = async (k: KeyObject, alg: string) => (await jose()).importJWK(k.export({ format: 'jwk' }) as JWK, alg)
 
 /** Parses a token into its five parts, as they appear and decoded. */
 export function decode(token: unknown): Record<string, unknown> | Values {
@@ -51,6 +53,7 @@ export async function decrypt(key: unknown, token: unknown): Promise<string | Va
   if (!enc || !ENCS.includes(enc)) return values(undefined, `unsupported enc: ${String(enc)}`)
   try {
     const k = await joseKey(privateKey(key), alg)
+    const { compactDecrypt } = await jose()
     const { plaintext } = await compactDecrypt(token, k, {
       keyManagementAlgorithms: ALGS,
       contentEncryptionAlgorithms: ENCS,
@@ -85,6 +88,7 @@ export async function encrypt(
     const k = await joseKey(publicKey(key), alg)
     const header: { alg: string; enc: string; zip?: string } = { alg, enc }
     if (opts.zip === 'DEF') header.zip = 'DEF'
+    const { CompactEncrypt } = await jose()
     const jwe = new CompactEncrypt(Buffer.from(plaintext, 'utf8')).setProtectedHeader(header)
     if (alg === 'ECDH-ES') {
       const param = (v: string | boolean | undefined) =>

@@ -3,7 +3,7 @@
  * responses `[1, id, error, result]`, notifications `[2, label, args]`, over a Unix socket.
  */
 import { connect, type Socket } from 'node:net'
-import { decodeMultiStream, Encoder } from '@msgpack/msgpack'
+import type { Encoder } from '@msgpack/msgpack'
 
 /** The server answered a call with an error (its text is the message). */
 export class RpcError extends Error {}
@@ -17,8 +17,13 @@ interface Pending {
   timer: NodeJS.Timeout
 }
 
-// Lua tables have no undefined: a missing Data is absent from the map, not nil
-const encoder = new Encoder(undefined, undefined, 100, 2048, false, false, true)
+// Loaded with the first connection: a run without a plugin server never needs MessagePack (~50 ms).
+let msgpack: { decodeMultiStream: typeof import('@msgpack/msgpack').decodeMultiStream; encoder: Encoder } | undefined
+async function loadMsgpack(): Promise<NonNullable<typeof msgpack>> {
+  const { decodeMultiStream, Encoder } = await import('@msgpack/msgpack')
+  // Lua tables have no undefined: a missing Data is absent from the map, not nil
+  return (msgpack ??= { decodeMultiStream, encoder: new Encoder(undefined, undefined, 100, 2048, false, false, true) })
+}
 
 /** One connection; calls are sent one after another, as the kong-js-pluginserver reads one message per chunk. */
 export class RpcConnection {
@@ -33,7 +38,8 @@ export class RpcConnection {
   }
 
   /** Connects to the socket at `path`. */
-  static open(path: string, timeoutMs: number): Promise<RpcConnection> {
+  static async open(path: string, timeoutMs: number): Promise<RpcConnection> {
+    await loadMsgpack()
     return new Promise((resolve, reject) => {
       const socket = connect(path)
       const timer = setTimeout(() => {
@@ -58,7 +64,7 @@ export class RpcConnection {
 
   private async read(): Promise<void> {
     try {
-      for await (const msg of decodeMultiStream(this.socket)) {
+      for await (const msg of msgpack!.decodeMultiStream(this.socket)) {
         if (!Array.isArray(msg)) continue
         // notifications (serverPid) change nothing for one emulated worker
         if (msg[0] !== 1) continue
@@ -94,7 +100,7 @@ export class RpcConnection {
         reject(new RpcTimeout(`${method} got no answer within ${timeoutMs} ms`))
       }, timeoutMs)
       this.pending.set(id, { resolve, reject, timer })
-      this.socket.write(encoder.encode([0, id, method, args]))
+      this.socket.write(msgpack!.encoder.encode([0, id, method, args]))
     })
   }
 

@@ -1,5 +1,6 @@
 /** Request body reading and decoding (form, JSON, multipart) with Kong's errors. */
-import busboy from 'busboy'
+import type busboy from 'busboy'
+import { createRequire } from 'node:module'
 import type { Context } from '../context.js'
 import { checkLimit, decodeArgs } from '../args.js'
 import { values, type Values } from '../values.js'
@@ -60,6 +61,9 @@ export async function decodeBody(ctx: Context, mimetype?: string, maxArgs?: numb
   return values(undefined, `unsupported content type '${contentType}'`, bare)
 }
 
+// busboy is loaded on the first multipart body, which few runs parse.
+const loadBusboy = () => createRequire(import.meta.url)('busboy') as typeof busboy
+
 /** Multipart fields (files as their content); repeated names become arrays. */
 export function parseMultipart(
   body: Buffer,
@@ -68,7 +72,7 @@ export function parseMultipart(
   return new Promise((resolve) => {
     let parser: busboy.Busboy
     try {
-      parser = busboy({ headers: { 'content-type': contentType } })
+      parser = loadBusboy()({ headers: { 'content-type': contentType } })
     } catch {
       resolve(undefined)
       return

@@ -1,4 +1,5 @@
-import { Flags, type Interfaces } from '@oclif/core'
+import * as Flags from '@oclif/core/flags'
+import type { Interfaces } from '@oclif/core'
 import { CONFIG_KEYS, type ConfigKeyInfo } from '../config/keys.js'
 import type { ConfigInput } from '../config/schema.js'
 

@@ -1,4 +1,4 @@
-import { Flags } from '@oclif/core'
+import * as Flags from '@oclif/core/flags'
 import { DEFAULT_BROKER_URL } from '../services/broker-client.js'
 
 // Flags several commands share. Each is an oclif flag definition: call it, and pass options to
