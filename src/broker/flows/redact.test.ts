@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { REDACTED, isSecretName, redact, safeText, scrubText } from './redact.js'
+import { REDACTED, isSecretName, redact, redactDeep, safeText, scrubText } from './redact.js'
 
 describe('redact', () => {
   it('replaces secrets at any depth and in arrays, by name in any case and spelling', () => {
@@ -39,6 +39,20 @@ describe('redact', () => {
       expect(isSecretName(name), name).toBe(true)
     for (const name of ['client_id', 'scope', 'state', 'consumer_key', 'authorize_url', 'codec'])
       expect(isSecretName(name), name).toBe(false)
+  })
+})
+
+describe('redactDeep for log lines', () => {
+  it('keeps an error readable (type, message, stack) with the URL credentials in its text scrubbed', () => {
+    const err = Object.assign(new Error('fetch https://u:PASS@id.example/token?client_secret=PASS failed'), {
+      code: 'E1',
+      password: 'PASS',
+    })
+    const out = redactDeep({ err, nested: [{ access_token: 'PASS' }] }) as { err: Record<string, unknown> }
+    expect(out.err).toMatchObject({ type: 'Error', code: 'E1', password: REDACTED })
+    expect(out.err.message).toBe(`fetch https://${REDACTED}@id.example/token?client_secret=${REDACTED} failed`)
+    expect(String(out.err.stack)).toContain('redact.test')
+    expect(JSON.stringify(out)).not.toContain('PASS')
   })
 })
 

@@ -88,6 +88,9 @@ export function redactDeep(value: unknown, extra: readonly string[] = [], depth 
     // As pino's serializer would print it, with the texts scrubbed: messages may carry URLs.
     const { name, message, stack } = value
     const own = redactDeep({ ...value }, extra, depth + 1) as Record<string, unknown>
+    // An error's code (ECONNREFUSED, ERR_…) is what an operator needs, not an OAuth code.
+    const code = (value as { code?: unknown }).code
+    if (typeof code === 'string' && /^[A-Z][A-Z0-9_]*$/.test(code)) own.code = code
     return { type: name, message: scrubText(message), stack: stack && scrubText(stack), ...own }
   }
   const proto: unknown = Object.getPrototypeOf(value)
