@@ -16,6 +16,7 @@ import { createService } from './service.js'
 import { createServiceRequest } from './service-request.js'
 import { createServiceResponse } from './service-response.js'
 import { createTelemetry } from './telemetry.js'
+import { createTable } from './table.js'
 import { createVault } from './vault.js'
 import { createWebserver } from './webserver.js'
 
@@ -50,6 +51,7 @@ export function createKit(ctx: Context): KitTree {
     service: { ...createService(ctx), request: createServiceRequest(ctx), response: createServiceResponse(ctx) },
     telemetry: createTelemetry(ctx),
     vault: createVault(ctx),
+    table: createTable(),
   } as KitTree
 }
 
