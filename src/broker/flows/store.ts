@@ -23,10 +23,11 @@ export async function storeFlow(deps: BrokerDeps, body: unknown): Promise<Stored
   const sanitized = expandProvider(sanitizeRecord(body))
   const name = recordPluginName(sanitized)
   const plugin = deps.plugins.loaded(name) ?? (await deps.plugins.get(name))
-  // Where the record points is checked before validation may fetch from it (discovery), and again after (what it filled in).
-  checkRecordDestinations(sanitized)
+  // Validation fetches an issuer's metadata: where it points is checked first. Everything else after,
+  // so that validation's own problems are all named at once.
+  if (sanitized.issuer !== undefined) checkRecordDestinations(sanitized)
   const record = await validateRecord(sanitized, plugin, deps.config)
-  if (record !== sanitized) checkRecordDestinations(record)
+  checkRecordDestinations(record)
   const now = Date.now()
   // The OAuth state is the flow's from the start: /callback derives the hash from it.
   const { hash, state } = newFlowIds(deps.config.session.secret)
