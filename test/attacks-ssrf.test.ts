@@ -276,6 +276,32 @@ describe('slow clients', () => {
     expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toMatchObject({ code: 'REQUEST_TIMEOUT' })
   })
 
+  it('closes connections past server.maxConnections at once and serves again when they go', async () => {
+    const capped = await brokerApp({ server: { maxConnections: 2 } })
+    await capped.app.listen({ port: 0, host: '127.0.0.1' })
+    const cappedPort = (capped.app.server.address() as AddressInfo).port
+    const open = () => {
+      const socket = connect(cappedPort, '127.0.0.1')
+      const closed = new Promise<boolean>((r) => socket.on('close', () => r(true)))
+      socket.on('error', () => {})
+      return { socket, closed }
+    }
+    try {
+      const held = [open(), open()]
+      await Promise.all(held.map((h) => new Promise((r) => h.socket.once('connect', r))))
+      await new Promise((r) => setTimeout(r, 100))
+      const third = open()
+      expect(await Promise.race([third.closed, new Promise((r) => setTimeout(() => r(false), 2000))])).toBe(true)
+      for (const h of held) h.socket.destroy()
+      await Promise.all(held.map((h) => h.closed))
+      await new Promise((r) => setTimeout(r, 100))
+      expect((await fetch(`http://127.0.0.1:${cappedPort}/ping`)).status).toBe(200)
+    } finally {
+      await capped.app.close()
+      await capped.broker.close()
+    }
+  })
+
   it('answers malformed HTTP from the registry with the security headers', async () => {
     const socket = connect(port, '127.0.0.1')
     let answer = ''
