@@ -1,6 +1,6 @@
 import { execFileSync, spawn, spawnSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -30,7 +30,17 @@ beforeAll(() => {
       env: { ...process.env, npm_config_update_notifier: 'false' },
       stdio: ['ignore', 'pipe', 'pipe'],
     })
-  npm(['pack', '--silent', '--pack-destination', dir], ROOT)
+  // Packed from a copy of the checkout's files without dist/, as a fresh clone is: prepack must
+  // build, and the build never rewrites the dist/ that other tests are running meanwhile.
+  const clone = join(dir, 'clone')
+  const files = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  })
+  for (const f of files.split('\0').filter(Boolean))
+    if (existsSync(join(ROOT, f))) cpSync(join(ROOT, f), join(clone, f), { recursive: true })
+  symlinkSync(join(ROOT, 'node_modules'), join(clone, 'node_modules'), 'dir')
+  npm(['pack', '--silent', '--pack-destination', dir], clone)
   const tarball = readdirSync(dir).find((f) => f.endsWith('.tgz'))
   if (!tarball) throw new Error('npm pack made no tarball')
   npm(['install', '-g', '--prefix', prefix, '--no-audit', '--no-fund', '--prefer-offline', join(dir, tarball)], work)
