@@ -107,6 +107,11 @@ describe('configFromFlags', () => {
     })
   })
 
+  it('reads --pid-dir as the directory, slash or not', async () => {
+    expect(configFromFlags(await parse(['--pid-dir', '/tmp']))).toEqual({ pid: { dir: '/tmp/' } })
+    expect(configFromFlags(await parse(['--pid-dir', 'run/']))).toEqual({ pid: { dir: 'run/' } })
+  })
+
   it('stays above the environment in the loader', async () => {
     const flags = configFromFlags(await parse(['--store-prefix', 'flag:']))
     const { config } = await loadConfig({
