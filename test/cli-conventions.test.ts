@@ -1,8 +1,10 @@
+import { spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { runCli, startBroker } from './helpers/broker.js'
+import { BIN, runCli, startBroker } from './helpers/broker.js'
+import { waitFor } from './helpers/ports.js'
 
 // oclif's conventions as a user meets them: help, -h, version, commands, completion, typos.
 
@@ -130,6 +132,27 @@ describe('serve pid files', { timeout: 60_000 }, () => {
       await first.stop()
     }
     expect(existsSync(join(dir, '.broker.pid'))).toBe(false)
+  })
+})
+
+describe('--json', { timeout: 60_000 }, () => {
+  it('serve --json answers in snake_case, like the HTTP API', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'broker-json-'))
+    const proc = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--store', 'memory', '--json'], {
+      cwd,
+      env: { ...process.env, BROKER_LOG_LEVEL: 'warn', BROKER_WORKERS: '1' },
+    })
+    let out = ''
+    let err = ''
+    proc.stdout.on('data', (d) => (out += d))
+    proc.stderr.on('data', (d) => (err += d))
+    const exited = new Promise<number | null>((r) => proc.once('exit', r))
+    await waitFor(async () => /listening on port/.test(err), 30_000, 'serve to listen')
+    proc.kill('SIGTERM')
+    expect(await exited).toBe(0)
+    const answer = JSON.parse(out) as Record<string, unknown>
+    expect(answer).toMatchObject({ pid_file: join(cwd, '.broker.pid'), stopped_by: 'SIGTERM' })
+    for (const key of Object.keys(answer)) expect(key).toMatch(/^[a-z0-9_]+$/)
   })
 })
 
