@@ -1,105 +1,109 @@
 /**
- * Replays a fixture in process and compares it with a bare loop that calls the same plugin
- * methods on a plain object; both measured in this run, so the ratio is what matters.
+ * In-process replay of a kong-js-pdk plugin against the kong-pdk package's own PluginTest running
+ * the same plugin module, measured in this run in alternating rounds, so the ratio is what
+ * matters; then the same replay through the real kong-js-pluginserver. The replay is the built
+ * code `broker pdk run` runs (dist/, `npm run bench:pdk` builds first), not tsx's transpilation.
  *
- *   node --import tsx bench/pdk.ts [fixture.json] [seconds]
+ *   npm run bench:pdk -- [fixture.json] [seconds per side] [rounds]
  */
+import { createRequire } from 'node:module'
 import { resolve } from 'node:path'
-import { loadFixture } from '../pdk/fixture.js'
-import { phaseMethod } from '../pdk/loader.js'
-import { runScenario, type ScenarioResult } from '../pdk/runner/index.js'
-import { preparePlugins, type RunnablePlugin } from '../pdk/runner/plugins.js'
+import type { ModulePlugin } from '../pdk/runner/plugins.js'
 
-const file = resolve(process.argv[2] ?? 'fixtures/pdk/js-hello.json')
-const seconds = Number(process.argv[3] ?? 2)
+const dist = resolve(import.meta.dirname, '../dist/pdk')
+const { loadFixture } = (await import(`${dist}/fixture.js`)) as typeof import('../pdk/fixture.js')
+const { runScenario } = (await import(`${dist}/runner/index.js`)) as typeof import('../pdk/runner/index.js')
+const { preparePlugins, startPluginServers } = (await import(
+  `${dist}/runner/plugins.js`
+)) as typeof import('../pdk/runner/plugins.js')
+
+const file = resolve(process.argv[2] ?? 'fixtures/pdk/kong-js-pdk-hello.json')
+const seconds = Number(process.argv[3] ?? 3)
+const rounds = Number(process.argv[4] ?? 6)
 
 const loaded = loadFixture(file)
 const plugins = await preparePlugins(loaded)
+const module = plugins.find((p): p is ModulePlugin => p.kind === 'module')
+if (!module) throw new Error(`${file} has no module plugin to compare with PluginTest`)
 
-/** A plain object with the same call paths as the kit, each answering what the kit answered. */
-function plainKong(trace: ScenarioResult): Record<string, unknown> {
-  const root: Record<string, unknown> = {}
-  for (const phase of trace.phases) {
-    for (const c of phase.calls) {
-      const value = c.returns?.[0]
-      const fn = async () => value
-      for (const name of [c.call, c.call.replace(/_([a-z0-9])/g, (_, x: string) => x.toUpperCase())]) {
-        let node = root
-        const segs = name.split('.')
-        for (const seg of segs.slice(0, -1)) node = (node[seg] ??= {}) as Record<string, unknown>
-        node[segs.at(-1)!] = fn
-      }
-    }
-  }
-  return root
+// PluginTest is CommonJS and needs uuid and node-fetch (v2) beside it (devDependencies)
+const require = createRequire(import.meta.url)
+interface TestRequest {
+  useURL(u: string): TestRequest
+  useMethod(m: string): TestRequest
+  useHeaders(h: Record<string, string>): TestRequest
+  useBody(b: string): TestRequest
 }
-
-/** One pass of the bare loop: the plugins' phase methods (or script calls) on the plain object. */
-async function bareOnce(
-  trace: ScenarioResult,
-  kong: Record<string, unknown>,
-  instances: Array<Record<string, unknown> | undefined>,
-): Promise<number> {
-  let calls = 0
-  for (const phase of trace.phases) {
-    const i = plugins.findIndex((p) => p.name === phase.plugin)
-    const plugin: RunnablePlugin = plugins[i]!
-    if (plugin.kind === 'module') {
-      try {
-        await phaseMethod(instances[i]!, phase.phase)!(kong)
-      } catch {
-        // a plugin that throws in the fixture throws here too
-      }
-    } else {
-      for (const c of phase.calls) {
-        const segs = c.call.split('.')
-        const fn = segs.reduce<unknown>((n, s) => (n as Record<string, unknown>)[s], kong) as (
-          ...a: unknown[]
-        ) => Promise<unknown>
-        await fn(...c.args)
-      }
-    }
-    calls += phase.calls.length
-  }
-  return calls
+const { PluginTest, Request } = require('kong-pdk/plugin_test') as {
+  PluginTest: new (r: TestRequest) => { Run(plugin: unknown, config: unknown): Promise<unknown> }
+  Request: new () => TestRequest
 }
+const pluginModule = require(module.path) as unknown
+const req = loaded.fixture.request
+const url = new URL(req.url)
+const headers = { Host: url.host, ...((req.headers ?? {}) as Record<string, string>) }
 
-async function measure(
-  label: string,
-  once: () => Promise<number>,
-): Promise<{ runs: number; calls: number; perSec: number; callsPerSec: number }> {
-  const warmEnd = performance.now() + 300
-  while (performance.now() < warmEnd) await once()
-  let runs = 0
-  let calls = 0
-  const start = performance.now()
-  const end = start + seconds * 1000
-  while (performance.now() < end) {
-    calls += await once()
-    runs++
-  }
-  const elapsed = (performance.now() - start) / 1000
-  const result = { runs, calls, perSec: runs / elapsed, callsPerSec: calls / elapsed }
-  console.log(
-    `${label.padEnd(28)} ${result.perSec.toFixed(0).padStart(10)} runs/s ${result.callsPerSec.toFixed(0).padStart(12)} calls/s`,
-  )
-  return result
+async function pluginTestOnce(): Promise<void> {
+  const r = new Request()
+    .useURL(req.url)
+    .useMethod(req.method ?? 'GET')
+    .useHeaders(headers)
+  if (typeof req.body === 'string') r.useBody(req.body)
+  await new PluginTest(r).Run(pluginModule, module!.config)
 }
 
 const first = await runScenario(loaded, plugins)
 if (!first.passed) console.error(`warning: ${file} does not pass; measuring anyway`)
-const kong = plainKong(first)
-const instances = plugins.map((p) =>
-  p.kind === 'module' ? (new p.module.Plugin(structuredClone(p.config)) as Record<string, unknown>) : undefined,
-)
 
-console.log(`fixture: ${loaded.fixture.name} (${file}), ${seconds}s per measurement`)
-const kit = await measure('kit (scenario replay)', async () => {
-  const r = await runScenario(loaded, plugins)
-  return r.phases.reduce((n, p) => n + p.calls.length, 0)
-})
-const bare = await measure('bare loop (plain object)', () => bareOnce(first, kong, instances))
-console.log(
-  `ratio bare/kit: ${(bare.perSec / kit.perSec).toFixed(1)}x runs, ${(bare.callsPerSec / kit.callsPerSec).toFixed(1)}x calls`,
-)
-console.log(`one replay takes ${(1e6 / kit.perSec).toFixed(1)} µs`)
+interface Tally {
+  runs: number
+  ms: number
+}
+
+async function measure(once: () => Promise<unknown>, ms: number, tally: Tally): Promise<void> {
+  const start = performance.now()
+  const end = start + ms
+  let runs = 0
+  while (performance.now() < end) {
+    await once()
+    runs++
+  }
+  tally.runs += runs
+  tally.ms += performance.now() - start
+}
+
+const rate = (t: Tally): number => (t.runs * 1000) / t.ms
+const fmt = (label: string, t: Tally) =>
+  `${label.padEnd(34)} ${rate(t).toFixed(0).padStart(8)} runs/s  ${((1000 * t.ms) / t.runs).toFixed(1).padStart(8)} µs/run`
+
+const replay = () => runScenario(loaded, plugins)
+
+console.log(`fixture: ${loaded.fixture.name} (${file})`)
+console.log(`${rounds} alternating rounds of ${seconds / rounds}s per side, after a warm-up`)
+await measure(replay, 500, { runs: 0, ms: 0 })
+await measure(pluginTestOnce, 500, { runs: 0, ms: 0 })
+const ours: Tally = { runs: 0, ms: 0 }
+const theirs: Tally = { runs: 0, ms: 0 }
+for (let i = 0; i < rounds; i++) {
+  await measure(replay, (seconds * 1000) / rounds, ours)
+  await measure(pluginTestOnce, (seconds * 1000) / rounds, theirs)
+}
+console.log(fmt('in-process replay (phases enforced)', ours))
+console.log(fmt('kong-pdk PluginTest', theirs))
+console.log(`ratio replay/PluginTest: ${(rate(ours) / rate(theirs)).toFixed(2)}x`)
+
+// the same replay with the plugin on the real kong-js-pluginserver
+const remotePlugins = await preparePlugins(loaded, { all: true })
+const servers = await startPluginServers(remotePlugins, { timeoutMs: 10_000 })
+try {
+  const remote = () => runScenario(loaded, remotePlugins, {}, { servers, timeoutMs: 10_000 })
+  const check = await remote()
+  if (!check.passed) console.error(`warning: ${file} does not pass through the plugin server`)
+  await measure(remote, 500, { runs: 0, ms: 0 })
+  const server: Tally = { runs: 0, ms: 0 }
+  await measure(remote, seconds * 1000, server)
+  console.log(fmt('via kong-js-pluginserver', server))
+  console.log(`ratio plugin server/replay: ${(rate(server) / rate(ours)).toFixed(3)}x`)
+} finally {
+  await servers?.close()
+}

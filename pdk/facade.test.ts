@@ -20,14 +20,20 @@ const settles = (p: Promise<unknown>) =>
 
 describe('kong-js-pdk facade', () => {
   it("names calls by kong-js-pdk's camelCase rule, each returning a promise", async () => {
-    const { kong } = setup()
+    const seen: CallRecord[] = []
+    const { kong } = setup({}, 'access', seen)
     const camel = at(kong, 'request.getHeader')('host')
     expect(camel).toBeInstanceOf(Promise)
     expect(await camel).toBe('example.com')
     expect(await at(kong, 'request.get_header')('host')).toBe('example.com')
-    expect(at(kong, 'client.tls.getFullClientCertificateChain')).toBe(
-      at(kong, 'client.tls.get_full_client_certificate_chain'),
-    )
+    await at(kong, 'client.tls.getFullClientCertificateChain')()
+    await at(kong, 'client.tls.get_full_client_certificate_chain')()
+    expect(seen.map((r) => r.call)).toEqual([
+      'request.get_header',
+      'request.get_header',
+      'client.tls.get_full_client_certificate_chain',
+      'client.tls.get_full_client_certificate_chain',
+    ])
   })
 
   it('a name kong-js-pdk maps to no method resolves undefined and Kong logs it (getTls1VersionStr)', async () => {

@@ -49,7 +49,8 @@ interface State {
   session: PhaseSession
 }
 
-const states = new WeakMap<object, State>()
+// the facade hands out its state under this key (a WeakMap of short-lived facades cost GC time)
+const STATE = Symbol('state')
 
 // kong-js-pdk's bridgeHandler: a lowercase letter followed by a capital becomes "x_y"
 const snake = (name: string): string => name.replace(/[a-z][A-Z]/g, (s) => `${s[0]}_${s[1]}`.toLowerCase())
@@ -89,29 +90,52 @@ function reply(session: PhaseSession, method: string, served: Served): Promise<u
   return Promise.resolve(served.value)
 }
 
-function bridge(state: State, cache: Map<string, unknown>, method: string): unknown {
-  let hit = cache.get(method)
-  if (hit === undefined) {
-    const fn = (...args: unknown[]): Promise<unknown> => call(state, method, args)
-    hit = new Proxy(fn, {
-      get: (_target, name) => (typeof name === 'symbol' ? undefined : bridge(state, cache, `${method}.${snake(name)}`)),
-    })
-    cache.set(method, hit)
+/** A bridge function: a call named by its path, whose properties are the paths below it. */
+interface Node {
+  (...args: unknown[]): Promise<unknown>
+  state: State
+  method: string
+  children?: Map<string, unknown>
+}
+
+// kong-js-pdk recomputes the snake_case name on every property access; the answer never changes
+const snakes = new Map<string, string>()
+
+// one handler for every node: the node (the proxy's target) carries its state, path and children
+const handler: ProxyHandler<Node> = {
+  get(node, name) {
+    if (typeof name === 'symbol') return name === STATE ? node.state : undefined
+    return node.children?.get(name) ?? child(node, name)
+  },
+}
+
+function child(node: Node, name: string): unknown {
+  let clean = snakes.get(name)
+  if (clean === undefined) {
+    if (snakes.size >= 1000) snakes.clear()
+    snakes.set(name, (clean = snake(name)))
   }
-  return hit
+  const proxy = bridge(node.state, `${node.method}.${clean}`)
+  ;(node.children ??= new Map()).set(name, proxy)
+  return proxy
+}
+
+function bridge(state: State, method: string): unknown {
+  const fn = ((...args: unknown[]): Promise<unknown> => call(state, method, args)) as Node
+  fn.state = state
+  fn.method = method
+  return new Proxy(fn, handler)
 }
 
 /** The `kong` object for one scenario; `record` sees every call (for the trace). */
 export function createFacade(kit: KitTree, ctx: Context, record: () => Recorder | undefined): Facade {
   const state: State = { kit, ctx, record, session: new PhaseSession() }
-  const kong = bridge(state, new Map(), 'kong') as Facade
-  states.set(kong, state)
-  return kong
+  return bridge(state, 'kong') as Facade
 }
 
 /** Starts a plugin's phase: calls made from now on belong to the returned session. */
 export function openSession(kong: Facade): PhaseSession {
-  const state = states.get(kong)!
+  const state = (kong as unknown as { [STATE]: State })[STATE]
   state.session = new PhaseSession()
   return state.session
 }

@@ -28,31 +28,61 @@ export interface KitTree {
   [name: string]: KitFunction | KitTree
 }
 
-/** Builds every module of the kit for `ctx`. */
+type Maker = (ctx: Context, kit: KitTree) => unknown
+
+// each module is made on first use (a getter on the prototype, replaced by the value): a replay
+// pays only for the modules its plugins touch
+const MODULES: Record<string, Maker> = {
+  client: (ctx) => ({ ...createClient(ctx), tls: createClientTls(ctx) }),
+  cluster: (ctx) => createCluster(ctx),
+  ctx: (_ctx, kit) => ({ shared: kit.shared }),
+  shared: (ctx) => createShared(ctx),
+  enterprise_edition: () => ({ jwe: createJwe() }),
+  ip: (ctx) => createIp(ctx),
+  log: (ctx) => createLog(ctx),
+  webserver: (ctx) => createWebserver(ctx),
+  // kong-js-pdk plugins know the web server module by Kong's name
+  nginx: (_ctx, kit) => kit.webserver,
+  node: (ctx) => createNode(ctx),
+  plugin: (ctx) => createPlugin(ctx),
+  request: (ctx) => createRequest(ctx),
+  response: (ctx) => createResponse(ctx, coreLog(ctx)),
+  router: (ctx) => createRouter(ctx),
+  service: (ctx) => ({
+    ...createService(ctx),
+    request: createServiceRequest(ctx),
+    response: createServiceResponse(ctx),
+  }),
+  telemetry: (ctx) => createTelemetry(ctx),
+  vault: (ctx) => createVault(ctx),
+  table: () => createTable(),
+}
+
+const CTX = Symbol('ctx')
+
+class Kit {
+  readonly [CTX]: Context
+  constructor(ctx: Context) {
+    this[CTX] = ctx
+  }
+}
+for (const [name, make] of Object.entries(MODULES)) {
+  Object.defineProperty(Kit.prototype, name, {
+    enumerable: true,
+    get(this: Kit) {
+      const value = make(this[CTX], this as unknown as KitTree)
+      Object.defineProperty(this, name, { value, enumerable: true })
+      return value
+    },
+  })
+}
+
+/** The kit's module names (the top level of the tree). */
+export const KIT_MODULES: ReadonlySet<string> = new Set(Object.keys(MODULES))
+
+/** Builds the kit for `ctx`. */
 export function createKit(ctx: Context): KitTree {
-  const shared = createShared(ctx)
-  const webserver = createWebserver(ctx)
-  return {
-    client: { ...createClient(ctx), tls: createClientTls(ctx) },
-    cluster: createCluster(ctx),
-    ctx: { shared },
-    shared,
-    enterprise_edition: { jwe: createJwe() },
-    ip: createIp(ctx),
-    log: createLog(ctx) as unknown as KitTree,
-    webserver,
-    // kong-js-pdk plugins know the web server module by Kong's name
-    nginx: webserver,
-    node: createNode(ctx),
-    plugin: createPlugin(ctx),
-    request: createRequest(ctx),
-    response: createResponse(ctx, coreLog(ctx)),
-    router: createRouter(ctx),
-    service: { ...createService(ctx), request: createServiceRequest(ctx), response: createServiceResponse(ctx) },
-    telemetry: createTelemetry(ctx),
-    vault: createVault(ctx),
-    table: createTable(),
-  } as KitTree
+  return new Kit(ctx) as unknown as KitTree
 }
 
 /** camelCase → snake_case, as kong-js-pdk converts method names. */
@@ -60,7 +90,9 @@ const toSnake = (name: string): string => name.replace(/[a-z0-9][A-Z]/g, (s) => 
 
 /** Every operation by dotted snake_case path, e.g. `client.tls.set_client_verify`. */
 export function flatten(tree: KitTree, prefix = '', out = new Map<string, KitFunction>()): Map<string, KitFunction> {
-  for (const [name, v] of Object.entries(tree)) {
+  // for...in: the kit's modules are getters on its prototype until first used
+  for (const name in tree) {
+    const v = tree[name]!
     const path = prefix ? `${prefix}.${name}` : name
     if (typeof v === 'function') out.set(path, v)
     else flatten(v, path, out)

@@ -4,7 +4,7 @@
  * reshaped as Kong sends it. Module plugins in process and through a plugin server both use it.
  */
 import type { Context } from '../context.js'
-import type { KitFunction, KitTree } from '../kit.js'
+import { KIT_MODULES, type KitFunction, type KitTree } from '../kit.js'
 import { formatLine } from '../log/line.js'
 import { errorMessage, type Recorder } from '../trace.js'
 import { split, toList } from '../values.js'
@@ -24,15 +24,24 @@ const overrides: Record<string, (kit: KitTree) => KitFunction> = {
   'kong.log.serialize': (kit) => () => cjsonEncode(((kit.log as KitTree).serialize as () => unknown)()),
 }
 
+// method names are few and repeat on every replay: their segments are split once
+const SEGMENTS = new Map<string, string[]>()
+
 /** The kit function a dotted method name reaches, or undefined as Kong's index_table gives nil. */
 function resolve(kit: KitTree, method: string): KitFunction | KitTree | undefined {
   const override = overrides[method]
   if (override) return override(kit)
-  const segs = method.split('.')
+  let segs = SEGMENTS.get(method)
+  if (!segs) {
+    if (SEGMENTS.size >= 1000) SEGMENTS.clear()
+    SEGMENTS.set(method, (segs = method.split('.')))
+  }
   let node: KitFunction | KitTree | undefined = kit
   for (let i = segs[0] === 'kong' ? 1 : 0; i < segs.length && node !== undefined; i++) {
     if (typeof node === 'function') return undefined
-    node = Object.hasOwn(node, segs[i]!) ? node[segs[i]!] : undefined
+    const seg = segs[i]!
+    // the kit's modules are getters on its prototype until first used
+    node = Object.hasOwn(node, seg) || (node === kit && KIT_MODULES.has(seg)) ? node[seg] : undefined
   }
   return node
 }
@@ -68,7 +77,8 @@ export function serveCall(
     record?.({ call: path, args: [...args], returns: [] })
     return { kind: 'value', value: undefined }
   }
-  const luaArgs = args.map(toLua)
+  // strings, numbers and booleans cross unchanged: copy only when something must change
+  const luaArgs = args.some((a) => typeof a === 'object' || a === undefined) ? args.map(toLua) : (args as unknown[])
   if (typeof target !== 'function') return raised(path, luaArgs, 'attempt to call a table value', record)
   let result: unknown
   ctx.site = SITE

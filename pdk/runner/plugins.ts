@@ -106,8 +106,56 @@ export const servedPlugin = (p: ModulePlugin): ServedPlugin => ({
 const fileNameOf = (name: string, path: string): string =>
   name.replace(/[^A-Za-z0-9_-]/g, '_') || basename(path, extname(path))
 
+interface Watch {
+  deadline: number
+  fire: () => void
+}
+
+/**
+ * One timer for every phase that is running, for the timeout of a hung plugin: a phase only
+ * joins a set (the per-phase setTimeout was the third cost of a replay in the bench's profile).
+ */
+const watchdog = {
+  watching: new Set<Watch>(),
+  timer: undefined as NodeJS.Timeout | undefined,
+  at: Infinity,
+  add(ms: number, fire: () => void): Watch {
+    const w = { deadline: performance.now() + ms, fire }
+    this.watching.add(w)
+    if (this.timer && w.deadline >= this.at) this.timer.ref()
+    else this.arm(w.deadline)
+    return w
+  },
+  remove(w: Watch): void {
+    this.watching.delete(w)
+    // an idle timer must not keep the process alive
+    if (this.watching.size === 0) this.timer?.unref()
+  },
+  arm(at: number): void {
+    if (this.timer) clearTimeout(this.timer)
+    this.at = at
+    this.timer = setTimeout(() => this.sweep(), Math.max(0, at - performance.now()))
+  },
+  sweep(): void {
+    this.timer = undefined
+    this.at = Infinity
+    const now = performance.now()
+    let next = Infinity
+    for (const w of this.watching) {
+      if (w.deadline <= now) {
+        this.watching.delete(w)
+        w.fire()
+      } else next = Math.min(next, w.deadline)
+    }
+    if (next !== Infinity) this.arm(next)
+  },
+}
+
 // the plugin server numbers instances from 0; so does the in-process stand-in, per module
 const instanceIds = new WeakMap<PluginModule, number>()
+// Kong keeps one instance per plugin configuration for every request (get_instance_id): so does
+// a prepared plugin replayed again (the bench, the dashboard)
+const instances = new WeakMap<ModulePlugin, LocalInstance>()
 
 interface LocalInstance {
   object: Record<string, unknown>
@@ -134,10 +182,14 @@ export class ScenarioModules {
         this.remote[p.index] = new RemotePlugin(options.servers, servedPlugin(p), p.kongConfig)
         continue
       }
-      const iid = instanceIds.get(p.module) ?? 0
-      instanceIds.set(p.module, iid + 1)
-      // kong-js-pdk builds the instance from the JSON config Kong sends (server.js StartInstance)
-      this.local[p.index] = { object: new p.module.Plugin(JSON.parse(p.kongConfig)), iid }
+      let instance = instances.get(p)
+      if (!instance) {
+        const iid = instanceIds.get(p.module) ?? 0
+        instanceIds.set(p.module, iid + 1)
+        // kong-js-pdk builds the instance from the JSON config Kong sends (server.js StartInstance)
+        instances.set(p, (instance = { object: new p.module.Plugin(JSON.parse(p.kongConfig)), iid }))
+      }
+      this.local[p.index] = instance
     }
     if (this.local.some((l) => l !== undefined)) this.kong = createFacade(kit, ctx, record)
   }
@@ -166,13 +218,15 @@ export class ScenarioModules {
       (e: unknown) => void (thrown = { e }),
     )
     const timeoutMs = this.options.timeoutMs ?? 10_000
-    let timer: NodeJS.Timeout | undefined
-    const hung = new Promise<'hung'>((r) => (timer = setTimeout(() => r('hung'), timeoutMs)))
-    const outcome = await Promise.race([finished, session.done, hung])
-    clearTimeout(timer)
-    if (session.raised !== undefined) throw new Error(session.raised)
-    if (outcome === 'hung') {
+    let hung = false
+    const watch = watchdog.add(timeoutMs, () => {
+      hung = true
       session.end()
+    })
+    await Promise.race([finished, session.done])
+    watchdog.remove(watch)
+    if (session.raised !== undefined) throw new Error(session.raised)
+    if (hung) {
       rpcLog(this.ctx, 'err', `no data (${phase} got no answer within ${timeoutMs} ms)`)
       return undefined
     }
@@ -184,7 +238,7 @@ export class ScenarioModules {
 
   /** CloseInstance for the plugins on a server. */
   async close(): Promise<void> {
-    await Promise.all(this.remote.map((r) => r?.close()))
+    if (this.remote.length > 0) await Promise.all(this.remote.map((r) => r?.close()))
   }
 }
 
