@@ -74,6 +74,12 @@ describe('typos', () => {
     expect(topic.stderr).toMatch(/"pdk rn" is not a broker command\. Did you mean `broker pdk run`\?/)
   })
 
+  it('in broker help <command> as well', async () => {
+    const r = await runCli(['help', 'stroe'])
+    expect(r.stderr).toMatch(/^Error NOT_FOUND: "stroe" is not a broker command\. Did you mean `broker store`\?/)
+    expect(r.code).toBe(1)
+  })
+
   it('answer JSON under --json, without a suggestion when nothing is close', async () => {
     const r = await runCli(['zzzzzz', '--json'])
     expect(JSON.parse(r.stdout)).toEqual({

@@ -1,7 +1,21 @@
-import type { Hook } from '@oclif/core'
-import { brokerError } from '../../errors.js'
+import type { Hook, Interfaces } from '@oclif/core'
+import { type BrokerError, brokerError } from '../../errors.js'
 import { printError } from '../base-command.js'
 import { closestCommand, typedCommand } from './suggest.js'
+
+/** The error for a command line naming no command: the words typed and the closest command, if one is close. */
+export function commandNotFound(config: Interfaces.Config, id: string): BrokerError {
+  const visible = config.commands.filter((c) => !c.hidden)
+  const ids = [...visible.map((c) => c.id), ...visible.flatMap((c) => c.aliases)]
+  const typed = typedCommand(id, (prefix) => config.findTopic(prefix) !== undefined)
+  const suggestion = closestCommand(typed, ids)
+  const show = (words: string) => words.split(':').join(config.topicSeparator)
+  return brokerError('commandNotFound', {
+    typed: show(typed),
+    bin: config.bin,
+    suggestion: suggestion && show(suggestion),
+  })
+}
 
 /**
  * oclif's `command_not_found` hook: a typo gets our error format (`Error NOT_FOUND: …`, or
@@ -17,16 +31,7 @@ const hook: Hook<'command_not_found'> = async function (opts) {
     await new Help(config).showHelp([])
     return this.exit(0)
   }
-  const visible = config.commands.filter((c) => !c.hidden)
-  const ids = [...visible.map((c) => c.id), ...visible.flatMap((c) => c.aliases)]
-  const typed = typedCommand(opts.id, (id) => config.findTopic(id) !== undefined)
-  const suggestion = closestCommand(typed, ids)
-  const show = (id: string) => id.split(':').join(config.topicSeparator)
-  const err = brokerError('commandNotFound', {
-    typed: show(typed),
-    bin: config.bin,
-    suggestion: suggestion && show(suggestion),
-  })
+  const err = commandNotFound(config, opts.id)
   printError(err, [...(opts.argv ?? []), ...opts.id.split(':')].includes('--json'))
   return this.exit(err.exit)
 }
