@@ -11,6 +11,7 @@ import { PluginServers, RemotePlugin, type PluginServerOptions, type ServedPlugi
 import { rpcLog, serverLine, unhandledText } from '../plugin-server/log.js'
 import type { Recorder } from '../trace.js'
 import { stableUuid } from './setup.js'
+import { watchdog } from './watchdog.js'
 
 export interface ModulePlugin {
   kind: 'module'
@@ -106,51 +107,6 @@ export const servedPlugin = (p: ModulePlugin): ServedPlugin => ({
 const fileNameOf = (name: string, path: string): string =>
   name.replace(/[^A-Za-z0-9_-]/g, '_') || basename(path, extname(path))
 
-interface Watch {
-  deadline: number
-  fire: () => void
-}
-
-/**
- * One timer for every phase that is running, for the timeout of a hung plugin: a phase only
- * joins a set (the per-phase setTimeout was the third cost of a replay in the bench's profile).
- */
-const watchdog = {
-  watching: new Set<Watch>(),
-  timer: undefined as NodeJS.Timeout | undefined,
-  at: Infinity,
-  add(ms: number, fire: () => void): Watch {
-    const w = { deadline: performance.now() + ms, fire }
-    this.watching.add(w)
-    if (this.timer && w.deadline >= this.at) this.timer.ref()
-    else this.arm(w.deadline)
-    return w
-  },
-  remove(w: Watch): void {
-    this.watching.delete(w)
-    // an idle timer must not keep the process alive
-    if (this.watching.size === 0) this.timer?.unref()
-  },
-  arm(at: number): void {
-    if (this.timer) clearTimeout(this.timer)
-    this.at = at
-    this.timer = setTimeout(() => this.sweep(), Math.max(0, at - performance.now()))
-  },
-  sweep(): void {
-    this.timer = undefined
-    this.at = Infinity
-    const now = performance.now()
-    let next = Infinity
-    for (const w of this.watching) {
-      if (w.deadline <= now) {
-        this.watching.delete(w)
-        w.fire()
-      } else next = Math.min(next, w.deadline)
-    }
-    if (next !== Infinity) this.arm(next)
-  },
-}
-
 // the plugin server numbers instances from 0; so does the in-process stand-in, per module
 const instanceIds = new WeakMap<PluginModule, number>()
 // Kong keeps one instance per plugin configuration for every request (get_instance_id): so does
@@ -162,9 +118,20 @@ interface LocalInstance {
   iid: number
 }
 
+/** The plugin's instance, built on first use; a constructor that throws fails the phase, as StartInstance's error does in Kong. */
+function instanceOf(p: ModulePlugin): LocalInstance {
+  let instance = instances.get(p)
+  if (!instance) {
+    const iid = instanceIds.get(p.module) ?? 0
+    instanceIds.set(p.module, iid + 1)
+    // kong-js-pdk builds the instance from the JSON config Kong sends (server.js StartInstance)
+    instances.set(p, (instance = { object: new p.module.Plugin(JSON.parse(p.kongConfig)), iid }))
+  }
+  return instance
+}
+
 /** The module plugins of one scenario: their instances and the `kong` object they are given. */
 export class ScenarioModules {
-  private readonly local: Array<LocalInstance | undefined> = []
   private readonly remote: Array<RemotePlugin | undefined> = []
   readonly kong: Facade | undefined
 
@@ -182,16 +149,8 @@ export class ScenarioModules {
         this.remote[p.index] = new RemotePlugin(options.servers, servedPlugin(p), p.kongConfig)
         continue
       }
-      let instance = instances.get(p)
-      if (!instance) {
-        const iid = instanceIds.get(p.module) ?? 0
-        instanceIds.set(p.module, iid + 1)
-        // kong-js-pdk builds the instance from the JSON config Kong sends (server.js StartInstance)
-        instances.set(p, (instance = { object: new p.module.Plugin(JSON.parse(p.kongConfig)), iid }))
-      }
-      this.local[p.index] = instance
     }
-    if (this.local.some((l) => l !== undefined)) this.kong = createFacade(kit, ctx, record)
+    if (plugins.some((p) => p.kind === 'module' && !p.remote)) this.kong = createFacade(kit, ctx, record)
   }
 
   /**
@@ -201,7 +160,7 @@ export class ScenarioModules {
   async run(plugin: ModulePlugin, phase: Phase): Promise<string | undefined> {
     const remote = this.remote[plugin.index]
     if (remote) return remote.handle(phase, this.kit, this.ctx, this.record())
-    return this.runLocal(plugin, this.local[plugin.index]!, phase)
+    return this.runLocal(plugin, instanceOf(plugin), phase)
   }
 
   private async runLocal(plugin: ModulePlugin, instance: LocalInstance, phase: Phase): Promise<string | undefined> {
