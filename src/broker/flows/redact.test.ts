@@ -37,7 +37,16 @@ describe('redact', () => {
       'code',
     ])
       expect(isSecretName(name), name).toBe(true)
-    for (const name of ['client_id', 'scope', 'state', 'consumer_key', 'authorize_url', 'codec'])
+    for (const name of [
+      'client_id',
+      'scope',
+      'state',
+      'consumer_key',
+      'authorize_url',
+      'codec',
+      'token_type',
+      'Token_Type',
+    ])
       expect(isSecretName(name), name).toBe(false)
   })
 })

@@ -34,6 +34,9 @@ const SECRET = new RegExp(
 
 export const REDACTED = '[redacted]'
 
+// Names the patterns above catch that say how a secret is used, not what it is.
+const NOT_SECRET: ReadonlySet<string> = new Set(['token_type', 'token_endpoint_auth_method'])
+
 // Field names repeat from record to record; the pattern (a long alternation) tested per name was
 // most of /hash-check's redaction cost. Bounded: the map starts over when full.
 let secretNames = new Map<string, boolean>()
@@ -42,7 +45,7 @@ let secretNames = new Map<string, boolean>()
 export function isSecretName(name: string): boolean {
   let secret = secretNames.get(name)
   if (secret === undefined) {
-    secret = SECRET.test(name)
+    secret = SECRET.test(name) && !NOT_SECRET.has(name.toLowerCase())
     if (secretNames.size >= 1024) secretNames = new Map()
     if (name.length <= 64) secretNames.set(name, secret)
   }
