@@ -4,6 +4,7 @@
  * HandleEvent and the Step answers to each PDK call, CloseInstance.
  */
 import { ServerProcess, StartError, type PluginFile } from './process.js'
+import { RemotePlugin } from './remote.js'
 
 export { StartError } from './process.js'
 export { KitRaised, RemotePlugin } from './remote.js'
@@ -44,6 +45,7 @@ interface Group {
 export class PluginServers {
   private readonly groups: Group[] = []
   private readonly infos = new Map<string, PluginInfo>()
+  private readonly remotes = new Map<object, RemotePlugin>()
 
   constructor(readonly options: PluginServerOptions) {}
 
@@ -103,8 +105,17 @@ export class PluginServers {
     return this.infos.get(name)
   }
 
-  /** Stops every server. */
+  /** The plugin's instance on its server for this run: Kong keeps one per plugin configuration. */
+  remote(key: object, plugin: ServedPlugin, config: string): RemotePlugin {
+    let r = this.remotes.get(key)
+    if (!r) this.remotes.set(key, (r = new RemotePlugin(this, plugin, config)))
+    return r
+  }
+
+  /** CloseInstance for every instance, then stops every server. */
   async close(): Promise<void> {
+    await Promise.all([...this.remotes.values()].map((r) => r.close()))
+    this.remotes.clear()
     const all = await Promise.allSettled(this.groups.map((g) => g.running).filter((r) => r !== undefined))
     for (const s of all) if (s.status === 'fulfilled') s.value.stop()
     this.groups.length = 0

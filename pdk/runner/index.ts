@@ -200,7 +200,6 @@ export async function runScenario(
   ) {
     upstream = proxy(ctx, loaded, plugins)
   }
-  await modules.close()
   failures.push(...checkExpectations(f.expect, ctx, upstream), ...unexpectedErrors(f.expect, ctx, phases))
   return {
     name: f.name,

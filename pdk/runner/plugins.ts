@@ -7,7 +7,12 @@ import type { KitTree } from '../kit.js'
 import { loadPluginModule, serverName, serverPhases, type PluginModule } from '../loader.js'
 import type { Phase } from '../phases.js'
 import { kongConfig } from '../plugin-server/config.js'
-import { PluginServers, RemotePlugin, type PluginServerOptions, type ServedPlugin } from '../plugin-server/index.js'
+import {
+  PluginServers,
+  type PluginServerOptions,
+  type RemotePlugin,
+  type ServedPlugin,
+} from '../plugin-server/index.js'
 import { rpcLog, serverLine, unhandledText } from '../plugin-server/log.js'
 import type { Recorder } from '../trace.js'
 import { stableUuid } from './setup.js'
@@ -146,7 +151,7 @@ export class ScenarioModules {
       if (p.kind !== 'module') continue
       if (p.remote) {
         if (!options.servers) throw new Error('plugin_server needs the run to start plugin servers')
-        this.remote[p.index] = new RemotePlugin(options.servers, servedPlugin(p), p.kongConfig)
+        this.remote[p.index] = options.servers.remote(p, servedPlugin(p), p.kongConfig)
         continue
       }
     }
@@ -193,11 +198,6 @@ export class ScenarioModules {
     const text = unhandledText(plugin.serverName, phase, instance.iid, thrown.e)
     this.ctx.logs.push(serverLine(plugin.serverName, process.pid, text))
     return text
-  }
-
-  /** CloseInstance for the plugins on a server. */
-  async close(): Promise<void> {
-    if (this.remote.length > 0) await Promise.all(this.remote.map((r) => r?.close()))
   }
 }
 
