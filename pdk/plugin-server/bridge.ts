@@ -29,7 +29,7 @@ const SEGMENTS = new Map<string, string[]>()
 
 /** The kit function a dotted method name reaches, or undefined as Kong's index_table gives nil. */
 function resolve(kit: KitTree, method: string): KitFunction | KitTree | undefined {
-  const override = overrides[method]
+  const override = Object.hasOwn(overrides, method) ? overrides[method] : undefined
   if (override) return override(kit)
   let segs = SEGMENTS.get(method)
   if (!segs) {
@@ -49,7 +49,7 @@ function resolve(kit: KitTree, method: string): KitFunction | KitTree | undefine
 function finish(method: string, result: unknown): Served {
   if (NON_RETURN.has(method)) return { kind: 'exit' }
   const { value } = split(result)
-  const fix = MUST_FIX[method]
+  const fix = Object.hasOwn(MUST_FIX, method) ? MUST_FIX[method] : undefined
   try {
     return { kind: 'value', value: fix ? fix(value) : fromLua(value) }
   } catch (e) {

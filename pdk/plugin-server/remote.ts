@@ -64,7 +64,8 @@ export class RemotePlugin {
         if (served.kind === 'exit') return undefined
         const data =
           served.value === undefined ? { EventId: step.EventId } : { EventId: step.EventId, Data: served.value }
-        step = (await this.call(STEP_METHOD[method] ?? 'plugin.Step', [data])) as typeof step
+        const stepMethod = Object.hasOwn(STEP_METHOD, method) ? STEP_METHOD[method]! : 'plugin.Step'
+        step = (await this.call(stepMethod, [data])) as typeof step
       }
     } catch (e) {
       if (e instanceof KitRaised) throw e
