@@ -37,7 +37,10 @@ export const CONFIG_DOCS = {
     help: 'Address to listen on; beyond loopback (e.g. 0.0.0.0) needs api.keys or api.open',
   },
   workers: { flag: 'workers', char: 'w', shown: 'CPU count', help: 'Worker processes; 1 with the embedded store' },
-  'pid.dir': { flag: 'pid-dir', help: "Directory of .broker.pid, the primary's PID file; must end with /" },
+  'pid.dir': {
+    flag: 'pid-dir',
+    help: "Directory of .broker.pid, the primary's PID file (a config file's value ends with /; the flag adds it)",
+  },
   'store.driver': {
     flag: 'store',
     help: 'Store driver: auto (Redis when it answers at store.host:store.port within ~0.5 s, else the embedded in-process store), redis (must connect) or memory',
