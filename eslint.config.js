@@ -8,8 +8,7 @@ import globals from 'globals'
 import tseslint from 'typescript-eslint'
 
 export default defineConfig(
-  // kong-js-pdk's example plugins are kept exactly as published
-  { ignores: ['dist/', 'coverage/', '.tmp/', 'docs/', 'fixtures/pdk/plugins/kong-js-pdk/'] },
+  { ignores: ['dist/', 'coverage/', '.tmp/', 'docs/'] },
   js.configs.recommended,
   tseslint.configs.recommended,
   {
@@ -35,7 +34,8 @@ export default defineConfig(
   },
   {
     // Plugins as users write them: CommonJS, which kong-js-pdk and the flow contract accept.
-    files: ['fixtures/flows/**/*.js', 'fixtures/pdk/plugins/js-*/**/*.js'],
+    files: ['fixtures/flows/**/*.js', 'fixtures/pdk/plugins/js-*/**/*.js', 'fixtures/pdk/plugins/kong-style/**/*.js'],
     languageOptions: { sourceType: 'commonjs' },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
 )

@@ -17,7 +17,7 @@ const { preparePlugins, startPluginServers } = (await import(
   `${dist}/runner/plugins.js`
 )) as typeof import('../pdk/runner/plugins.js')
 
-const file = resolve(process.argv[2] ?? 'fixtures/pdk/kong-js-pdk-hello.json')
+const file = resolve(process.argv[2] ?? 'fixtures/pdk/kong-style-hello.json')
 const seconds = Number(process.argv[3] ?? 3)
 const rounds = Number(process.argv[4] ?? 6)
 

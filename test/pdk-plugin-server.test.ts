@@ -46,7 +46,7 @@ const comparable = (r: Report['fixtures'][number]) => ({
 })
 
 const examples = readdirSync(join(root, 'fixtures/pdk'))
-  .filter((n) => /^kong-js-pdk-.*\.json$/.test(n))
+  .filter((n) => /^kong-style-.*\.json$/.test(n))
   .sort()
   .map((n) => join('fixtures/pdk', n))
 
@@ -70,12 +70,12 @@ const hanging = file('hang.json', {
   expect: { status: 200, body: 'proxied', headers: { 'x-before': '1' }, errors: ['no data'] },
 })
 
-describe('kong-js-pdk examples in process and on the real kong-js-pluginserver', () => {
-  it('has a fixture for every example', () => {
+describe('kong-style plugins in process and on the real kong-js-pluginserver', () => {
+  it('has a fixture for every plugin', () => {
     expect(examples.length).toBeGreaterThanOrEqual(7)
   })
 
-  it('each example passes both ways with the same response, upstream request, trace and errors', () => {
+  it('each plugin passes both ways with the same response, upstream request, trace and errors', () => {
     const local = pdk(...examples, '--json')
     const remote = pdk(...examples, '--json', '--plugin-server')
     expect(local.code, local.stderr).toBe(0)
@@ -108,7 +108,7 @@ describe('broker pdk run --plugin-server', () => {
       plugins: [
         {
           name: 'js-hello',
-          module: join(root, 'fixtures/pdk/plugins/kong-js-pdk/js-hello.js'),
+          module: join(root, 'fixtures/pdk/plugins/kong-style/js-hello.js'),
           plugin_server: true,
           config: { message: 'hej' },
         },
@@ -153,7 +153,7 @@ describe('the Kong side of the protocol', () => {
   const servers = new PluginServers({ timeoutMs: 30_000 })
   afterAll(() => servers.close())
   const served = {
-    module: join(root, 'fixtures/pdk/plugins/kong-js-pdk/js-hello.js'),
+    module: join(root, 'fixtures/pdk/plugins/kong-style/js-hello.js'),
     fileName: 'js-hello',
     name: 'js-hello',
   }

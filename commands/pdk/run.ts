@@ -14,7 +14,7 @@ export default class PdkRun extends BrokerCommand {
     '<%= config.bin %> pdk run fixtures/pdk',
     '<%= config.bin %> pdk run fixtures/pdk/js-hello.json --json',
     '<%= config.bin %> pdk run fixtures/pdk --strict',
-    '<%= config.bin %> pdk run fixtures/pdk/kong-js-pdk-transform.json --plugin-server',
+    '<%= config.bin %> pdk run fixtures/pdk/kong-style-transform.json --plugin-server',
   ]
 
   static strict = false
