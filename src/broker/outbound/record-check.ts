@@ -24,11 +24,13 @@ const UNSAFE_URL = /[\u0000-\u0020\u007f-\u009f\u2028\u2029]/
  * The /store checks of where a record sends the broker and its users: every provider URL field
  * must be a clean http(s) URL without credentials, allowed by the provider policy; the callback
  * carries no credentials; header-bound fields hold only what a header may. Throws
- * PROVIDER_NOT_ALLOWED naming the field when that is the only problem, else VALIDATION with all.
+ * PROVIDER_NOT_ALLOWED naming the (first) field when refused destinations are the only problems,
+ * else VALIDATION with all.
  */
 export function checkRecordDestinations(record: Readonly<FlowRecord>, policy = providerPolicy()): void {
   let problems: Record<string, string> | undefined
   let refused: BrokerError | undefined
+  let refusals = 0
   for (const field of PROVIDER_URL_FIELDS) {
     const value = record[field]
     if (value === undefined) continue
@@ -40,6 +42,7 @@ export function checkRecordDestinations(record: Readonly<FlowRecord>, policy = p
       continue
     }
     const origin = urlParts(url)?.origin ?? url.slice(0, 64)
+    refusals++
     refused ??= brokerError(verdict === 'listed' ? 'providerNotAllowed' : 'providerAddressNotAllowed', {
       field,
       origin,
@@ -55,7 +58,8 @@ export function checkRecordDestinations(record: Readonly<FlowRecord>, policy = p
     if (value !== undefined && !allowed.test(String(value))) (problems ??= {})[field] = message
   }
   if (!problems) return
-  if (refused && Object.keys(problems).length === 1) throw refused
+  // Only refused destinations (often authorize_url and access_url together): PROVIDER_NOT_ALLOWED, naming the first.
+  if (refused && Object.keys(problems).length === refusals) throw refused
   throw brokerError('invalidRecord', { fields: problems })
 }
 
