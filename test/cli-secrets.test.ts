@@ -142,7 +142,9 @@ describe('without a keychain', () => {
 
     const found = await runCli([...clientCredentials('nk-app'), '--insecure-storage'], { env })
     expect(found.code, found.stderr).toBe(0)
-    expect(found.stderr).toContain(`Using the client_secret kept in ${file} for client_id nk-app.`)
+    expect(found.stderr).toContain(
+      `Using the client_secret kept in ${file} (the --insecure-storage file) for client_id nk-app.`,
+    )
 
     const del = await runCli(['secrets', 'delete', 'nobody', '--insecure-storage'], { env })
     expect(del.code).toBe(1)
