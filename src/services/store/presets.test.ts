@@ -10,6 +10,11 @@ describe('flow presets', () => {
     ])
   })
 
+  it("leaves the endpoints to an issuer's metadata", () => {
+    const record = { auth_type: 'oauth', auth_version: '2', auth_leg: '3', issuer: 'https://id.example' }
+    expect(missingFields(record, FLOW_PRESETS['oauth2-3'])).toEqual(['client_id'])
+  })
+
   it('wants a consumer secret for HMAC and a private key for RSA-SHA1', () => {
     const base = {
       auth_type: 'oauth',

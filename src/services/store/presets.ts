@@ -76,5 +76,9 @@ export function missingFields(record: Readonly<FlowRecord>, preset: FlowPreset |
         : 'consumer_secret',
     )
   }
-  return [...new Set(required)].filter((field) => record[field] === undefined || record[field] === '')
+  // An issuer's metadata names the endpoints: the broker discovers them at /store.
+  const discovered = record.issuer ? new Set(['authorize_url', 'access_url']) : undefined
+  return [...new Set(required)].filter(
+    (field) => (record[field] === undefined || record[field] === '') && !discovered?.has(field),
+  )
 }
