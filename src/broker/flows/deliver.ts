@@ -72,10 +72,22 @@ export function deliverError(entry: FlowEntry, failure: FlowFailure, status: num
   return redirect(withQuery(entry.record.callback, query), { headers: { ...NO_STORE } })
 }
 
-function formHeaders(callback: string): Record<string, string> {
-  const origin = new URL(callback).origin
+/** A page that POSTs `fields` to `target` at once, from the broker's own origin. */
+export function postAgain(target: string, fields: Record<string, string>, then?: unknown): Reply {
+  // same-origin, not no-referrer: with no referrer a browser sends `Origin: null` and treats the POST as cross-site.
+  const page = autoPostForm(target, { ...fields, [REPOSTED]: '1' }, 'same-origin')
+  // form-action also governs where the POST's answer redirects: the app's callback, when the flow has one.
+  const next = typeof then === 'string' && URL.canParse(then) ? [then] : []
+  return { status: 200, headers: { ...NO_STORE, ...formHeaders(target, ...next) }, html: page }
+}
+
+/** The field `postAgain` adds, so that a second cross-site arrival is refused instead of posted again. */
+export const REPOSTED = 'broker_reposted'
+
+function formHeaders(...targets: string[]): Record<string, string> {
+  const origins = [...new Set(targets.map((t) => new URL(t).origin))].join(' ')
   return {
-    'content-security-policy': `default-src 'none'; form-action ${origin}; script-src 'sha256-${SCRIPT_HASH}'; frame-ancestors 'none'`,
+    'content-security-policy': `default-src 'none'; form-action ${origins}; script-src 'sha256-${SCRIPT_HASH}'; frame-ancestors 'none'`,
     'x-frame-options': 'DENY',
   }
 }
@@ -86,9 +98,9 @@ const SCRIPT_HASH = createHash('sha256').update(SCRIPT).digest('base64')
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
 
 /** An HTML page that POSTs the result to the callback at once (no token in any URL). */
-function autoPostForm(callback: string, result: Record<string, string>): string {
+function autoPostForm(callback: string, result: Record<string, string>, referrer = 'no-referrer'): string {
   const inputs = Object.entries(result)
     .map(([k, v]) => `<input type="hidden" name="${escapeHtml(k)}" value="${escapeHtml(v)}">`)
     .join('')
-  return `<!doctype html><html><head><meta charset="utf-8"><meta name="referrer" content="no-referrer"><title>Signing you in…</title></head><body><form method="post" action="${escapeHtml(callback)}">${inputs}<noscript><button type="submit">Continue</button></noscript></form><script>${SCRIPT}</script></body></html>`
+  return `<!doctype html><html><head><meta charset="utf-8"><meta name="referrer" content="${referrer}"><title>Signing you in…</title></head><body><form method="post" action="${escapeHtml(callback)}">${inputs}<noscript><button type="submit">Continue</button></noscript></form><script>${SCRIPT}</script></body></html>`
 }

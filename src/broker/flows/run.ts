@@ -5,7 +5,7 @@ import { flowCookieName, hashOfState, newId, safeEqual } from '../ids.js'
 import type { FlowEntry, FlowFailure, Progress } from '../redis/flow-store.js'
 import type { BrokerDeps } from '../deps.js'
 import { flowContext } from './context.js'
-import { NO_STORE, deliverError, deliverResult } from './deliver.js'
+import { NO_STORE, deliverError, deliverResult, postAgain } from './deliver.js'
 import { providerHost } from './record.js'
 import type { Reply } from './reply.js'
 import { redirect } from './reply.js'
@@ -15,6 +15,10 @@ import { safeText } from './redact.js'
 export interface FlowRequest {
   params: Record<string, string>
   cookies: Record<string, string | undefined>
+  /** A browser's POST from a page of another site (Sec-Fetch-Site: cross-site): it carried no SameSite=Lax cookie. */
+  crossSitePost?: boolean
+  /** The POST came from the broker's own `postAgain` page (its marker field is not among `params`). */
+  reposted?: boolean
 }
 
 /** The broker's per-flow secrets for a run: its OAuth state (made at /store) and the browser cookie's nonce. */
@@ -119,6 +123,12 @@ export async function callbackFlow(deps: BrokerDeps, req: FlowRequest): Promise<
   }
   if (entry.progress === 'completed' || entry.progress === 'failed') throw finished(entry.progress)
   if (!cookieMatches(deps, entry, req.cookies)) {
+    // A provider answering with response_mode=form_post comes back by a cross-site POST, which a browser
+    // sends without the binding cookie when it is SameSite=Lax (plain http; over https it is None).
+    // Posted again from a page of the broker's own, the same answer arrives same-site with the cookie
+    // the browser holds for this flow, if any: it is checked then, as always. Nothing is stored meanwhile.
+    if (req.crossSitePost && !req.reposted)
+      return postAgain(`${deps.config.protocol}://${deps.config.host}/callback`, req.params, entry.record.callback)
     throw brokerError('cookieMismatch')
   }
   const plugin = await deps.plugins.get(entry.plugin)

@@ -33,8 +33,9 @@ export function send(reply: FastifyReply, out: Reply, cookie?: { secure: boolean
   if (out.cookie && cookie) {
     const { secure } = cookie
     // Providers may return with a cross-site POST (response_mode=form_post): a Lax cookie would not
-    // come along and the flow would end in COOKIE_MISMATCH. None needs Secure, so plain http keeps Lax.
-    // The cookie still binds: it is named after one flow and carries that flow's signed nonce.
+    // come along. None needs Secure, so plain http keeps Lax, and /callback posts such an answer once more
+    // from its own page (same-site, cookie included). The cookie binds either way: it is named after one
+    // flow and carries that flow's nonce.
     reply.header(
       'set-cookie',
       serialize(out.cookie.name, out.cookie.value, {
