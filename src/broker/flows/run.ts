@@ -5,7 +5,7 @@ import { flowCookieName, hashOfState, newId, safeEqual } from '../ids.js'
 import type { FlowEntry, FlowFailure, Progress } from '../redis/flow-store.js'
 import type { BrokerDeps } from '../deps.js'
 import { flowContext } from './context.js'
-import { NO_STORE, deliverError, deliverResult, postAgain } from './deliver.js'
+import { NO_STORE, REPOSTED, deliverError, deliverResult, postAgain } from './deliver.js'
 import { providerHost } from './record.js'
 import type { Reply } from './reply.js'
 import { redirect } from './reply.js'
@@ -17,8 +17,6 @@ export interface FlowRequest {
   cookies: Record<string, string | undefined>
   /** A browser's POST from a page of another site (Sec-Fetch-Site: cross-site): it carried no SameSite=Lax cookie. */
   crossSitePost?: boolean
-  /** The POST came from the broker's own `postAgain` page (its marker field is not among `params`). */
-  reposted?: boolean
 }
 
 /** The broker's per-flow secrets for a run: its OAuth state (made at /store) and the browser cookie's nonce. */
@@ -106,6 +104,9 @@ async function runFirstStep(
 
 /** GET|POST /callback: the provider's return, matched to its flow through the store, never a server session. */
 export async function callbackFlow(deps: BrokerDeps, req: FlowRequest): Promise<Reply> {
+  // postAgain's marker: the answer was posted once more already. It is the broker's, never the provider's news.
+  const reposted = req.params[REPOSTED] !== undefined
+  if (reposted) delete req.params[REPOSTED]
   const { state, oauth_token: requestToken } = req.params
   // A user who declines at an OAuth 1.0a provider comes back with `denied=<request token>` (Twitter) only.
   const id = state ?? requestToken ?? req.params.denied
@@ -127,7 +128,7 @@ export async function callbackFlow(deps: BrokerDeps, req: FlowRequest): Promise<
     // sends without the binding cookie when it is SameSite=Lax (plain http; over https it is None).
     // Posted again from a page of the broker's own, the same answer arrives same-site with the cookie
     // the browser holds for this flow, if any: it is checked then, as always. Nothing is stored meanwhile.
-    if (req.crossSitePost && !req.reposted)
+    if (req.crossSitePost && !reposted)
       return postAgain(`${deps.config.protocol}://${deps.config.host}/callback`, req.params, entry.record.callback)
     throw brokerError('cookieMismatch')
   }

@@ -1,6 +1,5 @@
 import { parse as parseCookie } from 'cookie'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { REPOSTED } from '../../flows/deliver.js'
 import { checkHash } from '../../flows/hash-check.js'
 import { redeemResult } from '../../flows/result.js'
 import { callbackFlow, startFlow } from '../../flows/run.js'
@@ -57,16 +56,12 @@ export async function flowRoutes(app: FastifyInstance, { deps }: { deps: BrokerD
 
   const callback = async (request: FastifyRequest, reply: FastifyReply) => {
     const header = request.headers.cookie
-    const params = requestParams(request)
-    const reposted = request.method === 'POST' && params[REPOSTED] === '1'
-    if (reposted) delete params[REPOSTED]
     return send(
       reply,
       await callbackFlow(deps, {
-        params,
+        params: requestParams(request),
         cookies: header ? parseCookie(header) : {},
         crossSitePost: request.method === 'POST' && request.headers['sec-fetch-site'] === 'cross-site',
-        reposted,
       }),
       cookie,
     )
