@@ -2,20 +2,28 @@
  * The bare-Node baseline of `npm run bench`: node:http and ioredis doing the least each broker
  * endpoint must do, with no framework. Same worker model as `broker serve` (cluster, SCHED_NONE).
  *
- *   PORT=… REDIS_PORT=… WORKERS=… node --import tsx bench/baseline.ts
+ *   PORT=… REDIS_PORT=… WORKERS=… [SEAL_SECRET=…] node --import tsx bench/baseline.ts
  *
  * POST /store   parse the form body, one Redis SET … EX, answer {"hash","url"}
  * GET /start    parse the query, one Redis SET … EX (the state), answer 302 to the provider
  * GET /hash-check  parse the query, one Redis GET, answer the record as JSON
+ *
+ * With SEAL_SECRET, the same server also does the least that sealing at rest asks of every broker
+ * (issue 14), with the broker's own Sealer (src/broker/redis/seal.ts): each key is named by the
+ * keyed digest of its capability (one HMAC) and each value is AES-256-GCM under the key derived
+ * with it (one seal, or one open at /hash-check). This is the sealed floor: no broker that seals
+ * as required can do less per request, so `broker ÷ floor` is the broker's own overhead.
  */
 import { randomBytes } from 'node:crypto'
 import { createServer } from 'node:http'
 import { Redis } from 'ioredis'
+import { bare, sealedKeeping } from './keeping.js'
 import { isBenchWorker } from './cluster.js'
 
 const port = Number(process.env.PORT)
 
 if (isBenchWorker()) {
+  const keeping = process.env.SEAL_SECRET ? sealedKeeping(process.env.SEAL_SECRET) : bare
   const redis = new Redis({
     port: Number(process.env.REDIS_PORT),
     host: '127.0.0.1',
@@ -42,7 +50,8 @@ if (isBenchWorker()) {
       req.on('end', () => {
         const record = Object.fromEntries(new URLSearchParams(raw))
         const hash = randomBytes(24).toString('base64url')
-        redis.set(`base:flow:{${hash}}`, JSON.stringify({ hash, record, progress: 'stored' }), 'EX', 600).then(
+        const [key, value] = keeping.put('flow', hash, JSON.stringify({ hash, record, progress: 'stored' }))
+        redis.set(key, value, 'EX', 600).then(
           () => json(res, 200, { hash, url: `http://localhost:${port}/start?hash=${hash}` }),
           () => json(res, 503, { code: 'STORE_UNAVAILABLE' }),
         )
@@ -51,7 +60,8 @@ if (isBenchWorker()) {
     }
     if (req.method === 'GET' && path === '/start') {
       const state = randomBytes(24).toString('base64url')
-      redis.set(`base:cb:{${state}}`, query.get('hash') ?? '', 'EX', 600).then(
+      const [key, value] = keeping.put('callback', state, query.get('hash') ?? '')
+      redis.set(key, value, 'EX', 600).then(
         () => {
           res.writeHead(302, {
             location: `http://127.0.0.1:9/authorize?client_id=bench&response_type=code&state=${state}`,
@@ -64,8 +74,12 @@ if (isBenchWorker()) {
       return
     }
     if (req.method === 'GET' && path === '/hash-check') {
-      redis.get(`base:flow:{${query.get('hash')}}`).then(
-        (raw) => (raw ? json(res, 200, JSON.parse(raw)) : json(res, 404, { code: 'UNKNOWN_HASH' })),
+      const [key, read] = keeping.get('flow', query.get('hash') ?? '')
+      redis.get(key).then(
+        (stored) => {
+          const text = stored === null ? undefined : read(stored)
+          return text === undefined ? json(res, 404, { code: 'UNKNOWN_HASH' }) : json(res, 200, JSON.parse(text))
+        },
         () => json(res, 503, { code: 'STORE_UNAVAILABLE' }),
       )
       return

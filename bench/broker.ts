@@ -22,6 +22,7 @@ import { configSchema } from '../src/config/schema.js'
 import { resolveSecrets } from '../src/services/serve/secrets.js'
 import { createBroker } from '../src/broker/index.js'
 import { flowSteps } from './flow-steps.js'
+import { bare, sealedKeeping } from './keeping.js'
 import { instancesRun } from './instances.js'
 import type { LoadResult, LoadRun } from './load.js'
 import {
@@ -68,10 +69,8 @@ const ENDPOINTS = (['POST /store', 'GET /start', 'GET /hash-check'] as Endpoint[
 )
 const WORKER_COUNTS = opts.workers ? [Number(opts.workers)] : [...new Set([1, ALL])]
 
-interface Sample {
-  broker: Measured
-  baseline: Measured
-}
+/** One round of an endpoint: each server's run (bench/baseline.ts bare and as the sealed floor). */
+type Sample = Record<Target['name'], Measured>
 
 /** One load run, with the CPU time the server and Redis spent per answered request (µs). */
 interface Measured extends LoadResult {
@@ -99,40 +98,45 @@ const f = (n: number, d = 0) => n.toFixed(d)
 function report(workers: number, samples: Record<Endpoint, Sample[]>): Record<Endpoint, number> {
   const rows: string[] = []
   const brokerRps = {} as Record<Endpoint, number>
+  const at = (e: Endpoint, side: Target['name'], key: keyof Measured) => median(samples[e].map((x) => x[side][key]))
+  /** Median of the per-round ratios a ÷ b of req/s, with their spread. */
+  const ratio = (e: Endpoint, a: Target['name'], b: Target['name']) => {
+    const rs = samples[e].map((x) => x[a].rps / x[b].rps)
+    return { median: median(rs), text: `${f(median(rs), 2)} (${f(Math.min(...rs), 2)}–${f(Math.max(...rs), 2)})` }
+  }
   for (const e of ENDPOINTS) {
     const s = samples[e]
-    const ratios = s.map((x) => x.broker.rps / x.baseline.rps)
-    const p99 = s.map((x) => x.broker.p99 / Math.max(1, x.baseline.p99))
-    brokerRps[e] = median(s.map((x) => x.broker.rps))
-    const bad = s.reduce((n, x) => n + x.broker.bad + x.baseline.bad, 0)
-    const ok = median(ratios) >= 0.85 && median(p99) <= 2 ? 'ok' : 'MISS'
-    const at = (side: 'broker' | 'baseline', key: keyof Measured) => median(s.map((x) => x[side][key]))
-    const spread = `${f(median(ratios), 2)} (${f(Math.min(...ratios), 2)}–${f(Math.max(...ratios), 2)})`
-    const rps = `${f(brokerRps[e]).padStart(7)} ${f(at('baseline', 'rps')).padStart(8)}`
+    brokerRps[e] = at(e, 'broker', 'rps')
+    const p99 = median(s.map((x) => x.broker.p99 / Math.max(1, x.baseline.p99)))
+    const bad = s.reduce((n, x) => n + x.broker.bad + x.baseline.bad + x.floor.bad, 0)
+    const [vsBase, floor, vsFloor] = [
+      ratio(e, 'broker', 'baseline'),
+      ratio(e, 'floor', 'baseline'),
+      ratio(e, 'broker', 'floor'),
+    ]
+    const verdict = (r: number) => (r >= 0.95 && p99 <= 2 ? 'ok' : 'MISS')
+    const rps = (['broker', 'baseline', 'floor'] as const).map((t) =>
+      f(at(e, t, 'rps')).padStart(t === 'broker' ? 7 : 8),
+    )
+    const lat = (t: Target['name']) => `${f(at(e, t, 'p50'))}/${f(at(e, t, 'p99'))}`
     rows.push(
-      `  ${e.padEnd(16)} ${rps}   ${spread}   ${f(at('broker', 'p50'))}/${f(at('broker', 'p99'))} ms`.padEnd(82) +
-        `${f(at('baseline', 'p50'))}/${f(at('baseline', 'p99'))} ms`.padEnd(14) +
-        `${f(median(p99), 2)}  ${ok}${bad ? `  (${bad} non-2xx/3xx)` : ''}`,
+      `  ${e.padEnd(16)}${rps.join('')}   ${vsBase.text} ${verdict(vsBase.median).padEnd(4)}  ${floor.text}   ${vsFloor.text} ${verdict(vsFloor.median).padEnd(4)}  ${`${lat('broker')} ${lat('baseline')} ${lat('floor')}`.padEnd(17)} ${f(p99, 2)}${bad ? `  (${bad} non-2xx/3xx)` : ''}`,
     )
   }
   console.log(
     `\n${workers} worker${workers > 1 ? 's' : ''} (${ROUNDS} rounds, ${CONNECTIONS} connections, ${SECONDS} s per run; /start: one request per stored flow)`,
   )
   console.log(
-    `  ${'endpoint'.padEnd(16)} ${'broker'.padStart(7)} ${'baseline'.padStart(8)}   ratio (spread)     broker p50/p99`.padEnd(
-      82,
-    ) +
-      'baseline p50/p99'.padEnd(14) +
-      '  p99 ratio',
+    `  ${'endpoint'.padEnd(16)} broker baseline   floor   broker÷baseline        floor÷baseline     broker÷floor           p50/p99 ms b/base/floor  p99 ratio`,
   )
   for (const r of rows) console.log(r)
   // Where the time goes: on a machine whose CPUs the servers share with Redis and the load
   // generator, throughput follows CPU per request more than anything else.
-  console.log(`  CPU per request, µs (median):      broker  baseline   Redis under broker  Redis under baseline`)
+  console.log(`  CPU per request, µs (median):   broker  baseline  floor   Redis under each`)
   for (const e of ENDPOINTS) {
-    const m = (pick: (x: Sample) => number) => f(median(samples[e].map(pick))).padStart(8)
+    const m = (side: Target['name'], key: 'cpuUs' | 'redisUs') => f(at(e, side, key)).padStart(7)
     console.log(
-      `  ${e.padEnd(32)} ${m((x) => x.broker.cpuUs)}  ${m((x) => x.baseline.cpuUs)}   ${m((x) => x.broker.redisUs)}            ${m((x) => x.baseline.redisUs)}`,
+      `  ${e.padEnd(29)} ${m('broker', 'cpuUs')} ${m('baseline', 'cpuUs')}${m('floor', 'cpuUs')}   ${m('broker', 'redisUs')}${m('baseline', 'redisUs')}${m('floor', 'redisUs')}`,
     )
   }
   return brokerRps
@@ -163,19 +167,17 @@ const rpsByWorkers: Record<number, Record<Endpoint, number>> = {}
 const rssByWorkers: Record<number, number[]> = {}
 try {
   for (const workers of WORKER_COUNTS) {
-    const [broker, baseline] = await Promise.all([
+    const [broker, baseline, floor] = await Promise.all([
       startBroker(redis.port, workers, opts.profile),
       startBaseline(redis.port, workers),
+      startBaseline(redis.port, workers, true),
     ])
     const hashCheck = (await seedFlows(seeder, 1))[0]!
-    await client.set(
-      `base:flow:{${hashCheck}}`,
-      JSON.stringify({ hash: hashCheck, record: RECORD, progress: 'stored' }),
-      'EX',
-      600,
-    )
+    const text = JSON.stringify({ hash: hashCheck, record: RECORD, progress: 'stored' })
+    for (const keeping of [bare, sealedKeeping(SECRETS.session)])
+      await client.set(...keeping.put('flow', hashCheck, text), 'EX', 600)
     // The baseline takes any hash at /start: both may use the same flows.
-    await warmUp(load, [broker.url, baseline.url], ENDPOINTS, CONNECTIONS, {
+    await warmUp(load, [broker.url, baseline.url, floor.url], ENDPOINTS, CONNECTIONS, {
       hashCheck,
       starts: ENDPOINTS.includes('GET /start') ? await seedFlows(seeder, 4000) : [],
     })
@@ -188,13 +190,14 @@ try {
             ? Math.max(2000, Math.round((samples['POST /store']?.at(-1)?.broker.rps ?? 4000) * SECONDS))
             : 0
         const ctx = { hashCheck, starts: count ? await seedFlows(seeder, count) : [] }
-        // A, B in this round; B, A in the next, so neither always runs on a warmer machine.
-        const order = round % 2 ? [baseline, broker] : [broker, baseline]
+        // Each round starts with the next server (A B C, B C A, C A B …), so none always runs on a warmer machine.
+        const servers = [broker, baseline, floor]
+        const order = servers.map((_, i) => servers[(i + round) % servers.length]!)
         const got: Partial<Sample> = {}
         for (const t of order) got[t.name] = await measure(t, e, ctx)
         samples[e].push(got as Sample)
         say(
-          `  ${workers}w round ${round + 1} ${e}: broker ${f(got.broker!.rps)} req/s, baseline ${f(got.baseline!.rps)} req/s`,
+          `  ${workers}w round ${round + 1} ${e}: broker ${f(got.broker!.rps)} req/s, baseline ${f(got.baseline!.rps)}, floor ${f(got.floor!.rps)}`,
         )
       }
     }
@@ -202,7 +205,7 @@ try {
     rssByWorkers[workers] = (opts.profile && workers === 1 ? [broker.proc.pid!] : workerPids(broker.proc.pid!)).map(
       rssMb,
     )
-    await Promise.all([stopProcess(broker.proc), stopProcess(baseline.proc)])
+    await Promise.all([broker, baseline, floor].map((t) => stopProcess(t.proc)))
   }
   console.log(
     `\nResident memory per broker worker after the runs: ${Object.entries(rssByWorkers)

@@ -3,10 +3,10 @@
  * machine's load than req/s and CPU time do (one build's main-thread count varied by up to 10%
  * between runs, against ±20% and more for req/s), for deciding whether a small change pays. Needs valgrind (Debian: apt-get install valgrind).
  *
- *   npm run build && node --import tsx bench/instructions.ts [--target broker|baseline] [--only store|start|hash-check]
+ *   npm run build && node --import tsx bench/instructions.ts [--target broker|baseline|floor] [--only store|start|hash-check]
  *       [--requests 3000] [--warm 30000] [--dist dist] [--top 30] [--inclusive]
  *
- * One broker worker (or the baseline, one process) runs under callgrind with instrumentation off;
+ * One broker worker (or the baseline, bare or as the sealed floor, one process) runs under callgrind with instrumentation off;
  * autocannon warms it up (the JIT compiles for tens of thousands of requests), then instrumentation
  * is switched on for `--requests` requests. Prints instructions per request on the main thread (the
  * request's own work: JIT-compiled JavaScript, builtins, V8 and Node's C++, libc) and on all threads
@@ -26,6 +26,7 @@ import { resolveSecrets } from '../src/services/serve/secrets.js'
 import { freePort } from '../test/helpers/ports.js'
 import { startRedis } from '../test/helpers/redis.js'
 import { type Endpoint, RECORD, SECRETS, loadRun, seedFlows, startLoader, until } from './servers.js'
+import { bare, sealedKeeping } from './keeping.js'
 
 const { values: opts } = parseArgs({
   options: {
@@ -43,8 +44,8 @@ const N = Number(opts.requests)
 const ENDPOINT = (['POST /store', 'GET /start', 'GET /hash-check'] as Endpoint[]).find((e) =>
   e.endsWith(`/${opts.only}`),
 )
-if (!ENDPOINT || !['broker', 'baseline'].includes(opts.target!)) {
-  process.stderr.write('bench/instructions.ts: --target broker|baseline, --only store|start|hash-check\n')
+if (!ENDPOINT || !['broker', 'baseline', 'floor'].includes(opts.target!)) {
+  process.stderr.write('bench/instructions.ts: --target broker|baseline|floor, --only store|start|hash-check\n')
   process.exit(2)
 }
 try {
@@ -83,9 +84,10 @@ try {
   } else {
     // The baseline without its cluster primary, so that the process under callgrind is the one serving.
     env.WORKERS = '0'
+    if (opts.target === 'floor') env.SEAL_SECRET = SECRETS.session
     script = join(ROOT, 'bench/baseline.ts')
   }
-  const nodeArgs = ['--perf-basic-prof', ...(opts.target === 'baseline' ? ['--import', 'tsx'] : []), script]
+  const nodeArgs = ['--perf-basic-prof', ...(opts.target === 'broker' ? [] : ['--import', 'tsx']), script]
   proc = spawn(
     'valgrind',
     [
@@ -107,12 +109,9 @@ try {
     300_000,
   )
   const [hashCheck] = await seedFlows(seeder, 1)
-  await client.set(
-    `base:flow:{${hashCheck}}`,
-    JSON.stringify({ hash: hashCheck, record: RECORD, progress: 'stored' }),
-    'EX',
-    600,
-  )
+  const text = JSON.stringify({ hash: hashCheck, record: RECORD, progress: 'stored' })
+  const keeping = opts.target === 'floor' ? sealedKeeping(SECRETS.session) : bare
+  await client.set(...keeping.put('flow', hashCheck!, text), 'EX', 600)
   const run = async (requests: number) => {
     const starts = ENDPOINT === 'GET /start' ? await seedFlows(seeder, requests) : []
     const base = loadRun(ENDPOINT, url, 10, 0, { hashCheck: hashCheck!, starts })

@@ -27,7 +27,8 @@ export const stopProcess = (p: ChildProcess) =>
   })
 
 export interface Target {
-  name: 'broker' | 'baseline'
+  /** baseline: bare node:http + ioredis; floor: the same sealing as the broker must (bench/baseline.ts). */
+  name: 'broker' | 'baseline' | 'floor'
   url: string
   proc: ChildProcess
 }
@@ -104,19 +105,29 @@ async function profiledWorker(
   return { name: 'broker', url, proc }
 }
 
-/** The baseline server: bench/baseline.ts, or the script BENCH_BASELINE names (bench/fastify-floor.ts). */
-export async function startBaseline(redisPort: number, workers: number): Promise<Target> {
+/**
+ * The baseline server: bench/baseline.ts, or the script BENCH_BASELINE names (bench/fastify-floor.ts);
+ * `sealed`: bench/baseline.ts as the sealed floor, under the bench's session secret.
+ */
+export async function startBaseline(redisPort: number, workers: number, sealed = false): Promise<Target> {
   const port = await freePort()
-  const proc = fork(join(ROOT, process.env.BENCH_BASELINE ?? 'bench/baseline.ts'), [], {
+  const script = sealed ? 'bench/baseline.ts' : (process.env.BENCH_BASELINE ?? 'bench/baseline.ts')
+  const proc = fork(join(ROOT, script), [], {
     execArgv: ['--import', 'tsx'],
-    env: { ...process.env, PORT: String(port), REDIS_PORT: String(redisPort), WORKERS: String(workers) },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      REDIS_PORT: String(redisPort),
+      WORKERS: String(workers),
+      ...(sealed ? { SEAL_SECRET: SECRETS.session } : {}),
+    },
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   })
   let ready = 0
   await new Promise<void>((r) => proc.on('message', () => ++ready === 1 && r()))
   const url = `http://127.0.0.1:${port}`
   await until(async () => (await fetch(`${url}/hash-check?hash=x`)).status === 404, 'baseline')
-  return { name: 'baseline', url, proc }
+  return { name: sealed ? 'floor' : 'baseline', url, proc }
 }
 
 export function workerPids(primary: number): number[] {
