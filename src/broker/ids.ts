@@ -58,9 +58,16 @@ export function hashOfState(state: string, sessionSecret: string): string | unde
 }
 
 /**
- * The name of the cookie binding a browser to one flow (several flows may run side by side). A
- * name authenticates nothing (the flow's nonce in it does): it only must not show the hash, which
- * an HMAC under the cookie secret ensures.
+ * The name of a new flow's binding cookie (several flows may run side by side in one browser):
+ * 72 random bits, kept sealed with the flow like the nonce the cookie carries. Random rather than
+ * derived from the hash, so that it shows nothing of the hash and costs no MAC per /start and
+ * /callback.
  */
-export const flowCookieName = (hash: string, cookieSecret: string): string =>
+export const newCookieName = (): string => `broker_${randomPool(9).toString('base64url')}`
+
+/**
+ * The binding cookie's name for a flow an earlier version started (its sealed data names no
+ * cookie): an HMAC of the hash under cookie.secret, so such flows still complete after an upgrade.
+ */
+export const legacyCookieName = (hash: string, cookieSecret: string): string =>
   `broker_${createHmac('sha256', macKey(cookieSecret)).update(`broker cookie\0${hash}`).digest('base64url').slice(0, 12)}`

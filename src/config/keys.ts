@@ -77,7 +77,7 @@ export const CONFIG_DOCS = {
     flag: 'cookie-secret',
     secret: true,
     shown: 'generated per run',
-    help: 'Secret signing the browser-binding cookie, at least 16 characters; the same on every instance',
+    help: 'Names the browser-binding cookie of flows an earlier version (before 0.2) started, at least 16 characters; the same on every instance. New flows name theirs at random, kept sealed with the flow',
   },
   'session.secret': {
     flag: 'session-secret',

@@ -1,7 +1,7 @@
 import { FlowError, type FlowPlugin, type StepResult } from '../../../flows/contract.js'
 import { ProviderError } from '../../../flows/lib/token-answer.js'
 import { BrokerError, brokerError, ERRORS } from '../../errors.js'
-import { flowCookieName, hashOfState, newId, safeEqual } from '../ids.js'
+import { hashOfState, legacyCookieName, newCookieName, newId, safeEqual } from '../ids.js'
 import type { FlowEntry, FlowFailure, Progress } from '../redis/flow-store.js'
 import type { BrokerDeps } from '../deps.js'
 import { flowContext } from './context.js'
@@ -19,8 +19,8 @@ export interface FlowRequest {
   crossSitePost?: boolean
 }
 
-/** The broker's per-flow secrets for a run: its OAuth state (made at /store) and the browser cookie's nonce. */
-const runData = (entry: FlowEntry) => ({ state: String(entry.data.state), nonce: newId() })
+/** The broker's per-flow secrets for a run: its OAuth state (made at /store), the browser cookie's name and nonce. */
+const runData = (entry: FlowEntry) => ({ state: String(entry.data.state), nonce: newId(), cookie: newCookieName() })
 
 /**
  * At /store, for a plugin whose first step is pure (`startAtStore`): runs it now, so that /start is
@@ -244,19 +244,24 @@ function finished(progress: string): BrokerError {
 }
 
 /**
- * The cookie binding the browser to its flow: the flow's nonce, 192 random bits kept sealed with the
- * flow. It needs no MAC of its own: /callback compares it with the sealed nonce in constant time, so
- * a forged value matches nothing (and the flow is read before the cookie is checked either way).
+ * The cookie binding the browser to its flow: named at random and carrying the flow's nonce (192
+ * random bits), both kept sealed with the flow. It needs no MAC of its own: /callback compares it
+ * with the sealed nonce in constant time, so a forged value matches nothing (and the flow is read
+ * before the cookie is checked either way).
  */
 function bindingCookie(deps: BrokerDeps, entry: FlowEntry): Reply['cookie'] {
   const maxAge = Math.max(1, Math.ceil((entry.expiresAt - Date.now()) / 1000))
-  return { name: flowCookieName(entry.hash, deps.config.cookie.secret), value: String(entry.data.nonce), maxAge }
+  return { name: cookieName(deps, entry), value: String(entry.data.nonce), maxAge }
 }
+
+/** The flow's binding cookie name; a flow an earlier version started has none kept and gets the legacy one. */
+const cookieName = (deps: BrokerDeps, entry: FlowEntry): string =>
+  typeof entry.data.cookie === 'string' ? entry.data.cookie : legacyCookieName(entry.hash, deps.config.cookie.secret)
 
 function cookieMatches(deps: BrokerDeps, entry: FlowEntry, cookies: FlowRequest['cookies']): boolean {
   // Before 0.2 the value was `nonce.mac`: the part before a dot (a nonce has none) keeps such cookies,
   // set by an older broker for a flow still in flight, working through an upgrade.
-  const nonce = cookies[flowCookieName(entry.hash, deps.config.cookie.secret)]?.split('.', 1)[0]
+  const nonce = cookies[cookieName(deps, entry)]?.split('.', 1)[0]
   return !!nonce && typeof entry.data.nonce === 'string' && safeEqual(nonce, entry.data.nonce)
 }
 

@@ -1,7 +1,8 @@
 import Fastify, { type FastifyInstance } from 'fastify'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { Reply } from '../flows/reply.js'
-import { type ListValues, requestParams, send } from './reply.js'
+import { serialize } from 'cookie'
+import { type ListValues, bindingCookieHeader, requestParams, send } from './reply.js'
 
 let app: FastifyInstance | undefined
 afterEach(async () => {
@@ -71,5 +72,31 @@ describe('send', () => {
     expect((await sent({ status: 201, json: { ok: 1 } })).json()).toEqual({ ok: 1 })
     expect((await sent({ status: 200 })).json()).toEqual({})
     expect((await sent({ status: 302, headers: { location: '/x' } })).body).toBe('')
+  })
+})
+
+describe('bindingCookieHeader', () => {
+  it("is the cookie library's serialization of the same cookie", () => {
+    const c = { name: 'broker_AbC-_9xyZ012', value: 'n0nce-_AbCdEfGhIjKlMnOpQrStUvWxYz012', maxAge: 597 }
+    for (const secure of [false, true])
+      expect(bindingCookieHeader(c, secure)).toBe(
+        serialize(c.name, c.value, {
+          httpOnly: true,
+          sameSite: secure ? 'none' : 'lax',
+          secure,
+          path: '/',
+          maxAge: c.maxAge,
+        }),
+      )
+  })
+
+  it('refuses a name or value outside base64url, or a fractional Max-Age', () => {
+    for (const bad of [
+      { name: 'a;b', value: 'v', maxAge: 1 },
+      { name: 'a', value: 'v\r\nSet-Cookie: x=1', maxAge: 1 },
+      { name: 'a', value: '', maxAge: 1 },
+      { name: 'a', value: 'v', maxAge: 1.5 },
+    ])
+      expect(() => bindingCookieHeader(bad, false)).toThrow(TypeError)
   })
 })

@@ -5,6 +5,7 @@ import { memoryBroker } from '../../../../test/helpers/deps.js'
 import type { StoredFlow } from '../../flows/store.js'
 import type { Broker } from '../../index.js'
 import { buildServer } from '../build.js'
+import { legacyCookieName } from '../../ids.js'
 
 let broker: Broker
 let app: FastifyInstance
@@ -360,6 +361,40 @@ describe('the browser-binding cookie', () => {
       await httpsApp.close()
       await httpsBroker.close()
     }
+  })
+})
+
+describe('the binding cookie name', () => {
+  const cookieOf = (res: { headers: Record<string, unknown> }) => String(res.headers['set-cookie']).split(';')[0]!
+
+  it('is random per flow: two flows in one browser keep two cookies, and no name follows from a hash', async () => {
+    const [a, b] = [await store(threeLegged()), await store(threeLegged())]
+    const [ca, cb] = [
+      cookieOf(await app.inject({ url: `/start?hash=${a.hash}` })),
+      cookieOf(await app.inject({ url: `/start?hash=${b.hash}` })),
+    ]
+    const [na, nb] = [ca.split('=')[0]!, cb.split('=')[0]!]
+    expect(na).toMatch(/^broker_[A-Za-z0-9_-]{12}$/)
+    expect(na).not.toBe(nb)
+    for (const name of [na, nb])
+      for (const { hash } of [a, b]) expect(name).not.toBe(legacyCookieName(hash, broker.config.cookie.secret))
+  })
+
+  it('of a flow an earlier version started (no name kept with it) is the legacy HMAC of its hash', async () => {
+    const { hash } = await store(threeLegged())
+    const start = await app.inject({ url: `/start?hash=${hash}` })
+    const state = new URL(start.headers.location as string).searchParams.get('state')!
+    // As an earlier version kept it: the same flow, with no cookie name in its sealed data.
+    const entry = (await broker.store.get(hash))!
+    const { cookie: _name, ...data } = entry.data
+    expect(await broker.store.advance('awaiting_callback', { ...entry, data })).toBe('ok')
+    const cb = `/callback?code=abc&state=${encodeURIComponent(state)}`
+    const nonce = cookieOf(start).split('=')[1]!
+    const refused = await app.inject({ url: cb, headers: { cookie: cookieOf(start) } })
+    expect(refused.json().code).toBe('COOKIE_MISMATCH')
+    tokenAnswer = { status: 200, type: 'application/json', body: '{"access_token":"tok"}' }
+    const legacy = `${legacyCookieName(hash, broker.config.cookie.secret)}=${nonce}`
+    expect((await app.inject({ url: cb, headers: { cookie: legacy } })).statusCode).toBe(302)
   })
 })
 
