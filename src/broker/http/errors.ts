@@ -1,6 +1,6 @@
 import { STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
-import type { FastifyError, FastifyInstance } from 'fastify'
+import type { FastifyBaseLogger, FastifyError, FastifyInstance } from 'fastify'
 import { brokerError, BrokerError, isBrokerError } from '../../errors.js'
 
 /** Maps Fastify's own errors to the registry's messages; nothing else reaches a client. */
@@ -36,15 +36,35 @@ function fromFastify(err: FastifyError): BrokerError {
   return brokerError('unexpected')
 }
 
+const OUTAGE_LOG_MS = 5000
+
+/**
+ * The store-unavailable warning, at most once per 5 s per worker with the count of 503s since the
+ * last one: an outage under load answers thousands of requests, and a line each buried the log.
+ */
+function outageLog(): (log: FastifyBaseLogger) => void {
+  let last = 0
+  let since = 0
+  return (log) => {
+    since++
+    const now = Date.now()
+    if (now - last < OUTAGE_LOG_MS) return
+    log.warn({ answered503: since }, 'flow store unavailable')
+    last = now
+    since = 0
+  }
+}
+
 /**
  * One error handler for the whole server: `{code, message, …}` with the registry's status and the
  * security headers (set again: an error may come before the hook that sets them ran).
  */
 export function installErrorHandling(app: FastifyInstance, headers: Readonly<Record<string, string>>): void {
+  const storeDown = outageLog()
   app.setErrorHandler((err: FastifyError, request, reply) => {
     const broker = isBrokerError(err) ? err : fromFastify(err)
     if (broker.code === 'INTERNAL') request.log.error({ err }, 'unexpected error')
-    else if (broker.code === 'STORE_UNAVAILABLE') request.log.warn('flow store unavailable')
+    else if (broker.code === 'STORE_UNAVAILABLE') storeDown(request.log)
     void reply.code(broker.status).headers(headers).send(broker.toJSON())
   })
   app.setNotFoundHandler((request, reply) => {
