@@ -1,4 +1,4 @@
-import Fastify from 'fastify'
+import Fastify, { type FastifyBaseLogger } from 'fastify'
 import { pino } from 'pino'
 import { describe, expect, it } from 'vitest'
 import { brokerError } from '../../errors.js'
@@ -8,7 +8,7 @@ describe('the store-unavailable warning', () => {
   it('is logged once for a burst of 503s, not once per request', async () => {
     const lines: Array<{ msg: string; answered503?: number }> = []
     const log = pino({ level: 'warn' }, { write: (line: string) => void lines.push(JSON.parse(line)) })
-    const app = Fastify({ loggerInstance: log })
+    const app = Fastify({ loggerInstance: log as FastifyBaseLogger })
     installErrorHandling(app, {})
     app.get('/down', async () => {
       throw brokerError('storeNotAnswering')
