@@ -12,7 +12,9 @@ function Switcher({ got, onCommit }: { got: string[]; onCommit: (active: boolean
     if (input === 'a') setActive(true)
   })
   useKeys((input) => void got.push(input), { isActive: active })
-  useLayoutEffect(() => onCommit(active))
+  useLayoutEffect(() => {
+    onCommit(active)
+  })
   return <Text>{active ? 'active' : 'idle'}</Text>
 }
 
