@@ -22,7 +22,11 @@ export interface StartBrokerOptions {
   port?: number
 }
 
-/** Spawns `bin/run.js serve` as a user would, and waits until /ping answers. */
+/**
+ * Spawns `bin/run.js serve` as a user would, and waits until every worker is up: /ping answers (one
+ * worker is) and `serve` has said it listens (it says so once the last worker is ready). A test that
+ * failed Redis while a second worker was still starting saw that worker exit.
+ */
 export async function startBroker(opts: StartBrokerOptions = {}): Promise<BrokerProcess> {
   const port = opts.port ?? (await freePort())
   const proc = spawn(process.execPath, [BIN, 'serve', '--port', String(port), ...(opts.args ?? [])], {
@@ -36,7 +40,11 @@ export async function startBroker(opts: StartBrokerOptions = {}): Promise<Broker
   const url = `http://127.0.0.1:${port}`
   const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)))
   await Promise.race([
-    waitFor(async () => (await fetch(`${url}/ping`)).ok, 20_000, `broker on ${port}`),
+    waitFor(
+      async () => (await fetch(`${url}/ping`)).ok && err.includes('listening on port'),
+      20_000,
+      `broker on ${port}, every worker up`,
+    ),
     exited.then((code) => {
       throw new Error(`broker exited with ${code} before answering:\n${err}`)
     }),

@@ -64,7 +64,10 @@ export async function serve(opts: ServeOptions): Promise<ServeResult> {
       notice(
         `listening on port ${port} (${url}), ${workers} worker${workers > 1 ? 's' : ''}, store: ${storeLabel}, pid ${process.pid}`,
       ),
-    onRestart: ({ pid, how, delayMs }) => notice(`worker ${pid} exited (${how}); starting a new one in ${delayMs} ms`),
+    onRestart: ({ pid, how, delayMs, reason }) =>
+      notice(
+        `worker ${pid} exited (${how})${reason ? `: it could not start: ${reason}` : ''}; starting a new one in ${delayMs} ms`,
+      ),
   })
   const onTerm = () => void supervisor.stop('SIGTERM')
   const onInt = () => void supervisor.stop('SIGINT')

@@ -46,7 +46,7 @@ function setup(opts: Partial<SupervisorOptions> = {}) {
     return worker
   }
   const listening: number[] = []
-  const restarts: Array<{ pid: number | undefined; how: string; delayMs: number }> = []
+  const restarts: Array<{ pid: number | undefined; how: string; delayMs: number; reason?: string }> = []
   const supervisor = createSupervisor({
     workers: 1,
     fork,
@@ -111,6 +111,18 @@ describe('createSupervisor', () => {
     forked[0]!.ready()
     forked[0]!.exit(3)
     expect(restarts).toEqual([{ pid: 1000, how: 'code 3', delayMs: 100 }])
+  })
+
+  it('says why a worker could not start once another had served, and starts a new one', async () => {
+    const { supervisor, forked, restarts } = setup({ workers: 2 })
+    const run = supervisor.run()
+    forked[0]!.ready()
+    forked[1]!.fatal('the flow store did not answer')
+    forked[1]!.exit(1)
+    expect(restarts).toEqual([{ pid: 1001, how: 'code 1', delayMs: 100, reason: 'the flow store did not answer' }])
+    await vi.advanceTimersByTimeAsync(100)
+    expect(forked).toHaveLength(3)
+    expect(await settled(run)).toBe(false)
   })
 
   it('waits 30 s at most before a restart', () => {

@@ -26,8 +26,11 @@ export interface SupervisorOptions {
   fork: ForkWorker
   /** Called once, when as many workers as asked for have reported ready, with the port the last one listens on. */
   onListening?(port: number): void
-  /** A worker that had served died; a new one starts after `delayMs`. */
-  onRestart?(exit: { pid: number | undefined; how: string; delayMs: number }): void
+  /**
+   * A worker died once another had served; a new one starts after `delayMs`. `reason`: why it could
+   * not start, when it said so (a replacement, or a second worker slower than the first).
+   */
+  onRestart?(exit: { pid: number | undefined; how: string; delayMs: number; reason?: string }): void
   /** How long a draining worker may take before it gets SIGKILL. */
   drainTimeoutMs?: number
 }
@@ -55,6 +58,8 @@ export const DRAIN_TIMEOUT_MS = 15_000
 /** What the supervisor knows of one live worker. */
 interface WorkerState {
   ready: boolean
+  /** Why it could not start, as it reported before exiting. */
+  reason?: string
   /** Drains waiting for this worker's exit. */
   exitWaiters: Array<() => void>
 }
@@ -89,8 +94,9 @@ export function createSupervisor(opts: SupervisorOptions): Supervisor {
             announced = true
             opts.onListening?.(msg.port)
           }
-        } else if (msg.type === 'fatal' && !everReady) {
-          void drain('fatal', brokerError('workerStartFailed', { reason: msg.message }))
+        } else if (msg.type === 'fatal') {
+          if (!everReady) void drain('fatal', brokerError('workerStartFailed', { reason: msg.message }))
+          else state.reason = msg.message
         }
       },
       exit: (code, signal) => {
@@ -104,7 +110,7 @@ export function createSupervisor(opts: SupervisorOptions): Supervisor {
         crashes.push(now)
         while (crashes.length && now - crashes[0]! > CRASH_WINDOW_MS) crashes.shift()
         const delayMs = Math.min(MAX_BACKOFF_MS, BACKOFF_BASE_MS * 2 ** (crashes.length - 1))
-        opts.onRestart?.({ pid: control.pid, how, delayMs })
+        opts.onRestart?.({ pid: control.pid, how, delayMs, ...(state.reason ? { reason: state.reason } : {}) })
         if (state.ready) readyCount--
         // A referenced timer: when the only worker died, it is all that keeps the primary alive until the new one starts.
         const timer = setTimeout(() => {
