@@ -6,7 +6,7 @@
  *   npm run build && node --import tsx bench/instructions.ts [--target broker|baseline|floor] [--only store|start|hash-check]
  *       [--requests 3000] [--warm 30000] [--dist dist] [--top 30] [--inclusive]
  *
- * One broker worker (or the baseline, bare or as the sealed floor, one process) runs under callgrind with instrumentation off;
+ * One broker worker (or the baseline, bare — or the script BENCH_BASELINE names — or as the sealed floor, one process) runs under callgrind with instrumentation off;
  * autocannon warms it up (the JIT compiles for tens of thousands of requests), then instrumentation
  * is switched on for `--requests` requests. Prints instructions per request on the main thread (the
  * request's own work: JIT-compiled JavaScript, builtins, V8 and Node's C++, libc) and on all threads
@@ -85,7 +85,10 @@ try {
     // The baseline without its cluster primary, so that the process under callgrind is the one serving.
     env.WORKERS = '0'
     if (opts.target === 'floor') env.SEAL_SECRET = SECRETS.session
-    script = join(ROOT, 'bench/baseline.ts')
+    script = join(
+      ROOT,
+      opts.target === 'baseline' ? (process.env.BENCH_BASELINE ?? 'bench/baseline.ts') : 'bench/baseline.ts',
+    )
   }
   const nodeArgs = ['--perf-basic-prof', ...(opts.target === 'broker' ? [] : ['--import', 'tsx']), script]
   proc = spawn(
