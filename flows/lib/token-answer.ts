@@ -1,4 +1,5 @@
 import { FlowError, type FlowRecord, type HttpAnswer } from '../contract.js'
+import { looksLike } from './field-names.js'
 
 /**
  * The standard fields of a token answer (RFC 6749 §5.1, OpenID Connect Core §3.1.3.3). They come from
@@ -177,7 +178,8 @@ export function parseBody(answer: HttpAnswer): Record<string, unknown> | undefin
  * What the app receives: every parameter of the authorization response but the protocol's own
  * (`authorization`, e.g. QuickBooks' realmId, Apple's user), then every field of the token answer
  * (Salesforce's instance_url, Slack's authed_user …), which wins over a parameter of the same name;
- * never a name the broker speaks itself (BROKER_FIELDS); then the app's own `state`. Values stay as
+ * never a name the broker speaks itself (BROKER_FIELDS) nor one an app's framework could read as such
+ * (`id.token`, `state[]`: see field-names.ts); then the app's own `state`. Values stay as
  * the provider sent them: objects and arrays are turned into JSON text by the delivery, when it must.
  */
 export function deliverable(
@@ -190,9 +192,10 @@ export function deliverable(
   if (out.token_type === undefined && typeof record.authorize_method === 'string')
     out.token_type = record.authorize_method
   for (const [k, v] of Object.entries(token))
-    if (v !== undefined && v !== null && !Object.hasOwn(out, k) && !BROKER_FIELDS.has(k)) out[k] = v
+    if (v !== undefined && v !== null && !Object.hasOwn(out, k) && !BROKER_FIELDS.has(k) && !looksLike(k)) out[k] = v
   for (const [k, v] of Object.entries(authorization))
-    if (v !== undefined && !Object.hasOwn(out, k) && !PROTOCOL_PARAMS.has(k) && !BROKER_FIELDS.has(k)) out[k] = v
+    if (v !== undefined && !Object.hasOwn(out, k) && !PROTOCOL_PARAMS.has(k) && !BROKER_FIELDS.has(k) && !looksLike(k))
+      out[k] = v
   if (record.state !== undefined) out.state = record.state
   return out
 }

@@ -14,6 +14,8 @@ export interface IdTokenPlan {
   claims?: Record<string, unknown>
   key?: KeyObject
   kid?: string
+  /** More fields in the token answer. */
+  answer?: Record<string, unknown>
 }
 
 export interface HandMadeProvider {
@@ -105,7 +107,13 @@ export async function startHandMadeProvider(
           const idToken = await new SignJWT({ ...claims, ...(nonce ? { nonce } : {}), ...p.plan.claims })
             .setProtectedHeader({ alg: 'RS256', kid: p.plan.kid ?? 'k1' })
             .sign(p.plan.key ?? key)
-          return json(200, { access_token: 'hm-access', token_type: 'Bearer', expires_in: 60, id_token: idToken })
+          return json(200, {
+            access_token: 'hm-access',
+            token_type: 'Bearer',
+            expires_in: 60,
+            id_token: idToken,
+            ...p.plan.answer,
+          })
         }
         json(404, { error: 'not_found' })
       })()

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
 import type { DeliveryMode } from '../../config/schema.js'
+import { looksLike } from '../../../flows/lib/field-names.js'
 import { newId } from '../ids.js'
 import type { FlowEntry, FlowFailure } from '../redis/flow-store.js'
 import type { BrokerDeps } from '../deps.js'
@@ -28,6 +29,7 @@ export async function deliverResult(
   entry: FlowEntry,
   result: Record<string, unknown>,
 ): Promise<{ reply: Reply; mode: string }> {
+  result = withoutLookAlikes(result)
   if (!hasCallback(entry)) return { reply: { status: 200, headers: { ...NO_STORE }, json: result }, mode: 'json' }
   const mode = deliveryMode(entry, deps)
   const callback = entry.record.callback
@@ -49,6 +51,16 @@ export async function deliverResult(
     }
   }
   return { reply: redirect(withQuery(callback, asText(result)), { headers: { ...NO_STORE } }), mode }
+}
+
+/**
+ * The last guard before the app, whatever flow plugin made the result: a field an app's framework
+ * could read as one of the broker's own (`id.token` is PHP's `id_token`) is dropped.
+ */
+function withoutLookAlikes(result: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  for (const [k, v] of Object.entries(result)) if (!looksLike(k)) out[k] = v
+  return out
 }
 
 /** A result as form or query values: scalars as text, objects and arrays (Slack's `authed_user`) as JSON text. */
