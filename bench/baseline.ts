@@ -9,7 +9,7 @@
  * GET /hash-check  parse the query, one Redis GET, answer the record as JSON
  *
  * With SEAL_SECRET, the same server also does the least that sealing at rest asks of every broker
- * (issue 14), with the broker's own Sealer (src/broker/redis/seal.ts): each key is named by the
+ * (issue 14), with the broker's own Sealer (src/broker/store/seal.ts): each key is named by the
  * keyed digest of its capability (one HMAC) and each value is AES-256-GCM under the key derived
  * with it (one seal, or one open at /hash-check). This is the sealed floor: no broker that seals
  * as required can do less per request, so `broker ÷ floor` is the broker's own overhead.

@@ -1,8 +1,8 @@
 /**
  * How the bench's baselines keep a value in Redis: bare (in clear, under its capability) or sealed
- * as issue 14 asks of the broker, with the broker's own Sealer (src/broker/redis/seal.ts).
+ * as issue 14 asks of the broker, with the broker's own Sealer (src/broker/store/seal.ts).
  */
-import { Sealer } from '../src/broker/redis/seal.js'
+import { Sealer } from '../src/broker/store/seal.js'
 
 /** How a value is kept: in clear under its capability (bare), or sealed under its digest (floor). */
 export interface Keeping {

@@ -10,7 +10,7 @@ import { freePort, waitFor } from '../test/helpers/ports.js'
 import { configSchema } from '../src/config/schema.js'
 import type { BrokerDeps } from '../src/broker/deps.js'
 import type { LoadResult, LoadRun } from './load.js'
-import { storeFlow } from '../src/broker/flows/store.js'
+import { storeFlow } from '../src/broker/endpoints/store.js'
 import { resolveSecrets } from '../src/services/serve/secrets.js'
 
 const ROOT = resolve(import.meta.dirname, '..')

@@ -1,8 +1,8 @@
 import type { Logger } from 'pino'
 import type { BrokerConfig } from '../config/schema.js'
 import type { FlowEvents } from './events.js'
-import type { FlowStore } from './redis/flow-store.js'
-import type { PluginRegistry } from './flows/plugins.js'
+import type { FlowStore } from './store/flow-store.js'
+import type { PluginRegistry } from './endpoints/plugins.js'
 
 /** Configuration whose cookie and session secrets are known (given, or generated for this run). */
 export type ResolvedConfig = Readonly<BrokerConfig> & {

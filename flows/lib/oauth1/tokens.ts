@@ -88,7 +88,8 @@ function snippet(body: string): string {
 /** Token credentials as delivered to the app: access_token, access_secret, the provider's extra fields, the app's state. */
 export function accessResult(access: Credentials, record: Readonly<FlowRecord>): Record<string, unknown> {
   const out: Record<string, unknown> = {}
-  for (const [k, v] of Object.entries(access.fields)) if (!PROTOCOL_FIELDS.has(k) && !BROKER_FIELDS.has(k) && !looksLike(k)) out[k] = v
+  for (const [k, v] of Object.entries(access.fields))
+    if (!PROTOCOL_FIELDS.has(k) && !BROKER_FIELDS.has(k) && !looksLike(k)) out[k] = v
   out.access_token = access.token
   out.access_secret = access.secret
   if (record.state !== undefined) out.state = record.state

@@ -1,5 +1,5 @@
 import { brokerError } from '../../errors.js'
-import type { FlowFailure, Progress } from '../redis/flow-store.js'
+import type { FlowFailure, Progress } from '../store/flow-store.js'
 import type { BrokerDeps } from '../deps.js'
 import { redact } from './redact.js'
 

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 import type { DeliveryMode } from '../../config/schema.js'
 import { looksLike } from '../../../flows/lib/field-names.js'
 import { newId } from '../ids.js'
-import type { FlowEntry, FlowFailure } from '../redis/flow-store.js'
+import type { FlowEntry, FlowFailure } from '../store/flow-store.js'
 import type { BrokerDeps } from '../deps.js'
 import { type Reply, redirect, withQuery } from './reply.js'
 

@@ -2,7 +2,7 @@ import { FlowError, type FlowPlugin, type StepResult } from '../../../flows/cont
 import { ProviderError } from '../../../flows/lib/token-answer.js'
 import { BrokerError, brokerError, ERRORS } from '../../errors.js'
 import { hashOfState, legacyCookieName, newCookieName, newId, safeEqual } from '../ids.js'
-import type { FlowEntry, FlowFailure, Progress } from '../redis/flow-store.js'
+import type { FlowEntry, FlowFailure, Progress } from '../store/flow-store.js'
 import type { BrokerDeps } from '../deps.js'
 import { flowContext } from './context.js'
 import { NO_STORE, REPOSTED, deliverError, deliverResult, postAgain } from './deliver.js'

@@ -1,7 +1,7 @@
 import { newFlowIds } from '../ids.js'
 import { checkRecordDestinations } from '../outbound/record-check.js'
 import { expandProvider } from '../providers/expand.js'
-import type { FlowEntry } from '../redis/flow-store.js'
+import type { FlowEntry } from '../store/flow-store.js'
 import type { BrokerDeps } from '../deps.js'
 import { providerHost, recordPluginName, sanitizeRecord, validateRecord } from './record.js'
 import { prepareStart } from './run.js'

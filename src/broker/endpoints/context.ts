@@ -1,5 +1,5 @@
 import { FlowError, type FlowContext, type HttpAnswer, type HttpRequest } from '../../../flows/contract.js'
-import type { FlowEntry } from '../redis/flow-store.js'
+import type { FlowEntry } from '../store/flow-store.js'
 import type { BrokerDeps } from '../deps.js'
 import { brokerError } from '../../errors.js'
 import { providerPolicy } from '../outbound/policy.js'
