@@ -7,6 +7,23 @@ import reactHooks from 'eslint-plugin-react-hooks'
 import globals from 'globals'
 import tseslint from 'typescript-eslint'
 
+/**
+ * The layers (docs/architecture.md): commands → src → flows, pdk; inside src: ui → services → broker →
+ * config, errors, log, redact. An import that runs the other way fails lint. Specifiers are matched as
+ * written (relative paths), so each block names the folders its files may not climb back into.
+ * Tests may reach across to set things up.
+ */
+const layer = (files, folders, why) => ({
+  files,
+  ignores: ['**/*.test.ts', '**/*.test.tsx'],
+  rules: {
+    'no-restricted-imports': [
+      'error',
+      { patterns: [{ regex: `^(\\.{1,2}/)+(${folders.join('|')})(/|\\.js$)`, message: why }] },
+    ],
+  },
+})
+
 export default defineConfig(
   { ignores: ['dist/', 'coverage/', '.tmp/', 'docs/'] },
   js.configs.recommended,
@@ -27,6 +44,32 @@ export default defineConfig(
       ],
     },
   },
+  layer(
+    ['flows/**/*.ts'],
+    ['src', 'commands', 'pdk', 'bin'],
+    'flow plugins sit below the broker: they get what they need in their context',
+  ),
+  layer(
+    ['pdk/**/*.ts'],
+    ['src', 'commands', 'flows', 'bin'],
+    'the kit sits below src/: services call it, never the other way',
+  ),
+  layer(
+    ['src/config/**/*.ts', 'src/errors.ts', 'src/errors/**/*.ts', 'src/log.ts', 'src/redact.ts'],
+    ['broker', 'services', 'ui', 'cli', 'commands'],
+    'config, errors, log and redact are the bottom of src/: they import nothing above them',
+  ),
+  layer(
+    ['src/broker/**/*.ts'],
+    ['services', 'ui', 'cli', 'commands'],
+    'the broker core never imports services, the UI or the CLI',
+  ),
+  layer(
+    ['src/services/**/*.ts'],
+    ['ui', 'cli', 'commands'],
+    'services never import the UI or the CLI: the command hands the UI in',
+  ),
+  layer(['src/ui/**/*.{ts,tsx}'], ['cli', 'commands'], 'the UI never imports the CLI'),
   {
     files: ['src/ui/**/*.{ts,tsx}'],
     extends: [reactHooks.configs.flat.recommended],

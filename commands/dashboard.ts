@@ -36,7 +36,10 @@ export default class Dashboard extends BrokerCommand {
   async run(): Promise<DashboardResult> {
     const { flags } = await this.parse(Dashboard)
     // Loaded here: the dashboard brings Ink, React and a whole broker, which no other command needs.
-    const { dashboard } = await import('../src/services/dashboard/index.js')
+    const [{ dashboard }, { renderDashboard }] = await Promise.all([
+      import('../src/services/dashboard/index.js'),
+      import('../src/ui/render-dashboard.js'),
+    ])
     return dashboard({
       configFile: flags.config,
       flags: { port: flags.port, store: { driver: flags.store as 'auto' | 'redis' | 'memory' | undefined } },
@@ -44,6 +47,7 @@ export default class Dashboard extends BrokerCommand {
       adminKey: flags['admin-key'],
       fixtures: flags.fixtures,
       interactive: Boolean(process.stdin.isTTY),
+      render: (props) => renderDashboard(props),
     })
   }
 }

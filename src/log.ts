@@ -1,5 +1,5 @@
 import { type Logger, destination, pino } from 'pino'
-import { redactDeep } from './broker/flows/redact.js'
+import { redactDeep } from './redact.js'
 
 /** The one pino logger of a process, JSON lines on stderr; shared with Fastify. */
 export function createLogger(level: string): Logger {

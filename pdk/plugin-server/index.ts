@@ -3,10 +3,10 @@
  * protocol (`kong/runloop/plugin_servers/*.lua`): GetPluginInfo, StartInstance with Kong's config,
  * HandleEvent and the Step answers to each PDK call, CloseInstance.
  */
-import { ServerProcess, StartError, type PluginFile } from './process.js'
+import { ServerProcess, StartError, type ServedPlugin } from './process.js'
 import { RemotePlugin } from './remote.js'
 
-export { StartError } from './process.js'
+export { StartError, type ServedPlugin } from './process.js'
 export { KitRaised, RemotePlugin } from './remote.js'
 
 const START_MS = 30_000
@@ -25,11 +25,6 @@ export interface PluginInfo {
   Phases?: string[]
   Priority?: number
   Schema?: unknown
-}
-
-/** A module plugin to serve: its file, the file name it gets in the plugins directory, its registered name. */
-export interface ServedPlugin extends PluginFile {
-  name: string
 }
 
 interface Group {

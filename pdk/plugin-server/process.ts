@@ -38,6 +38,11 @@ export interface PluginFile {
   fileName: string
 }
 
+/** A module plugin to serve: its file, the file name it gets in the plugins directory, its registered name. */
+export interface ServedPlugin extends PluginFile {
+  name: string
+}
+
 export interface StartOptions {
   plugins: readonly PluginFile[]
   /** A shell command line instead of the kong-js-pluginserver; {prefix} {sock_name} {socket} {plugins} are filled in. */

@@ -3,10 +3,16 @@ import type { Context } from '../context.js'
 import type { KitTree } from '../kit.js'
 import type { Recorder } from '../trace.js'
 import { serveCall } from './bridge.js'
-import type { PluginServers, ServedPlugin } from './index.js'
+import type { ServedPlugin, ServerProcess } from './process.js'
 import { rpcLog, serverLine } from './log.js'
 import { STEP_METHOD } from './lua.js'
 import { RpcError, RpcTimeout } from './rpc.js'
+
+/** Where a remote plugin finds its server: the run's plugin servers. */
+export interface ServerSource {
+  readonly options: { readonly timeoutMs: number }
+  server(plugin: ServedPlugin): Promise<ServerProcess>
+}
 
 /** One plugin of a scenario on its server: an instance started with the config Kong sends. */
 export class RemotePlugin {
@@ -14,7 +20,7 @@ export class RemotePlugin {
   private ctx: Context | undefined
 
   constructor(
-    private readonly servers: PluginServers,
+    private readonly servers: ServerSource,
     private readonly plugin: ServedPlugin,
     private readonly config: string,
   ) {}

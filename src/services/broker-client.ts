@@ -1,6 +1,6 @@
 import { BrokerError, brokerError, type ErrorCode, ERRORS, fromBrokerAnswer } from '../errors.js'
-import type { HashCheck } from '../broker/flows/hash-check.js'
-import type { StoredFlow } from '../broker/flows/store.js'
+import type { HashCheck } from '../broker/endpoints/hash-check.js'
+import type { StoredFlow } from '../broker/endpoints/store.js'
 
 export type { HashCheck, StoredFlow }
 

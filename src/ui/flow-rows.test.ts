@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { mergeFlow } from '../services/dashboard/flow-log.js'
+import { mergeFlow } from '../broker/flow-log.js'
 import { countdown, secondsLeft, toRow } from './flow-rows.js'
 import { flowEvent } from '../../test/helpers/ink.js'
 

@@ -1,56 +1,17 @@
-import type { HashCheck, StoredFlow } from '../services/broker-client.js'
-import type { FlowEventSource } from '../services/dashboard/source.js'
-import type { Replay } from '../services/dashboard/pdk.js'
-import type { FinalAnswer, Hop, StopReason } from '../services/walk/walker.js'
+import type {
+  DashboardBroker,
+  DashboardProps,
+  OpenOutcome,
+  PdkReplayer,
+  StepWalker,
+} from '../services/dashboard/types.js'
 
-/** The broker's public API as the dashboard uses it (a BrokerClient fits). */
-export interface DashboardBroker {
-  /** The broker's public base URL; start URLs are built on it. */
-  readonly url: string
-  store(record: Record<string, unknown>): Promise<StoredFlow>
-  /** The record with its secrets redacted by the broker. */
-  hashCheck(hash: string): Promise<HashCheck>
-}
-
-/** One hop per call, as the CLI's Walker makes them. */
-export interface StepWalker {
-  next(): Promise<Hop | undefined>
-  readonly pending?: string
-  readonly stopped?: { reason: StopReason; message: string }
-  /** The answer that ended the chain, once it has (not a redirect). */
-  readonly final?: FinalAnswer
-}
-
-/** What became of `o`: opened, or why not (the URL is then to be opened by hand). */
-export interface OpenOutcome {
-  readonly opened: boolean
-  readonly message: string
-}
+export type { DashboardBroker, DashboardProps, OpenOutcome, PdkReplayer, StepWalker }
 
 /** A line of feedback under the panel: what a key did, or why it did nothing. */
 export interface Notice {
   readonly text: string
   readonly tone?: 'info' | 'error'
-}
-
-/** Fixtures of a folder and their replay. */
-export interface PdkReplayer {
-  readonly dir: string
-  list(): string[]
-  replay(file: string): Promise<Replay>
-}
-
-export interface DashboardProps {
-  /** Shown in the title: "embedded" or "attached". */
-  readonly mode: 'embedded' | 'attached'
-  /** Shown in the title, e.g. the store in use. */
-  readonly detail?: string
-  readonly source: FlowEventSource
-  readonly broker: DashboardBroker
-  readonly walker: (url: string) => StepWalker
-  readonly pdk: PdkReplayer
-  /** Opens a URL in the browser (`o`) and says what became of it. */
-  readonly openUrl: (url: string) => Promise<OpenOutcome>
 }
 
 /** What every panel gets from the dashboard. */

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react'
 import type { FlowEvent } from '../broker/events.js'
-import { FlowLog } from '../services/dashboard/flow-log.js'
+import { FlowLog } from '../broker/flow-log.js'
 import type { FlowEventSource } from '../services/dashboard/source.js'
 
 /** The flows of an event source, newest first: its snapshot, then every event as it arrives. */

@@ -1,7 +1,7 @@
 import { brokerError } from '../../errors.js'
 import type { FlowFailure, Progress } from '../store/flow-store.js'
 import type { BrokerDeps } from '../deps.js'
-import { redact } from './redact.js'
+import { redact } from '../../redact.js'
 
 export interface HashCheck {
   hash: string

@@ -9,7 +9,7 @@ import { NO_STORE, REPOSTED, deliverError, deliverResult, postAgain } from './de
 import { providerHost } from './record.js'
 import type { Reply } from './reply.js'
 import { redirect } from './reply.js'
-import { safeText } from './redact.js'
+import { safeText } from '../../redact.js'
 
 /** What a route hands the runner: the request's parameters (query and body) and cookies. */
 export interface FlowRequest {

@@ -1,7 +1,7 @@
 import type { FlowRecord } from '../../../flows/contract.js'
 import { urlParts } from '../../../flows/lib/urls.js'
 import { type BrokerError, brokerError } from '../../errors.js'
-import { urlHasCredentials } from '../endpoints/redact.js'
+import { urlHasCredentials } from '../../redact.js'
 import { isIpLiteral } from './addresses.js'
 import { PROVIDER_URL_FIELDS, type ProviderPolicy, providerPolicy } from './policy.js'
 

@@ -2,9 +2,8 @@ import { loadConfig } from '../../config/load.js'
 import type { ConfigInput } from '../../config/schema.js'
 import { brokerError } from '../../errors.js'
 import { buildServer } from '../../broker/http/build.js'
-import { resolveDriver } from '../../broker/redis/connect.js'
-import { renderDashboard } from '../../ui/render-dashboard.js'
-import type { DashboardProps } from '../../ui/types.js'
+import { resolveDriver } from '../../broker/store/connect.js'
+import type { DashboardProps } from './types.js'
 import { BrokerClient, normalizeBrokerUrl } from '../broker-client.js'
 import { createBroker } from '../../broker/index.js'
 import { resolveSecrets } from '../serve/secrets.js'
@@ -27,6 +26,8 @@ export interface DashboardOptions {
   /** Whether stdin is a terminal; the dashboard needs one. */
   interactive: boolean
   cwd?: string
+  /** Draws the dashboard until the user quits (the UI's renderDashboard: the service never imports the UI). */
+  render: (props: DashboardProps) => Promise<void>
 }
 
 export interface DashboardResult {
@@ -50,7 +51,7 @@ export async function dashboard(opts: DashboardOptions): Promise<DashboardResult
     await checkAdmin(url, key)
     const source = adminEventSource(url, key)
     try {
-      await renderDashboard({ ...common, mode: 'attached', source, broker: new BrokerClient(url) })
+      await opts.render({ ...common, mode: 'attached', source, broker: new BrokerClient(url) })
     } finally {
       source.close()
     }
@@ -85,7 +86,7 @@ export async function dashboard(opts: DashboardOptions): Promise<DashboardResult
       source,
       broker: new BrokerClient(url),
     }
-    await renderDashboard(props)
+    await opts.render(props)
     return { mode: 'embedded', url }
   } finally {
     source.close()

@@ -1,4 +1,4 @@
-import type { OpenOutcome } from '../../ui/types.js'
+import type { OpenOutcome } from './types.js'
 import { openInBrowser } from '../open-browser.js'
 
 /**

@@ -1,5 +1,5 @@
 import type { FlowEvent, FlowEvents } from '../../broker/events.js'
-import { FlowLog } from './flow-log.js'
+import { FlowLog } from '../../broker/flow-log.js'
 
 export type FlowListener = (event: FlowEvent) => void
 

@@ -10,7 +10,7 @@ import {
   describeStore,
   isMultiInstanceStore,
   resolveDriver,
-} from '../../broker/redis/connect.js'
+} from '../../broker/store/connect.js'
 import type { ResolvedConfig } from '../../broker/deps.js'
 import { resolveSecrets } from './secrets.js'
 

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify'
 import type { FlowEvent } from '../../events.js'
 import { brokerError } from '../../../errors.js'
 import type { BrokerDeps } from '../../deps.js'
-import { FlowLog } from '../../../services/dashboard/flow-log.js'
+import { FlowLog } from '../../flow-log.js'
 import { bearerCheck } from '../security.js'
 
 /** Seconds between SSE comments, so proxies keep an idle stream open. */

@@ -1,4 +1,4 @@
-import type { FlowEvent } from '../../broker/events.js'
+import type { FlowEvent } from './events.js'
 
 /** How long a flow stays listed after it expired, so "expired" can be seen before it goes. */
 const KEEP_AFTER_EXPIRY_MS = 5 * 60_000

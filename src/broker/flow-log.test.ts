@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { FlowEvent } from '../../broker/events.js'
+import type { FlowEvent } from './events.js'
 import { FlowLog, mergeFlow } from './flow-log.js'
 
 const ev = (hash: string, over: Partial<FlowEvent> = {}): FlowEvent => ({
