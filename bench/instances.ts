@@ -66,7 +66,7 @@ export async function instancesRun(o: InstancesOptions): Promise<void> {
               loadRun(e, b.url, o.connections / 2, o.seconds, { hashCheck: o.hashCheck, starts: starts.slice(half) }),
             ),
           ])
-          got.two.push(x.rps + y.rps)
+          got.two.push(x!.rps + y!.rps)
         }
         for (const step of round % 2 ? [two, one] : [one, two]) await step()
       }

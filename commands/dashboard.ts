@@ -4,16 +4,17 @@ import { configFileFlag } from '../src/cli/flags.js'
 import type { DashboardResult } from '../src/services/dashboard/index.js'
 
 export default class Dashboard extends BrokerCommand {
-  static summary = 'A full-screen terminal dashboard: live flows, a New flow form, a step-by-step walk, PDK replay.'
-  static description = `Starts an embedded broker (one worker, the configured store; -c and --port as for serve) and shows its flows live, or attaches to a running broker with --attach through its admin API (serve --admin-key). Panels: 1 Flows, 2 New flow, 3 Walk, 4 PDK replay; Tab or 1-4 switch, q or Ctrl-C quits (the embedded broker stops). Needs a terminal: without one it exits 2.`
+  static override summary =
+    'A full-screen terminal dashboard: live flows, a New flow form, a step-by-step walk, PDK replay.'
+  static override description = `Starts an embedded broker (one worker, the configured store; -c and --port as for serve) and shows its flows live, or attaches to a running broker with --attach through its admin API (serve --admin-key). Panels: 1 Flows, 2 New flow, 3 Walk, 4 PDK replay; Tab or 1-4 switch, q or Ctrl-C quits (the embedded broker stops). Needs a terminal: without one it exits 2.`
 
-  static examples = [
+  static override examples = [
     '<%= config.bin %> dashboard',
     '<%= config.bin %> dashboard --port 4000 --fixtures my-fixtures/',
     'BROKER_ADMIN_KEY=… <%= config.bin %> dashboard --attach http://localhost:3000',
   ]
 
-  static flags = {
+  static override flags = {
     config: configFileFlag({ summary: 'Config file, as for serve.' }),
     port: Flags.integer({
       char: 'p',

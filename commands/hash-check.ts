@@ -7,16 +7,16 @@ import { type HashCheck, hashCheck } from '../src/services/hash-check/index.js'
 import { renderHashCheck, renderStatus, watchEnd } from '../src/services/hash-check/render.js'
 
 export default class HashCheckCommand extends BrokerCommand {
-  static summary = 'Show a stored flow: its record (secrets redacted), plugin, progress and seconds left.'
-  static examples = [
+  static override summary = 'Show a stored flow: its record (secrets redacted), plugin, progress and seconds left.'
+  static override examples = [
     '<%= config.bin %> hash-check Yk3…',
     '<%= config.bin %> hash-check Yk3… --watch',
     'BROKER_URL=https://broker.example <%= config.bin %> hash-check Yk3… --json',
   ]
 
-  static args = { hash: Args.string({ description: 'The hash `broker store` printed.', required: true }) }
+  static override args = { hash: Args.string({ description: 'The hash `broker store` printed.', required: true }) }
 
-  static flags = {
+  static override flags = {
     broker: brokerFlag(),
     watch: Flags.boolean({
       char: 'w',

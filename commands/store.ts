@@ -15,10 +15,10 @@ const fieldFlags = Object.fromEntries(
 )
 
 export default class Store extends BrokerCommand {
-  static summary = 'Store a flow at the broker and print its hash, start URL and expiry.'
-  static description = `--flow names the flow (${FLOW_PRESET_NAMES.join(', ')}) and sets the auth_* fields, or names a provider of the catalogue (github, okta, … see --list-providers) whose URLs the record then needs not give. Every record field has a flag; --file takes a whole JSON record and flags override it. Missing required fields are asked for on a terminal, and listed (exit 2) without one. A client or consumer secret saved with --save-secret is found in the keychain by later runs.`
+  static override summary = 'Store a flow at the broker and print its hash, start URL and expiry.'
+  static override description = `--flow names the flow (${FLOW_PRESET_NAMES.join(', ')}) and sets the auth_* fields, or names a provider of the catalogue (github, okta, … see --list-providers) whose URLs the record then needs not give. Every record field has a flag; --file takes a whole JSON record and flags override it. Missing required fields are asked for on a terminal, and listed (exit 2) without one. A client or consumer secret saved with --save-secret is found in the keychain by later runs.`
 
-  static examples = [
+  static override examples = [
     '<%= config.bin %> store --flow oauth2-3 --client-id abc --authorize-url https://provider/authorize --access-url https://provider/token --capture',
     '<%= config.bin %> store --flow oauth2-2 --client-id abc --access-url https://provider/token --save-secret --capture',
     '<%= config.bin %> store --file record.json --callback http://localhost:8080/done --open',
@@ -28,7 +28,7 @@ export default class Store extends BrokerCommand {
     '<%= config.bin %> store --list-providers --json',
   ]
 
-  static flags = {
+  static override flags = {
     flow: Flags.string({ char: 'f', summary: 'The flow, as people say it, or a provider name.' }),
     'list-providers': Flags.boolean({ summary: 'List the providers --flow and the provider field take, and stop.' }),
     file: Flags.string({ summary: 'A JSON file with a whole record; flags override its fields.' }),

@@ -5,22 +5,23 @@ import { apiKeyFlag, brokerFlagWithoutDefault } from '../src/cli/flags.js'
 import { type TestProviderResult, testProvider } from '../src/services/test-provider/index.js'
 
 export default class TestProvider extends BrokerCommand {
-  static summary = "Run a provider's flow through the broker from a small app on :3001 and print its API's answer."
-  static description = `Visiting http://<host>:3001/ stores the provider's flow at the broker (http://<host>:3000 unless --broker) with callback http://<host>:3001/callback and redirects to the start URL; /callback calls the provider's API with the result and prints the request headers sent and the response. Providers are presets in fixtures/providers (github, google, facebook, gitlab, microsoft, notion, quickbooks, salesforce, slack, x, x2); --preset-file describes any other.`
+  static override summary =
+    "Run a provider's flow through the broker from a small app on :3001 and print its API's answer."
+  static override description = `Visiting http://<host>:3001/ stores the provider's flow at the broker (http://<host>:3000 unless --broker) with callback http://<host>:3001/callback and redirects to the start URL; /callback calls the provider's API with the result and prints the request headers sent and the response. Providers are presets in fixtures/providers (github, google, facebook, gitlab, microsoft, notion, quickbooks, salesforce, slack, x, x2); --preset-file describes any other.`
 
-  static examples = [
+  static override examples = [
     '<%= config.bin %> test-provider github -k <client id> -s <client secret> -h localhost --open',
     '<%= config.bin %> test-provider x -k <consumer key> -s <consumer secret> -h 192.168.1.20',
     '<%= config.bin %> test-provider --preset-file my-provider.json -k id -s secret -h localhost --once --json',
   ]
 
-  static args = {
+  static override args = {
     provider: Args.string({
       description: 'A built-in provider preset (github, google, facebook, gitlab, microsoft, x, x2).',
     }),
   }
 
-  static flags = {
+  static override flags = {
     key: Flags.string({ char: 'k', summary: 'Client id or consumer key.' }),
     secret: Flags.string({ char: 's', summary: 'Client or consumer secret.' }),
     host: Flags.string({ char: 'h', summary: 'Host the browser reaches this machine at (localhost, an IP, a name).' }),

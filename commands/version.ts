@@ -9,8 +9,8 @@ export interface VersionResult {
 }
 
 export default class Version extends BrokerCommand {
-  static summary = 'Print the broker version, as --version does (--json for its parts).'
-  static examples = ['<%= config.bin %> version', '<%= config.bin %> version --json']
+  static override summary = 'Print the broker version, as --version does (--json for its parts).'
+  static override examples = ['<%= config.bin %> version', '<%= config.bin %> version --json']
 
   async run(): Promise<VersionResult> {
     await this.parse(Version)

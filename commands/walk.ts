@@ -4,19 +4,20 @@ import { BrokerCommand } from '../src/cli/base-command.js'
 import type { WalkResult } from '../src/services/walk/index.js'
 
 export default class Walk extends BrokerCommand {
-  static summary = 'Follow a redirect chain one hop at a time, keeping cookies, and decode the OAuth parameters.'
-  static description =
+  static override summary =
+    'Follow a redirect chain one hop at a time, keeping cookies, and decode the OAuth parameters.'
+  static override description =
     'For each hop: the method, URL, status, Location, cookies set (names only) and the OAuth parameters decoded (client_id, redirect_uri, scope, state, code_challenge, oauth_token, code, …). Stops at a non-redirect, at --max-hops, or before leaving the --allow-host hosts; the answer that ended the chain is shown with its body (JSON pretty-printed). Codes and tokens are shortened. Exits 1 when the chain ends in a 4xx or 5xx answer or a hop gets no answer.'
 
-  static examples = [
+  static override examples = [
     '<%= config.bin %> walk "http://localhost:3000/start?hash=…"',
     '<%= config.bin %> walk "$START_URL" --step',
     '<%= config.bin %> walk "$START_URL" --allow-host localhost --allow-host 127.0.0.1 --json',
   ]
 
-  static args = { url: Args.string({ description: 'The URL to start from.', required: true }) }
+  static override args = { url: Args.string({ description: 'The URL to start from.', required: true }) }
 
-  static flags = {
+  static override flags = {
     step: Flags.boolean({ summary: 'Wait for Enter before each hop after the first.' }),
     'max-hops': Flags.integer({ summary: 'Stop after this many requests.', default: 20, min: 1 }),
     'allow-host': Flags.string({

@@ -46,7 +46,7 @@ const plugin: FlowPlugin = {
         'The provider sent no oauth_verifier to the callback: the user did not authorize the request',
       )
     const access = await requestCredentials(ctx, 'access token', String(ctx.record.access_url), {
-      token: { key: token, secret: String(ctx.data.request_token_secret ?? '') },
+      token: { key: String(token), secret: String(ctx.data.request_token_secret ?? '') },
       oauth: { oauth_verifier: verifier },
     })
     return { deliver: accessResult(access, ctx.record) }

@@ -5,11 +5,11 @@ import { renderRun } from '../../src/services/pdk/render.js'
 import { runFixtures, type PdkRunResult } from '../../src/services/pdk/run.js'
 
 export default class PdkRun extends BrokerCommand {
-  static summary = 'Replay gateway plugin phase scenarios from fixture files'
-  static description =
+  static override summary = 'Replay gateway plugin phase scenarios from fixture files'
+  static override description =
     'Runs each fixture through the plugin lifecycle with the emulated kit, prints the phase-by-phase trace, the final response and failed expectations. Exit 0 when all pass, 1 when an expectation fails, 2 for an unreadable or invalid fixture.'
 
-  static examples = [
+  static override examples = [
     '<%= config.bin %> pdk run fixtures/pdk/request-basics.json',
     '<%= config.bin %> pdk run fixtures/pdk',
     '<%= config.bin %> pdk run fixtures/pdk/js-hello.json --json',
@@ -17,8 +17,8 @@ export default class PdkRun extends BrokerCommand {
     '<%= config.bin %> pdk run fixtures/pdk/kong-style-transform.json --plugin-server',
   ]
 
-  static strict = false
-  static flags = {
+  static override strict = false
+  static override flags = {
     strict: Flags.boolean({
       description:
         "also fail calls made outside the phases the reference lists (Kong's code is followed otherwise); the message gives both lists",
@@ -38,7 +38,7 @@ export default class PdkRun extends BrokerCommand {
     }),
   }
 
-  static args = {
+  static override args = {
     fixture: Args.string({ description: 'fixture file or directory of fixtures (repeatable)', required: true }),
   }
 

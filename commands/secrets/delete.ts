@@ -5,15 +5,15 @@ import { brokerFlag } from '../../src/cli/flags.js'
 import { deleteSecret, type SecretDeleted } from '../../src/services/secrets/index.js'
 
 export default class SecretsDeleteCommand extends BrokerCommand {
-  static summary = 'Forget the secret kept for a client id or consumer key at a broker.'
-  static examples = [
+  static override summary = 'Forget the secret kept for a client id or consumer key at a broker.'
+  static override examples = [
     '<%= config.bin %> secrets delete my-client-id',
     '<%= config.bin %> secrets delete my-consumer-key --broker https://broker.example',
   ]
 
-  static args = { id: Args.string({ description: 'The client id or consumer key.', required: true }) }
+  static override args = { id: Args.string({ description: 'The client id or consumer key.', required: true }) }
 
-  static flags = {
+  static override flags = {
     broker: brokerFlag({ summary: 'The broker URL the secret was saved for.' }),
     'insecure-storage': Flags.boolean({ summary: 'Without a keychain, use the plaintext 0600 file instead.' }),
   }

@@ -4,13 +4,14 @@ import { listSecrets, type SecretsList } from '../../src/services/secrets/index.
 import { table } from '../../src/services/store/render.js'
 
 export default class SecretsListCommand extends BrokerCommand {
-  static summary = 'List the client and consumer secrets kept in the OS keychain (ids only, never the secrets).'
-  static examples = [
+  static override summary =
+    'List the client and consumer secrets kept in the OS keychain (ids only, never the secrets).'
+  static override examples = [
     '<%= config.bin %> secrets list',
     '<%= config.bin %> secrets list --broker https://broker.example --json',
   ]
 
-  static flags = {
+  static override flags = {
     broker: Flags.string({ summary: 'Only the secrets kept for this broker URL.' }),
     'insecure-storage': Flags.boolean({ summary: 'Without a keychain, read the plaintext 0600 file instead.' }),
   }

@@ -14,6 +14,14 @@ describe('client_auth', () => {
     expect(clientAuthMethod({ ...base, client_auth: 'tls_client_auth' })).toBeUndefined()
   })
 
+  it.each(['constructor', 'toString', '__proto__', 'valueOf'])(
+    'refuses client_auth %s, an Object built-in',
+    async (v) => {
+      expect(clientAuthMethod({ ...base, client_auth: v })).toBeUndefined()
+      expect(await clientAuthProblems({ ...base, client_auth: v })).toHaveProperty('client_auth')
+    },
+  )
+
   it('names the field for an unknown method, a missing secret or key, a bad algorithm', async () => {
     expect(Object.keys(await clientAuthProblems({ ...base, client_auth: 'nonsense' }))).toEqual(['client_auth'])
     expect(await clientAuthProblems({ auth_type: 'oauth', client_id: 'a', client_auth: 'basic' })).toEqual({

@@ -26,7 +26,7 @@ export function clientAuthMethod(record: Readonly<FlowRecord>): ClientAuthMethod
   if (v === undefined) return 'client_secret_post'
   const name = String(v)
   return (
-    ALIASES[name] ??
+    (Object.hasOwn(ALIASES, name) ? ALIASES[name] : undefined) ??
     ((CLIENT_AUTH_METHODS as readonly string[]).find((m) => m === name) as ClientAuthMethod | undefined)
   )
 }

@@ -4,8 +4,8 @@ import { brokerError } from '../errors.js'
 import { toBrokerError } from './base-command.js'
 
 class Probe extends Command {
-  static args = { hash: Args.string({ description: 'The hash to look up.', required: true }) }
-  static flags = { hops: Flags.integer({ min: 1 }) }
+  static override args = { hash: Args.string({ description: 'The hash to look up.', required: true }) }
+  static override flags = { hops: Flags.integer({ min: 1 }) }
   async run() {
     return this.parse(Probe)
   }

@@ -7,9 +7,9 @@ import { BrokerError, brokerError, isBrokerError } from '../errors.js'
  * registry are rendered once here (a banner on stderr, or `{error:{code,message}}` on stdout).
  */
 export abstract class BrokerCommand extends Command {
-  static enableJsonFlag = true
+  static override enableJsonFlag = true
 
-  protected async catch(
+  protected override async catch(
     err: Error & { exitCode?: number; code?: string; oclif?: { exit?: number } },
   ): Promise<unknown> {
     // this.exit() and oclif's own exits pass through untouched.
@@ -24,7 +24,7 @@ export abstract class BrokerCommand extends Command {
    * `-h` is help, as in most CLIs, for every command that does not give `-h` a meaning of its own
    * (test-provider's `-h <host>`, which the spec fixes). oclif itself only knows `--help`.
    */
-  protected async init(): Promise<void> {
+  protected override async init(): Promise<void> {
     await super.init()
     const ctor = this.constructor as typeof BrokerCommand
     const end = this.argv.indexOf('--')

@@ -7,7 +7,7 @@ import { commandNotFound } from './hooks/not-found.js'
  * `Error NOT_FOUND` with a "did you mean" as `broker stroe` gives, not oclif's "Command stroe not found."
  */
 export default class BrokerHelp extends Help {
-  async showHelp(argv: string[]): Promise<void> {
+  override async showHelp(argv: string[]): Promise<void> {
     try {
       await super.showHelp(argv)
     } catch (err) {

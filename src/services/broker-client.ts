@@ -96,7 +96,7 @@ function fromAnswer(status: number, body: unknown): BrokerError {
   } & Record<string, unknown>
   // Every broker error carries a message; an answer without one is not a broker's.
   if (typeof message !== 'string') return brokerError('brokerAnswered', { status })
-  const known = code && code in ERRORS ? (code as ErrorCode) : 'FAILED'
+  const known = code && Object.hasOwn(ERRORS, code) ? (code as ErrorCode) : 'FAILED'
   // The broker's words name the header; a CLI user sets it with a flag.
   if (known === 'UNAUTHORIZED') return brokerError('apiKeyRefusedByBroker', { message })
   return fromBrokerAnswer(known, message, rest)

@@ -71,7 +71,7 @@ export function installErrorHandling(app: FastifyInstance, headers: Readonly<Rec
     void reply
       .code(404)
       .headers(headers)
-      .send(brokerError('noRoute', { method: request.method, path: request.url.split('?')[0] }).toJSON())
+      .send(brokerError('noRoute', { method: request.method, path: request.url.split('?')[0]! }).toJSON())
   })
 }
 

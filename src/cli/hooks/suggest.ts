@@ -22,6 +22,8 @@ export function closestCommand(typed: string, ids: readonly string[]): string | 
 }
 
 /**
+ * Ours rather than a library's: fast-levenshtein (what @oclif/plugin-not-found uses) counts a swap as
+ * two edits, so `stroe` is as close to `serve` as to `store`.
  * Edit distance counting a swap of two neighbours as one edit (optimal string alignment), since
  * swapped letters are the commonest typo: `stroe` is 1 from `store` but 2 from `serve`.
  */
@@ -32,10 +34,12 @@ export function editDistance(a: string, b: string): number {
   for (let i = 1; i <= a.length; i++) {
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1
-      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost)
+      const row = d[i]!
+      const up = d[i - 1]!
+      row[j] = Math.min(up[j]! + 1, row[j - 1]! + 1, up[j - 1]! + cost)
       if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
-        d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1)
+        row[j] = Math.min(row[j]!, d[i - 2]![j - 2]! + 1)
     }
   }
-  return d[a.length][b.length]
+  return d[a.length]![b.length]!
 }

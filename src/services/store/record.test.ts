@@ -32,6 +32,13 @@ describe('buildRecord', () => {
     expect(() => buildRecord({ fields: { client_id: 'x' } })).toThrow(/Say which flow to store/)
   })
 
+  it.each(['constructor', 'toString', '__proto__', 'hasOwnProperty'])(
+    'refuses --flow %s: an Object built-in is no preset',
+    (flow) => {
+      expect(() => buildRecord({ flow, fields: { client_id: 'x' } })).toThrow(/UNKNOWN|unknown|not a flow/i)
+    },
+  )
+
   it('refuses a --field without =', () => {
     expect(() => buildRecord({ flow: 'oauth2-2', pairs: ['oops'] })).toThrow(/name=value/)
   })

@@ -24,12 +24,12 @@ export interface RecordInput {
  */
 export function buildRecord(input: RecordInput): FlowRecord {
   const fromFile = input.file ? readRecordFile(resolve(input.cwd ?? process.cwd(), input.file)) : {}
-  const preset = input.flow ? FLOW_PRESETS[input.flow] : undefined
+  const preset = input.flow && Object.hasOwn(FLOW_PRESETS, input.flow) ? FLOW_PRESETS[input.flow] : undefined
   const provider = input.flow && !preset ? findProvider(input.flow) : undefined
   if (input.flow && !preset && !provider)
     throw brokerError('unknownFlowPreset', { flow: input.flow, known: FLOW_PRESET_NAMES })
   const { fields: pairs, bad } = parseFieldPairs(input.pairs ?? [])
-  if (bad.length) throw brokerError('fieldPairInvalid', { pair: bad[0] })
+  if (bad.length) throw brokerError('fieldPairInvalid', { pair: bad[0]! })
   const flags = Object.fromEntries(Object.entries(input.fields ?? {}).filter(([, v]) => v !== undefined)) as Record<
     string,
     string
