@@ -18,7 +18,7 @@ describe('the layers', () => {
     ['src/log.ts', "import { x } from './broker/endpoints/deliver.js'"],
     ['src/config/load.ts', "import { x } from '../services/serve/index.js'"],
     ['flows/lib/oauth2.ts', "import { x } from '../../src/broker/ids.js'"],
-    ['pdk/kit.ts', "import { x } from '../src/errors.js'"],
+    ['pdk/kit.ts', "import { x } from '../src/errors/index.js'"],
   ])('refuses an upward import in %s', async (file, code) => {
     expect(await layerErrors(file, `${code}\nexport const y = x\n`)).toHaveLength(1)
   })

@@ -143,7 +143,7 @@ describe('broker pdk run --plugin-server', () => {
     const r = pdk(examples[0]!, '--json', '--plugin-server', '--plugin-server-cmd', join(dir, 'no-such-server'))
     expect(r.code).toBe(2)
     const { error } = JSON.parse(r.stdout) as { error: { code: string; message: string } }
-    expect(error.code).toBe('PLUGIN_SERVER_UNAVAILABLE')
+    expect(error.code).toBe('PDK_PLUGIN_SERVER_UNAVAILABLE')
     expect(error.message).toContain('exited with status 127 before listening')
     expect(error.message).not.toContain('broker-ps-')
   })

@@ -66,7 +66,7 @@ describe('a user flow plugin from plugins.dir', () => {
     const res = await post({ auth_type: 'nosuch', auth_version: '2' })
     expect(res.status).toBe(404)
     const text = await res.text()
-    expect(JSON.parse(text)).toMatchObject({ code: 'PLUGIN_MISSING', plugin: 'nosuch_2' })
+    expect(JSON.parse(text)).toMatchObject({ code: 'FLOW_PLUGIN_MISSING', plugin: 'nosuch_2' })
     expect(text).not.toMatch(/fixtures|\//)
   })
 
@@ -74,7 +74,7 @@ describe('a user flow plugin from plugins.dir', () => {
     const res = await post({ auth_type: 'broken', auth_version: '2' })
     expect(res.status).toBe(500)
     const text = await res.text()
-    expect(JSON.parse(text)).toMatchObject({ code: 'PLUGIN_INVALID', plugin: 'broken_2' })
+    expect(JSON.parse(text)).toMatchObject({ code: 'FLOW_PLUGIN_INVALID', plugin: 'broken_2' })
     // Node's message names the missing file and the importer; the client gets their names only.
     expect(JSON.parse(text).message).toMatch(/no-such-helper\.js.*broken_2\.mjs/)
     expect(text).not.toMatch(/fixtures|\/work|\/tmp|file:/)

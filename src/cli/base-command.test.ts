@@ -1,6 +1,6 @@
 import { Args, Command, Flags } from '@oclif/core'
 import { describe, expect, it } from 'vitest'
-import { brokerError } from '../errors.js'
+import { brokerError } from '../errors/index.js'
 import { toBrokerError } from './base-command.js'
 
 class Probe extends Command {

@@ -1,6 +1,6 @@
 // Subpaths, not the index: the index loads ~50 ms more of oclif that no command uses.
 import { Command } from '@oclif/core/command'
-import { BrokerError, brokerError, isBrokerError } from '../errors.js'
+import { BrokerError, brokerError, isBrokerError } from '../errors/index.js'
 
 /**
  * Every broker command extends this: `--json` prints what run() returns, and errors from the

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { BrokerError } from '../errors.js'
+import { BrokerError } from '../errors/index.js'
 import { loadConfig } from './load.js'
 
 const dir = () => mkdtempSync(join(tmpdir(), 'broker-config-'))

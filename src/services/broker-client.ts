@@ -1,4 +1,4 @@
-import { BrokerError, brokerError, type ErrorCode, ERRORS, fromBrokerAnswer } from '../errors.js'
+import { BrokerError, brokerError, type ErrorCode, ERRORS, fromBrokerAnswer } from '../errors/index.js'
 import type { HashCheck } from '../broker/endpoints/hash-check.js'
 import type { StoredFlow } from '../broker/endpoints/store.js'
 

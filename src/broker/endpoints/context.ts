@@ -1,7 +1,7 @@
 import { FlowError, type FlowContext, type HttpAnswer, type HttpRequest } from '../../../flows/contract.js'
 import type { FlowEntry } from '../store/flow-store.js'
 import type { BrokerDeps } from '../deps.js'
-import { brokerError } from '../../errors.js'
+import { brokerError } from '../../errors/index.js'
 import { providerPolicy } from '../outbound/policy.js'
 import { MAX_ANSWER, OutboundError, outboundRequest } from '../outbound/request.js'
 

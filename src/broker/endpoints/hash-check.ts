@@ -1,4 +1,4 @@
-import { brokerError } from '../../errors.js'
+import { brokerError } from '../../errors/index.js'
 import type { FlowFailure, Progress } from '../store/flow-store.js'
 import type { BrokerDeps } from '../deps.js'
 import { redact } from '../../redact.js'

@@ -9,7 +9,7 @@ import oauth22 from '../../../flows/oauth_2_2-legged.js'
 import oauth23 from '../../../flows/oauth_2_3-legged.js'
 import oauthEcho1 from '../../../flows/oauth_echo_1.js'
 import oauthOwner2 from '../../../flows/oauth_owner_resources_2.js'
-import { brokerError } from '../../errors.js'
+import { brokerError } from '../../errors/index.js'
 
 /**
  * The built-in flow plugins, by their composed names. A Map, not an object: a name is composed from
@@ -41,7 +41,7 @@ export class PluginRegistry {
     return BUILT_IN.get(name) ?? this.cache.get(name)
   }
 
-  /** The plugin called `name`; PLUGIN_MISSING names it (never a path) when there is none. */
+  /** The plugin called `name`; FLOW_PLUGIN_MISSING names it (never a path) when there is none. */
   async get(name: string): Promise<FlowPlugin> {
     const known = this.loaded(name)
     if (known) return known

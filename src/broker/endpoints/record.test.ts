@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { configSchema } from '../../config/schema.js'
-import { BrokerError } from '../../errors.js'
+import { BrokerError } from '../../errors/index.js'
 import { FlowError } from '../../../flows/contract.js'
 import { callbackAllowed, recordPluginName, sanitizeRecord, validateRecord } from './record.js'
 

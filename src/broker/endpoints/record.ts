@@ -3,7 +3,7 @@ import { FlowError, pluginName } from '../../../flows/contract.js'
 import type { BrokerConfig } from '../../config/schema.js'
 import { DELIVERY_MODES } from '../../config/schema.js'
 import { isHttpUrl, urlParts } from '../../../flows/lib/urls.js'
-import { BrokerError, brokerError } from '../../errors.js'
+import { BrokerError, brokerError } from '../../errors/index.js'
 import { providerFetch } from './context.js'
 import { destinationRefused } from '../outbound/record-check.js'
 

@@ -1,4 +1,4 @@
-import { brokerError } from '../../errors.js'
+import { brokerError } from '../../errors/index.js'
 import type { BrokerDeps } from '../deps.js'
 
 /** POST /result: redeems a one-time result code (delivery `code`) once. */

@@ -1,6 +1,6 @@
 import { FlowError, type FlowPlugin, type StepResult } from '../../../flows/contract.js'
 import { ProviderError } from '../../../flows/lib/token-answer.js'
-import { BrokerError, brokerError, ERRORS } from '../../errors.js'
+import { BrokerError, brokerError, ERRORS } from '../../errors/index.js'
 import { hashOfState, legacyCookieName, newCookieName, newId, safeEqual } from '../ids.js'
 import type { FlowEntry, FlowFailure, Progress } from '../store/flow-store.js'
 import type { BrokerDeps } from '../deps.js'

@@ -1,7 +1,7 @@
 import Fastify, { type FastifyBaseLogger } from 'fastify'
 import { pino } from 'pino'
 import { describe, expect, it } from 'vitest'
-import { brokerError } from '../../errors.js'
+import { brokerError } from '../../errors/index.js'
 import { installErrorHandling } from './errors.js'
 
 describe('the store-unavailable warning', () => {

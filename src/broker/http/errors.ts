@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
 import type { FastifyBaseLogger, FastifyError, FastifyInstance } from 'fastify'
-import { brokerError, BrokerError, isBrokerError } from '../../errors.js'
+import { brokerError, BrokerError, isBrokerError } from '../../errors/index.js'
 
 /** Maps Fastify's own errors to the registry's messages; nothing else reaches a client. */
 function fromFastify(err: FastifyError): BrokerError {

@@ -8,7 +8,7 @@ import type {
   onRequestHookHandler,
 } from 'fastify'
 import RedisMock from 'ioredis-mock'
-import { brokerError } from '../../errors.js'
+import { brokerError } from '../../errors/index.js'
 import type { BrokerDeps } from '../deps.js'
 
 /**

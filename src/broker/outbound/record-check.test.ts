@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { BrokerError } from '../../errors.js'
+import { BrokerError } from '../../errors/index.js'
 import { checkRecordDestinations } from './record-check.js'
 import { compilePolicy } from './policy.js'
 import { configSchema } from '../../config/schema.js'

@@ -1,6 +1,6 @@
 import type { FlowRecord } from '../../../flows/contract.js'
 import { urlParts } from '../../../flows/lib/urls.js'
-import { type BrokerError, brokerError } from '../../errors.js'
+import { type BrokerError, brokerError } from '../../errors/index.js'
 import { urlHasCredentials } from '../../redact.js'
 import { isIpLiteral } from './addresses.js'
 import { PROVIDER_URL_FIELDS, type ProviderPolicy, providerPolicy } from './policy.js'

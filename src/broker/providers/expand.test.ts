@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { BrokerError } from '../../errors.js'
+import { BrokerError } from '../../errors/index.js'
 import { catalogue } from './catalogue.js'
 import { expandProvider, findProvider, providerNeeds } from './expand.js'
 

@@ -1,6 +1,6 @@
 import type { FlowRecord } from '../../../flows/contract.js'
 import { extraParams } from '../../../flows/lib/oauth2.js'
-import { brokerError } from '../../errors.js'
+import { brokerError } from '../../errors/index.js'
 import { type CatalogueEntry, catalogue, SUBDOMAIN } from './catalogue.js'
 
 // `[subdomain].okta.com` takes DNS labels; `https://[subdomain]/realms/x` (Keycloak, Mastodon …) a host, port and path.

@@ -4,7 +4,7 @@ import { Socket } from 'node:net'
 // process that only decides the driver (serve's primary, the dashboard) never loads them.
 import type { Redis, RedisOptions } from 'ioredis'
 import type { BrokerConfig } from '../../config/schema.js'
-import { brokerError } from '../../errors.js'
+import { brokerError } from '../../errors/index.js'
 
 export type StoreDriver = 'redis' | 'memory'
 type StoreConfig = BrokerConfig['store']

@@ -1,6 +1,6 @@
 import { Socket } from 'node:net'
 import type { Redis } from 'ioredis'
-import { BrokerError, brokerError } from '../../errors.js'
+import { BrokerError, brokerError } from '../../errors/index.js'
 import {
   CAS_SCRIPT,
   CLAIM_SCRIPT,

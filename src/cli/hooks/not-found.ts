@@ -1,5 +1,5 @@
 import type { Hook, Interfaces } from '@oclif/core'
-import { type BrokerError, brokerError } from '../../errors.js'
+import { type BrokerError, brokerError } from '../../errors/index.js'
 import { printError } from '../base-command.js'
 import { closestCommand, typedCommand } from './suggest.js'
 

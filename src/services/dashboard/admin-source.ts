@@ -1,5 +1,5 @@
 import type { FlowEvent } from '../../broker/events.js'
-import { brokerError } from '../../errors.js'
+import { brokerError } from '../../errors/index.js'
 import type { FlowEventSource, FlowListener } from './source.js'
 
 const RECONNECT_MS = 1000

@@ -1,6 +1,6 @@
 import { loadConfig } from '../../config/load.js'
 import type { ConfigInput } from '../../config/schema.js'
-import { brokerError } from '../../errors.js'
+import { brokerError } from '../../errors/index.js'
 import { buildServer } from '../../broker/http/build.js'
 import { resolveDriver } from '../../broker/store/connect.js'
 import type { DashboardProps } from './types.js'

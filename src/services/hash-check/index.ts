@@ -1,4 +1,4 @@
-import { brokerError, isBrokerError } from '../../errors.js'
+import { brokerError, isBrokerError } from '../../errors/index.js'
 import { BrokerClient, type HashCheck } from '../broker-client.js'
 
 export type { HashCheck }

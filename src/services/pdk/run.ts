@@ -1,7 +1,7 @@
 /** `broker pdk run`: loads fixtures, replays each scenario, and reports in the shape --json prints. */
 import { readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { brokerError } from '../../errors.js'
+import { brokerError } from '../../errors/index.js'
 import { FixtureError, loadFixture, type LoadedFixture } from '../../../pdk/fixture.js'
 import { runScenario, type ScenarioResult } from '../../../pdk/runner/index.js'
 import { StartError } from '../../../pdk/plugin-server/index.js'

@@ -1,4 +1,4 @@
-import { brokerError } from '../../errors.js'
+import { brokerError } from '../../errors/index.js'
 import { normalizeBrokerUrl } from '../broker-client.js'
 import { openVault, type SecretRef } from './vault.js'
 

@@ -2,7 +2,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { homedir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { Entry, findCredentials } from '@napi-rs/keyring'
-import { brokerError } from '../../errors.js'
+import { brokerError } from '../../errors/index.js'
 
 /** The keychain service name every broker secret is filed under. */
 export const KEYCHAIN_SERVICE = 'broker-cli'

@@ -2,7 +2,7 @@ import { type AddressInfo, createServer } from 'node:net'
 import { resolve } from 'node:path'
 import { loadConfig } from '../../config/load.js'
 import type { ConfigInput } from '../../config/schema.js'
-import { brokerError } from '../../errors.js'
+import { brokerError } from '../../errors/index.js'
 import { notice } from '../../log.js'
 import {
   type StoreDriver,

@@ -1,7 +1,7 @@
 import cluster from 'node:cluster'
 import { dirname, extname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { BrokerError, brokerError } from '../../errors.js'
+import { BrokerError, brokerError } from '../../errors/index.js'
 import { notice } from '../../log.js'
 import { type ServeOptions, resolveServeConfig } from './config.js'
 import { claimPidFile } from './pid-file.js'

@@ -1,5 +1,5 @@
 import { readFile, rm, writeFile } from 'node:fs/promises'
-import { brokerError } from '../../errors.js'
+import { brokerError } from '../../errors/index.js'
 
 /** A pid file this process wrote; release() removes it unless another process has taken it since. */
 export interface PidFile {

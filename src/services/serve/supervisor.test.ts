@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { BrokerError } from '../../errors.js'
+import { BrokerError } from '../../errors/index.js'
 import {
   type ForkWorker,
   type SupervisorOptions,

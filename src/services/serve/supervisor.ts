@@ -1,4 +1,4 @@
-import { BrokerError, brokerError } from '../../errors.js'
+import { BrokerError, brokerError } from '../../errors/index.js'
 import type { WorkerMessage } from './setup.js'
 
 /** What a worker process tells the supervisor; the fork function calls these. */

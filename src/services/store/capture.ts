@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http'
-import { brokerError } from '../../errors.js'
+import { brokerError } from '../../errors/index.js'
 import type { BrokerClient } from '../broker-client.js'
 
 /** What reached the one-shot callback: the flow's result, and how the broker delivered it. */

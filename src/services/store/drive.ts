@@ -1,4 +1,4 @@
-import { brokerError } from '../../errors.js'
+import { brokerError } from '../../errors/index.js'
 import { Walker } from '../walk/walker.js'
 
 /**

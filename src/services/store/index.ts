@@ -1,6 +1,6 @@
 import type { FlowRecord } from '../../../flows/contract.js'
 import { expandProvider, findProvider, providerNeeds, subdomainFields } from '../../broker/providers/expand.js'
-import { brokerError } from '../../errors.js'
+import { brokerError } from '../../errors/index.js'
 import { BrokerClient } from '../broker-client.js'
 import { openInBrowser } from '../open-browser.js'
 import { openVault } from '../secrets/vault.js'

@@ -1,5 +1,5 @@
 import { input, password } from '@inquirer/prompts'
-import { brokerError } from '../../errors.js'
+import { brokerError } from '../../errors/index.js'
 import { fieldInfo, type FieldKind } from './fields.js'
 
 /** True when a person can answer prompts: stdin and stderr (where prompts go) are terminals. */

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import type { FlowRecord } from '../../../flows/contract.js'
 import { findProvider } from '../../broker/providers/expand.js'
-import { brokerError } from '../../errors.js'
+import { brokerError } from '../../errors/index.js'
 import { parseFieldPairs } from './fields.js'
 import { FLOW_PRESETS, FLOW_PRESET_NAMES } from './presets.js'
 

@@ -1,5 +1,5 @@
 import type { FlowRecord } from '../../../flows/contract.js'
-import { isBrokerError } from '../../errors.js'
+import { isBrokerError } from '../../errors/index.js'
 import { openLookupVault, type Vault } from '../secrets/vault.js'
 import { KEPT_SECRETS } from './fields.js'
 

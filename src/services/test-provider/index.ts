@@ -1,4 +1,4 @@
-import { BrokerError, brokerError } from '../../errors.js'
+import { BrokerError, brokerError } from '../../errors/index.js'
 import { BrokerClient } from '../broker-client.js'
 import { openInBrowser } from '../open-browser.js'
 import { askMissing, type PromptSpec } from '../store/prompt.js'

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { basename, join, resolve } from 'node:path'
 import { z } from 'zod'
-import { brokerError } from '../../errors.js'
+import { brokerError } from '../../errors/index.js'
 import { FLOW_PRESET_NAMES } from '../store/presets.js'
 
 /** A provider preset: the flow to store and the provider's quirks, as data (fixtures/providers/*.json). */

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { createServer, type Server, type ServerResponse } from 'node:http'
-import { isBrokerError } from '../../errors.js'
+import { isBrokerError } from '../../errors/index.js'
 import type { BrokerClient } from '../broker-client.js'
 import { deliveredResult } from '../store/capture.js'
 import { FLOW_PRESETS } from '../store/presets.js'

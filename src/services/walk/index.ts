@@ -1,4 +1,4 @@
-import { brokerError } from '../../errors.js'
+import { brokerError } from '../../errors/index.js'
 import { displayUrl } from './params.js'
 import { type ShownAnswer, showAnswer } from './answer.js'
 import { type Hop, type StopReason, Walker, type WalkerOptions } from './walker.js'

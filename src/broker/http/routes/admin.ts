@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http'
 import type { FastifyInstance } from 'fastify'
 import type { FlowEvent } from '../../events.js'
-import { brokerError } from '../../../errors.js'
+import { brokerError } from '../../../errors/index.js'
 import type { BrokerDeps } from '../../deps.js'
 import { FlowLog } from '../../flow-log.js'
 import { bearerCheck } from '../security.js'

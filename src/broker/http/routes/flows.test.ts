@@ -113,11 +113,11 @@ describe('POST /store', () => {
     expect(res.json().fields).toHaveProperty('auth_type')
   })
 
-  it('answers PLUGIN_MISSING with the plugin name and no path', async () => {
+  it('answers FLOW_PLUGIN_MISSING with the plugin name and no path', async () => {
     const res = await app.inject({ method: 'POST', url: '/store', payload: { auth_version: '9', auth_leg: '9' } })
     expect(res.statusCode).toBe(404)
     expect(res.json()).toEqual({
-      code: 'PLUGIN_MISSING',
+      code: 'FLOW_PLUGIN_MISSING',
       message: 'No flow plugin named "oauth_9_9-legged".',
       plugin: 'oauth_9_9-legged',
     })
@@ -131,7 +131,7 @@ describe('POST /store', () => {
         payload: { auth_type, callback: 'http://localhost:9/cb' },
       })
       expect(res.statusCode).toBe(404)
-      expect(res.json()).toMatchObject({ code: 'PLUGIN_MISSING', plugin: auth_type })
+      expect(res.json()).toMatchObject({ code: 'FLOW_PLUGIN_MISSING', plugin: auth_type })
     }
   })
 

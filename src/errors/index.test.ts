@@ -7,7 +7,7 @@ import {
   MESSAGES,
   type MessageArgs,
   type MessageId,
-} from './errors.js'
+} from './index.js'
 
 // Values as throw sites pass them (files relative, as a user names them). A new message id does
 // not compile until it has its sample here.
@@ -169,7 +169,7 @@ describe('brokerError', () => {
 
   it('fills a template and its details from the same values', () => {
     expect(brokerError('pluginMissing', { plugin: 'x' }).toJSON()).toEqual({
-      code: 'PLUGIN_MISSING',
+      code: 'FLOW_PLUGIN_MISSING',
       message: 'No flow plugin named "x".',
       plugin: 'x',
     })
@@ -207,5 +207,24 @@ describe('fromBrokerAnswer', () => {
     const again = fromBrokerAnswer(code, message, details)
     expect(again.toJSON()).toEqual({ code, message, ...details })
     expect(again.exit).toBe(2)
+  })
+})
+
+describe('the registry by audience', () => {
+  it('has no message id in two parts (a spread would silently keep only one)', async () => {
+    const { MESSAGE_COUNT } = await import('./index.js')
+    expect(Object.keys(MESSAGES)).toHaveLength(MESSAGE_COUNT)
+  })
+
+  it('gives an HTTP status to the HTTP codes only', async () => {
+    const [{ HTTP_ERRORS }, { CLI_ERRORS }, { CONFIG_ERRORS }, { PDK_ERRORS }] = await Promise.all([
+      import('./http.js'),
+      import('./cli.js'),
+      import('./config.js'),
+      import('./pdk.js'),
+    ])
+    for (const spec of Object.values(HTTP_ERRORS)) expect(spec.status).toBeGreaterThanOrEqual(400)
+    for (const part of [CLI_ERRORS, CONFIG_ERRORS, PDK_ERRORS])
+      for (const spec of Object.values(part)) expect(spec).not.toHaveProperty('status')
   })
 })

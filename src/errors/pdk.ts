@@ -1,0 +1,35 @@
+/** What `broker pdk run` (and the dashboard's PDK panel) says about a fixture or a plugin server. No HTTP status. */
+import { type ErrorSpec, type MessageSpec } from './spec.js'
+
+export const PDK_ERRORS = {
+  PDK_PLUGIN_SERVER_UNAVAILABLE: {
+    exit: 2,
+    next: 'Check that the plugin loads in the server (its output is quoted above), or run without --plugin-server.',
+  },
+  FIXTURE_INVALID: {
+    exit: 2,
+    next: 'Fix the field named above; the README\'s "Fixture format" section (schema: pdk/fixture.schema.json in the package) describes every field.',
+  },
+} as const satisfies Record<string, ErrorSpec & { readonly status?: never }>
+
+/** The messages of these codes, as templates (see index.ts). */
+export const PDK_MESSAGES = {
+  /** FixtureError's message, which names the file and the field. */
+  fixtureInvalid: {
+    code: 'FIXTURE_INVALID',
+    text: (v: { message: string }) => v.message,
+    details: (v: { file: string; path: string }) => ({ file: v.file, path: v.path }),
+  },
+  /** `broker pdk run --plugin-server`: the plugin server did not start or does not serve the plugin. */
+  pluginServerUnavailable: {
+    code: 'PDK_PLUGIN_SERVER_UNAVAILABLE',
+    text: (v: { reason: string }) => `Cannot run the plugin server: ${v.reason}.`,
+  },
+  /** A fixture path that is no readable file: nothing to fix inside it. */
+  fixtureUnreadable: {
+    code: 'FIXTURE_INVALID',
+    text: (v: { message: string }) => v.message,
+    details: (v: { file: string; path: string }) => ({ file: v.file, path: v.path }),
+    next: 'Check the path: `broker pdk run <file or folder>` takes fixture files or folders of them, e.g. the shipped fixtures/pdk/js-hello.json.',
+  },
+} as const satisfies Record<string, MessageSpec>
