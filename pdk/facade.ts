@@ -6,7 +6,7 @@
  * kong.response.exit, is never answered.
  */
 import type { Context } from './context.js'
-import type { KitTree } from './kit.js'
+import { type KitTree, snakeCase } from './kit.js'
 import { NON_RETURN, serveCall, type Served } from './plugin-server/bridge.js'
 import type { Recorder } from './trace.js'
 
@@ -51,9 +51,6 @@ interface State {
 
 // the facade hands out its state under this key (a WeakMap of short-lived facades cost GC time)
 const STATE = Symbol('state')
-
-// kong-js-pdk's bridgeHandler: a lowercase letter followed by a capital becomes "x_y"
-const snake = (name: string): string => name.replace(/[a-z][A-Z]/g, (s) => `${s[0]}_${s[1]}`.toLowerCase())
 
 const never = (): Promise<never> => new Promise<never>(() => undefined)
 
@@ -113,7 +110,7 @@ function child(node: Node, name: string): unknown {
   let clean = snakes.get(name)
   if (clean === undefined) {
     if (snakes.size >= 1000) snakes.clear()
-    snakes.set(name, (clean = snake(name)))
+    snakes.set(name, (clean = snakeCase(name)))
   }
   const proxy = bridge(node.state, `${node.method}.${clean}`)
   ;(node.children ??= new Map()).set(name, proxy)

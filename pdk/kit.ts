@@ -85,8 +85,8 @@ export function createKit(ctx: Context): KitTree {
   return new Kit(ctx) as unknown as KitTree
 }
 
-/** camelCase → snake_case, as kong-js-pdk converts method names. */
-const toSnake = (name: string): string => name.replace(/[a-z0-9][A-Z]/g, (s) => `${s[0]}_${s[1]!.toLowerCase()}`)
+/** camelCase → snake_case as kong-js-pdk's bridge converts method names: a lowercase letter then a capital becomes `x_y`. */
+export const snakeCase = (name: string): string => name.replace(/[a-z][A-Z]/g, (s) => `${s[0]}_${s[1]}`.toLowerCase())
 
 /** Every operation by dotted snake_case path, e.g. `client.tls.set_client_verify`. */
 export function flatten(tree: KitTree, prefix = '', out = new Map<string, KitFunction>()): Map<string, KitFunction> {
@@ -105,7 +105,7 @@ export function resolveCall(index: Map<string, KitFunction>, call: string): [str
   const path = call
     .replace(/^kong\./, '')
     .split('.')
-    .map(toSnake)
+    .map(snakeCase)
     .join('.')
   // `log` alone is the base log call, at notice severity
   const fn = index.get(path) ?? (path === 'log' ? index.get('log.notice') : undefined)

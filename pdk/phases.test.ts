@@ -47,7 +47,8 @@ describe('phases', () => {
       'body_filter',
       'log',
     ])
-    expect(SETS.AUTH_AND_LATER).toEqual(SETS.C)
+    expect(KONG.auth_and_later).toBe(SETS.C)
+    expect(KONG.with_ctx).toBe(SETS.P)
   })
 
   it("throws Kong's message listing the allowed phases in order", () => {

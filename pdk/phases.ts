@@ -55,7 +55,7 @@ export function phaseSet(...phases: KongPhase[]): PhaseSet {
   return Object.freeze([...new Set(phases)].sort((a, b) => RANK[a]! - RANK[b]!))
 }
 
-/** The sets the reference names (A, B, C, H, R, D, P, ALL) plus Kong's auth_and_later. */
+/** The sets the reference names (A, B, C, H, R, D, P, ALL); where Kong's code has the same set, KONG names it too. */
 export const SETS = {
   A: phaseSet('rewrite', 'access', 'header_filter', 'response', 'body_filter', 'log', 'admin_api'),
   B: phaseSet('certificate', 'rewrite', 'access', 'header_filter', 'response', 'body_filter', 'log'),
@@ -65,7 +65,6 @@ export const SETS = {
   D: phaseSet('rewrite', 'access', 'response', 'admin_api'),
   P: phaseSet('rewrite', 'access', 'header_filter', 'response', 'body_filter', 'log'),
   ALL: phaseSet('init_worker', 'certificate', 'rewrite', 'access', 'header_filter', 'response', 'body_filter', 'log'),
-  AUTH_AND_LATER: phaseSet('access', 'header_filter', 'response', 'body_filter', 'log'),
 } as const
 
 /** The sets Kong's code checks (`kong/pdk/*.lua`), named as there. */
@@ -89,10 +88,10 @@ export const KONG = {
   header_body_log: phaseSet('response', 'header_filter', 'body_filter', 'log', 'error', 'admin_api'),
   /** response.lua `rewrite_access_header`. */
   rewrite_access_header: phaseSet('rewrite', 'access', 'response', 'balancer', 'header_filter', 'error', 'admin_api'),
-  /** client.lua, router.lua `AUTH_AND_LATER` / `ROUTER_PHASES`. */
-  auth_and_later: phaseSet('access', 'header_filter', 'response', 'body_filter', 'log'),
-  /** log.lua `phases_with_ctx`. */
-  with_ctx: phaseSet('rewrite', 'access', 'header_filter', 'response', 'body_filter', 'log'),
+  /** client.lua, router.lua `AUTH_AND_LATER` / `ROUTER_PHASES`: the reference's C, the same set. */
+  auth_and_later: SETS.C,
+  /** log.lua `phases_with_ctx`: the reference's P, the same set. */
+  with_ctx: SETS.P,
 } as const
 
 /** What one kit function accepts: Kong's check (always) and the reference's list (under --strict). */

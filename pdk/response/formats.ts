@@ -46,7 +46,7 @@ const MESSAGES: Record<number, string> = {
 }
 
 /** The default message for an error status. */
-export const errorMessage = (status: number): string =>
+export const statusMessage = (status: number): string =>
   MESSAGES[status] ?? `The upstream server responded with ${status}`
 
 const JSON_MIME = 'application/json; charset=utf-8'

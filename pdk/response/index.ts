@@ -5,7 +5,7 @@ import { isTransferEncoding, normalizeHeader, validateHeader, validateHeaders } 
 import type { HeadersTable } from '../headers.js'
 import { checkPhase, KONG, phaseRule, phaseSet, SETS } from '../phases.js'
 import { values, type Values } from '../values.js'
-import { errorBody, errorMessage, isGrpc, responseType } from './formats.js'
+import { errorBody, isGrpc, responseType, statusMessage } from './formats.js'
 import { sendHttp, sendStream } from './send.js'
 
 const R = phaseRule(KONG.header_body_log, SETS.R)
@@ -131,7 +131,7 @@ export function createResponse(ctx: Context, log: { warn: (msg: string) => void;
       const body =
         contentType === 'application/grpc'
           ? undefined
-          : errorBody(contentType, (message as string | undefined) ?? errorMessage(status), ctx.requestId)
+          : errorBody(contentType, (message as string | undefined) ?? statusMessage(status), ctx.requestId)
       sendHttp(ctx, status, body, out, warn)
     },
     get_raw_body(): string {

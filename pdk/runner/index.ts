@@ -6,8 +6,8 @@ import { HeaderList, type HeadersTable } from '../headers.js'
 import { createKit, flatten } from '../kit.js'
 import { formatLine } from '../log/line.js'
 import { BEFORE_UPSTREAM, LIFECYCLE, type Phase } from '../phases.js'
-import { errorBody, errorMessage, responseType } from '../response/formats.js'
-import { errorMessage as messageOf, type CallRecord, type Recorder } from '../trace.js'
+import { errorBody, responseType, statusMessage } from '../response/formats.js'
+import { errorMessage, type CallRecord, type Recorder } from '../trace.js'
 import { plain } from './compare.js'
 import { checkExpectations, sourceOf, unexpectedErrors, type Failure, type UpstreamSnapshot } from './expect.js'
 import { handles, ScenarioModules, type ModuleOptions, type RunnablePlugin } from './plugins.js'
@@ -106,7 +106,7 @@ function fail(ctx: Context, plugin: RunnablePlugin, phase: Phase, message: strin
   ctx.phaseEnded = true
   if (!ANSWERABLE.has(phase)) return
   const type = responseType(ctx.request.headers.all('accept').join(',') || undefined)
-  const body = errorBody(type, errorMessage(500), ctx.requestId)
+  const body = errorBody(type, statusMessage(500), ctx.requestId)
   ctx.response.status = 500
   ctx.response.headers = new HeaderList()
   ctx.response.headers.set('Content-Type', type)
@@ -173,7 +173,7 @@ export async function runScenario(
           if (thrown !== undefined) trace.error = thrown
         }
       } catch (e) {
-        trace.error = messageOf(e)
+        trace.error = errorMessage(e)
         fail(ctx, plugin, phase, trace.error)
       } finally {
         ctx.plugin = undefined
