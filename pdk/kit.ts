@@ -42,7 +42,8 @@ const MODULES: Record<string, Maker> = {
   log: (ctx) => createLog(ctx),
   webserver: (ctx) => createWebserver(ctx),
   // kong-js-pdk plugins know the web server module by Kong's name
-  nginx: (_ctx, kit) => kit.webserver,
+  // kong-pdk's typings alias nginx.shared.get/set to ctx.shared.get/set (its generator's config says so)
+  nginx: (_ctx, kit) => ({ ...(kit.webserver as KitTree), shared: kit.shared as KitTree }),
   node: (ctx) => createNode(ctx),
   plugin: (ctx) => createPlugin(ctx),
   request: (ctx) => createRequest(ctx),
