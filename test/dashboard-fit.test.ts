@@ -8,7 +8,7 @@ import { type OAuth2Provider, startOAuth2Provider } from './helpers/oauth2-provi
 import { freePort } from './helpers/ports.js'
 import { runInTerminal, type Terminal } from './helpers/tmux.js'
 
-// Every behaviour at the smallest terminal the README promises a full drawing in, and at a large one.
+// Every behaviour at the smallest terminal docs/dashboard.md promises a full drawing in, and at a large one.
 const SIZES = [
   { columns: 80, rows: 24 },
   { columns: 160, rows: 45 },

@@ -1,6 +1,6 @@
 import { CONFIG_KEYS } from './keys.js'
 
-/** The README's configuration table sits between these two lines. */
+/** docs/configuration.md's table sits between these two lines. */
 export const TABLE_START =
   '<!-- config-table: written from src/config/schema.ts and keys.ts by `npx vitest run src/config/docs.test.ts -u` -->'
 export const TABLE_END = '<!-- /config-table -->'
@@ -19,10 +19,10 @@ export function configTable(): string {
   return ['| Key | Default | Environment | Flag | Meaning |', '|---|---|---|---|---|', ...rows].join('\n')
 }
 
-/** `readme` with the text between the table markers replaced by configTable(). */
-export function withConfigTable(readme: string): string {
-  const start = readme.indexOf(TABLE_START)
-  const end = readme.indexOf(TABLE_END)
-  if (start < 0 || end < start) throw new Error(`README.md has no "${TABLE_START}" … "${TABLE_END}" block`)
-  return `${readme.slice(0, start + TABLE_START.length)}\n${configTable()}\n${readme.slice(end)}`
+/** `page` with the text between the table markers replaced by configTable(). */
+export function withConfigTable(page: string): string {
+  const start = page.indexOf(TABLE_START)
+  const end = page.indexOf(TABLE_END)
+  if (start < 0 || end < start) throw new Error(`docs/configuration.md has no "${TABLE_START}" … "${TABLE_END}" block`)
+  return `${page.slice(0, start + TABLE_START.length)}\n${configTable()}\n${page.slice(end)}`
 }

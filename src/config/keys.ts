@@ -13,7 +13,7 @@ export type ConfigKey = Leaves<BrokerConfig>
 
 /** How a key is documented and set on `broker serve`; its default and env variable come from the schema. */
 export interface KeyDoc {
-  /** What the key does: the flag's help and the README's "Meaning". */
+  /** What the key does: the flag's help and docs/configuration.md's "Meaning". */
   help: string
   /** The `broker serve` flag (without --). */
   flag: string
@@ -149,7 +149,7 @@ export interface ConfigKeyInfo extends KeyDoc {
   kind: 'number' | 'string' | 'array' | 'boolean'
   /** The schema's own default for this key; undefined when it has none. */
   default: unknown
-  /** The default as help and README show it; undefined when there is nothing to show. */
+  /** The default as help and docs/configuration.md show it; undefined when there is nothing to show. */
   defaultText?: string
   /** Allowed values (an enum, or a list of an enum). */
   options?: readonly string[]

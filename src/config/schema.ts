@@ -1,7 +1,7 @@
 import { cpus } from 'node:os'
 import { z } from 'zod'
 
-/** Delivery modes a stored record may ask for; see the README's "Delivery" section. */
+/** Delivery modes a stored record may ask for; see docs/http-api.md, "Delivery". */
 export const DELIVERY_MODES = ['query', 'form_post', 'code'] as const
 export type DeliveryMode = (typeof DELIVERY_MODES)[number]
 
