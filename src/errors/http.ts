@@ -20,7 +20,7 @@ export const HTTP_ERRORS = {
   FLOW_PLUGIN_INVALID: {
     status: 500,
     exit: 1,
-    next: 'A flow plugin must export start(ctx); see the README section on flow plugins.',
+    next: 'A flow plugin must export start(ctx); see docs/flow-plugins.md.',
   },
   CALLBACK_NOT_ALLOWED: {
     status: 400,

@@ -8,7 +8,7 @@ export const PDK_ERRORS = {
   },
   FIXTURE_INVALID: {
     exit: 2,
-    next: 'Fix the field named above; the README\'s "Fixture format" section (schema: pdk/fixture.schema.json in the package) describes every field.',
+    next: 'Fix the field named above; docs/fixture-format.md describes every field (schema: pdk/fixture.schema.json in the package).',
   },
 } as const satisfies Record<string, ErrorSpec & { readonly status?: never }>
 
