@@ -87,6 +87,8 @@ export class FixtureError extends Error {
     readonly file: string,
     readonly path: string,
     readonly reason: string,
+    /** The file could not be read at all (nothing in it to fix), rather than read and refused. */
+    readonly unreadable = false,
   ) {
     super(`${file}: ${path}: ${reason}`)
     this.name = 'FixtureError'
@@ -170,7 +172,12 @@ export function loadFixture(file: string): LoadedFixture {
   try {
     text = readFileSync(abs, 'utf8')
   } catch (e) {
-    throw new FixtureError(file, '$', `cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`)
+    throw new FixtureError(
+      file,
+      '$',
+      `cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
+      true,
+    )
   }
   let data: unknown
   try {

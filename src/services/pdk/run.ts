@@ -62,7 +62,7 @@ async function prepare(paths: string[], all: boolean): Promise<Array<[LoadedFixt
     )
   } catch (e) {
     if (e instanceof FixtureError)
-      throw brokerError(e.reason.startsWith('cannot be read') ? 'fixtureUnreadable' : 'fixtureInvalid', {
+      throw brokerError(e.unreadable ? 'fixtureUnreadable' : 'fixtureInvalid', {
         message: e.message,
         file: e.file,
         path: e.path,
