@@ -15,7 +15,8 @@ export interface ScriptCall {
 }
 
 export interface PluginSpec {
-  name: string
+  /** Required for call scripts; a module plugin's name comes from its path when absent. */
+  name?: string
   id?: string
   config?: Record<string, unknown>
   module?: string
@@ -69,7 +70,13 @@ export interface Fixture {
     client?: { ip?: string; port?: number }
     tls?: string | { client_certificate_chain?: string }
   }
-  upstream?: { status?: number; headers?: Record<string, unknown>; body?: unknown }
+  upstream?: { status?: number; headers?: Record<string, unknown>; body?: unknown; chunks?: string[] }
+  /** More folders `require` searches for Lua plugins' modules, relative to the fixture file. */
+  lua_path?: string[]
+  /** Rows behind kong.db.<dao> for Lua plugins, as the Admin API takes them. */
+  db?: Record<string, Array<Record<string, unknown>>>
+  /** kong.configuration settings over Kong's defaults. */
+  kong_configuration?: Record<string, unknown>
   plugins: PluginSpec[]
   expect?: Expectations
 }
@@ -87,8 +94,8 @@ export class FixtureError extends Error {
     readonly file: string,
     readonly path: string,
     readonly reason: string,
-    /** The file could not be read at all (nothing in it to fix), rather than read and refused. */
-    readonly unreadable = false,
+    /** What kind of problem, when not the fixture's shape: an unreadable file (nothing in it to fix), a plugin config its schema refuses, an unemulated module. */
+    readonly kind?: 'unreadable' | 'config' | 'module',
   ) {
     super(`${file}: ${path}: ${reason}`)
     this.name = 'FixtureError'
@@ -176,7 +183,7 @@ export function loadFixture(file: string): LoadedFixture {
       file,
       '$',
       `cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
-      true,
+      'unreadable',
     )
   }
   let data: unknown

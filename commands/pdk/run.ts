@@ -15,6 +15,7 @@ export default class PdkRun extends BrokerCommand {
     '<%= config.bin %> pdk run fixtures/pdk/js-hello.json --json',
     '<%= config.bin %> pdk run fixtures/pdk --strict',
     '<%= config.bin %> pdk run fixtures/pdk/kong-style-transform.json --plugin-server',
+    '<%= config.bin %> pdk run fixtures/pdk/lua-hello.json --lua-path ../kong',
   ]
 
   static override strict = false
@@ -36,6 +37,16 @@ export default class PdkRun extends BrokerCommand {
       min: 100,
       default: 10_000,
     }),
+    timeout: Flags.integer({
+      description:
+        "milliseconds a Lua plugin's phase may run before it is stopped (an endless loop); --plugin-server-timeout when absent",
+      min: 10,
+    }),
+    'lua-path': Flags.string({
+      description:
+        "a folder where Lua plugins' require finds modules (repeatable), searched after each fixture's lua_path and before LUA_PATH",
+      multiple: true,
+    }),
   }
 
   static override args = {
@@ -50,6 +61,8 @@ export default class PdkRun extends BrokerCommand {
       pluginServer: flags['plugin-server'],
       pluginServerCmd: flags['plugin-server-cmd'],
       pluginServerTimeout: flags['plugin-server-timeout'],
+      timeout: flags.timeout,
+      luaPath: flags['lua-path'],
     })
     // Coloured on a terminal; hasColors() says no under NO_COLOR or TERM=dumb.
     const color = Boolean(process.stdout.isTTY && process.stdout.hasColors?.())

@@ -1,7 +1,7 @@
 /** Replays one fixture: the lifecycle, the plugins in each phase, the proxied service, the checks. */
 import { basename } from 'node:path'
 import type { Context } from '../context.js'
-import type { LoadedFixture } from '../fixture.js'
+import { FixtureError, type LoadedFixture } from '../fixture.js'
 import { HeaderList, type HeadersTable } from '../headers.js'
 import { createKit, flatten } from '../kit.js'
 import { formatLine } from '../log/line.js'
@@ -10,7 +10,7 @@ import { errorBody, responseType, statusMessage } from '../response/formats.js'
 import { errorMessage, type CallRecord, type Recorder } from '../trace.js'
 import { plain } from './compare.js'
 import { checkExpectations, sourceOf, unexpectedErrors, type Failure, type UpstreamSnapshot } from './expect.js'
-import { handles, ScenarioModules, type ModuleOptions, type RunnablePlugin } from './plugins.js'
+import { handles, kongOrder, ScenarioModules, type ModuleOptions, type RunnablePlugin } from './plugins.js'
 import { runScriptPhase } from './script.js'
 import { buildContext } from './setup.js'
 
@@ -56,8 +56,9 @@ function phasesOf(ctx: Context, override: Phase[] | undefined): Phase[] {
 function proxy(ctx: Context, loaded: LoadedFixture, plugins: RunnablePlugin[]): UpstreamSnapshot {
   const up = ctx.upstream
   const answer = loaded.fixture.upstream ?? {}
-  const body =
-    answer.body === undefined || answer.body === null
+  const body = answer.chunks
+    ? answer.chunks.join('')
+    : answer.body === undefined || answer.body === null
       ? ''
       : typeof answer.body === 'string'
         ? answer.body
@@ -70,7 +71,9 @@ function proxy(ctx: Context, loaded: LoadedFixture, plugins: RunnablePlugin[]): 
     plugins.some((p) =>
       p.kind === 'module'
         ? typeof (p.module.Plugin.prototype as Record<string, unknown>).response === 'function'
-        : p.phases.response,
+        : p.kind === 'lua'
+          ? p.phases.has('response')
+          : p.phases.response,
     )
   ) {
     up.buffered = true
@@ -135,6 +138,8 @@ export async function runScenario(
   moduleOptions: ModuleOptions & RunOptions = {},
 ): Promise<ScenarioResult> {
   const f = loaded.fixture
+  // Kong runs plugins by PRIORITY, higher first, in every phase; the fixture's order breaks ties
+  plugins = kongOrder(plugins)
   const ctx = buildContext(f)
   ctx.strict = moduleOptions.strict === true
   const kit = createKit(ctx)
@@ -167,12 +172,18 @@ export async function runScenario(
       ctx.plugin = { name: plugin.name, id: plugin.id, config: plugin.config }
       try {
         if (plugin.kind === 'script') await runScriptPhase(plugin, phase, ctx, index, record, failures, fileName)
-        else {
+        else if (plugin.kind === 'lua') {
+          // a Lua error fails the phase as in Kong: a 500, the message and traceback in the error log
+          const failed = await plugin.runtime.run(plugin, phase, ctx, kit, record, moduleOptions.timeoutMs ?? 10_000)
+          if (failed !== undefined) throw new Error(failed)
+        } else {
           // a module plugin that threw: its server logs it and Kong goes on (no 500)
           const thrown = await modules.run(plugin, phase)
           if (thrown !== undefined) trace.error = thrown
         }
       } catch (e) {
+        // a fixture that cannot run (a Lua plugin requiring an unemulated module) stops the run
+        if (e instanceof FixtureError) throw e
         trace.error = errorMessage(e)
         fail(ctx, plugin, phase, trace.error)
       } finally {

@@ -1,5 +1,6 @@
 /** The two kinds of plugins a fixture lists: kong-js-pdk modules and call scripts. */
 import { basename, extname, isAbsolute, resolve } from 'node:path'
+import type { LuaOptions, LuaPlugin } from '../lua/plugin.js'
 import type { Context } from '../context.js'
 import { createFacade, openSession, type Facade } from '../facade.js'
 import { FixtureError, type LoadedFixture, type PluginSpec, type ScriptCall } from '../fixture.js'
@@ -46,7 +47,9 @@ export interface ScriptPlugin {
   phases: Partial<Record<Phase, ScriptCall[]>>
 }
 
-export type RunnablePlugin = ModulePlugin | ScriptPlugin
+export type { LuaPlugin } from '../lua/plugin.js'
+
+export type RunnablePlugin = ModulePlugin | ScriptPlugin | LuaPlugin
 
 /** How module plugins run: in process, or (all, or those whose fixture says so) on a plugin server. */
 export interface ModuleOptions {
@@ -56,16 +59,31 @@ export interface ModuleOptions {
   servers?: PluginServers
   /** Milliseconds a phase may wait for the plugin before Kong gives up on it (a hung event). */
   timeoutMs?: number
+  /** Lua plugins: `--lua-path` roots, heap limit. */
+  lua?: LuaOptions
 }
+
+// a Lua plugin's module is a handler.lua or its folder; the VM is imported only for those
+const LUA_MODULE = /\.lua$|(^|[/\\])kong[/\\]plugins[/\\][^/\\]+[/\\]?$/
 
 /** Resolves and imports the fixture's plugins; a module that fails to load is a fixture error. */
 export async function preparePlugins(loaded: LoadedFixture, options: ModuleOptions = {}): Promise<RunnablePlugin[]> {
+  const specs = loaded.fixture.plugins
+  const isLua = (spec: PluginSpec) => spec.module !== undefined && LUA_MODULE.test(spec.module)
+  const luaEntries = specs.flatMap((spec, index) =>
+    isLua(spec) ? [{ spec, index, id: spec.id ?? stableUuid(`plugin:${luaName(spec)}:${index}`) }] : [],
+  )
+  const lua = luaEntries.length
+    ? await (await import('../lua/plugin.js')).prepareLuaPlugins(loaded, luaEntries, options.lua)
+    : []
   return Promise.all(
-    loaded.fixture.plugins.map(async (spec: PluginSpec, index): Promise<RunnablePlugin> => {
+    specs.map(async (spec: PluginSpec, index): Promise<RunnablePlugin> => {
+      if (isLua(spec)) return lua.find((p) => p.index === index)!
+      const name = spec.name ?? basename(spec.module ?? 'plugin', extname(spec.module ?? ''))
       const base = {
         index,
-        name: spec.name,
-        id: spec.id ?? stableUuid(`plugin:${spec.name}:${index}`),
+        name,
+        id: spec.id ?? stableUuid(`plugin:${name}:${index}`),
         config: spec.config ?? {},
       }
       if (spec.module === undefined) return { kind: 'script', ...base, phases: spec.phases ?? {} }
@@ -81,7 +99,7 @@ export async function preparePlugins(loaded: LoadedFixture, options: ModuleOptio
         throw new FixtureError(loaded.file, `$.plugins[${index}].module`, reason)
       }
       // the plugin server names a module by its Name or its file; the fixture's name stands for the file
-      const registered = serverName(module, fileNameOf(spec.name, abs))
+      const registered = serverName(module, fileNameOf(name, abs))
       return {
         kind: 'module',
         ...base,
@@ -96,10 +114,32 @@ export async function preparePlugins(loaded: LoadedFixture, options: ModuleOptio
   )
 }
 
+/** A Lua plugin's name as its folder gives it (the id of an unnamed entry derives from it). */
+const luaName = (spec: PluginSpec): string =>
+  spec.name ?? basename(spec.module!.replace(/[/\\]+$/, '').replace(/[/\\]handler\.lua$/, ''))
+
 /** Whether a plugin does anything in a phase. */
 export function handles(plugin: RunnablePlugin, phase: Phase): boolean {
   if (plugin.kind === 'script') return (plugin.phases[phase]?.length ?? 0) > 0
   return plugin.phases.has(phase)
+}
+
+/** Kong's PRIORITY (kong-js-pdk's `Priority`); call scripts have none (0). */
+export function priorityOf(plugin: RunnablePlugin): number {
+  if (plugin.kind === 'lua') return plugin.priority
+  if (plugin.kind === 'module') return plugin.module.Priority ?? 0
+  return 0
+}
+
+/** The plugins in the order Kong runs them: higher PRIORITY first, the fixture's order among equals. */
+export function kongOrder(plugins: readonly RunnablePlugin[]): RunnablePlugin[] {
+  return [...plugins].sort((a, b) => priorityOf(b) - priorityOf(a) || a.index - b.index)
+}
+
+/** Frees what the plugins hold (the Lua VMs). */
+export function closePlugins(plugins: readonly RunnablePlugin[]): void {
+  const runtimes = new Set(plugins.flatMap((p) => (p.kind === 'lua' ? [p.runtime] : [])))
+  for (const r of runtimes) r.close()
 }
 
 /** How a plugin server serves a module plugin: its file is placed under the fixture's plugin name. */

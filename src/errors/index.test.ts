@@ -101,6 +101,16 @@ const SAMPLES: { [Id in MessageId]: MessageArgs<Id> } = {
     { message: 'hello.json: request.method must be a string', file: 'hello.json', path: 'request.method' },
   ],
   fixtureUnreadable: [{ message: 'nope.json: $: cannot be read (ENOENT)', file: 'nope.json', path: '$' }],
+  pluginConfigInvalid: [
+    {
+      message: 'lua.json: $.plugins[0].config.message: expected a string',
+      file: 'lua.json',
+      path: '$.plugins[0].config.message',
+    },
+  ],
+  luaModuleUnsupported: [
+    { message: 'lua.json: $.plugins[0].module: requires "resty.http"', file: 'lua.json', path: '$.plugins[0].module' },
+  ],
   missingFields: [
     {
       missing: [

@@ -10,6 +10,14 @@ export const PDK_ERRORS = {
     exit: 2,
     next: 'Fix the field named above; docs/fixture-format.md describes every field (schema: pdk/fixture.schema.json in the package).',
   },
+  PDK_PLUGIN_CONFIG_INVALID: {
+    exit: 2,
+    next: "Fix the config field named above so the plugin's schema.lua accepts it, as Kong's Admin API would.",
+  },
+  LUA_MODULE_UNSUPPORTED: {
+    exit: 2,
+    next: "Put a module of your own under that name on a folder in the fixture's lua_path (or --lua-path), or test this plugin with a real Kong.",
+  },
 } as const satisfies Record<string, ErrorSpec & { readonly status?: never }>
 
 /** The messages of these codes, as templates (see index.ts). */
@@ -31,5 +39,17 @@ export const PDK_MESSAGES = {
     text: (v: { message: string }) => v.message,
     details: (v: { file: string; path: string }) => ({ file: v.file, path: v.path }),
     next: 'Check the path: `broker pdk run <file or folder>` takes fixture files or folders of them, e.g. the shipped fixtures/pdk/js-hello.json.',
+  },
+  /** A Lua plugin's config that its schema.lua refuses (Kong's message, the field named). */
+  pluginConfigInvalid: {
+    code: 'PDK_PLUGIN_CONFIG_INVALID',
+    text: (v: { message: string }) => v.message,
+    details: (v: { file: string; path: string }) => ({ file: v.file, path: v.path }),
+  },
+  /** A Lua plugin requires a module broker does not emulate (resty.http, ffi …). */
+  luaModuleUnsupported: {
+    code: 'LUA_MODULE_UNSUPPORTED',
+    text: (v: { message: string }) => v.message,
+    details: (v: { file: string; path: string }) => ({ file: v.file, path: v.path }),
   },
 } as const satisfies Record<string, MessageSpec>

@@ -5,7 +5,7 @@ import { brokerError } from '../../errors/index.js'
 import { FixtureError, loadFixture, type LoadedFixture } from '../../../pdk/fixture.js'
 import { runScenario, type ScenarioResult } from '../../../pdk/runner/index.js'
 import { StartError } from '../../../pdk/plugin-server/index.js'
-import { preparePlugins, startPluginServers, type RunnablePlugin } from '../../../pdk/runner/plugins.js'
+import { closePlugins, preparePlugins, startPluginServers, type RunnablePlugin } from '../../../pdk/runner/plugins.js'
 
 export interface PdkRunOptions {
   /** Fixture files, or directories whose *.json files are fixtures. */
@@ -18,6 +18,18 @@ export interface PdkRunOptions {
   pluginServerCmd?: string
   /** Milliseconds a plugin event may take before Kong gives up on it (a hung plugin); 10000. */
   pluginServerTimeout?: number
+  /** Milliseconds a Lua plugin's phase may run before it is stopped (an endless loop); pluginServerTimeout when absent. */
+  timeout?: number
+  /** More folders Lua plugins' `require` searches (`--lua-path`), after each fixture's `lua_path`. */
+  luaPath?: string[]
+}
+
+/** The registry error for a fixture that cannot run, by what is wrong. */
+function fixtureError(e: FixtureError) {
+  const details = { message: e.message, file: e.file, path: e.path }
+  if (e.kind === 'config') return brokerError('pluginConfigInvalid', details)
+  if (e.kind === 'module') return brokerError('luaModuleUnsupported', details)
+  return brokerError(e.kind === 'unreadable' ? 'fixtureUnreadable' : 'fixtureInvalid', details)
 }
 
 /** One fixture's report, exactly as `--json` prints it. */
@@ -54,19 +66,25 @@ export function expandPaths(paths: string[]): string[] {
 }
 
 /** Loads every fixture and its plugins first, so a bad fixture stops the run before anything replays. */
-async function prepare(paths: string[], all: boolean): Promise<Array<[LoadedFixture, RunnablePlugin[]]>> {
+async function prepare(
+  paths: string[],
+  all: boolean,
+  luaPath: string[] | undefined,
+): Promise<Array<[LoadedFixture, RunnablePlugin[]]>> {
+  const done: RunnablePlugin[][] = []
   try {
     const loaded = expandPaths(paths).map(loadFixture)
-    return await Promise.all(
-      loaded.map(async (l) => [l, await preparePlugins(l, { all })] as [LoadedFixture, RunnablePlugin[]]),
-    )
+    // one after another: a Lua fixture's VM is built while it loads, and a failure frees those built
+    const out: Array<[LoadedFixture, RunnablePlugin[]]> = []
+    for (const l of loaded) {
+      const plugins = await preparePlugins(l, { all, lua: { luaPath } })
+      done.push(plugins)
+      out.push([l, plugins])
+    }
+    return out
   } catch (e) {
-    if (e instanceof FixtureError)
-      throw brokerError(e.unreadable ? 'fixtureUnreadable' : 'fixtureInvalid', {
-        message: e.message,
-        file: e.file,
-        path: e.path,
-      })
+    for (const p of done) closePlugins(p)
+    if (e instanceof FixtureError) throw fixtureError(e)
     throw e
   }
 }
@@ -75,21 +93,26 @@ async function prepare(paths: string[], all: boolean): Promise<Array<[LoadedFixt
 export async function runFixtures(
   options: PdkRunOptions,
 ): Promise<{ results: ScenarioResult[]; report: PdkRunResult }> {
-  const prepared = await prepare(options.paths, options.pluginServer === true)
-  const timeoutMs = options.pluginServerTimeout ?? 10_000
+  const prepared = await prepare(options.paths, options.pluginServer === true, options.luaPath)
+  const timeoutMs = options.timeout ?? options.pluginServerTimeout ?? 10_000
   const serverOptions = { command: options.pluginServerCmd, timeoutMs }
   const servers = await startPluginServers(
     prepared.flatMap(([, plugins]) => plugins),
     serverOptions,
   ).catch((e: unknown) => {
+    for (const [, plugins] of prepared) closePlugins(plugins)
     throw e instanceof StartError ? brokerError('pluginServerUnavailable', { reason: e.message }) : e
   })
   const results: ScenarioResult[] = []
   try {
     for (const [loaded, plugins] of prepared)
       results.push(await runScenario(loaded, plugins, {}, { strict: options.strict, servers, timeoutMs }))
+  } catch (e) {
+    if (e instanceof FixtureError) throw fixtureError(e)
+    throw e
   } finally {
     await servers?.close()
+    for (const [, plugins] of prepared) closePlugins(plugins)
   }
   const report = {
     fixtures: results.map((r) => ({

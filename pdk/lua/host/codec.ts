@@ -1,0 +1,143 @@
+/** Bytes and text codecs for ngx.*, cjson and resty.*: base64, digests, HMAC, JSON, URI escaping. */
+import { createHash, createHmac, randomBytes, randomUUID } from 'node:crypto'
+import { LuaRef } from '../vm.js'
+import type { HostOp } from './index.js'
+
+/** A Lua string's bytes (a JS string is its UTF-8). */
+export const bytesOf = (v: unknown): Buffer =>
+  Buffer.isBuffer(v) ? v : Buffer.from(typeof v === 'number' ? fmtNumber(v) : String(v ?? ''), 'utf8')
+
+/** C's "%.14g", as LuaJIT and cjson print numbers. */
+export function fmtNumber(n: number): string {
+  if (Number.isInteger(n) && Math.abs(n) < 1e15) return String(n)
+  if (!Number.isFinite(n)) return Number.isNaN(n) ? 'nan' : n > 0 ? 'inf' : '-inf'
+  const exp = Math.floor(Math.log10(Math.abs(n)))
+  if (exp < -4 || exp >= 14) {
+    const [m, e] = n.toExponential(13).split('e')
+    const mant = m!.includes('.') ? m!.replace(/0+$/, '').replace(/\.$/, '') : m!
+    const ev = Number(e)
+    return `${mant}e${ev < 0 ? '-' : '+'}${String(Math.abs(ev)).padStart(2, '0')}`
+  }
+  const s = n.toPrecision(14)
+  return s.includes('.') ? s.replace(/0+$/, '').replace(/\.$/, '') : s
+}
+
+const ESC: Record<string, string> = {
+  '"': '\\"',
+  '\\': '\\\\',
+  '/': '\\/',
+  '\b': '\\b',
+  '\f': '\\f',
+  '\n': '\\n',
+  '\r': '\\r',
+  '\t': '\\t',
+}
+
+/** cjson.encode: `\/`, numbers as "%.14g", an empty table `{}` unless marked as an array. */
+export function cjsonEncode(v: unknown, depth = 0): string {
+  if (depth > 1000) throw new Error('Cannot serialise, excessive nesting (1001)')
+  if (v === undefined || v === null) return 'null'
+  switch (typeof v) {
+    case 'boolean':
+      return String(v)
+    case 'number':
+      if (!Number.isFinite(v)) throw new Error('Cannot serialise number: must not be NaN or Infinity')
+      return fmtNumber(v)
+    case 'string':
+      // eslint-disable-next-line no-control-regex -- cjson escapes control characters
+      return `"${v.replace(/["\\/\b\f\n\r\t]|[\u0000-\u001f\u007f]/g, (c) => ESC[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)}"`
+    case 'object':
+      break
+    default:
+      throw new Error(`Cannot serialise ${typeof v}: type not supported`)
+  }
+  if (Buffer.isBuffer(v)) return cjsonEncode(v.toString('latin1'), depth)
+  if (v instanceof LuaRef) throw new Error(`Cannot serialise ${v.type}: type not supported`)
+  if (Array.isArray(v)) return `[${v.map((x) => cjsonEncode(x, depth + 1)).join(',')}]`
+  const parts: string[] = []
+  for (const [k, x] of Object.entries(v)) parts.push(`${cjsonEncode(k)}:${cjsonEncode(x, depth + 1)}`)
+  return `{${parts.join(',')}}`
+}
+
+/** cjson.decode, with cjson's message for bad input. */
+export function cjsonDecode(text: unknown): unknown {
+  const s = bytesOf(text).toString('utf8')
+  try {
+    return JSON.parse(s) as unknown
+  } catch (e) {
+    const at = /position (\d+)/.exec((e as Error).message)
+    const n = at ? Number(at[1]) + 1 : s.trim() === '' ? 1 : s.length
+    const token = s.trim() === '' ? 'end of string' : 'invalid token'
+    throw new Error(`Expected value but found ${token} at character ${n}`, { cause: e })
+  }
+}
+
+const UNRESERVED = /[A-Za-z0-9\-._~]/
+
+/** ngx.escape_uri: every byte but RFC 3986's unreserved ones as %XX. */
+function escapeUri(v: unknown): string {
+  let out = ''
+  for (const b of bytesOf(v)) {
+    const c = String.fromCharCode(b)
+    out += UNRESERVED.test(c) ? c : `%${b.toString(16).toUpperCase().padStart(2, '0')}`
+  }
+  return out
+}
+
+/** ngx.unescape_uri: %XX decoded, `+` as a space. */
+function unescapeUri(v: unknown): Buffer | string {
+  const src = bytesOf(v)
+  const out: number[] = []
+  for (let i = 0; i < src.length; i++) {
+    const b = src[i]!
+    if (b === 0x25 && i + 2 < src.length + 0 && /^[0-9a-fA-F]{2}$/.test(src.toString('latin1', i + 1, i + 3))) {
+      out.push(parseInt(src.toString('latin1', i + 1, i + 3), 16))
+      i += 2
+    } else out.push(b === 0x2b ? 0x20 : b)
+  }
+  return Buffer.from(out)
+}
+
+const digest = (alg: string, data: unknown) => createHash(alg).update(bytesOf(data)).digest()
+
+export const CODEC_OPS: Record<string, HostOp> = {
+  encode_base64: (_s, v, noPad) => {
+    const b = bytesOf(v).toString('base64')
+    return [noPad ? b.replace(/=+$/, '') : b]
+  },
+  decode_base64: (_s, v) => {
+    const s = bytesOf(v).toString('latin1')
+    if (!/^[A-Za-z0-9+/]*={0,2}$/.test(s) || s.replace(/=+$/, '').length % 4 === 1) return [undefined]
+    return [Buffer.from(s, 'base64')]
+  },
+  encode_base64url: (_s, v) => [bytesOf(v).toString('base64url')],
+  decode_base64url: (_s, v) => {
+    const s = bytesOf(v).toString('latin1')
+    if (!/^[A-Za-z0-9_-]*$/.test(s)) return [undefined, 'invalid input']
+    return [Buffer.from(s, 'base64url')]
+  },
+  digest: (_s, alg, data) => [digest(String(alg), data)],
+  hmac: (_s, alg, key, data) => [createHmac(String(alg), bytesOf(key)).update(bytesOf(data)).digest()],
+  crc32: (_s, data) => [crc32(bytesOf(data))],
+  random_bytes: (_s, n) => [randomBytes(Number(n))],
+  uuid: () => [randomUUID()],
+  json_encode: (_s, v) => [cjsonEncode(v)],
+  json_decode: (_s, v) => [cjsonDecode(v)],
+  escape_uri: (_s, v) => [escapeUri(v)],
+  unescape_uri: (_s, v) => [unescapeUri(v)],
+}
+
+let crcTable: Int32Array | undefined
+function crc32(buf: Buffer): number {
+  if (!crcTable) {
+    crcTable = new Int32Array(256)
+    for (let i = 0; i < 256; i++) {
+      let c = i
+      for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1
+      crcTable[i] = c
+    }
+  }
+  let crc = -1
+  for (const b of buf) crc = crcTable[(crc ^ b) & 0xff]! ^ (crc >>> 8)
+  return (crc ^ -1) >>> 0
+}

@@ -1,0 +1,40 @@
+/**
+ * `__host(op, ...)`: what broker's Lua modules (ngx, cjson, resty.*) need from JS: digests,
+ * base64, JSON, regular expressions, time, and the request state behind ngx.var / ngx.req.
+ */
+import type { Context } from '../../context.js'
+import type { KitBridge } from '../bridge.js'
+import { CODEC_OPS } from './codec.js'
+import { NGX_OPS } from './ngx.js'
+import { RE_OPS } from './re.js'
+
+/** An operation: the request state (undefined outside a request), then Lua's arguments. */
+export type HostOp = (state: HostState, ...args: unknown[]) => unknown[]
+
+export interface HostState {
+  ctx: Context | undefined
+  bridge: KitBridge
+  /** The `__host` function Lua calls. */
+  call: (...args: unknown[]) => unknown[]
+  /** A new request begins. */
+  begin(ctx: Context): void
+}
+
+const OPS: Record<string, HostOp> = { ...CODEC_OPS, ...RE_OPS, ...NGX_OPS }
+
+/** The host functions of one runtime. */
+export function createHost(bridge: KitBridge): HostState {
+  const state: HostState = {
+    ctx: undefined,
+    bridge,
+    call: (op, ...args) => {
+      const fn = typeof op === 'string' && Object.hasOwn(OPS, op) ? OPS[op] : undefined
+      if (!fn) throw new Error(`broker: no host operation ${String(op)}`)
+      return fn(state, ...args)
+    },
+    begin(ctx) {
+      state.ctx = ctx
+    },
+  }
+  return state
+}

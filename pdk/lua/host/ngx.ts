@@ -1,0 +1,237 @@
+/** The request state behind ngx.var, ngx.req, ngx.header and ngx.status, read from the kit's context. */
+import { hostname } from 'node:os'
+import ipaddr from 'ipaddr.js'
+import type { Context } from '../../context.js'
+import { bytesOf } from './codec.js'
+import type { HostOp, HostState } from './index.js'
+
+const HOST = hostname()
+const pad = (n: number, w = 2) => String(n).padStart(w, '0')
+const DAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat']
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec']
+
+const need = (s: HostState): Context => {
+  if (!s.ctx) throw new Error('API disabled in the current context')
+  return s.ctx
+}
+
+/** Query text → Lua table (flags true, repeats as lists), as ngx.decode_args. */
+export function decodeArgs(query: string, max = 100): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  let n = 0
+  for (const part of query.split('&')) {
+    if (part === '' || (max > 0 && n >= max)) continue
+    n++
+    const eq = part.indexOf('=')
+    const dec = (s: string) => {
+      try {
+        return decodeURIComponent(s.replace(/\+/g, ' '))
+      } catch {
+        return s
+      }
+    }
+    const k = dec(eq === -1 ? part : part.slice(0, eq))
+    const v: unknown = eq === -1 ? true : dec(part.slice(eq + 1))
+    const prev = out[k]
+    out[k] = prev === undefined ? v : Array.isArray(prev) ? [...(prev as unknown[]), v] : [prev, v]
+  }
+  return out
+}
+
+/** Lua table → query text, as ngx.encode_args. */
+export function encodeArgs(args: unknown): string {
+  if (typeof args !== 'object' || args === null) throw new Error("bad argument #1 to 'encode_args' (table expected)")
+  const enc = (s: unknown) => encodeURIComponent(bytesOf(s).toString('utf8')).replace(/%20/g, '%20')
+  const parts: string[] = []
+  for (const [k, v] of Object.entries(args)) {
+    for (const x of Array.isArray(v) ? v : [v]) {
+      if (x === true) parts.push(enc(k))
+      else if (x !== false && x !== undefined) parts.push(`${enc(k)}=${enc(x)}`)
+    }
+  }
+  return parts.join('&')
+}
+
+function variable(ctx: Context, vars: Map<string, unknown>, name: string): unknown {
+  if (vars.has(name)) return vars.get(name)
+  const req = ctx.request
+  const q = req.uri.indexOf('?')
+  const path = q === -1 ? req.uri : req.uri.slice(0, q)
+  switch (name) {
+    case 'request_uri':
+      return req.uri
+    case 'uri':
+      return decodeURIComponent(path)
+    case 'args':
+    case 'query_string':
+      return ctx.upstream.query === '' ? undefined : ctx.upstream.query
+    case 'is_args':
+      return ctx.upstream.query === '' ? '' : '?'
+    case 'host':
+      return req.host
+    case 'scheme':
+      return req.scheme
+    case 'https':
+      return req.scheme === 'https' ? 'on' : ''
+    case 'server_port':
+      return String(req.port)
+    case 'server_addr':
+      return '127.0.0.1'
+    case 'server_name':
+      return 'kong'
+    case 'server_protocol':
+      return req.httpVersion === undefined ? undefined : `HTTP/${req.httpVersion === 2 ? '2.0' : req.httpVersion}`
+    case 'request_method':
+      return req.method
+    case 'request_id':
+      return ctx.requestId
+    case 'remote_addr':
+      return ctx.forwarded.ip
+    case 'remote_port':
+      return ctx.forwarded.port === undefined ? undefined : String(ctx.forwarded.port)
+    case 'realip_remote_addr':
+      return req.peer.ip
+    case 'realip_remote_port':
+      return String(req.peer.port)
+    case 'binary_remote_addr':
+      return ipaddr.isValid(ctx.forwarded.ip) ? Buffer.from(ipaddr.parse(ctx.forwarded.ip).toByteArray()) : undefined
+    case 'content_type':
+      return req.headers.get('content-type')
+    case 'content_length':
+      return req.headers.get('content-length')
+    case 'request_length':
+      return String(req.body.length)
+    case 'upstream_uri':
+      return ctx.upstream.path + (ctx.upstream.query ? `?${ctx.upstream.query}` : '')
+    case 'upstream_host':
+      return ctx.upstream.host
+    case 'upstream_scheme':
+      return ctx.upstream.scheme
+    case 'hostname':
+      return HOST
+    case 'status':
+      return String(ctx.response.status)
+    case 'msec':
+      return (Date.now() / 1000).toFixed(3)
+  }
+  if (name.startsWith('http_')) return req.headers.all(name.slice(5)).join(', ') || undefined
+  if (name.startsWith('cookie_')) {
+    const want = name.slice(7)
+    for (const c of (req.headers.get('cookie') ?? '').split(';')) {
+      const [k, ...v] = c.trim().split('=')
+      if (k === want) return v.join('=')
+    }
+    return undefined
+  }
+  if (name.startsWith('arg_')) {
+    const v = decodeArgs(ctx.upstream.query)[name.slice(4)]
+    return Array.isArray(v) ? v[0] : v === true ? '' : v
+  }
+  return undefined
+}
+
+const varsOf = new WeakMap<Context, Map<string, unknown>>()
+const vars = (ctx: Context) => {
+  let m = varsOf.get(ctx)
+  if (!m) varsOf.set(ctx, (m = new Map()))
+  return m
+}
+
+const httpDate = (d: Date) =>
+  `${DAYS[d.getUTCDay()]}, ${pad(d.getUTCDate())} ${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())} GMT`
+
+export const NGX_OPS: Record<string, HostOp> = {
+  null: () => [null],
+  pid: () => [process.pid],
+  var_get: (s, name) => [variable(need(s), vars(need(s)), String(name))],
+  var_set: (s, name, value) => {
+    const ctx = need(s)
+    const n = String(name)
+    const v = value === undefined || value === null ? undefined : bytesOf(value).toString('utf8')
+    if (n === 'args' || n === 'query_string') ctx.upstream.query = v ?? ''
+    else if (n === 'upstream_uri') {
+      const [p, q] = (v ?? '/').split('?')
+      ctx.upstream.path = p!
+      if (q !== undefined) ctx.upstream.query = q
+    } else if (n === 'upstream_host') ctx.upstream.host = v ?? ctx.upstream.host
+    else vars(ctx).set(n, v)
+    return []
+  },
+  phase: (s) => [s.ctx?.phase ?? 'init_worker'],
+  now: () => [Date.now() / 1000],
+  start_time: (s) => [(s.ctx?.startTime ?? Date.now()) / 1000],
+  http_time: (_s, sec) => [httpDate(new Date(Number(sec) * 1000))],
+  cookie_time: (_s, sec) => [
+    httpDate(new Date(Number(sec) * 1000)).replace(/^(\w+), (\d+) (\w+) (\d+)/, '$1, $2-$3-$4'),
+  ],
+  parse_http_time: (_s, str) => {
+    const t = Date.parse(String(str))
+    return [Number.isNaN(t) ? undefined : Math.floor(t / 1000)]
+  },
+  localtime: () => {
+    const d = new Date()
+    return [
+      `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`,
+    ]
+  },
+  utctime: () => [new Date().toISOString().replace('T', ' ').slice(0, 19)],
+  status_get: (s) => [need(s).response.status],
+  status_set: (s, v) => {
+    need(s).response.status = Number(v)
+    return []
+  },
+  upstream: (s) => {
+    const ctx = need(s)
+    return [ctx.upstream.method, ctx.upstream.body, ctx.upstream.query, ctx.request.httpVersion]
+  },
+  req_headers: (s, max) => {
+    const { headers } = need(s).upstream.headers.table(Number(max ?? 100) || Infinity)
+    return [headers]
+  },
+  resp_header_get: (s, name) => {
+    const all = need(s).response.headers.all(String(name))
+    return [all.length === 0 ? undefined : all.length === 1 ? all[0] : all]
+  },
+  resp_header_set: (s, name, value) => {
+    const h = need(s).response.headers
+    if (value === undefined || value === null || (Array.isArray(value) && value.length === 0)) h.clear(String(name))
+    else h.set(String(name), Array.isArray(value) ? value.map(String) : String(value))
+    return []
+  },
+  resp_headers: (s, max) => [need(s).response.headers.table(Number(max ?? 100) || Infinity).headers],
+  decode_args: (_s, q, max) => [decodeArgs(bytesOf(q).toString('utf8'), max === undefined ? 100 : Number(max))],
+  encode_args: (_s, t) => [encodeArgs(t)],
+  ip_parse: (_s, ip) => {
+    const text = String(ip)
+    if (!ipaddr.isValid(text)) return [undefined]
+    const a = ipaddr.parse(text)
+    return [a.kind(), Buffer.from(a.toByteArray())]
+  },
+  ip_match: (_s, ip, cidrs) => {
+    const text = String(ip)
+    if (!ipaddr.isValid(text)) return [false]
+    let addr = ipaddr.parse(text)
+    if (addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress())
+      addr = (addr as ipaddr.IPv6).toIPv4Address()
+    for (const c of (cidrs as string[]) ?? []) {
+      const [range, bits] = c.includes('/') ? ipaddr.parseCIDR(c) : [ipaddr.parse(c), c.includes(':') ? 128 : 32]
+      if (range.kind() === addr.kind() && addr.match(range, bits)) return [c]
+    }
+    return [false]
+  },
+  ip_valid_cidr: (_s, c) => {
+    const t = String(c)
+    return [
+      ipaddr.isValid(t) ||
+        (t.includes('/') &&
+          (() => {
+            try {
+              ipaddr.parseCIDR(t)
+              return true
+            } catch {
+              return false
+            }
+          })()),
+    ]
+  },
+}

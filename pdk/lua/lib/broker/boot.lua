@@ -1,0 +1,59 @@
+-- Boots a VM for Kong plugins: `require` through the host's search path, the ngx and kong
+-- globals, and the entry points the host calls (__broker_*).
+local find = __find
+
+package.searchers = {
+  package.searchers[1],
+  function(name)
+    local src, where = find(name)
+    if not src then return where end
+    local f, err = load(src, "@" .. where, "t")
+    if not f then error(err, 0) end
+    return f, where
+  end,
+}
+package.path, package.cpath = "", ""
+
+-- the marker cjson gives an array (so {} encodes as []); the host looks it up by this name
+__broker_array_mt = { __name = "array_mt" }
+
+local R
+
+function __broker_boot(extra)
+  require("broker.db").init(extra.db)
+  ngx = require "broker.ngx"
+  kong = require("broker.kong").build(extra)
+  R = require "broker.request"
+end
+
+local PHASES = { "init_worker", "certificate", "rewrite", "access", "header_filter", "body_filter", "log", "response", "preread" }
+
+--- Loads plugin `name`'s handler into slot i with its config; PRIORITY, VERSION, phases.
+function __broker_load(i, name, conf)
+  local handler = require("kong.plugins." .. name .. ".handler")
+  if type(handler) ~= "table" then
+    error("kong.plugins." .. name .. ".handler returned " .. type(handler) .. ", not a handler table", 0)
+  end
+  R.handlers[i], R.confs[i] = handler, conf
+  local phases = {}
+  for _, p in ipairs(PHASES) do
+    if type(handler[p]) == "function" then phases[#phases + 1] = p end
+  end
+  return handler.PRIORITY, handler.VERSION, setmetatable(phases, __broker_array_mt)
+end
+
+--- Fills a config's defaults and checks it against the plugin's schema.lua (when it has one).
+function __broker_schema(name, conf)
+  local ok, schema = pcall(require, "kong.plugins." .. name .. ".schema")
+  if not ok then
+    if tostring(schema):find("module 'kong.plugins." .. name .. ".schema' not found", 1, true) then return conf end
+    error(schema, 0)
+  end
+  return require("broker.schema").process(schema, conf)
+end
+
+function __broker_begin(captures) R.begin(captures) end
+function __broker_start(token, i, phase) return R.start(token, i, phase) end
+function __broker_resume(token, i, ...) return R.resume(token, i, ...) end
+function __broker_set_arg(chunk, eof) R.arg[1], R.arg[2] = chunk, eof end
+function __broker_get_arg() return R.arg[1] end

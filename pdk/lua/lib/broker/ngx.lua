@@ -1,0 +1,162 @@
+-- The ngx global as Kong plugins use it, on the kit's request state (written for broker).
+local H = __host
+local R = require "broker.request"
+local null = H("null")
+local type, tostring, select = type, tostring, select
+
+local ngx = {
+  null = null,
+  OK = 0, ERROR = -1, AGAIN = -2, DONE = -4, DECLINED = -5,
+  STDERR = 0, EMERG = 1, ALERT = 2, CRIT = 3, ERR = 4, WARN = 5, NOTICE = 6, INFO = 7, DEBUG = 8,
+  HTTP_GET = 2, HTTP_HEAD = 4, HTTP_POST = 8, HTTP_PUT = 16, HTTP_DELETE = 32, HTTP_MKCOL = 64,
+  HTTP_COPY = 128, HTTP_MOVE = 256, HTTP_OPTIONS = 512, HTTP_PROPFIND = 1024, HTTP_PROPPATCH = 2048,
+  HTTP_LOCK = 4096, HTTP_UNLOCK = 8192, HTTP_PATCH = 16384, HTTP_TRACE = 32768,
+  HTTP_CONTINUE = 100, HTTP_SWITCHING_PROTOCOLS = 101, HTTP_OK = 200, HTTP_CREATED = 201,
+  HTTP_ACCEPTED = 202, HTTP_NO_CONTENT = 204, HTTP_PARTIAL_CONTENT = 206, HTTP_SPECIAL_RESPONSE = 300,
+  HTTP_MOVED_PERMANENTLY = 301, HTTP_MOVED_TEMPORARILY = 302, HTTP_SEE_OTHER = 303, HTTP_NOT_MODIFIED = 304,
+  HTTP_TEMPORARY_REDIRECT = 307, HTTP_PERMANENT_REDIRECT = 308, HTTP_BAD_REQUEST = 400,
+  HTTP_UNAUTHORIZED = 401, HTTP_PAYMENT_REQUIRED = 402, HTTP_FORBIDDEN = 403, HTTP_NOT_FOUND = 404,
+  HTTP_NOT_ALLOWED = 405, HTTP_NOT_ACCEPTABLE = 406, HTTP_REQUEST_TIMEOUT = 408, HTTP_CONFLICT = 409,
+  HTTP_GONE = 410, HTTP_UPGRADE_REQUIRED = 426, HTTP_TOO_MANY_REQUESTS = 429, HTTP_CLOSE = 444,
+  HTTP_ILLEGAL = 451, HTTP_INTERNAL_SERVER_ERROR = 500, HTTP_METHOD_NOT_IMPLEMENTED = 501,
+  HTTP_BAD_GATEWAY = 502, HTTP_SERVICE_UNAVAILABLE = 503, HTTP_GATEWAY_TIMEOUT = 504,
+  HTTP_VERSION_NOT_SUPPORTED = 505, HTTP_INSUFFICIENT_STORAGE = 507,
+}
+local METHODS = {}
+for k, v in pairs(ngx) do
+  local m = type(k) == "string" and k:match("^HTTP_(%u+)$")
+  if m and v >= 2 and v <= 32768 and v & (v - 1) == 0 then METHODS[v] = m end
+end
+
+-- codecs and digests
+ngx.encode_base64 = function(s, no_padding) return (H("encode_base64", s, no_padding)) end
+ngx.decode_base64 = function(s) return (H("decode_base64", s)) end
+ngx.md5 = function(s) return require("resty.string").to_hex(H("digest", "md5", s)) end
+ngx.md5_bin = function(s) return (H("digest", "md5", s)) end
+ngx.sha1_bin = function(s) return (H("digest", "sha1", s)) end
+ngx.hmac_sha1 = function(key, s) return (H("hmac", "sha1", key, s)) end
+ngx.crc32_short = function(s) return (H("crc32", s)) end
+ngx.crc32_long = ngx.crc32_short
+ngx.escape_uri = function(s) return (H("escape_uri", s)) end
+ngx.unescape_uri = function(s) return (H("unescape_uri", s)) end
+ngx.encode_args = function(t) return (H("encode_args", t)) end
+ngx.decode_args = function(s, max) return (H("decode_args", s, max)) end
+ngx.quote_sql_str = function(s) return "'" .. tostring(s):gsub("\\", "\\\\"):gsub("'", "\\'") .. "'" end
+
+-- time
+ngx.now = function() return (H("now")) end
+ngx.time = function() return math.floor(H("now")) end
+ngx.update_time = function() end
+ngx.today = function() return (H("localtime")):sub(1, 10) end
+ngx.localtime = function() return (H("localtime")) end
+ngx.utctime = function() return (H("utctime")) end
+ngx.http_time = function(sec) return (H("http_time", sec)) end
+ngx.cookie_time = function(sec) return (H("cookie_time", sec)) end
+ngx.parse_http_time = function(s) return (H("parse_http_time", s)) end
+ngx.sleep = function() end
+ngx.get_phase = function() return (H("phase")) end
+
+-- logging goes to the kit's log, at the matching level
+local LEVELS = { [0] = "emerg", "emerg", "alert", "crit", "err", "warn", "notice", "info", "debug" }
+ngx.log = function(level, ...)
+  local parts = {}
+  for i = 1, select("#", ...) do
+    local v = select(i, ...)
+    parts[i] = v == nil and "nil" or v == null and "null" or tostring(v)
+  end
+  return kong.log[LEVELS[level] or "notice"](table.concat(parts))
+end
+
+-- ngx.exit: Kong's error page for an error status, the phase's end otherwise
+ngx.exit = function(status)
+  if status >= 400 then return kong.response.error(status) end
+  if status >= 200 then return kong.response.exit(status) end
+  return coroutine.yield(R.EXIT)
+end
+ngx.redirect = function(uri, status)
+  return kong.response.exit(status or 302, nil, { Location = uri })
+end
+ngx.flush = function() return true end
+ngx.eof = function() return true end
+ngx.on_abort = function() return true end
+
+ngx.var = setmetatable({}, {
+  __index = function(_, k) return (H("var_get", k)) end,
+  __newindex = function(_, k, v) H("var_set", k, v) end,
+})
+
+ngx.header = setmetatable({}, {
+  __index = function(_, k) return (H("resp_header_get", k)) end,
+  __newindex = function(_, k, v) H("resp_header_set", k, v) end,
+})
+
+local header_mt = require("broker.kong").header_mt
+ngx.req = {
+  get_headers = function(max) return setmetatable(H("req_headers", max), header_mt) end,
+  set_header = function(k, v)
+    if v == nil then return kong.service.request.clear_header(k) end
+    return kong.service.request.set_header(k, v)
+  end,
+  clear_header = function(k) return kong.service.request.clear_header(k) end,
+  get_method = function() return (H("upstream")) end,
+  set_method = function(m) return kong.service.request.set_method(METHODS[m] or m) end,
+  http_version = function() return select(4, H("upstream")) end,
+  start_time = function() return (H("start_time")) end,
+  read_body = function() end,
+  discard_body = function() end,
+  get_body_file = function() return nil end,
+  get_body_data = function()
+    local body = select(2, H("upstream"))
+    if body == "" then return nil end
+    return body
+  end,
+  set_body_data = function(s) return kong.service.request.set_raw_body(s) end,
+  get_uri_args = function(max) return ngx.decode_args(select(3, H("upstream")), max) end,
+  set_uri_args = function(args)
+    if type(args) == "table" then args = ngx.encode_args(args) end
+    ngx.var.args = args
+  end,
+  get_post_args = function(max)
+    local body = select(2, H("upstream"))
+    return ngx.decode_args(body or "", max)
+  end,
+  set_uri = function(uri) ngx.var.upstream_uri = uri end,
+  is_internal = function() return false end,
+}
+ngx.resp = { get_headers = function(max) return setmetatable(H("resp_headers", max), header_mt) end }
+
+ngx.re = require "ngx.re"
+ngx.worker = {
+  id = function() return 0 end, count = function() return 1 end, pid = function() return H("pid") end,
+  exiting = function() return false end,
+}
+ngx.config = {
+  subsystem = "http", debug = false, is_console = false, ngx_lua_version = 10026, nginx_version = 1025003,
+  prefix = function() return "/usr/local/kong/" end, nginx_configure = function() return "" end,
+}
+-- timers never fire in a replay: a scenario is one request
+ngx.timer = {
+  at = function() return true end, every = function() return true end,
+  running_count = function() return 0 end, pending_count = function() return 0 end,
+}
+ngx.shared = require "broker.shdict"
+ngx.location = {
+  capture = function() error("ngx.location.capture is not emulated by broker", 2) end,
+}
+ngx.socket = setmetatable({}, { __index = function(_, k) error("ngx.socket." .. k .. " is not emulated by broker (no network in a replay)", 2) end })
+ngx.thread = { spawn = function() error("ngx.thread is not emulated by broker", 2) end }
+
+setmetatable(ngx, {
+  __index = function(_, k)
+    if k == "ctx" then return R.current.ngx end
+    if k == "status" then return (H("status_get")) end
+    if k == "arg" then return R.arg end
+  end,
+  __newindex = function(t, k, v)
+    if k == "status" then return H("status_set", v) end
+    if k == "ctx" then R.current.ngx = v return end
+    rawset(t, k, v)
+  end,
+})
+
+return ngx

@@ -1,0 +1,62 @@
+-- Per-request state of the Lua face and the phase runner: each plugin phase runs in a coroutine,
+-- so kong.response.exit (and a kit call JS must await) can leave it, as Kong's runloop does.
+local M = { EXIT = {}, AWAIT = {} }
+local EXIT, AWAIT = M.EXIT, M.AWAIT
+local traceback, create, resume, status = debug.traceback, coroutine.create, coroutine.resume, coroutine.status
+
+M.current = { shared = {}, plugin = {}, ngx = {} }
+-- ngx.arg in body_filter: the chunk and whether it is the last
+M.arg = {}
+M.plugin_index = nil
+
+--- A fresh request: kong.ctx.shared, kong.ctx.plugin and ngx.ctx start empty.
+function M.begin(captures)
+  M.current = { shared = {}, plugin = {}, ngx = { router_matches = { uri_captures = captures } }, core = {} }
+  M.shared_dict_time = nil
+end
+
+function M.plugin_ctx()
+  local i = M.plugin_index
+  if not i then return nil end
+  local t = M.current.plugin[i]
+  if not t then t = {}; M.current.plugin[i] = t end
+  return t
+end
+
+local running = {}
+local handlers, confs = {}, {}
+M.handlers, M.confs = handlers, confs
+
+local function finish(token, co, ok, res)
+  if not ok then
+    running[token] = nil
+    local msg = res
+    if type(msg) == "table" then msg = msg.message or tostring(msg) end
+    return "error", traceback(co, tostring(msg))
+  end
+  if status(co) == "dead" then running[token] = nil return "done" end
+  if res == EXIT then running[token] = nil return "exit" end
+  if res == AWAIT then return "await" end
+  -- a plugin that yields on its own (outside a coroutine of its own) is resumed at once
+  return "yield"
+end
+
+--- Starts plugin `i`'s phase handler in a coroutine; "done", "exit", "await" or "error", traceback.
+function M.start(token, i, phase)
+  M.plugin_index = i
+  local h = handlers[i]
+  local co = create(h[phase])
+  running[token] = co
+  return finish(token, co, resume(co, h, confs[i]))
+end
+
+--- Resumes a phase that waited on JS, with what JS answered.
+function M.resume(token, i, ...)
+  M.plugin_index = i
+  local co = running[token]
+  return finish(token, co, resume(co, ...))
+end
+
+function M.abandon(token) running[token] = nil end
+
+return M

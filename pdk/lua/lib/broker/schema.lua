@@ -1,0 +1,209 @@
+-- Kong's config processing for a plugin's schema.lua, written for broker: defaults filled
+-- (nested records, arrays), the config refused with Kong's messages naming the field.
+local H = __host
+local null = ngx.null
+local M = {}
+
+local function copy(v)
+  if type(v) ~= "table" then return v end
+  local c = {}
+  for k, x in pairs(v) do c[k] = copy(x) end
+  return setmetatable(c, getmetatable(v))
+end
+
+local function fields_of(def)
+  local list = {}
+  for _, f in ipairs(def.fields or {}) do
+    local name, field = next(f)
+    list[#list + 1] = { name = name, def = field }
+  end
+  return list
+end
+
+local function is_array(t)
+  if type(t) ~= "table" then return false end
+  local n = 0
+  for _ in pairs(t) do n = n + 1 end
+  for i = 1, n do if t[i] == nil then return false end end
+  return true
+end
+
+local TYPE_MSG = {
+  string = "expected a string", number = "expected a number", integer = "expected an integer",
+  boolean = "expected a boolean", array = "expected an array", set = "expected a set",
+  map = "expected a map", record = "expected a record", foreign = "expected a foreign key",
+}
+
+local check
+
+local function validate(def, v)
+  local t = def.type
+  if t == "string" then
+    if type(v) ~= "string" then return TYPE_MSG.string end
+    if def.len_min and #v < def.len_min then return "length must be at least " .. def.len_min end
+    if def.len_max and #v > def.len_max then return "length must be at most " .. def.len_max end
+    if def.len_eq and #v ~= def.len_eq then return "length must be " .. def.len_eq end
+    if def.match and not v:match(def.match) then return "invalid value: " .. v end
+    if def.starts_with and v:sub(1, #def.starts_with) ~= def.starts_with then
+      return "should start with: " .. def.starts_with
+    end
+    if def.match_none then
+      for _, m in ipairs(def.match_none) do if v:match(m.pattern) then return m.err end end
+    end
+    if def.match_all then
+      for _, m in ipairs(def.match_all) do if not v:match(m.pattern) then return m.err end end
+    end
+    if def.match_any then
+      local any = false
+      for _, p in ipairs(def.match_any.patterns) do if v:match(p) then any = true end end
+      if not any then return def.match_any.err end
+    end
+    if def.is_regex then
+      local ok = pcall(H, "re_check", v, "")
+      if not ok then return "not a valid regex: " .. v end
+    end
+    if def.uuid and not require("kong.tools.uuid").is_valid_uuid(v) then return "expected a valid UUID" end
+    if def.ip_or_cidr and not H("ip_valid_cidr", v) then return "invalid ip or cidr range: '" .. v .. "'" end
+    if def.ip and not H("ip_parse", v) then return "invalid ip address: " .. v end
+  elseif t == "number" or t == "integer" then
+    if type(v) ~= "number" then return TYPE_MSG[t] end
+    if t == "integer" and math.floor(v) ~= v then return TYPE_MSG.integer end
+    if def.between and (v < def.between[1] or v > def.between[2]) then
+      return "value should be between " .. def.between[1] .. " and " .. def.between[2]
+    end
+    if def.gt and not (v > def.gt) then return "value must be greater than " .. def.gt end
+  elseif t == "boolean" then
+    if type(v) ~= "boolean" then return TYPE_MSG.boolean end
+  elseif t == "array" or t == "set" then
+    if type(v) ~= "table" or not is_array(v) then return TYPE_MSG[t] end
+    if def.len_min and #v < def.len_min then return "length must be at least " .. def.len_min end
+    if def.len_max and #v > def.len_max then return "length must be at most " .. def.len_max end
+  elseif t == "map" or t == "record" then
+    if type(v) ~= "table" then return TYPE_MSG[t] end
+  elseif t == "foreign" then
+    if type(v) ~= "table" then return TYPE_MSG.foreign end
+  end
+  if def.one_of then
+    for _, o in ipairs(def.one_of) do if o == v then goto ok end end
+    do
+      local names = {}
+      for i, o in ipairs(def.one_of) do names[i] = tostring(o) end
+      return "expected one of: " .. table.concat(names, ", ")
+    end
+    ::ok::
+  end
+  if def.custom_validator then
+    local ok, err = def.custom_validator(v)
+    if not ok then return err or "invalid value" end
+  end
+end
+
+-- value v of field def at path; returns the processed value, recording errors
+local function process(def, v, path, errs)
+  if v == nil or v == null then
+    if def.default ~= nil and def.default ~= null then
+      v = copy(def.default)
+    elseif def.type == "record" and not def.required then
+      local filled = process(def, {}, path, {})
+      return next(filled) ~= nil and filled or nil
+    else
+      if def.required and not def.auto then errs[path] = "required field missing" end
+      return nil
+    end
+  end
+  if def.type == "record" and type(v) == "table" then return check(def, v, path, errs) end
+  local msg = validate(def, v)
+  if msg then errs[path] = msg return v end
+  if (def.type == "array" or def.type == "set") and def.elements then
+    local out = setmetatable({}, getmetatable(v))
+    for i, x in ipairs(v) do out[i] = process(def.elements, x, path .. "[" .. i .. "]", errs) end
+    if #out == 0 then setmetatable(out, __broker_array_mt) end
+    return out
+  end
+  if def.type == "map" then
+    local out = {}
+    for k, x in pairs(v) do
+      if def.keys then local m = validate(def.keys, k) if m then errs[path .. "." .. tostring(k)] = m end end
+      out[k] = def.values and process(def.values, x, path .. "." .. tostring(k), errs) or x
+    end
+    return out
+  end
+  return v
+end
+
+local function entity_checks(def, out, path, errs)
+  local prefix = path == "" and "" or path .. "."
+  for _, c in ipairs(def.entity_checks or {}) do
+    local name, arg = next(c)
+    local function set(f) return out[f] ~= nil and out[f] ~= null end
+    if name == "at_least_one_of" then
+      local any = false
+      for _, f in ipairs(arg) do if set(f) then any = true end end
+      if not any then
+        local q = {}
+        for i, f in ipairs(arg) do q[i] = "'" .. prefix .. f .. "'" end
+        errs["@entity"] = "at least one of these fields must be non-empty: " .. table.concat(q, ", ")
+      end
+    elseif name == "only_one_of" then
+      local n = 0
+      for _, f in ipairs(arg) do if set(f) then n = n + 1 end end
+      if n > 1 then
+        local q = {}
+        for i, f in ipairs(arg) do q[i] = "'" .. prefix .. f .. "'" end
+        errs["@entity"] = "only one of these fields must be non-empty: " .. table.concat(q, ", ")
+      end
+    elseif name == "mutually_required" then
+      local n = 0
+      for _, f in ipairs(arg) do if set(f) then n = n + 1 end end
+      if n > 0 and n < #arg then
+        local q = {}
+        for i, f in ipairs(arg) do q[i] = "'" .. prefix .. f .. "'" end
+        errs["@entity"] = "all or none of these fields must be set: " .. table.concat(q, ", ")
+      end
+    elseif name == "conditional" then
+      local iv = out[arg.if_field]
+      if iv ~= nil and not validate(arg.if_match, iv) then
+        local tv = out[arg.then_field]
+        local m = (tv == nil and arg.then_match.required) and "required field missing" or (tv ~= nil and validate(arg.then_match, tv))
+        if m then errs[prefix .. arg.then_field] = m end
+      end
+    end
+  end
+end
+
+check = function(def, conf, path, errs)
+  local out = {}
+  local known = {}
+  for _, s in ipairs(def.shorthand_fields or {}) do
+    local name, sdef = next(s)
+    if conf[name] ~= nil then
+      local moved = sdef.func(conf[name])
+      for k, x in pairs(moved or {}) do if conf[k] == nil then conf[k] = x end end
+      known[name] = true
+    end
+  end
+  for _, f in ipairs(fields_of(def)) do
+    known[f.name] = true
+    out[f.name] = process(f.def, conf[f.name], path == "" and f.name or path .. "." .. f.name, errs)
+  end
+  for k in pairs(conf) do
+    if not known[k] then errs[path == "" and tostring(k) or path .. "." .. tostring(k)] = "unknown field" end
+  end
+  entity_checks(def, out, path, errs)
+  return out
+end
+
+--- The config with its defaults, or nil and { [field path] = message }.
+function M.process(schema, conf)
+  local config_def
+  for _, f in ipairs(fields_of(schema)) do
+    if f.name == "config" then config_def = f.def end
+  end
+  if not config_def then return conf end
+  local errs = {}
+  local out = check(config_def, conf or {}, "", errs)
+  if next(errs) then return nil, errs end
+  return out
+end
+
+return M

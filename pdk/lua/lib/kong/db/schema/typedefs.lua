@@ -1,0 +1,58 @@
+-- kong.db.schema.typedefs: the field types plugin schemas name, as Kong's type system defines
+-- them (written for broker; checks that need Kong's C libraries are left to broker.schema).
+local Schema = require "kong.db.schema"
+local null = ngx.null
+local T = {}
+
+local function set_of(values, default)
+  return { type = "set", required = true, default = default, elements = { type = "string", one_of = values } }
+end
+
+local HTTP = { "grpc", "grpcs", "http", "https" }
+local ALL = { "grpc", "grpcs", "http", "https", "tcp", "tls", "tls_passthrough", "udp", "ws", "wss" }
+T.protocols = set_of(ALL, { "grpc", "grpcs", "http", "https" })
+T.protocols_http = set_of(HTTP, { "grpc", "grpcs", "http", "https" })
+T.no_consumer = { type = "foreign", reference = "consumers", eq = null }
+T.no_route = { type = "foreign", reference = "routes", eq = null }
+T.no_service = { type = "foreign", reference = "services", eq = null }
+T.no_consumer_group = { type = "foreign", reference = "consumer_groups", eq = null }
+T.consumer = { type = "foreign", reference = "consumers" }
+T.route = { type = "foreign", reference = "routes" }
+T.service = { type = "foreign", reference = "services" }
+T.uuid = { type = "string", uuid = true, auto = true }
+T.auto_timestamp_s = { type = "integer", timestamp = true, auto = true }
+T.auto_timestamp_ms = { type = "number", timestamp = true, auto = true }
+T.name = { type = "string", unique = true }
+T.tags = { type = "set", elements = { type = "string" } }
+T.port = { type = "integer", between = { 0, 65535 } }
+T.timeout = { type = "integer", between = { 0, 2147483646 } }
+T.host = { type = "string", host = true }
+T.host_with_optional_port = { type = "string" }
+T.hosts = { type = "array", elements = T.host }
+T.path = { type = "string", starts_with = "/" }
+T.url = { type = "string" }
+T.header_name = { type = "string", match = "^[%w!#$%%&'*+.^_`|~-]+$" }
+T.http_method = { type = "string", match = "^%u+$" }
+T.ip = { type = "string", ip = true }
+T.ip_or_cidr = { type = "string", ip_or_cidr = true }
+T.cidr = { type = "string", ip_or_cidr = true }
+T.cidr_v4 = { type = "string", ip_or_cidr = true }
+T.cidr_v6 = { type = "string", ip_or_cidr = true }
+T.certificate = { type = "string" }
+T.key = { type = "string" }
+T.lua_code = { type = "map", keys = { type = "string", len_min = 1 }, values = { type = "string", len_min = 1 } }
+T.semantic_version = { type = "string" }
+T.sni = { type = "string" }
+T.jwk = { type = "record", fields = {} }
+T.redis_host = { type = "string" }
+T.ttl = { type = "number" }
+T.regex_or_plain_pattern = { type = "string" }
+T.pem = { type = "string" }
+T.utf8_name = { type = "string" }
+T.protocol = { type = "string", one_of = ALL }
+
+-- a typedef broker has not written gives a field no check, rather than failing the schema
+return setmetatable(T, {
+  __index = function(_, name) return { type = nil, broker_unknown_typedef = name } end,
+  __call = function(_, base) return base end,
+})

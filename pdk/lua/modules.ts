@@ -1,0 +1,92 @@
+/**
+ * Where `require` finds Lua modules: the modules broker writes (C, FFI or OpenResty underneath in
+ * Kong, so they win over same-named files), then the plugin's own root, the fixture's `lua_path`,
+ * `--lua-path`, `LUA_PATH` templates and the system Lua folders.
+ */
+import { existsSync, readFileSync } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const HERE = dirname(fileURLToPath(import.meta.url))
+
+/** The folder of broker's own Lua modules (beside the sources; a build copies only .ts). */
+export const LIB_DIR = [join(HERE, 'lib'), resolve(HERE, '../../../pdk/lua/lib')].find((d) => existsSync(d))!
+
+/** Folders a Debian or luarocks Lua 5.1 install puts pure-Lua modules in (Penlight resolves there). */
+export const SYSTEM_DIRS = ['/usr/local/share/lua/5.1', '/usr/share/lua/5.1']
+
+/**
+ * Modules a plugin may require that broker does not emulate, with what to do instead: requiring
+ * one fails the fixture at once rather than at some later call.
+ */
+export const NOT_EMULATED: Record<string, string> = {
+  ffi: 'LuaJIT FFI has no equivalent on the Lua 5.4 VM broker runs',
+  'resty.http': 'outgoing HTTP is not emulated; stub it in lua_path with a module of your own',
+  'resty.ada': 'URL parsing through libada is not emulated',
+  'resty.openssl': 'OpenSSL bindings are not emulated (resty.sha256, resty.sha1, resty.md5 are)',
+  'ngx.socket': 'sockets are not emulated',
+  socket: 'LuaSocket is not emulated (socket.url is)',
+  'resty.redis': 'Redis clients are not emulated',
+  'resty.mlcache': 'use kong.cache, which is emulated',
+  'resty.dns.resolver': 'DNS is not emulated',
+  lpeg: 'LPeg is a C module; it is not emulated',
+}
+
+/** Whether `name` (or the package it is part of) is known to be unemulated; its hint. */
+export function notEmulated(name: string): string | undefined {
+  for (let n = name; n; n = n.includes('.') ? n.slice(0, n.lastIndexOf('.')) : '') {
+    if (Object.hasOwn(NOT_EMULATED, n)) return NOT_EMULATED[n]
+    if (!n.includes('.')) break
+  }
+  return undefined
+}
+
+export interface Found {
+  file: string
+  source: Buffer
+}
+
+/** `?`-templates for a folder: `a/b.lua` and `a/b/init.lua`. */
+const templates = (dir: string): string[] => [join(dir, '?.lua'), join(dir, '?', 'init.lua')]
+
+/** Lua's `LUA_PATH` (`;`-separated templates, `;;` for the defaults). */
+export function luaPathTemplates(value: string | undefined): string[] {
+  if (!value) return []
+  return value.split(';').filter((t) => t !== '' && t.includes('?'))
+}
+
+/** The search path of one runtime: emulated modules first, then the roots in order. */
+export class ModuleFinder {
+  private readonly paths: string[]
+  private readonly cache = new Map<string, Found | string[]>()
+
+  constructor(roots: readonly string[], extraTemplates: readonly string[] = []) {
+    this.paths = [
+      ...templates(LIB_DIR),
+      ...roots.flatMap(templates),
+      ...extraTemplates,
+      ...SYSTEM_DIRS.flatMap(templates),
+    ]
+  }
+
+  /** The module's file and source, or the files tried. */
+  find(name: string): Found | string[] {
+    let hit = this.cache.get(name)
+    if (hit) return hit
+    const rel = name.replace(/\./g, '/')
+    const tried: string[] = []
+    for (const t of this.paths) {
+      const file = t.replace(/\?/g, rel)
+      tried.push(file)
+      try {
+        hit = { file, source: readFileSync(file) }
+        break
+      } catch {
+        // not there: the next template
+      }
+    }
+    hit ??= tried
+    this.cache.set(name, hit)
+    return hit
+  }
+}

@@ -1,0 +1,151 @@
+/**
+ * Lua plugins of a fixture: found from their `module` path (Kong's `kong/plugins/<name>/` layout),
+ * loaded into one runtime per fixture with their schema's defaults, or refused with the field.
+ */
+import { existsSync, statSync } from 'node:fs'
+import { basename, dirname, isAbsolute, resolve } from 'node:path'
+import { FixtureError, type LoadedFixture, type PluginSpec } from '../fixture.js'
+import { createKit } from '../kit.js'
+import { buildContext } from '../runner/setup.js'
+import { kongConfiguration } from './configuration.js'
+import { luaPathTemplates } from './modules.js'
+import { LuaRuntime, ModuleMissing } from './runtime.js'
+import { LuaError } from './vm.js'
+
+/** A Lua plugin ready to run: Kong's handler in the fixture's runtime. */
+export interface LuaPlugin {
+  kind: 'lua'
+  index: number
+  name: string
+  id: string
+  config: Record<string, unknown>
+  priority: number
+  version?: string
+  phases: ReadonlySet<string>
+  /** The handler.lua file. */
+  path: string
+  runtime: LuaRuntime
+}
+
+/** Whether a plugin entry's module is a Lua plugin (a handler.lua, or its folder). */
+export function isLuaModule(dir: string, module: string): boolean {
+  if (module.endsWith('.lua')) return true
+  const abs = resolve(dir, module)
+  try {
+    return statSync(abs).isDirectory() && existsSync(resolve(abs, 'handler.lua'))
+  } catch {
+    return false
+  }
+}
+
+/** Where a Lua plugin sits: its name, its handler file and the root above `kong/`. */
+export function locate(dir: string, module: string): { name: string; handler: string; root: string } | undefined {
+  const abs = isAbsolute(module) ? module : resolve(dir, module)
+  const folder = abs.endsWith('.lua') ? dirname(abs) : abs.replace(/[/\\]+$/, '')
+  const plugins = dirname(folder)
+  if (basename(plugins) !== 'plugins' || basename(dirname(plugins)) !== 'kong') return undefined
+  return { name: basename(folder), handler: resolve(folder, 'handler.lua'), root: dirname(dirname(plugins)) }
+}
+
+export interface LuaOptions {
+  /** `--lua-path`: more roots, after the fixture's `lua_path`. */
+  luaPath?: string[]
+  /** Bytes the Lua heap may hold (128 MiB). */
+  heapLimit?: number
+}
+
+type Entry = { spec: PluginSpec; index: number; id: string }
+
+/** Loads the Lua plugins among a fixture's entries into one runtime. */
+export async function prepareLuaPlugins(
+  loaded: LoadedFixture,
+  entries: Entry[],
+  options: LuaOptions = {},
+): Promise<LuaPlugin[]> {
+  const f = loaded.fixture
+  const at = (i: number, field = 'module') => `$.plugins[${i}].${field}`
+  const found = entries.map(({ spec, index }) => {
+    const where = locate(loaded.dir, spec.module!)
+    if (!where)
+      throw new FixtureError(
+        loaded.file,
+        at(index),
+        `is not a Kong Lua plugin: expected <root>/kong/plugins/<name>/handler.lua (or its folder), got ${spec.module}`,
+      )
+    if (!existsSync(where.handler))
+      throw new FixtureError(loaded.file, at(index), `has no handler.lua (${where.handler})`)
+    if (spec.name !== undefined && spec.name !== where.name)
+      throw new FixtureError(
+        loaded.file,
+        at(index, 'name'),
+        `is "${spec.name}" but the plugin at ${spec.module} is "${where.name}": leave name out, or make them equal`,
+      )
+    return where
+  })
+  const roots = [
+    ...new Set([
+      ...found.map((w) => w.root),
+      ...(f.lua_path ?? []).map((p) => resolve(loaded.dir, p)),
+      ...(options.luaPath ?? []).map((p) => resolve(p)),
+    ]),
+  ]
+  const runtime = await LuaRuntime.create({
+    roots,
+    templates: luaPathTemplates(process.env.LUA_PATH),
+    configuration: kongConfiguration(f),
+    db: (f.db ?? {}) as Record<string, unknown[]>,
+    probe: createKit(buildContext(f)),
+    heapLimit: options.heapLimit ?? 128 * 1024 * 1024,
+    file: loaded.file,
+    chunks: f.upstream?.chunks,
+  })
+  try {
+    return entries.map(({ spec, index, id }, n) => {
+      const { name, handler } = found[n]!
+      let config: Record<string, unknown>
+      try {
+        const [conf, errors] = runtime.vm.call('__broker_schema', name, spec.config ?? {}) as [
+          Record<string, unknown>,
+          Record<string, string> | undefined,
+        ]
+        if (errors) {
+          const [field, reason] = Object.entries(errors).sort()[0]!
+          throw new FixtureError(
+            loaded.file,
+            at(index, field === '@entity' ? 'config' : `config.${field}`),
+            reason,
+            'config',
+          )
+        }
+        config = conf
+        const info = runtime.load(index, name, config)
+        return {
+          kind: 'lua',
+          index,
+          name,
+          id,
+          config,
+          priority: info.priority,
+          version: info.version,
+          phases: new Set(info.phases),
+          path: handler,
+          runtime,
+        }
+      } catch (e) {
+        throw loadError(e, loaded.file, at(index), runtime)
+      }
+    })
+  } catch (e) {
+    runtime.close()
+    throw e
+  }
+}
+
+function loadError(e: unknown, file: string, path: string, runtime: LuaRuntime): unknown {
+  if (e instanceof FixtureError) return e
+  if (!(e instanceof LuaError)) return e
+  for (const [module, hint] of runtime.missing)
+    if (hint !== 'no file found' && e.message.includes(`module '${module}' not found`))
+      return new FixtureError(file, path, new ModuleMissing(module, hint).message, 'module')
+  return new FixtureError(file, path, `failed to load: ${e.message}`)
+}

@@ -1,0 +1,192 @@
+/**
+ * One Lua VM for the Lua plugins of one fixture: booted with the compatibility prelude, the ngx
+ * and kong globals and the module search path, kept for every replay of the fixture (Kong keeps
+ * its VM for every request too); per request only the ctx tables start over.
+ */
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import type { Context } from '../context.js'
+import { FixtureError } from '../fixture.js'
+import type { KitTree } from '../kit.js'
+import type { Phase } from '../phases.js'
+import type { Recorder } from '../trace.js'
+import { KitBridge } from './bridge.js'
+import { createHost, type HostState } from './host/index.js'
+import { LIB_DIR, ModuleFinder, notEmulated } from './modules.js'
+import { createVm, type LuaVm } from './vm.js'
+
+export interface RuntimeOptions {
+  /** Folders whose `kong/plugins/…` and other modules `require` finds, in order. */
+  roots: string[]
+  /** `LUA_PATH`-style templates searched after the roots. */
+  templates: string[]
+  /** kong.configuration (Kong's defaults with the fixture's settings over them). */
+  configuration: Record<string, unknown>
+  /** The fixture's `db` section. */
+  db: Record<string, unknown[]>
+  /** A kit to resolve `kong.*` names against while plugins load (no request yet). */
+  probe: KitTree
+  /** Bytes the Lua heap may hold. */
+  heapLimit: number
+  /** The fixture file (errors name it). */
+  file: string
+  /** The service's body in chunks for body_filter (`upstream.chunks`). */
+  chunks?: string[]
+}
+
+/** The plugin a phase runs: its slot in the runtime and its name. */
+export interface RunTarget {
+  index: number
+  name: string
+}
+
+// body_filter sees the body as the chunks the previous filter left (nginx passes each on)
+const chunksOf = new WeakMap<Context, { body: Buffer | undefined; chunks: unknown[] }>()
+
+/** A module a plugin required that broker does not emulate. */
+export class ModuleMissing extends Error {
+  constructor(
+    readonly module: string,
+    readonly hint: string,
+  ) {
+    super(`requires "${module}", which broker does not emulate (${hint})`)
+  }
+}
+
+const KONG_VERSION = '3.9.1'
+const KONG_VERSION_NUM = 3009001
+
+export class LuaRuntime {
+  private token = 0
+  private ctx: Context | undefined
+  /** Unemulated modules required so far (a failed phase that names one fails the fixture). */
+  readonly missing = new Map<string, string>()
+
+  private constructor(
+    readonly vm: LuaVm,
+    readonly bridge: KitBridge,
+    readonly host: HostState,
+    private readonly options: RuntimeOptions,
+  ) {}
+
+  static async create(options: RuntimeOptions): Promise<LuaRuntime> {
+    const vm = await createVm({ heapLimit: options.heapLimit })
+    const bridge = new KitBridge(options.probe)
+    const host = createHost(bridge)
+    const rt = new LuaRuntime(vm, bridge, host, options)
+    const finder = new ModuleFinder(options.roots, options.templates)
+    vm.register('__kit', bridge.call)
+    vm.register('__kit_id', bridge.id)
+    vm.register('__host', host.call)
+    vm.register('__find', (name: unknown) => {
+      const n = String(name)
+      const found = finder.find(n)
+      if (!Array.isArray(found)) return [found.source, found.file.startsWith(LIB_DIR) ? `broker/${n}` : found.file]
+      const hint = notEmulated(n)
+      if (hint) {
+        rt.missing.set(n, hint)
+        return [undefined, `\n\tbroker does not emulate '${n}' (${hint})`]
+      }
+      rt.missing.set(n, 'no file found')
+      return [undefined, found.map((f) => `\n\tno file '${f}'`).join('')]
+    })
+    vm.run(readFileSync(join(LIB_DIR, 'broker', 'prelude.lua')), '@broker/prelude.lua')
+    vm.run(readFileSync(join(LIB_DIR, 'broker', 'boot.lua')), '@broker/boot.lua')
+    vm.call('__broker_boot', {
+      configuration: options.configuration,
+      version: KONG_VERSION,
+      version_num: KONG_VERSION_NUM,
+      db: options.db,
+    })
+    return rt
+  }
+
+  /** Loads a plugin's handler (and config) under slot `index`; its PRIORITY, VERSION and phases. */
+  load(
+    index: number,
+    name: string,
+    conf: Record<string, unknown>,
+  ): { priority: number; version?: string; phases: string[] } {
+    const [priority, version, phases] = this.vm.call('__broker_load', index, name, conf) as [number, string, string[]]
+    return { priority: priority ?? 0, version, phases: phases ?? [] }
+  }
+
+  /** Runs one plugin's phase; resolves with the error (traceback included) when the plugin failed. */
+  async run(
+    plugin: RunTarget,
+    phase: Phase,
+    ctx: Context,
+    kit: KitTree,
+    record: Recorder | undefined,
+    timeoutMs: number,
+  ): Promise<string | undefined> {
+    this.bridge.use(kit, ctx, record)
+    if (ctx !== this.ctx) {
+      this.ctx = ctx
+      this.host.begin(ctx)
+      this.vm.call('__broker_begin', ctx.data.captures)
+    }
+    if (phase === 'body_filter') return this.bodyFilter(plugin, ctx, timeoutMs)
+    return this.phase(plugin, phase, timeoutMs)
+  }
+
+  /** body_filter once per chunk, ngx.arg holding it; what the plugin leaves in ngx.arg[1] is passed on. */
+  private async bodyFilter(plugin: RunTarget, ctx: Context, timeoutMs: number): Promise<string | undefined> {
+    let state = chunksOf.get(ctx)
+    if (!state || state.body !== ctx.response.body) {
+      const body = ctx.response.body ?? Buffer.alloc(0)
+      const given = this.options.chunks
+      const chunks = given && given.join('') === body.toString('utf8') ? given : [body]
+      state = { body: ctx.response.body, chunks }
+    }
+    const out: unknown[] = []
+    for (let i = 0; i < state.chunks.length; i++) {
+      this.vm.call('__broker_set_arg', state.chunks[i], i === state.chunks.length - 1)
+      const failed = await this.phase(plugin, 'body_filter', timeoutMs)
+      if (failed !== undefined) return failed
+      const [chunk] = this.vm.call('__broker_get_arg')
+      if (chunk !== undefined) out.push(chunk)
+    }
+    // kong.response.set_raw_body (the kit) wins over the chunks
+    if (ctx.response.body === state.body) {
+      ctx.response.body = Buffer.concat(out.map((c) => (Buffer.isBuffer(c) ? c : Buffer.from(String(c)))))
+    }
+    chunksOf.set(ctx, { body: ctx.response.body, chunks: ctx.response.body === state.body ? out : [ctx.response.body] })
+    return undefined
+  }
+
+  private async phase(plugin: RunTarget, phase: Phase, timeoutMs: number): Promise<string | undefined> {
+    const token = ++this.token
+    const deadline = performance.now() + timeoutMs
+    const message = `[${plugin.name}] ${phase} phase did not finish within ${timeoutMs} ms (--timeout): stopped`
+    let state: unknown[]
+    this.vm.setDeadline(deadline, message)
+    try {
+      state = this.vm.call('__broker_start', token, plugin.index, phase)
+      while (state[0] === 'await') {
+        this.vm.setDeadline(undefined)
+        const answer = await this.bridge.settle()
+        this.vm.setDeadline(deadline, message)
+        state = this.vm.call('__broker_resume', token, plugin.index, ...answer)
+      }
+    } finally {
+      this.vm.setDeadline(undefined)
+    }
+    if (state[0] !== 'error') return undefined
+    const text = String(state[1])
+    for (const [module, hint] of this.missing) {
+      if (hint !== 'no file found' && text.includes(`module '${module}' not found`))
+        throw new FixtureError(
+          this.options.file,
+          `$.plugins[${plugin.index}].module`,
+          new ModuleMissing(module, hint).message,
+          'module',
+        )
+    }
+    return text
+  }
+
+  close(): void {
+    this.vm.close()
+  }
+}

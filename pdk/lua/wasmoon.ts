@@ -1,0 +1,149 @@
+/**
+ * The LuaVm on wasmoon 1.16.0 (official Lua 5.4 in WebAssembly). Only the engine's state, its
+ * allocator cap and its raw C API are used: values are moved with lua_tolstring / lua_pushlstring
+ * through the WASM heap, because wasmoon's own conversion goes through NUL-terminated UTF-8 and
+ * corrupts binary strings (bodies, digests).
+ */
+import { LuaFactory } from 'wasmoon'
+import { LuaError, type HostFunction, type LuaVm, type LuaVmOptions } from './vm.js'
+import { Marshal, type Api } from './marshal.js'
+
+const REGISTRY = -1001000
+const MASK_COUNT = 8
+// instructions between two looks at the clock: a tight loop is stopped within microseconds
+const HOOK_EVERY = 1000
+
+// one factory, one compiled WASM module per process; each VM is a Lua state of its own on it
+let factory: LuaFactory | undefined
+
+/** A LuaVm on a new wasmoon engine. */
+export async function createWasmoonVm(options: LuaVmOptions): Promise<LuaVm> {
+  factory ??= new LuaFactory()
+  const engine = await factory.createEngine({ enableProxy: false, injectObjects: false, traceAllocations: true })
+  engine.global.setMemoryMax(options.heapLimit)
+  return new WasmoonVm(engine.global as unknown as GlobalLike)
+}
+
+interface GlobalLike {
+  address: number
+  lua: { module: Api }
+  getMemoryUsed(): number
+  close(): void
+}
+
+/** Loads a chunk onto the stack (or its error message); Lua's status code. */
+function loadChunk(api: Api, m: Marshal, L: number, bytes: Uint8Array, name: string): number {
+  const buf = m.bytes(bytes)
+  return api._luaL_loadbufferx(L, buf, bytes.length, m.cstring(name, 1), 0)
+}
+
+class WasmoonVm implements LuaVm {
+  private readonly L: number
+  private readonly api: Api
+  private readonly m: Marshal
+  private readonly pointers: number[] = []
+  private deadline = Infinity
+  private deadlineMessage = ''
+  private tracebackRef = 0
+
+  constructor(private readonly global: GlobalLike) {
+    this.L = global.address
+    this.api = global.lua.module
+    this.m = new Marshal(this.api)
+    const hook = this.api.addFunction((L: number) => {
+      if (performance.now() <= this.deadline) return
+      this.m.push(L, this.deadlineMessage)
+      this.api._lua_error(L)
+    }, 'vii')
+    this.pointers.push(hook)
+    this.api._lua_sethook(this.L, hook, MASK_COUNT, HOOK_EVERY)
+    // a message handler for calls from JS: the error with Lua's traceback
+    const handler = Buffer.from(
+      'return function(e) if type(e) ~= "string" then e = tostring(type(e) == "table" and e.message or e) end return debug.traceback(e, 2) end',
+    )
+    loadChunk(this.api, this.m, this.L, handler, '=broker')
+    this.api._lua_pcallk(this.L, 0, 1, 0, 0, 0)
+    this.tracebackRef = this.api._luaL_ref(this.L, REGISTRY)
+  }
+
+  register(name: string, fn: HostFunction): void {
+    const api = this.api
+    const m = this.m
+    const ptr = api.addFunction((L: number) => {
+      const n = api._lua_gettop(L)
+      const args = new Array<unknown>(n)
+      for (let i = 0; i < n; i++) args[i] = m.read(L, i + 1)
+      let results: unknown[]
+      try {
+        results = fn(...args)
+      } catch (e) {
+        m.push(L, e instanceof Error ? e.message : String(e))
+        return api._lua_error(L)
+      }
+      api._lua_settop(L, 0)
+      for (const r of results) m.push(L, r)
+      return results.length
+    }, 'ii')
+    this.pointers.push(ptr)
+    api._lua_pushcclosure(this.L, ptr, 0)
+    api._lua_setglobal(this.L, m.cstring(name))
+  }
+
+  run(code: string | Uint8Array, name: string): unknown[] {
+    const api = this.api
+    const base = api._lua_gettop(this.L)
+    const status = loadChunk(api, this.m, this.L, typeof code === 'string' ? Buffer.from(code) : code, name)
+    if (status !== 0) {
+      const message = String(this.m.read(this.L, -1))
+      api._lua_settop(this.L, base)
+      throw new LuaError(message)
+    }
+    return this.pcall(base, 0)
+  }
+
+  call(name: string, ...args: unknown[]): unknown[] {
+    const api = this.api
+    const base = api._lua_gettop(this.L)
+    api._lua_getglobal(this.L, this.m.cstring(name))
+    for (const a of args) this.m.push(this.L, a)
+    return this.pcall(base, args.length)
+  }
+
+  /** Calls the function at base+1 with `nargs` arguments above it, through Lua's traceback handler. */
+  private pcall(base: number, nargs: number): unknown[] {
+    const api = this.api
+    let handler = 0
+    if (this.tracebackRef) {
+      api._lua_rawgeti(this.L, REGISTRY, BigInt(this.tracebackRef))
+      api._lua_rotate(this.L, base + 1, 1)
+      handler = base + 1
+    }
+    const status = api._lua_pcallk(this.L, nargs, -1, handler, 0, 0)
+    if (status !== 0) {
+      const message = this.m.read(this.L, -1)
+      api._lua_settop(this.L, base)
+      throw new LuaError(typeof message === 'string' ? message : String(message))
+    }
+    const top = api._lua_gettop(this.L)
+    const first = handler ? base + 2 : base + 1
+    const out: unknown[] = []
+    for (let i = first; i <= top; i++) out.push(this.m.read(this.L, i))
+    api._lua_settop(this.L, base)
+    return out
+  }
+
+  setDeadline(at: number | undefined, message = 'timeout'): void {
+    this.deadline = at ?? Infinity
+    this.deadlineMessage = message
+  }
+
+  heapUsed(): number {
+    return this.global.getMemoryUsed()
+  }
+
+  close(): void {
+    this.global.close()
+    for (const p of this.pointers) this.api.removeFunction(p)
+    this.m.free()
+  }
+}
