@@ -43,6 +43,8 @@ export function notEmulated(name: string): string | undefined {
 
 export interface Found {
   file: string
+  /** The file as tracebacks name it: relative to its root (`kong/plugins/x/handler.lua`). */
+  shown: string
   source: Buffer
 }
 
@@ -79,7 +81,7 @@ export class ModuleFinder {
       const file = t.replace(/\?/g, rel)
       tried.push(file)
       try {
-        hit = { file, source: readFileSync(file) }
+        hit = { file, shown: file.slice(t.indexOf('?')), source: readFileSync(file) }
         break
       } catch {
         // not there: the next template

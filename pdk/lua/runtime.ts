@@ -81,7 +81,8 @@ export class LuaRuntime {
     vm.register('__find', (name: unknown) => {
       const n = String(name)
       const found = finder.find(n)
-      if (!Array.isArray(found)) return [found.source, found.file.startsWith(LIB_DIR) ? `broker/${n}` : found.file]
+      if (!Array.isArray(found))
+        return [found.source, found.file.startsWith(LIB_DIR) ? `broker:${found.shown}` : found.shown]
       const hint = notEmulated(n)
       if (hint) {
         rt.missing.set(n, hint)

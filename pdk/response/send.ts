@@ -92,10 +92,11 @@ export function sendHttp(
     if (!hasLength) res.headers.set('Content-Length', String(Buffer.byteLength(json)))
     res.body = Buffer.from(json)
   } else if (body !== undefined && body !== null) {
-    const text = String(body)
+    // a Lua string is bytes: a Buffer body is kept as it is (digests, NUL bytes)
+    const text = Buffer.isBuffer(body) ? body : String(body)
     if (grpc && !grpcOutput) {
       res.headers.set('Content-Length', '0')
-      res.headers.set('grpc-message', text)
+      res.headers.set('grpc-message', text.toString())
       res.body = Buffer.alloc(0)
     } else {
       if (!hasLength) res.headers.set('Content-Length', String(Buffer.byteLength(text)))

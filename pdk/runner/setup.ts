@@ -166,7 +166,8 @@ export function buildContext(f: Fixture, defaults: { requestId?: string } = {}):
       clusterId: f.cluster?.id,
       route: f.route ? structuredClone(f.route) : undefined,
       service: service ? structuredClone(service) : undefined,
-      consumers: f.consumers ?? [],
+      // the db section's consumers are the same entities kong.client.load_consumer finds
+      consumers: [...(f.consumers ?? []), ...(f.db?.consumers ?? [])],
       upstreams: f.upstreams ?? [],
       credentials: f.credentials ?? [],
       consumerGroups: (f.consumer_groups ?? []).map(({ consumers: _members, ...g }) => g),

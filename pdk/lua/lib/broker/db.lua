@@ -1,4 +1,174 @@
--- kong.db and kong.cache on the fixture's `db` section (filled in later).
-local M = { db = {}, cache = {}, worker_events = {}, cluster_events = {} }
-function M.init(rows) M.rows = rows or {} end
+-- kong.db.<dao> and kong.cache on the fixture's `db` section (written for broker). Rows are as the
+-- Admin API takes them; a plugin's daos.lua says which fields are unique and which are foreign
+-- keys, and its transformations run on load, as Kong's DAO runs them on insert.
+local M = { worker_events = {}, cluster_events = {} }
+local rows_by_dao = {}
+
+-- what broker knows without a daos.lua: the core entities
+local CORE = {
+  consumers = { unique = { "username", "custom_id" }, foreign = {} },
+  routes = { unique = { "name" }, foreign = { "service" } },
+  services = { unique = { "name" }, foreign = {} },
+  consumer_groups = { unique = { "name" }, foreign = {} },
+}
+
+local function schema_of(name)
+  if CORE[name] then return CORE[name] end
+  local unique, foreign, transformations, cache_key = {}, {}, nil, nil
+  for plugin_name in pairs(package.loaded) do
+    local p = type(plugin_name) == "string" and plugin_name:match("^kong%.plugins%.([^.]+)%.handler$")
+    if p then
+      local ok, daos = pcall(require, "kong.plugins." .. p .. ".daos")
+      if ok and type(daos) == "table" then
+        for _, d in ipairs(daos[1] and daos or { daos }) do
+          if d.name == name then
+            for _, f in ipairs(d.fields or {}) do
+              local fname, def = next(f)
+              if def.unique then unique[#unique + 1] = fname end
+              if def.type == "foreign" then foreign[#foreign + 1] = fname end
+            end
+            transformations, cache_key = d.transformations, d.cache_key
+          end
+        end
+      end
+    end
+  end
+  return { unique = unique, foreign = foreign, transformations = transformations, cache_key = cache_key }
+end
+
+local function apply_transformations(s, row)
+  for _, t in ipairs(s.transformations or {}) do
+    local args, ready = {}, true
+    for i, path in ipairs(t.input or {}) do args[i] = row[path] if args[i] == nil then ready = false end end
+    for _, path in ipairs(t.needs or {}) do
+      local a, b = path:match("^([^.]+)%.(.+)$")
+      local v = a and type(row[a]) == "table" and row[a][b] or row[path]
+      args[#args + 1] = v
+    end
+    local fn = t.on_write or t.on_read
+    if ready and fn then
+      local out = fn(table.unpack(args))
+      for k, v in pairs(out or {}) do row[k] = v end
+    end
+  end
+end
+
+local function rows(name)
+  local list = rows_by_dao[name]
+  if list then return list end
+  list = {}
+  local s = schema_of(name)
+  for i, r in ipairs(M.given[name] or {}) do
+    local row = {}
+    for k, v in pairs(r) do row[k] = v end
+    row.id = row.id or string.format("00000000-0000-4000-8000-%012d", i)
+    row.created_at = row.created_at or 1700000000
+    apply_transformations(s, row)
+    list[#list + 1] = row
+  end
+  rows_by_dao[name] = list
+  return list
+end
+
+local Dao = {}
+Dao.__index = function(self, key)
+  local v = Dao[key]
+  if v then return v end
+  local field = type(key) == "string" and key:match("^select_by_(.+)$")
+  if field then
+    return function(dao, value)
+      for _, r in ipairs(rows(dao.name)) do if r[field] == value then return r end end
+      return nil
+    end
+  end
+  local fk = type(key) == "string" and key:match("^each_for_(.+)$")
+  if fk then
+    return function(dao, foreign)
+      local id = type(foreign) == "table" and foreign.id or foreign
+      local list, i = rows(dao.name), 0
+      return function()
+        while true do
+          i = i + 1
+          local r = list[i]
+          if not r then return nil end
+          local v = r[fk]
+          if (type(v) == "table" and v.id or v) == id then return r end
+        end
+      end
+    end
+  end
+  fk = type(key) == "string" and key:match("^page_for_(.+)$")
+  if fk then
+    return function(dao, foreign)
+      local out = {}
+      for r in self["each_for_" .. fk](dao, foreign) do out[#out + 1] = r end
+      return out, nil, nil
+    end
+  end
+end
+
+function Dao:select(pk)
+  local id = type(pk) == "table" and pk.id or pk
+  for _, r in ipairs(rows(self.name)) do if r.id == id then return r end end
+  return nil
+end
+function Dao:each()
+  local list, i = rows(self.name), 0
+  return function() i = i + 1 return list[i] end
+end
+function Dao:page()
+  local out = {}
+  for i, r in ipairs(rows(self.name)) do out[i] = r end
+  return out, nil, nil
+end
+function Dao:cache_key(a, b, c, d, e)
+  if type(a) == "table" then
+    local s = schema_of(self.name)
+    local parts = {}
+    for i, f in ipairs(s.cache_key or { "id" }) do
+      local v = a[f]
+      parts[i] = type(v) == "table" and v.id or tostring(v or "")
+    end
+    a, b, c, d, e = parts[1], parts[2], parts[3], parts[4], parts[5]
+  end
+  return string.format("%s:%s:%s:%s:%s:%s:", self.name, a or "", b or "", c or "", d or "", e or "")
+end
+function Dao:insert() return nil, "broker: kong.db is read-only in a replay (give rows in the fixture's db section)" end
+Dao.update, Dao.upsert, Dao.delete = Dao.insert, Dao.insert, Dao.insert
+
+M.db = setmetatable({}, {
+  __index = function(t, name)
+    local dao = setmetatable({ name = name, schema = { name = name } }, Dao)
+    rawset(t, name, dao)
+    return dao
+  end,
+})
+
+-- kong.cache: values the callback loads, kept for the VM's life (as Kong's node cache is)
+local store = {}
+M.cache = {}
+function M.cache:get(key, opts, cb, ...)
+  local hit = store[key]
+  if hit then return hit.value, nil, 1 end
+  if not cb then return nil end
+  local value, err, ttl = cb(...)
+  if err then return nil, err end
+  store[key] = { value = value }
+  return value, nil, 3
+end
+function M.cache:get_bulk() return nil, "broker: kong.cache:get_bulk is not emulated" end
+function M.cache:probe(key) local hit = store[key] if hit then return 0, nil, hit.value end return nil end
+function M.cache:invalidate(key) store[key] = nil return true end
+M.cache.invalidate_local = M.cache.invalidate
+function M.cache:purge() store = {} return true end
+function M.cache:renew(key, opts, cb, ...) store[key] = nil return self:get(key, opts, cb, ...) end
+function M.worker_events.register() end
+function M.worker_events.post() return true end
+function M.cluster_events.subscribe() return true end
+function M.cluster_events.broadcast() return true end
+
+function M.init(given) M.given = given or {} end
+--- A new replay sees rows as given (and an empty cache).
+function M.reset() rows_by_dao, store = {}, {} end
+
 return M

@@ -11,6 +11,8 @@ M.plugin_index = nil
 
 --- A fresh request: kong.ctx.shared, kong.ctx.plugin and ngx.ctx start empty.
 function M.begin(captures)
+  -- every replay starts from the fixture's rows and an empty node cache
+  require("broker.db").reset()
   M.current = { shared = {}, plugin = {}, ngx = { router_matches = { uri_captures = captures } }, core = {} }
   M.shared_dict_time = nil
 end

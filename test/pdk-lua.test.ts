@@ -1,0 +1,84 @@
+import { spawnSync } from 'node:child_process'
+import { readdirSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { describe, expect, it } from 'vitest'
+
+// End to end: Kong Lua plugins of our own (fixtures/pdk/plugins/lua) run unchanged by
+// `broker pdk run`, from the build (`npm test` builds first).
+const root = resolve(import.meta.dirname, '..')
+const pdk = (...args: string[]) => {
+  const r = spawnSync(process.execPath, [join(root, 'bin/run.js'), 'pdk', 'run', ...args], {
+    cwd: root,
+    encoding: 'utf8',
+  })
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr }
+}
+const json = (...args: string[]) => {
+  const r = pdk(...args, '--json')
+  return { code: r.code, out: JSON.parse(r.stdout) as Record<string, never>, stderr: r.stderr }
+}
+const bad = (name: string) => `fixtures/pdk/lua/bad/${name}.json`
+
+describe('broker pdk run with Lua plugins', () => {
+  it('passes every Lua fixture (header, body, chunks, db, cjson, ngx.re, binary)', () => {
+    const shipped = readdirSync(join(root, 'fixtures/pdk/lua')).filter((f) => f.endsWith('.json')).length
+    const r = pdk('fixtures/pdk/lua')
+    expect(r.stderr).toBe('')
+    expect(r.stdout.trimEnd().split('\n').at(-1)).toBe(`${shipped} passed, 0 failed`)
+    expect(r.code).toBe(0)
+  })
+
+  it('runs plugins by PRIORITY whatever the fixture order (key-auth 1250 before acl 950)', () => {
+    const { out } = json('fixtures/pdk/lua/key-auth-acl-allowed.json')
+    const fixture = (out as { fixtures: Array<{ phases: Array<{ plugin: string }> }> }).fixtures[0]!
+    expect(fixture.phases.map((p) => p.plugin)).toEqual(['lua-key-auth', 'lua-acl'])
+  })
+
+  it('traces the Lua calls of the same kit, with Lua values', () => {
+    const r = pdk('fixtures/pdk/lua-hello.json')
+    expect(r.code).toBe(0)
+    expect(r.stdout).toContain('request.get_header("host") → "example.com"')
+    expect(r.stdout).toContain('x-hello-from-lua: Lua says bonjour to example.com')
+  })
+
+  it("refuses a config the schema refuses, exit 2, naming the field with Kong's message", () => {
+    const r = json(bad('refused-config'))
+    expect(r.code).toBe(2)
+    expect(r.out).toMatchObject({ error: { code: 'PLUGIN_CONFIG_INVALID' } })
+    expect(JSON.stringify(r.out)).toContain('$.plugins[0].config.limit: value should be between 1 and 100')
+    expect(json(bad('unknown-field')).out).toMatchObject({ error: { code: 'PLUGIN_CONFIG_INVALID' } })
+  })
+
+  it('fails at once, exit 2, when a plugin requires a module broker does not emulate', () => {
+    const r = pdk(bad('needs-http'))
+    expect(r.code).toBe(2)
+    expect(r.stderr).toContain('LUA_MODULE_UNSUPPORTED')
+    expect(r.stderr).toContain('$.plugins[0].module: requires "resty.http"')
+    expect(r.stderr).not.toMatch(/\n\s+at /)
+  })
+
+  it("names both when a Lua plugin's name differs from its folder", () => {
+    const r = pdk(bad('wrong-name'))
+    expect(r.code).toBe(2)
+    expect(r.stderr).toContain('$.plugins[0].name: is "hello" but the plugin at')
+    expect(r.stderr).toContain('"lua-hello"')
+  })
+
+  it('stops an endless loop after --timeout, as a failed phase (500)', () => {
+    const started = Date.now()
+    const r = pdk(bad('endless-loop'), '--timeout', '200')
+    expect(Date.now() - started).toBeLessThan(8000)
+    expect(r.code).toBe(1)
+    expect(r.stdout).toContain('[lua-loop] access phase did not finish within 200 ms (--timeout): stopped')
+    expect(r.stdout).toContain('kong/plugins/lua-loop/handler.lua:5')
+  })
+
+  it("fails the phase on a Lua error with the message and a traceback naming the plugin's files and lines", () => {
+    const r = pdk(bad('lua-error'))
+    expect(r.code).toBe(1)
+    expect(r.stdout).toContain("kong/plugins/lua-fails/helpers.lua:4: attempt to index a nil value (local 'limits')")
+    expect(r.stdout).toContain('stack traceback:')
+    expect(r.stdout).toContain('kong/plugins/lua-fails/handler.lua:5:')
+    expect(r.stdout).toContain('response 500 (source: error)')
+  })
+})
