@@ -15,7 +15,7 @@ const pdk = (...args: string[]) => {
 }
 const json = (...args: string[]) => {
   const r = pdk(...args, '--json')
-  return { code: r.code, out: JSON.parse(r.stdout) as Record<string, never>, stderr: r.stderr }
+  return { code: r.code, out: JSON.parse(r.stdout) as Record<string, unknown>, stderr: r.stderr }
 }
 const bad = (name: string) => `fixtures/pdk/lua/bad/${name}.json`
 
@@ -30,7 +30,7 @@ describe('broker pdk run with Lua plugins', () => {
 
   it('runs plugins by PRIORITY whatever the fixture order (key-auth 1250 before acl 950)', () => {
     const { out } = json('fixtures/pdk/lua/key-auth-acl-allowed.json')
-    const fixture = (out as { fixtures: Array<{ phases: Array<{ plugin: string }> }> }).fixtures[0]!
+    const fixture = (out as unknown as { fixtures: Array<{ phases: Array<{ plugin: string }> }> }).fixtures[0]!
     expect(fixture.phases.map((p) => p.plugin)).toEqual(['lua-key-auth', 'lua-acl'])
   })
 
