@@ -89,16 +89,7 @@ export async function prepareLuaPlugins(
       ...(options.luaPath ?? []).map((p) => resolve(p)),
     ]),
   ]
-  const runtime = await LuaRuntime.create({
-    roots,
-    templates: luaPathTemplates(process.env.LUA_PATH),
-    configuration: kongConfiguration(f),
-    db: (f.db ?? {}) as Record<string, unknown[]>,
-    probe: createKit(buildContext(f)),
-    heapLimit: options.heapLimit ?? 128 * 1024 * 1024,
-    file: loaded.file,
-    chunks: f.upstream?.chunks,
-  })
+  const runtime = await runtimeFor(loaded, roots, options)
   try {
     return entries.map(({ spec, index, id }, n) => {
       const { name, handler } = found[n]!
@@ -139,6 +130,21 @@ export async function prepareLuaPlugins(
     runtime.close()
     throw e
   }
+}
+
+/** The runtime of a fixture's Lua plugins, whose roots are searched in order. */
+export function runtimeFor(loaded: LoadedFixture, roots: string[], options: LuaOptions = {}): Promise<LuaRuntime> {
+  const f = loaded.fixture
+  return LuaRuntime.create({
+    roots,
+    templates: luaPathTemplates(process.env.LUA_PATH),
+    configuration: kongConfiguration(f),
+    db: (f.db ?? {}) as Record<string, unknown[]>,
+    probe: createKit(buildContext(f)),
+    heapLimit: options.heapLimit ?? 128 * 1024 * 1024,
+    file: loaded.file,
+    chunks: f.upstream?.chunks,
+  })
 }
 
 function loadError(e: unknown, file: string, path: string, runtime: LuaRuntime): unknown {

@@ -10,6 +10,7 @@ import { FixtureError } from '../fixture.js'
 import type { KitTree } from '../kit.js'
 import type { Phase } from '../phases.js'
 import type { Recorder } from '../trace.js'
+import { values } from '../values.js'
 import { KitBridge } from './bridge.js'
 import { createHost, type HostState } from './host/index.js'
 import { LIB_DIR, ModuleFinder, notEmulated } from './modules.js'
@@ -157,22 +158,10 @@ export class LuaRuntime {
   }
 
   private async phase(plugin: RunTarget, phase: Phase, timeoutMs: number): Promise<string | undefined> {
-    const token = ++this.token
-    const deadline = performance.now() + timeoutMs
     const message = `[${plugin.name}] ${phase} phase did not finish within ${timeoutMs} ms (--timeout): stopped`
-    let state: unknown[]
-    this.vm.setDeadline(deadline, message)
-    try {
-      state = this.vm.call('__broker_start', token, plugin.index, phase)
-      while (state[0] === 'await') {
-        this.vm.setDeadline(undefined)
-        const answer = await this.bridge.settle()
-        this.vm.setDeadline(deadline, message)
-        state = this.vm.call('__broker_resume', token, plugin.index, ...answer)
-      }
-    } finally {
-      this.vm.setDeadline(undefined)
-    }
+    const state = await this.drive(plugin.index, timeoutMs, message, (token) =>
+      this.vm.call('__broker_start', token, plugin.index, phase),
+    )
     if (state[0] !== 'error') return undefined
     const text = String(state[1])
     for (const [module, hint] of this.missing) {
@@ -185,6 +174,58 @@ export class LuaRuntime {
         )
     }
     return text
+  }
+
+  /** Runs a coroutine the first call started until it is done, awaiting the kit's promises on the way. */
+  private async drive(
+    index: number,
+    timeoutMs: number,
+    message: string,
+    first: (token: number) => unknown[],
+  ): Promise<unknown[]> {
+    const token = ++this.token
+    const deadline = performance.now() + timeoutMs
+    let state: unknown[]
+    this.vm.setDeadline(deadline, message)
+    try {
+      state = first(token)
+      while (state[0] === 'await') {
+        this.vm.setDeadline(undefined)
+        const answer = await this.bridge.settle()
+        this.vm.setDeadline(deadline, message)
+        state = this.vm.call('__broker_resume', token, index, ...answer)
+      }
+    } finally {
+      this.vm.setDeadline(undefined)
+    }
+    return state
+  }
+
+  /**
+   * Calls `kong.<path>(...args)` from Lua, as a plugin line would: its values (a Values when
+   * several), or an Error with Lua's message. Call scripts run through it to check the Lua face.
+   */
+  async callKit(
+    ctx: Context,
+    kit: KitTree,
+    record: Recorder | undefined,
+    path: string,
+    args: unknown[],
+    timeoutMs = 10_000,
+  ): Promise<unknown> {
+    this.bridge.use(kit, ctx, record)
+    if (ctx !== this.ctx) {
+      this.ctx = ctx
+      this.host.begin(ctx)
+      this.vm.call('__broker_begin', ctx.data.captures)
+    }
+    const state = await this.drive(0, timeoutMs, `kong.${path} did not return`, (token) =>
+      this.vm.call('__broker_call', token, path, ...args),
+    )
+    if (state[0] === 'error') throw new Error(String(state[1]).replace(/\nstack traceback:[\s\S]*$/, ''))
+    if (state[0] !== 'done') return undefined
+    const list = state.slice(1)
+    return list.length <= 1 ? list[0] : values(...list)
   }
 
   close(): void {

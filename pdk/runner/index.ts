@@ -11,7 +11,8 @@ import { errorMessage, type CallRecord, type Recorder } from '../trace.js'
 import { plain } from './compare.js'
 import { checkExpectations, sourceOf, unexpectedErrors, type Failure, type UpstreamSnapshot } from './expect.js'
 import { handles, kongOrder, ScenarioModules, type ModuleOptions, type RunnablePlugin } from './plugins.js'
-import { runScriptPhase } from './script.js'
+import { runScriptPhase, type ScriptCaller } from './script.js'
+import type { LuaRuntime } from '../lua/runtime.js'
 import { buildContext } from './setup.js'
 
 export interface PhaseTrace {
@@ -128,6 +129,8 @@ export interface ScenarioObserver {
 export interface RunOptions {
   /** Calls must also be in the phases the reference lists (`broker pdk run --strict`). */
   strict?: boolean
+  /** Call scripts make their calls through the Lua face (`kong.x.y(...)` in Lua), to check it against their expectations. */
+  scriptsThroughLua?: LuaRuntime
 }
 
 /** Runs a scenario with its prepared plugins and returns the trace, response and failures. */
@@ -148,6 +151,8 @@ export async function runScenario(
   // built only for the kinds of plugins present: both cost more than a small replay
   const index = plugins.some((p) => p.kind === 'script') ? flatten(kit) : new Map()
   const modules = new ScenarioModules(plugins, kit, ctx, () => record, moduleOptions)
+  const lua = moduleOptions.scriptsThroughLua
+  const via: ScriptCaller | undefined = lua && ((path, args) => lua.callKit(ctx, kit, record, path, args))
   const failures: Failure[] = []
   const phases: PhaseTrace[] = []
   const fileName = basename(loaded.file)
@@ -171,7 +176,7 @@ export async function runScenario(
       phases.push(trace)
       ctx.plugin = { name: plugin.name, id: plugin.id, config: plugin.config }
       try {
-        if (plugin.kind === 'script') await runScriptPhase(plugin, phase, ctx, index, record, failures, fileName)
+        if (plugin.kind === 'script') await runScriptPhase(plugin, phase, ctx, index, record, failures, fileName, via)
         else if (plugin.kind === 'lua') {
           // a Lua error fails the phase as in Kong: a 500, the message and traceback in the error log
           const failed = await plugin.runtime.run(plugin, phase, ctx, kit, record, moduleOptions.timeoutMs ?? 10_000)

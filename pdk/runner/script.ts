@@ -14,6 +14,9 @@ export class PluginFailure extends Error {}
 
 const toArg = (v: unknown) => (v === null ? undefined : v)
 
+/** Makes a script's call some other way than on the kit directly (through the Lua face); records it itself. */
+export type ScriptCaller = (path: string, args: unknown[]) => Promise<unknown>
+
 /** Runs the calls of one phase; stops after a call that ends the phase (exit, error). */
 export async function runScriptPhase(
   plugin: ScriptPlugin,
@@ -23,6 +26,7 @@ export async function runScriptPhase(
   record: Recorder,
   failures: Failure[],
   fileName: string,
+  via?: ScriptCaller,
 ): Promise<void> {
   const calls: ScriptCall[] = plugin.phases[phase] ?? []
   for (let i = 0; i < calls.length; i++) {
@@ -38,7 +42,8 @@ export async function runScriptPhase(
     const [path, fn] = found
     let result: unknown
     try {
-      result = await invoke(fn as (...a: unknown[]) => unknown, path, (step.args ?? []).map(toArg), record)
+      const args = (step.args ?? []).map(toArg)
+      result = via ? await via(path, args) : await invoke(fn as (...a: unknown[]) => unknown, path, args, record)
     } catch (e) {
       const message = errorMessage(e)
       if (step.throws !== undefined) {

@@ -143,6 +143,13 @@ const httpDate = (d: Date) =>
 export const NGX_OPS: Record<string, HostOp> = {
   null: () => [null],
   pid: () => [process.pid],
+  shared_get: (s, k) => [need(s).shared.get(String(k))],
+  shared_set: (s, k, v) => {
+    const ctx = need(s)
+    if (v === undefined || v === null) ctx.shared.delete(String(k))
+    else ctx.shared.set(String(k), v)
+    return []
+  },
   var_get: (s, name) => [variable(need(s), vars(need(s)), String(name))],
   var_set: (s, name, value) => {
     const ctx = need(s)

@@ -57,3 +57,4 @@ function __broker_start(token, i, phase) return R.start(token, i, phase) end
 function __broker_resume(token, i, ...) return R.resume(token, i, ...) end
 function __broker_set_arg(chunk, eof) R.arg[1], R.arg[2] = chunk, eof end
 function __broker_get_arg() return R.arg[1] end
+function __broker_call(token, path, ...) return R.call(token, path, ...) end

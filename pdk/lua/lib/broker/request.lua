@@ -10,10 +10,28 @@ M.arg = {}
 M.plugin_index = nil
 
 --- A fresh request: kong.ctx.shared, kong.ctx.plugin and ngx.ctx start empty.
+-- kong.ctx.shared: Lua values stay Lua values; every write also reaches the kit's shared store,
+-- and a key only a JS plugin set is read from there, so JS and Lua plugins share one state
+local function shared_table()
+  local own = {}
+  return setmetatable({}, {
+    __index = function(_, k)
+      local v = own[k]
+      if v == nil and type(k) == "string" then v = __host("shared_get", k) end
+      return v
+    end,
+    __newindex = function(_, k, v)
+      own[k] = v
+      if type(k) == "string" then pcall(__host, "shared_set", k, v) end
+    end,
+    __pairs = function() return next, own, nil end,
+  })
+end
+
 function M.begin(captures)
   -- every replay starts from the fixture's rows and an empty node cache
   require("broker.db").reset()
-  M.current = { shared = {}, plugin = {}, ngx = { router_matches = { uri_captures = captures } }, core = {} }
+  M.current = { shared = shared_table(), plugin = {}, ngx = { router_matches = { uri_captures = captures } }, core = {} }
   M.shared_dict_time = nil
 end
 
@@ -29,14 +47,14 @@ local running = {}
 local handlers, confs = {}, {}
 M.handlers, M.confs = handlers, confs
 
-local function finish(token, co, ok, res)
+local function finish(token, co, ok, res, ...)
   if not ok then
     running[token] = nil
     local msg = res
     if type(msg) == "table" then msg = msg.message or tostring(msg) end
     return "error", traceback(co, tostring(msg))
   end
-  if status(co) == "dead" then running[token] = nil return "done" end
+  if status(co) == "dead" then running[token] = nil return "done", res, ... end
   if res == EXIT then running[token] = nil return "exit" end
   if res == AWAIT then return "await" end
   -- a plugin that yields on its own (outside a coroutine of its own) is resumed at once
@@ -56,6 +74,24 @@ end
 function M.resume(token, i, ...)
   M.plugin_index = i
   local co = running[token]
+  return finish(token, co, resume(co, ...))
+end
+
+--- Calls kong.<path>(...) in a coroutine of its own, as a plugin's line would (call scripts through Lua).
+function M.call(token, path, ...)
+  local fn = kong
+  -- the JS kit's kong.ctx.shared.get/set are a Lua plugin's table reads and writes
+  if path == "ctx.shared.get" or path == "shared.get" then
+    fn = function(k) return kong.ctx.shared[k] end
+  elseif path == "ctx.shared.set" or path == "shared.set" then
+    fn = function(k, v) kong.ctx.shared[k] = v end
+  end
+  for seg in (fn == kong and path or ""):gmatch("[^.]+") do
+    fn = fn[seg]
+    if fn == nil then return "error", "kong." .. path .. " is nil" end
+  end
+  local co = create(function(...) return fn(...) end)
+  running[token] = co
   return finish(token, co, resume(co, ...))
 end
 
