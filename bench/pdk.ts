@@ -13,7 +13,7 @@ import type { ModulePlugin } from '../pdk/runner/plugins.js'
 const dist = resolve(import.meta.dirname, '../dist/pdk')
 const { loadFixture } = (await import(`${dist}/fixture.js`)) as typeof import('../pdk/fixture.js')
 const { runScenario } = (await import(`${dist}/runner/index.js`)) as typeof import('../pdk/runner/index.js')
-const { preparePlugins, startPluginServers } = (await import(
+const { preparePlugins, startPluginServers, closePlugins } = (await import(
   `${dist}/runner/plugins.js`
 )) as typeof import('../pdk/runner/plugins.js')
 
@@ -107,3 +107,26 @@ try {
 } finally {
   await servers?.close()
 }
+
+// A Lua plugin making the same calls as the JS hello plugin (fixtures/pdk/lua-hello.json), its
+// in-process replay against the JS one, in alternating rounds of the same run.
+const luaFile = resolve('fixtures/pdk/lua-hello.json')
+const luaLoaded = loadFixture(luaFile)
+const luaPlugins = await preparePlugins(luaLoaded)
+const jsLoaded = loadFixture(resolve('fixtures/pdk/kong-style-hello.json'))
+const jsPlugins = await preparePlugins(jsLoaded)
+const luaReplay = () => runScenario(luaLoaded, luaPlugins)
+const jsReplay = () => runScenario(jsLoaded, jsPlugins)
+if (!(await luaReplay()).passed) console.error(`warning: ${luaFile} does not pass; measuring anyway`)
+await measure(luaReplay, 500, { runs: 0, ms: 0 })
+await measure(jsReplay, 500, { runs: 0, ms: 0 })
+const lua: Tally = { runs: 0, ms: 0 }
+const js: Tally = { runs: 0, ms: 0 }
+for (let i = 0; i < rounds; i++) {
+  await measure(luaReplay, (seconds * 1000) / rounds, lua)
+  await measure(jsReplay, (seconds * 1000) / rounds, js)
+}
+console.log(fmt('Lua plugin replay (lua-hello)', lua))
+console.log(fmt('JS plugin replay (js-hello)', js))
+console.log(`ratio Lua/JS replay: ${(rate(lua) / rate(js)).toFixed(2)}x (target ≥ 0.5x)`)
+closePlugins(luaPlugins)

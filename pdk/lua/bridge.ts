@@ -20,10 +20,12 @@ export interface Pending {
 const ids = new Map<string, number>()
 const paths: string[] = []
 
+const segments: string[][] = []
+
 /** The kit node a dotted path reaches, or undefined. */
-function reach(kit: KitTree, path: string): KitFunction | KitTree | undefined {
+function reach(kit: KitTree, path: string, segs: string[] = path.split('.')): KitFunction | KitTree | undefined {
   let node: KitFunction | KitTree | undefined = kit
-  for (const seg of path.split('.')) {
+  for (const seg of segs) {
     if (node === undefined || typeof node === 'function') return undefined
     node = Object.hasOwn(node, seg) || (node === kit && KIT_MODULES.has(seg)) ? node[seg] : undefined
   }
@@ -59,6 +61,7 @@ export class KitBridge {
     if (id === undefined) {
       ids.set(path, (id = paths.length))
       paths.push(path)
+      segments.push(path.split('.'))
     }
     if (path.startsWith('log.')) this.logIds.add(id)
     return [id, kind]
@@ -72,7 +75,7 @@ export class KitBridge {
     if (!ctx || !this.kit) return [0, `kong.${path} called outside a request`]
     let fn = this.fns[id]
     if (fn === undefined) {
-      const node = reach(this.kit, path)
+      const node = reach(this.kit, path, segments[id])
       if (typeof node !== 'function') return [0, `attempt to call a nil value (field '${path.split('.').pop()}')`]
       this.fns[id] = fn = node
     }

@@ -123,11 +123,7 @@ export class LuaRuntime {
     timeoutMs: number,
   ): Promise<string | undefined> {
     this.bridge.use(kit, ctx, record)
-    if (ctx !== this.ctx) {
-      this.ctx = ctx
-      this.host.begin(ctx)
-      this.vm.call('__broker_begin', ctx.data.captures)
-    }
+    this.enter(ctx)
     if (phase === 'body_filter') return this.bodyFilter(plugin, ctx, timeoutMs)
     return this.phase(plugin, phase, timeoutMs)
   }
@@ -214,11 +210,7 @@ export class LuaRuntime {
     timeoutMs = 10_000,
   ): Promise<unknown> {
     this.bridge.use(kit, ctx, record)
-    if (ctx !== this.ctx) {
-      this.ctx = ctx
-      this.host.begin(ctx)
-      this.vm.call('__broker_begin', ctx.data.captures)
-    }
+    this.enter(ctx)
     const state = await this.drive(0, timeoutMs, `kong.${path} did not return`, (token) =>
       this.vm.call('__broker_call', token, path, ...args),
     )
@@ -226,6 +218,21 @@ export class LuaRuntime {
     if (state[0] !== 'done') return undefined
     const list = state.slice(1)
     return list.length <= 1 ? list[0] : values(...list)
+  }
+
+  /** A new request's ctx tables (ngx.ctx, kong.ctx.*), when `ctx` is not the request running. */
+  private enter(ctx: Context): void {
+    if (ctx === this.ctx) return
+    this.ctx = ctx
+    this.host.begin(ctx)
+    const { unnamed, named } = ctx.data.captures
+    // ngx.ctx.router_matches.uri_captures: positions 1..n and names, as Kong's router gives them
+    this.vm.call(
+      '__broker_begin',
+      unnamed.length || Object.keys(named).length
+        ? { ...unnamed.reduce((o, v, i) => ({ ...o, [i + 1]: v }), {}), ...named }
+        : undefined,
+    )
   }
 
   close(): void {

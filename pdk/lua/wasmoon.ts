@@ -45,6 +45,8 @@ class WasmoonVm implements LuaVm {
   private deadline = Infinity
   private deadlineMessage = ''
   private tracebackRef = 0
+  // the global names the host calls are few: each is written into the heap once
+  private readonly names = new Map<string, number>()
 
   constructor(private readonly global: GlobalLike) {
     this.L = global.address
@@ -104,7 +106,14 @@ class WasmoonVm implements LuaVm {
   call(name: string, ...args: unknown[]): unknown[] {
     const api = this.api
     const base = api._lua_gettop(this.L)
-    api._lua_getglobal(this.L, this.m.cstring(name))
+    let ptr = this.names.get(name)
+    if (ptr === undefined) {
+      const bytes = Buffer.from(`${name}\0`)
+      ptr = this.api._malloc(bytes.length)
+      this.api.HEAPU8.set(bytes, ptr)
+      this.names.set(name, ptr)
+    }
+    api._lua_getglobal(this.L, ptr)
     for (const a of args) this.m.push(this.L, a)
     return this.pcall(base, args.length)
   }
@@ -144,6 +153,7 @@ class WasmoonVm implements LuaVm {
   close(): void {
     this.global.close()
     for (const p of this.pointers) this.api.removeFunction(p)
+    for (const p of this.names.values()) this.api._free(p)
     this.m.free()
   }
 }
