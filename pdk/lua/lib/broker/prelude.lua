@@ -125,6 +125,7 @@ local bit = {
   end,
 }
 package.loaded.bit = bit
+_G.bit = bit -- LuaJIT opens it as a global too
 
 -- LuaJIT's table extensions
 local function isempty(t) return next(t) == nil end
