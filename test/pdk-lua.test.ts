@@ -44,9 +44,9 @@ describe('broker pdk run with Lua plugins', () => {
   it("refuses a config the schema refuses, exit 2, naming the field with Kong's message", () => {
     const r = json(bad('refused-config'))
     expect(r.code).toBe(2)
-    expect(r.out).toMatchObject({ error: { code: 'PLUGIN_CONFIG_INVALID' } })
+    expect(r.out).toMatchObject({ error: { code: 'PDK_PLUGIN_CONFIG_INVALID' } })
     expect(JSON.stringify(r.out)).toContain('$.plugins[0].config.limit: value should be between 1 and 100')
-    expect(json(bad('unknown-field')).out).toMatchObject({ error: { code: 'PLUGIN_CONFIG_INVALID' } })
+    expect(json(bad('unknown-field')).out).toMatchObject({ error: { code: 'PDK_PLUGIN_CONFIG_INVALID' } })
   })
 
   it('fails at once, exit 2, when a plugin requires a module broker does not emulate', () => {

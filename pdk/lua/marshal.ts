@@ -13,7 +13,41 @@ export interface Api {
   _free(p: number): void
   addFunction(fn: (...a: number[]) => number | void, sig: string): number
   removeFunction(p: number): void
-  [fn: `_lua${string}`]: (...a: Array<number | bigint>) => number
+  // the Lua C API functions called here, by their Emscripten names
+  _luaL_loadbufferx(...a: Array<number | bigint>): number
+  _luaL_ref(...a: Array<number | bigint>): number
+  _lua_absindex(...a: Array<number | bigint>): number
+  _lua_createtable(...a: Array<number | bigint>): number
+  _lua_error(...a: Array<number | bigint>): number
+  _lua_getglobal(...a: Array<number | bigint>): number
+  _lua_getmetatable(...a: Array<number | bigint>): number
+  _lua_gettop(...a: Array<number | bigint>): number
+  _lua_isinteger(...a: Array<number | bigint>): number
+  _lua_next(...a: Array<number | bigint>): number
+  _lua_pcallk(...a: Array<number | bigint>): number
+  _lua_pushboolean(...a: Array<number | bigint>): number
+  _lua_pushcclosure(...a: Array<number | bigint>): number
+  _lua_pushinteger(...a: Array<number | bigint>): number
+  _lua_pushlightuserdata(...a: Array<number | bigint>): number
+  _lua_pushlstring(...a: Array<number | bigint>): number
+  _lua_pushnil(...a: Array<number | bigint>): number
+  _lua_pushnumber(...a: Array<number | bigint>): number
+  _lua_rawequal(...a: Array<number | bigint>): number
+  _lua_rawgeti(...a: Array<number | bigint>): number
+  _lua_rawset(...a: Array<number | bigint>): number
+  _lua_rawseti(...a: Array<number | bigint>): number
+  _lua_rotate(...a: Array<number | bigint>): number
+  _lua_setglobal(...a: Array<number | bigint>): number
+  _lua_sethook(...a: Array<number | bigint>): number
+  _lua_setmetatable(...a: Array<number | bigint>): number
+  _lua_settop(...a: Array<number | bigint>): number
+  _lua_toboolean(...a: Array<number | bigint>): number
+  _lua_tointegerx(...a: Array<number | bigint>): number
+  _lua_tolstring(...a: Array<number | bigint>): number
+  _lua_tonumberx(...a: Array<number | bigint>): number
+  _lua_topointer(...a: Array<number | bigint>): number
+  _lua_touserdata(...a: Array<number | bigint>): number
+  _lua_type(...a: Array<number | bigint>): number
 }
 
 const T_NIL = 0
