@@ -1,5 +1,6 @@
 import { FlowError, type FlowContext, type FlowPlugin, type FlowRecord, type StepResult } from './contract.js'
 import { clientAuthProblems } from './lib/client-auth.js'
+import { type DpopKey, dpopProblems, flowDpop, wantsDpop } from './lib/dpop.js'
 import { checkIdToken, wantsOpenId } from './lib/id-token.js'
 import { deliverable, extraParams, pkcePair, requestToken, wantsPkce } from './lib/oauth2.js'
 import { cachedEndpoints, endpointProblems, endpoints, metadataFieldProblems, type Endpoints } from './lib/oidc.js'
@@ -21,7 +22,11 @@ const plugin: FlowPlugin = {
   startAtStore: (record) => cachedEndpoints(record)?.usePar === false,
 
   async validate(record: Readonly<FlowRecord>, io) {
-    const problems = { ...(await clientAuthProblems(record)), ...metadataFieldProblems(record) }
+    const problems = {
+      ...(await clientAuthProblems(record)),
+      ...metadataFieldProblems(record),
+      ...dpopProblems(record),
+    }
     if (Object.keys(problems).length) return problems
     if (!record.issuer) {
       for (const field of ['authorize_url', 'access_url'])
@@ -29,14 +34,21 @@ const plugin: FlowPlugin = {
     }
     // Discovery at /store: a bad issuer is refused now, and the metadata is cached for /start.
     const e = record.issuer ? await endpoints(record, io.http) : cachedEndpoints(record)!
-    return { ...endpointProblems(record, e, { authorize: true }, io.allowed), ...problems }
+    return {
+      ...endpointProblems(record, e, { authorize: true }, io.allowed),
+      ...dpopProblems(record, e.dpopAlgs),
+      ...problems,
+    }
   },
 
   start(ctx: FlowContext): StepResult | Promise<StepResult> {
     const known = cachedEndpoints(ctx.record)
-    // Without discovery or a push, the step stays synchronous: it runs at /store for every such flow.
-    if (known && !known.usePar) return authorizeRedirect(ctx, known)
-    return endpoints(ctx.record, ctx.http).then((e) => (e.usePar ? pushedRedirect(ctx, e) : authorizeRedirect(ctx, e)))
+    // Without discovery, a push or DPoP, the step stays synchronous: it runs at /store for every such flow.
+    if (known && !known.usePar && !wantsDpop(ctx.record)) return authorizeRedirect(ctx, known, {})
+    return endpoints(ctx.record, ctx.http).then(async (e) => {
+      const dpop = await withDpop(ctx, e)
+      return e.usePar ? pushedRedirect(ctx, e, dpop) : authorizeRedirect(ctx, e, dpop)
+    })
   },
 
   async callback(ctx: FlowContext): Promise<StepResult> {
@@ -51,21 +63,38 @@ const plugin: FlowPlugin = {
       redirect_uri: ctx.callbackUrl,
     }
     if (typeof ctx.data.code_verifier === 'string') params.code_verifier = ctx.data.code_verifier
+    const dpop = await flowDpop(r, ctx.data, e.dpopAlgs)
     const token = await requestToken(ctx, params, {
       url: e.token!,
       audience: e.issuer ?? e.token,
       authMethods: e.authMethods,
+      dpop: dpop?.key,
     })
     const nonce = typeof ctx.data.oidc_nonce === 'string' ? ctx.data.oidc_nonce : undefined
     const verified = await checkIdToken(ctx, token, e, nonce)
     const deliver = deliverable(token, r, ctx.params)
+    if (dpop?.made) deliver.dpop_jwk = dpop.made
     if (verified === undefined) return { deliver }
     return { deliver: { ...deliver, id_token_verified: verified }, save: { id_token_verified: verified } }
   },
 }
 
-/** The authorization request's parameters, and what this flow keeps of them (PKCE verifier, nonce). */
-function authorizeParams(ctx: FlowContext): {
+/** What DPoP adds to the authorization request (RFC 9449 §10): `dpop_jkt`, and the key the broker made, to keep. */
+interface DpopStart {
+  key?: DpopKey
+  save?: Record<string, unknown>
+}
+
+async function withDpop(ctx: FlowContext, e: Endpoints): Promise<DpopStart> {
+  const dpop = await flowDpop(ctx.record, ctx.data, e.dpopAlgs)
+  return dpop ? { key: dpop.key, save: dpop.made ? { dpop_jwk: dpop.made } : undefined } : {}
+}
+
+/** The authorization request's parameters, and what this flow keeps of them (PKCE verifier, nonce, DPoP key). */
+function authorizeParams(
+  ctx: FlowContext,
+  dpop: DpopStart,
+): {
   fixed: Record<string, string>
   own: Record<string, string>
   save: Record<string, unknown>
@@ -80,7 +109,8 @@ function authorizeParams(ctx: FlowContext): {
   }
   if (r.scope) fixed.scope = String(r.scope)
   const own: Record<string, string> = { state: ctx.state }
-  const save: Record<string, unknown> = {}
+  const save: Record<string, unknown> = { ...dpop.save }
+  if (dpop.key) own.dpop_jkt = dpop.key.jkt
   if (wantsPkce(r)) {
     const { verifier, challenge } = pkcePair()
     own.code_challenge = challenge
@@ -95,20 +125,20 @@ function authorizeParams(ctx: FlowContext): {
   return { fixed, own, save }
 }
 
-function authorizeRedirect(ctx: FlowContext, e: Endpoints): StepResult {
-  const { fixed, own, save } = authorizeParams(ctx)
+function authorizeRedirect(ctx: FlowContext, e: Endpoints, dpop: DpopStart): StepResult {
+  const { fixed, own, save } = authorizeParams(ctx, dpop)
   return { redirect: setQuery(e.authorize!, fixed, own), await: ctx.state, save }
 }
 
 /** RFC 9126: the request goes to the PAR endpoint; the browser carries only client_id and request_uri. */
-async function pushedRedirect(ctx: FlowContext, e: Endpoints): Promise<StepResult> {
+async function pushedRedirect(ctx: FlowContext, e: Endpoints, dpop: DpopStart): Promise<StepResult> {
   if (!e.par) throw new FlowError('invalid_request', 'The record asks for PAR but names no par_url', 'VALIDATION')
-  const { fixed, own, save } = authorizeParams(ctx)
+  const { fixed, own, save } = authorizeParams(ctx, dpop)
   const requestUri = await pushAuthorizationRequest(
     ctx,
     e.par,
     { ...fixed, ...own },
-    { audience: e.issuer ?? e.token!, supported: e.authMethods },
+    { audience: e.issuer ?? e.token!, supported: e.authMethods, dpop: dpop.key },
   )
   const redirect = setQuery(e.authorize!, { client_id: fixed.client_id! }, { request_uri: requestUri })
   return { redirect, await: ctx.state, save }

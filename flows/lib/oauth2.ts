@@ -1,6 +1,7 @@
 import { hash } from 'node:crypto'
 import type { FlowContext, FlowRecord } from '../contract.js'
 import { endpointRequest } from './client-auth.js'
+import { type DpopKey, sendWithDpop } from './dpop.js'
 import { randomPool } from './random.js'
 import { tokenFromAnswer } from './token-answer.js'
 
@@ -33,6 +34,8 @@ export interface TokenEndpoint {
   url: string
   audience?: string
   authMethods?: readonly string[]
+  /** The flow's DPoP key: every request then carries a proof (RFC 9449). */
+  dpop?: DpopKey
 }
 
 /**
@@ -51,11 +54,12 @@ export async function requestToken(
 ): Promise<Record<string, unknown>> {
   const r = ctx.record
   const url = endpoint?.url ?? String(r.access_url)
-  const request = await endpointRequest(
-    r,
-    { ...extraParams(r.token_params), ...params },
-    { audience: endpoint?.audience ?? url, supported: endpoint?.authMethods },
-  )
-  const answer = await ctx.http(url, request)
+  const build = () =>
+    endpointRequest(
+      r,
+      { ...extraParams(r.token_params), ...params },
+      { audience: endpoint?.audience ?? url, supported: endpoint?.authMethods },
+    )
+  const answer = await sendWithDpop(ctx, url, build, endpoint?.dpop)
   return tokenFromAnswer(answer, typeof r.access_name === 'string' && r.access_name ? r.access_name : 'access_token')
 }

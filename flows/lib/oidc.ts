@@ -14,6 +14,7 @@ export interface ProviderMetadata {
   require_pushed_authorization_requests?: boolean
   token_endpoint_auth_methods_supported?: string[]
   authorization_response_iss_parameter_supported?: boolean
+  dpop_signing_alg_values_supported?: string[]
 }
 
 /** A record's provider as the flow uses it: explicit record fields first, then the issuer's metadata. */
@@ -29,6 +30,8 @@ export interface Endpoints {
   issAlways: boolean
   /** The token endpoint's client authentication methods, when the metadata lists them. */
   authMethods?: readonly string[]
+  /** The algorithms the server accepts DPoP proofs signed with (RFC 9449 §5.1), when the metadata lists them. */
+  dpopAlgs?: readonly string[]
 }
 
 // Metadata changes rarely and every flow of an issuer reads it at /store, /start and /callback:
@@ -121,6 +124,9 @@ function merge(record: Readonly<FlowRecord>, meta: ProviderMetadata | undefined)
     issAlways: meta?.authorization_response_iss_parameter_supported === true,
     authMethods: Array.isArray(meta?.token_endpoint_auth_methods_supported)
       ? meta.token_endpoint_auth_methods_supported
+      : undefined,
+    dpopAlgs: Array.isArray(meta?.dpop_signing_alg_values_supported)
+      ? meta.dpop_signing_alg_values_supported
       : undefined,
   }
 }

@@ -1,5 +1,6 @@
 import { FlowError, type FlowContext } from '../contract.js'
 import { endpointRequest } from './client-auth.js'
+import { type DpopKey, sendWithDpop } from './dpop.js'
 
 /**
  * Pushes an authorization request (RFC 9126) with the flow's client authentication and returns
@@ -9,9 +10,10 @@ export async function pushAuthorizationRequest(
   ctx: FlowContext,
   parUrl: string,
   params: Readonly<Record<string, string>>,
-  options: { audience: string; supported?: readonly string[] },
+  options: { audience: string; supported?: readonly string[]; dpop?: DpopKey },
 ): Promise<string> {
-  const answer = await ctx.http(parUrl, await endpointRequest(ctx.record, params, options))
+  const build = () => endpointRequest(ctx.record, params, options)
+  const answer = await sendWithDpop(ctx, parUrl, build, options.dpop)
   let body: Record<string, unknown> | undefined
   try {
     const parsed: unknown = JSON.parse(answer.body)

@@ -23,6 +23,7 @@ export const BROKER_FIELDS: ReadonlySet<string> = new Set([
   'broker_error',
   'result',
   'id_token_verified',
+  'dpop_jwk',
 ])
 
 /** Authorization-response parameters that are the protocol's, not the provider's news (RFC 6749 §4.1.2, RFC 9207). */

@@ -1,5 +1,6 @@
 import type { FlowContext, FlowRecord, StepResult, StoreIo } from '../contract.js'
 import { clientAuthProblems } from './client-auth.js'
+import { dpopProblems, flowDpop } from './dpop.js'
 import { checkIdToken } from './id-token.js'
 import { deliverable, requestToken } from './oauth2.js'
 import { cachedEndpoints, endpointProblems, endpoints, metadataFieldProblems } from './oidc.js'
@@ -9,12 +10,12 @@ import { cachedEndpoints, endpointProblems, endpoints, metadataFieldProblems } f
  * password): client authentication, `access_url` or an `issuer` to discover it from.
  */
 export async function tokenFlowProblems(record: Readonly<FlowRecord>, io: StoreIo): Promise<Record<string, string>> {
-  const problems = { ...(await clientAuthProblems(record)), ...metadataFieldProblems(record) }
+  const problems = { ...(await clientAuthProblems(record)), ...metadataFieldProblems(record), ...dpopProblems(record) }
   if (Object.keys(problems).length) return problems
   if (!record.issuer && record.access_url === undefined)
     return { access_url: 'is required (or an issuer to discover it from)' }
   const e = record.issuer ? await endpoints(record, io.http) : cachedEndpoints(record)!
-  return endpointProblems(record, e, { authorize: false }, io.allowed)
+  return { ...endpointProblems(record, e, { authorize: false }, io.allowed), ...dpopProblems(record, e.dpopAlgs) }
 }
 
 /**
@@ -24,12 +25,15 @@ export async function tokenFlowProblems(record: Readonly<FlowRecord>, io: StoreI
  */
 export async function tokenStep(ctx: FlowContext, params: Record<string, string>): Promise<StepResult> {
   const e = await endpoints(ctx.record, ctx.http)
+  const dpop = await flowDpop(ctx.record, ctx.data, e.dpopAlgs)
   const token = await requestToken(ctx, params, {
     url: e.token!,
     audience: e.issuer ?? e.token,
     authMethods: e.authMethods,
+    dpop: dpop?.key,
   })
   const verified = await checkIdToken(ctx, token, e)
   const deliver = deliverable(token, ctx.record)
+  if (dpop?.made) deliver.dpop_jwk = dpop.made
   return { deliver: verified === undefined ? deliver : { ...deliver, id_token_verified: verified } }
 }

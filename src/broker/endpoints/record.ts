@@ -13,7 +13,7 @@ const MAX_FIELDS = 100
 const MAX_VALUE = 16_384
 
 /** Where a record's value may be an object rather than text. */
-const OBJECT_FIELDS = new Set(['authorize_params', 'token_params', 'private_key', 'scope'])
+const OBJECT_FIELDS = new Set(['authorize_params', 'token_params', 'private_key', 'scope', 'dpop_key'])
 
 // Field rules as constants: a regex literal in a function body is a new object on every call.
 const AUTH_TYPE = /^[a-z]+$/

@@ -48,6 +48,15 @@ export const RECORD_FIELDS: readonly RecordField[] = [
   f('password', 'secret', 'Resource owner password (oauth2-password).'),
   f('signature_method', 'text', 'OAuth 1.0a signature method.', ['HMAC-SHA1', 'HMAC-SHA256', 'PLAINTEXT', 'RSA-SHA1']),
   f('private_key', 'secret', 'Private key, PEM or JWK: OAuth 1.0a RSA-SHA1, or OAuth 2 private_key_jwt.'),
+  f(
+    'dpop_key',
+    'secret',
+    'DPoP private key, JWK or PEM (EC P-256/384/521, RSA, Ed25519): tokens bound to it (RFC 9449).',
+  ),
+  f('dpop', 'text', 'With true and no --dpop-key: the broker makes an ES256 key and delivers it as dpop_jwk.', [
+    'true',
+    'false',
+  ]),
   f('private_key_kid', 'text', 'Key id put in the private_key_jwt assertion header.'),
   f('private_key_alg', 'text', 'Signing algorithm of the private_key_jwt assertion (default: from the key).'),
   f('oauth_token', 'secret', 'OAuth 1.0a token for 1-legged resource requests and Echo.'),
