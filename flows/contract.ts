@@ -63,6 +63,19 @@ export interface StoreIo {
   allowed(url: string): boolean
 }
 
+/** What a plugin's `prepare` hands the runner at /store (RFC 8628's device authorization answer). */
+export interface Prepared {
+  /** Kept sealed with the flow, for its steps (a device_code). */
+  data?: Record<string, unknown>
+  /** Added to /store's answer (user_code, verification_uri …). */
+  answer?: Record<string, unknown>
+  /** The flow's lifetime in seconds when the provider sets it (a device code's expires_in). */
+  expiresIn?: number
+}
+
+/** What a polling step returns: not yet (poll again in `wait` seconds, keeping `save`), or the result. */
+export type PollResult = { wait: number; save?: Record<string, unknown> } | { deliver: Record<string, unknown> }
+
 export interface FlowPlugin {
   /** One line for `hash-check` and the dashboard. */
   readonly description?: string
@@ -90,6 +103,17 @@ export interface FlowPlugin {
   start(ctx: FlowContext): Promise<StepResult> | StepResult
   /** The step at /callback, for flows that send the browser to the provider. */
   callback?(ctx: FlowContext): Promise<StepResult> | StepResult
+  /**
+   * At /store, after validation: the provider's first answer (a device authorization). A FlowError
+   * it throws answers /store with the provider's error. A plugin with `prepare` and `poll` waits for
+   * its user (progress `awaiting_user`) from /store on.
+   */
+  prepare?(record: Readonly<FlowRecord>, io: StoreIo): Promise<Prepared>
+  /**
+   * POST /result `{hash}`: one look at whether the user has decided (RFC 8628 §3.4). The runner
+   * calls it at most once per `wait`, on one instance at a time; a FlowError ends the flow.
+   */
+  poll?(ctx: FlowContext): Promise<PollResult>
 }
 
 /**

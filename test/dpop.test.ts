@@ -1,10 +1,11 @@
-import { createPrivateKey, createPublicKey, generateKeyPairSync, hash, type JsonWebKey, KeyObject } from 'node:crypto'
-import { calculateJwkThumbprint, exportJWK, type JWK, SignJWT } from 'jose'
+import { generateKeyPairSync, type KeyObject } from 'node:crypto'
+import { calculateJwkThumbprint, type JWK } from 'jose'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type CallbackApp, startCallbackApp } from './helpers/app.js'
 import { type BrokerProcess, startBroker } from './helpers/broker.js'
 import { Browser } from './helpers/browser.js'
 import { CLIENT_SECRET, type DpopProvider, startDpopProvider } from './helpers/dpop-provider.js'
+import { callResource as callProtected } from './helpers/dpop-proof.js'
 import { type DpopResource, startDpopResource } from './helpers/dpop-resource.js'
 import { passInteractions } from './helpers/oidc-provider.js'
 import { freePort } from './helpers/ports.js'
@@ -37,25 +38,7 @@ const p256Jwk = p256.export({ format: 'jwk' })
 const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey
 const ed = generateKeyPairSync('ed25519').privateKey
 
-/** The resource's answer to a GET with `token` and a proof signed by `key` (as the app would send it). */
-async function callResource(
-  token: string,
-  given: KeyObject | JWK,
-  alg = 'ES256',
-): Promise<{ status: number; sub?: string }> {
-  const key = given instanceof KeyObject ? given : createPrivateKey({ key: given as JsonWebKey, format: 'jwk' })
-  const { kty, crv, x, y, n, e } = await exportJWK(createPublicKey(key))
-  const jwk = Object.fromEntries(Object.entries({ kty, crv, x, y, n, e }).filter(([, v]) => v !== undefined))
-  const url = `${resource.url}/data`
-  const proof = await new SignJWT({ htm: 'GET', htu: url, ath: hash('sha256', token, 'base64url') })
-    .setProtectedHeader({ alg, typ: 'dpop+jwt', jwk })
-    .setIssuedAt()
-    .setJti(crypto.randomUUID())
-    .sign(key)
-  const res = await fetch(url, { headers: { authorization: `DPoP ${token}`, dpop: proof } })
-  const body = res.status === 200 ? ((await res.json()) as { sub?: string }) : {}
-  return { status: res.status, sub: body.sub }
-}
+const callResource = (token: string, key: KeyObject | JWK, alg?: string) => callProtected(resource.url, token, key, alg)
 
 async function store(record: Record<string, unknown>): Promise<{ status: number; body: Record<string, unknown> }> {
   const res = await fetch(`${broker.url}/store`, {

@@ -15,6 +15,7 @@ export interface ProviderMetadata {
   token_endpoint_auth_methods_supported?: string[]
   authorization_response_iss_parameter_supported?: boolean
   dpop_signing_alg_values_supported?: string[]
+  device_authorization_endpoint?: string
 }
 
 /** A record's provider as the flow uses it: explicit record fields first, then the issuer's metadata. */
@@ -24,6 +25,8 @@ export interface Endpoints {
   token?: string
   jwks?: string
   par?: string
+  /** The device authorization endpoint (RFC 8628 §3.1). */
+  device?: string
   /** Push the authorization request (RFC 9126): the record's `par`, else the metadata's requirement. */
   usePar: boolean
   /** The authorization response always carries `iss` (RFC 9207 metadata). */
@@ -120,6 +123,7 @@ function merge(record: Readonly<FlowRecord>, meta: ProviderMetadata | undefined)
     token: text(record.access_url) ?? meta?.token_endpoint,
     jwks: text(record.jwks_uri) ?? meta?.jwks_uri,
     par: text(record.par_url) ?? meta?.pushed_authorization_request_endpoint,
+    device: text(record.device_authorization_url) ?? meta?.device_authorization_endpoint,
     usePar: record.par !== undefined ? flag(record.par) : meta?.require_pushed_authorization_requests === true,
     issAlways: meta?.authorization_response_iss_parameter_supported === true,
     authMethods: Array.isArray(meta?.token_endpoint_auth_methods_supported)

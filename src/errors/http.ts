@@ -82,6 +82,14 @@ export const HTTP_MESSAGES = {
     text: 'The hash query parameter is required.',
     details: { fields: { hash: 'is required' } },
   },
+  // --- issue 25 (device flow, RFC 8628) ---
+  notPollingFlow: {
+    code: 'VALIDATION',
+    text: (v: { plugin: string }) =>
+      `The flow "${v.plugin}" is not polled; POST /result takes the hash of a device flow (oauth_device_2), or a result code.`,
+    details: { fields: { hash: 'is not the hash of a device flow' } },
+  },
+  // --- end issue 25 ---
   notSigningFlow: {
     code: 'VALIDATION',
     text: (v: { plugin: string }) =>

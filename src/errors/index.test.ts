@@ -15,6 +15,7 @@ import {
 const SAMPLES: { [Id in MessageId]: MessageArgs<Id> } = {
   hashRequired: [],
   pluginServerUnavailable: [{ reason: 'the plugin server exited with status 1 before listening' }],
+  notPollingFlow: [{ plugin: 'oauth_2_3-legged' }],
   notSigningFlow: [{ plugin: 'oauth_2_3-legged' }],
   resultRequired: [],
   recordNotObject: [],

@@ -7,6 +7,7 @@ import oauth12 from '../../../flows/oauth_1_2-legged.js'
 import oauth13 from '../../../flows/oauth_1_3-legged.js'
 import oauth22 from '../../../flows/oauth_2_2-legged.js'
 import oauth23 from '../../../flows/oauth_2_3-legged.js'
+import oauthDevice2 from '../../../flows/oauth_device_2.js'
 import oauthEcho1 from '../../../flows/oauth_echo_1.js'
 import oauthOwner2 from '../../../flows/oauth_owner_resources_2.js'
 import { brokerError } from '../../errors/index.js'
@@ -20,6 +21,7 @@ const BUILT_IN: ReadonlyMap<string, FlowPlugin> = new Map(
     'oauth_2_3-legged': oauth23,
     'oauth_2_2-legged': oauth22,
     oauth_owner_resources_2: oauthOwner2,
+    oauth_device_2: oauthDevice2,
     'oauth_1_3-legged': oauth13,
     'oauth_1_2-legged': oauth12,
     'oauth_1_1-legged': oauth11,

@@ -1,4 +1,4 @@
-import type { FlowPlugin, FlowRecord } from '../../../flows/contract.js'
+import type { FlowPlugin, FlowRecord, StoreIo } from '../../../flows/contract.js'
 import { FlowError, pluginName } from '../../../flows/contract.js'
 import type { BrokerConfig } from '../../config/schema.js'
 import { DELIVERY_MODES } from '../../config/schema.js'
@@ -134,21 +134,31 @@ async function pluginProblems(
   config: Readonly<BrokerConfig>,
 ): Promise<Record<string, string>> {
   try {
-    return await validate(record, {
-      http: (url, request) => providerFetch(url, request, config.provider.timeout),
-      // providers.allow, and address literals the policy refuses: the same rules as the record's own URLs.
-      allowed: (url) => !destinationRefused(url),
-    })
+    return await validate(record, storeIo(config))
   } catch (err) {
-    if (!(err instanceof FlowError)) throw err
-    const id =
-      err.code === 'PROVIDER_NOT_ALLOWED'
-        ? 'providerRefusedAtStore'
-        : err.brokerCode === 'PROVIDER_TIMEOUT'
-          ? 'providerTimeoutAtStore'
-          : 'providerFailedAtStore'
-    throw brokerError(id, { message: err.description })
+    throw atStoreError(err)
   }
+}
+
+/** What a plugin may use at /store: the guarded fetch of every flow step, and the deployment's URL rules. */
+export function storeIo(config: Readonly<BrokerConfig>): StoreIo {
+  return {
+    http: (url, request) => providerFetch(url, request, config.provider.timeout),
+    // providers.allow, and address literals the policy refuses: the same rules as the record's own URLs.
+    allowed: (url) => !destinationRefused(url),
+  }
+}
+
+/** A provider's failure at /store is the provider's error (502/504), not the record's; anything else as it is. */
+export function atStoreError(err: unknown): unknown {
+  if (!(err instanceof FlowError)) return err
+  const id =
+    err.code === 'PROVIDER_NOT_ALLOWED'
+      ? 'providerRefusedAtStore'
+      : err.brokerCode === 'PROVIDER_TIMEOUT'
+        ? 'providerTimeoutAtStore'
+        : 'providerFailedAtStore'
+  return brokerError(id, { message: err.description })
 }
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]'])

@@ -58,6 +58,8 @@ export async function startFlow(deps: BrokerDeps, req: FlowRequest): Promise<Rep
   const claimed = await deps.store.claim(hash)
   if (!claimed) throw brokerError('unknownHash')
   const { entry, reusable, redirect: prepared } = claimed
+  // A device flow waits for its user from /store on: /start only shows the way to the provider, as often as asked.
+  if (entry.progress === 'awaiting_user') return showTheWay(deps, entry, req)
   if (!reusable && entry.progress !== 'stored') throw finished(entry.progress)
   if (prepared) {
     // The first step ran at /store; the claim moved the flow to awaiting_callback.
@@ -66,6 +68,14 @@ export async function startFlow(deps: BrokerDeps, req: FlowRequest): Promise<Rep
     return redirect(prepared, { cookie: bindingCookie(deps, entry) })
   }
   return runFirstStep(deps, entry, await deps.plugins.get(entry.plugin), req, reusable)
+}
+
+/** /start of a device flow: the verification URI, without a cookie or a change of progress (the app polls). */
+async function showTheWay(deps: BrokerDeps, entry: FlowEntry, req: FlowRequest): Promise<Reply> {
+  const plugin = await deps.plugins.get(entry.plugin)
+  const step = await plugin.start(flowContext(deps, entry, req.params))
+  if (!('redirect' in step)) throw brokerError('flowStarted')
+  return redirect(step.redirect, { headers: { ...NO_STORE } })
 }
 
 /**
@@ -221,7 +231,7 @@ const isBrokerCode = (code: string) => /^[A-Z][A-Z_]*$/.test(code)
 const OAUTH_CODE = /^[\x20\x21\x23-\x5b\x5d-\x7e]{1,64}$/
 
 /** A flow's failure in both vocabularies: the broker's registry code and the OAuth `error` the app receives. */
-function flowFailure(err: FlowError): FlowFailure {
+export function flowFailure(err: FlowError): FlowFailure {
   // A provider's own code (invalid_grant, access_denied, Square's UNAUTHORIZED …) reaches the app as the provider sent it.
   const ours = isBrokerCode(err.code) && !(err instanceof ProviderError)
   const code = ours && Object.hasOwn(ERRORS, err.code) ? (err.code as FlowError['brokerCode']) : err.brokerCode

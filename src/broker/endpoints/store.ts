@@ -3,7 +3,7 @@ import { checkRecordDestinations } from '../outbound/record-check.js'
 import { expandProvider } from '../providers/expand.js'
 import type { FlowEntry } from '../store/flow-store.js'
 import type { BrokerDeps } from '../deps.js'
-import { providerHost, recordPluginName, sanitizeRecord, validateRecord } from './record.js'
+import { atStoreError, providerHost, recordPluginName, sanitizeRecord, storeIo, validateRecord } from './record.js'
 import { prepareStart } from './run.js'
 
 /** POST /store's answer. */
@@ -13,8 +13,13 @@ export interface StoredFlow {
   url: string
   /** The flow plugin the record selected, e.g. `oauth_2_3-legged`. */
   plugin: string
-  /** Whole seconds the flow lives (store.expire). */
+  /** Whole seconds the flow lives (store.expire, or the provider's for a device flow). */
   expires_in: number
+  /** A device flow's (RFC 8628): what the user enters, where, and how often the app may poll. */
+  user_code?: string
+  verification_uri?: string
+  verification_uri_complete?: string
+  interval?: number
 }
 
 /** POST /store: validates a record against its flow plugin and keeps it for store.expire seconds. */
@@ -28,6 +33,9 @@ export async function storeFlow(deps: BrokerDeps, body: unknown): Promise<Stored
   if (sanitized.issuer !== undefined) checkRecordDestinations(sanitized)
   const record = await validateRecord(sanitized, plugin, deps.config)
   checkRecordDestinations(record)
+  // A device flow asks the provider for its codes now: the app shows the user code at once.
+  const ready = plugin.prepare ? await plugin.prepare(record, storeIo(deps.config)).catch(rethrowAtStore) : undefined
+  const lifetime = ready?.expiresIn ?? deps.store.expireSeconds
   const now = Date.now()
   // The OAuth state is the flow's from the start: /callback derives the hash from it.
   const { hash, state } = newFlowIds(deps.config.session.secret)
@@ -35,10 +43,10 @@ export async function storeFlow(deps: BrokerDeps, body: unknown): Promise<Stored
     hash,
     plugin: name,
     record,
-    progress: 'stored',
+    progress: ready && plugin.poll ? 'awaiting_user' : 'stored',
     createdAt: now,
-    expiresAt: now + deps.store.expireSeconds * 1000,
-    data: { state },
+    expiresAt: now + lifetime * 1000,
+    data: { ...ready?.data, state },
   }
   const prepared = await prepareStart(deps, entry, plugin)
   if (prepared) entry.data = prepared.data
@@ -48,15 +56,20 @@ export async function storeFlow(deps: BrokerDeps, body: unknown): Promise<Stored
       type: 'stored',
       hash: entry.hash,
       plugin: name,
-      progress: 'stored',
+      progress: entry.progress,
       expiresAt: entry.expiresAt,
       provider: providerHost(record),
     })
   const { protocol, host } = deps.config
   return {
+    ...ready?.answer,
     hash: entry.hash,
     url: `${protocol}://${host}/start?hash=${entry.hash}`,
     plugin: name,
-    expires_in: deps.store.expireSeconds,
+    expires_in: lifetime,
   }
+}
+
+const rethrowAtStore = (err: unknown): never => {
+  throw atStoreError(err)
 }

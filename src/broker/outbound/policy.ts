@@ -12,6 +12,7 @@ export const PROVIDER_URL_FIELDS: string[] = [
   'issuer',
   'jwks_uri',
   'par_url',
+  'device_authorization_url',
 ]
 
 /** One resolved address, as dns.lookup gives it with `all: true`. */

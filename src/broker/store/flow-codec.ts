@@ -1,6 +1,14 @@
 import type { FlowRecord } from '../../../flows/contract.js'
 
-export const PROGRESS = ['stored', 'started', 'awaiting_callback', 'exchanging', 'completed', 'failed'] as const
+export const PROGRESS = [
+  'stored',
+  'started',
+  'awaiting_callback',
+  'awaiting_user',
+  'exchanging',
+  'completed',
+  'failed',
+] as const
 export type Progress = (typeof PROGRESS)[number]
 
 /** Why a flow failed: the broker's registry code, the OAuth `error` its app was sent, and the description. */
@@ -49,6 +57,8 @@ const CODES: Record<Progress, string> = {
   stored: 's',
   started: 't',
   awaiting_callback: 'a',
+  // A device flow (RFC 8628) from /store until its user decides on another device.
+  awaiting_user: 'u',
   exchanging: 'x',
   completed: 'c',
   failed: 'f',

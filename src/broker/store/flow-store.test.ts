@@ -37,6 +37,31 @@ describe.each([
   ['real Redis', () => new FlowStore(client, { expireSeconds: 60, secrets: SECRETS })],
   ['embedded store', () => new FlowStore(new RedisMock() as unknown as Redis, { expireSeconds: 60, secrets: SECRETS })],
 ])('FlowStore on %s', (_label, makeStore) => {
+  it('lends a device flow one poll at a time: running, then the interval, then free again', async () => {
+    const store = makeStore()
+    const hash = newId()
+    expect(await store.takePollLease(hash, 5_000)).toEqual({ taken: true })
+    const busy = await store.takePollLease(hash, 5_000)
+    expect(busy).toMatchObject({ taken: false, running: true })
+    await store.holdPollLease(hash, 150)
+    const waiting = await store.takePollLease(hash, 5_000)
+    expect(waiting).toMatchObject({ taken: false, running: false })
+    expect(waiting.taken === false && waiting.leftMs).toBeLessThanOrEqual(150)
+    await new Promise((r) => setTimeout(r, 200))
+    expect(await store.takePollLease(hash, 5_000)).toEqual({ taken: true })
+    // Named by a keyed digest, never by the hash.
+    expect(await client.keys(`*${hash}*`)).toEqual([])
+  })
+
+  it('keeps a device flow awaiting_user through compare-and-set', async () => {
+    const store = makeStore()
+    const e = { ...entry(), progress: 'awaiting_user' as const }
+    await store.create(e)
+    expect((await store.get(e.hash))?.progress).toBe('awaiting_user')
+    expect(await store.advance('awaiting_user', { ...e, progress: 'completed' })).toBe('ok')
+    expect(await store.advance('awaiting_user', { ...e, progress: 'completed' })).toBe('completed')
+  })
+
   it('claims a one-shot flow once: the first claim sees stored, later ones started', async () => {
     const store = makeStore()
     const e = entry()

@@ -159,6 +159,34 @@ export class FlowStore {
     return json ? (JSON.parse(json) as Record<string, unknown>) : undefined
   }
 
+  /**
+   * Takes a flow's poll lease for `ms` (SET NX PX): every instance shares it, so one poll runs at a
+   * time and none comes sooner than the provider asked. When another holds it: the ms it has left,
+   * and whether that poll is still running (its lease then lasts until the provider would time out).
+   */
+  async takePollLease(
+    hash: string,
+    ms: number,
+  ): Promise<{ taken: true } | { taken: false; leftMs: number; running: boolean }> {
+    const key = this.keys.poll(this.sealer.derive('poll', hash).name)
+    const replies = (await this.send(() =>
+      this.redis.multi().set(key, POLLING, 'PX', ms, 'NX').get(key).pttl(key).exec(),
+    )) as Array<[unknown, unknown]>
+    if (replies[0]?.[1] === 'OK') return { taken: true }
+    const left = Number(replies[2]?.[1])
+    return {
+      taken: false,
+      leftMs: Math.max(1, Number.isFinite(left) ? left : ms),
+      running: replies[1]?.[1] === POLLING,
+    }
+  }
+
+  /** Holds a flow's poll lease for `ms` from now: after a poll, the interval before the next. */
+  async holdPollLease(hash: string, ms: number): Promise<void> {
+    const key = this.keys.poll(this.sealer.derive('poll', hash).name)
+    await this.send(() => this.redis.set(key, WAITING, 'PX', Math.max(1, Math.ceil(ms))))
+  }
+
   /** Round trip to the store, for readiness checks. */
   async ping(): Promise<void> {
     await this.send(() => this.redis.ping())
@@ -199,6 +227,10 @@ export class FlowStore {
     return undefined
   }
 }
+
+// A poll lease's value: a poll is running, or the interval after one runs out.
+const POLLING = 'p'
+const WAITING = 'w'
 
 // Hashes, codes and callback ids the broker makes are 32 characters; a client may send anything.
 // Longer than this names nothing, so it is answered as unknown without a store round trip.

@@ -10,6 +10,8 @@ export interface Keys {
   callback(name: string): string
   /** A one-time result for `delivery: code`, by the code's digest. */
   result(name: string): string
+  /** A device flow's poll lease (held while one instance polls, then for the interval), by the hash's digest. */
+  poll(name: string): string
   /** The prefix of the rate limit counters (per route and client IP). */
   rate(): string
   /** The pub/sub channel carrying flow events between workers and instances. */
@@ -22,6 +24,7 @@ export function keys(prefix: string): Keys {
     flow: (name) => `${prefix}flow:{${name}}`,
     callback: (name) => `${prefix}cb:{${name}}`,
     result: (name) => `${prefix}result:{${name}}`,
+    poll: (name) => `${prefix}poll:{${name}}`,
     rate: () => `${prefix}rate:`,
     events: () => `${prefix}events`,
   }

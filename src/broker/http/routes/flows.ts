@@ -1,6 +1,7 @@
 import { parse as parseCookie } from 'cookie'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { checkHash } from '../../endpoints/hash-check.js'
+import { pollFlow } from '../../endpoints/poll.js'
 import { redeemResult } from '../../endpoints/result.js'
 import { callbackFlow, startFlow } from '../../endpoints/run.js'
 import { storeFlow } from '../../endpoints/store.js'
@@ -22,6 +23,11 @@ const stored = {
       url: { type: 'string' },
       plugin: { type: 'string' },
       expires_in: { type: 'integer' },
+      // A device flow's (RFC 8628).
+      user_code: { type: 'string' },
+      verification_uri: { type: 'string' },
+      verification_uri_complete: { type: 'string' },
+      interval: { type: 'number' },
     },
     required: ['hash', 'url', 'plugin', 'expires_in'],
   },
@@ -69,8 +75,11 @@ export async function flowRoutes(app: FastifyInstance, { deps }: { deps: BrokerD
   app.get('/callback', callback)
   app.post('/callback', callback)
 
-  app.post('/result', keyed, async (request) => {
+  // A result code (delivery: code), or a device flow's hash to poll (RFC 8628).
+  app.post('/result', keyed, async (request, reply) => {
     const p = requestParams(request)
+    if (p.hash !== undefined && p.result === undefined && p.code === undefined)
+      return send(reply, await pollFlow(deps, p.hash), cookie)
     return redeemResult(deps, p.result ?? p.code)
   })
 }
