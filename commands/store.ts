@@ -25,6 +25,7 @@ export default class Store extends BrokerCommand {
     '<%= config.bin %> store --flow oauth1-3 --consumer-key ck --request-url … --authorize-url … --access-url … --json',
     '<%= config.bin %> store --flow github --client-id abc --scope read:user --capture',
     '<%= config.bin %> store --flow okta --subdomain acme --client-id abc --open',
+    '<%= config.bin %> store --flow device --issuer https://login.example.com --client-id abc --scope "openid offline_access"',
     '<%= config.bin %> store --list-providers --json',
   ]
 
@@ -36,7 +37,10 @@ export default class Store extends BrokerCommand {
     broker: brokerFlag(),
     'api-key': apiKeyFlag(),
     capture: Flags.boolean({ summary: 'Listen once on 127.0.0.1 as the callback and print the delivered result.' }),
-    open: Flags.boolean({ summary: 'Open the start URL in the browser.' }),
+    open: Flags.boolean({
+      summary: 'Open the start URL in the browser (a device flow opens its verification page unless --no-open).',
+      allowNo: true,
+    }),
     'save-secret': Flags.boolean({ summary: 'Keep the client / consumer secret in the OS keychain for later runs.' }),
     'insecure-storage': Flags.boolean({
       summary: 'Without a keychain, keep secrets in a plaintext 0600 file instead.',
@@ -64,6 +68,10 @@ export default class Store extends BrokerCommand {
       saveSecret: flags['save-secret'],
       insecureStorage: flags['insecure-storage'],
       notify: (line) => process.stderr.write(`${line}\n`),
+      // On a terminal only: a line rewritten each second (erased at the end), never a line per second in a log.
+      countdown: process.stderr.isTTY
+        ? (text) => process.stderr.write(text === undefined ? '\r\x1b[K' : `\r${text}\x1b[K`)
+        : undefined,
     })
     if (!this.jsonEnabled()) this.log(renderStored(result))
     return result

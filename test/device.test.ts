@@ -2,11 +2,9 @@ import { createServer, type Server } from 'node:http'
 import { type JWK } from 'jose'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type BrokerProcess, startBroker } from './helpers/broker.js'
-import { Browser, type BrowseResult } from './helpers/browser.js'
-import { CLIENT_SECRET, deviceForm, type DpopProvider, startDpopProvider } from './helpers/dpop-provider.js'
+import { CLIENT_SECRET, decideDevice, type DpopProvider, startDpopProvider } from './helpers/dpop-provider.js'
 import { type DpopResource, startDpopResource } from './helpers/dpop-resource.js'
 import { callResource } from './helpers/dpop-proof.js'
-import { passInteractions } from './helpers/oidc-provider.js'
 import { freePort } from './helpers/ports.js'
 
 // End to end: the device authorization grant (RFC 8628) through `broker serve`, against oidc-provider
@@ -53,23 +51,6 @@ async function pollUntilDecided(hash: unknown): Promise<Awaited<ReturnType<typeo
   throw new Error('the user never decided')
 }
 
-/** The user at the provider's device page (reached through /start): confirms (or aborts), signs in, consents. */
-async function decide(startUrl: string, abort = false): Promise<BrowseResult> {
-  const browser = new Browser()
-  let page = await browser.go(startUrl)
-  // The page that posts the code of verification_uri_complete, then the confirmation.
-  for (let i = 0; i < 4 && /<form\b[^>]*action="[^"]*\/device"/.test(page.body); i++) {
-    const { action, fields } = deviceForm(page.body)
-    const extra: Record<string, string> = abort && page.body.includes('op.deviceConfirmForm') ? { abort: 'yes' } : {}
-    page = await browser.go(new URL(action, page.url).toString(), {
-      method: 'POST',
-      body: new URLSearchParams({ ...fields, ...extra }).toString(),
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    })
-  }
-  return passInteractions(browser, page)
-}
-
 describe('the device flow against oidc-provider', () => {
   it('answers the codes at /store, waits for the user, delivers DPoP-bound tokens once', async () => {
     const stored = await storeDevice({ client_id: 'dpop-public', client_auth: 'none', scope: 'openid', dpop: true })
@@ -102,7 +83,7 @@ describe('the device flow against oidc-provider', () => {
     const start = await fetch(String(url), { redirect: 'manual' })
     expect(start.status).toBe(302)
     expect(start.headers.get('location')).toBe(verification_uri_complete)
-    const done = await decide(String(url))
+    const done = await decideDevice(String(url))
     expect(done.status).toBe(200)
 
     const result = await pollUntilDecided(hash)
@@ -123,7 +104,7 @@ describe('the device flow against oidc-provider', () => {
   it('tells the app the user refused: 400 FAILED with access_denied', async () => {
     const stored = await storeDevice({ client_id: 'device-public', client_auth: 'none' })
     expect(stored.status, JSON.stringify(stored.body)).toBe(200)
-    await decide(String(stored.body.url), true)
+    await decideDevice(String(stored.body.url), true)
     const result = await pollUntilDecided(stored.body.hash)
     expect(result.status).toBe(400)
     expect(result.body).toMatchObject({ code: 'FAILED', error: 'access_denied' })

@@ -117,6 +117,13 @@ export const CLI_MESSAGES = {
     text: (v: { seconds: number; port: number }) =>
       `The flow did not finish within ${v.seconds} s, the stored record's lifetime: nothing reached http://127.0.0.1:${v.port}/callback.`,
   },
+  // --- issue 25 (device flow, RFC 8628) ---
+  deviceTimeout: {
+    code: 'CAPTURE_TIMEOUT',
+    text: (v: { seconds: number }) =>
+      `Nobody entered the user code within ${v.seconds} s, the device code's lifetime; run broker store again for a new code.`,
+  },
+  // --- end issue 25 ---
   unknownProvider: {
     code: 'UNKNOWN_PROVIDER',
     text: (v: { name?: string; known: readonly string[] }) =>

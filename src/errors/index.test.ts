@@ -121,6 +121,7 @@ const SAMPLES: { [Id in MessageId]: MessageArgs<Id> } = {
     },
   ],
   captureTimeout: [{ seconds: 300, port: 43210 }],
+  deviceTimeout: [{ seconds: 600 }],
   unknownProvider: [{ name: 'myspace', known: ['github', 'google'] }],
   cancelled: [{ field: 'client_secret' }],
   keychainRefused: [{ action: 'save', id: 'client-1', reason: 'no default collection' }],

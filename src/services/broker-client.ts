@@ -50,7 +50,20 @@ export class BrokerClient {
     })
   }
 
-  private async call<T>(path: string, init: RequestInit = {}): Promise<T> {
+  /** POST /result {hash}: one poll of a device flow; the seconds to wait (202), or the delivered result. */
+  async poll(hash: string): Promise<{ retryAfter: number } | { result: Record<string, unknown> }> {
+    let status = 0
+    const body = await this.call<Record<string, unknown>>(
+      '/result',
+      { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ hash }) },
+      (s) => (status = s),
+    )
+    if (status !== 202) return { result: body }
+    const seconds = Number(body.retry_after)
+    return { retryAfter: Number.isFinite(seconds) && seconds > 0 ? Math.min(seconds, 300) : 5 }
+  }
+
+  private async call<T>(path: string, init: RequestInit = {}, onStatus?: (status: number) => void): Promise<T> {
     let res: Response
     try {
       const headers = {
@@ -61,6 +74,7 @@ export class BrokerClient {
     } catch (err) {
       throw unreachable(this.url, err)
     }
+    onStatus?.(res.status)
     const text = await res.text()
     let body: unknown
     try {

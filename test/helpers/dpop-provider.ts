@@ -1,7 +1,8 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto'
 import { createServer, type Server } from 'node:http'
 import Provider from 'oidc-provider'
-import { CLIENT_SECRET } from './oidc-provider.js'
+import { Browser, type BrowseResult } from './browser.js'
+import { CLIENT_SECRET, passInteractions } from './oidc-provider.js'
 
 export { CLIENT_SECRET }
 
@@ -129,4 +130,21 @@ export function deviceForm(html: string): { action: string; fields: Record<strin
     if (name) fields[name] = value
   }
   return { action: form[1]!, fields }
+}
+
+/** The user at the provider's device page (reached through /start): confirms (or aborts), signs in, consents. */
+export async function decideDevice(startUrl: string, abort = false): Promise<BrowseResult> {
+  const browser = new Browser()
+  let page = await browser.go(startUrl)
+  // The page that posts the code of verification_uri_complete, then the confirmation.
+  for (let i = 0; i < 4 && /<form\b[^>]*action="[^"]*\/device"/.test(page.body); i++) {
+    const { action, fields } = deviceForm(page.body)
+    const extra: Record<string, string> = abort && page.body.includes('op.deviceConfirmForm') ? { abort: 'yes' } : {}
+    page = await browser.go(new URL(action, page.url).toString(), {
+      method: 'POST',
+      body: new URLSearchParams({ ...fields, ...extra }).toString(),
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    })
+  }
+  return passInteractions(browser, page)
 }

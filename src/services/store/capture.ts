@@ -4,7 +4,8 @@ import type { BrokerClient } from '../broker-client.js'
 
 /** What reached the one-shot callback: the flow's result, and how the broker delivered it. */
 export interface Captured {
-  delivery: 'query' | 'form_post' | 'code'
+  /** `poll`: a device flow's result, collected with POST /result {hash}. */
+  delivery: 'query' | 'form_post' | 'code' | 'poll'
   result: Record<string, unknown>
 }
 

@@ -36,6 +36,11 @@ export const RECORD_FIELDS: readonly RecordField[] = [
   f('access_url', 'url', "The provider's access (token) URL."),
   f('issuer', 'url', 'An OpenID / OAuth issuer: its metadata fills authorize_url, access_url, jwks_uri and PAR.'),
   f('jwks_uri', 'url', "The provider's JWKS URL, to verify id_tokens when there is no issuer."),
+  f(
+    'device_authorization_url',
+    'url',
+    "The provider's device authorization URL (--flow device), unless an issuer gives it.",
+  ),
   f('par_url', 'url', "The provider's pushed authorization request URL (with --field par=true)."),
   f('request_url', 'url', "The provider's request token URL (OAuth 1.0a)."),
   f('verify_url', 'url', 'The URL a third party verifies credentials at (OAuth Echo).'),

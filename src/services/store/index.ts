@@ -5,6 +5,7 @@ import { BrokerClient } from '../broker-client.js'
 import { openInBrowser } from '../open-browser.js'
 import { openVault } from '../secrets/vault.js'
 import { type Captured, listenOnce } from './capture.js'
+import { awaitDevice } from './device.js'
 import { driveFlow } from './drive.js'
 import { FLOW_PRESETS, missingFields } from './presets.js'
 import { askMissing } from './prompt.js'
@@ -23,6 +24,8 @@ export interface StoreOptions extends RecordInput {
   secretsFile?: string
   /** Progress and notices (stderr). */
   notify: (line: string) => void
+  /** A device flow's live countdown, rewritten in place (stderr on a terminal). */
+  countdown?: (text: string | undefined) => void
 }
 
 export interface StoreResult {
@@ -32,6 +35,11 @@ export interface StoreResult {
   expires_in: number
   expires_at: string
   callback?: string
+  /** A device flow's (RFC 8628): the code the user enters, where, and how often the broker may be polled. */
+  user_code?: string
+  verification_uri?: string
+  verification_uri_complete?: string
+  interval?: number
   /** Secrets kept with --save-secret: which id, and where. */
   saved?: Array<{ id: string; where: string }>
   /** With --capture: what the flow delivered. */
@@ -66,7 +74,9 @@ export async function storeViaBroker(opts: StoreOptions): Promise<StoreResult> {
   // Saved before storing: a keychain that refuses the write fails the command with nothing stored.
   const saved = vault ? saveKeptSecrets(record, vault, vaultOpts) : undefined
 
-  const listener = opts.capture ? await listenOnce(client) : undefined
+  // A device flow takes no callback: its result is polled for (awaitDevice).
+  const device = preset === FLOW_PRESETS.device
+  const listener = opts.capture && !device ? await listenOnce(client) : undefined
   try {
     if (listener) {
       record.callback = listener.callback
@@ -82,6 +92,14 @@ export async function storeViaBroker(opts: StoreOptions): Promise<StoreResult> {
       expires_at,
       ...(record.callback ? { callback: String(record.callback) } : {}),
       ...(saved ? { saved } : {}),
+    }
+    if (device || stored.plugin === 'oauth_device_2') {
+      const captured = await awaitDevice(client, stored, {
+        open: opts.open !== false,
+        notify: opts.notify,
+        countdown: opts.countdown,
+      })
+      return { ...result, captured }
     }
     if (!listener) {
       if (opts.open) await openInBrowser(stored.url, opts.notify)

@@ -36,6 +36,12 @@ export const FLOW_PRESETS: Readonly<Record<string, FlowPreset>> = {
     required: ['client_id', 'access_url', 'username', 'password'],
     browser: false,
   },
+  device: {
+    summary: 'OAuth 2 device authorization (RFC 8628): the user enters a code on any device',
+    fields: { auth_flow: 'device', auth_version: '2' },
+    required: ['client_id', 'device_authorization_url', 'access_url'],
+    browser: true,
+  },
   'oauth1-3': {
     summary: 'OAuth 1.0a 3-legged (the user authorizes)',
     fields: { auth_version: '1', auth_leg: '3' },
@@ -77,7 +83,7 @@ export function missingFields(record: Readonly<FlowRecord>, preset: FlowPreset |
     )
   }
   // An issuer's metadata names the endpoints: the broker discovers them at /store.
-  const discovered = record.issuer ? new Set(['authorize_url', 'access_url']) : undefined
+  const discovered = record.issuer ? new Set(['authorize_url', 'access_url', 'device_authorization_url']) : undefined
   return [...new Set(required)].filter(
     (field) => (record[field] === undefined || record[field] === '') && !discovered?.has(field),
   )

@@ -9,6 +9,8 @@ export function renderStored(r: StoreResult): string {
     ['expires', `in ${r.expires_in} s (${r.expires_at})`],
   ]
   if (r.callback) rows.push(['callback', r.callback])
+  if (r.user_code) rows.push(['user code', r.user_code])
+  if (r.verification_uri) rows.push(['enter it at', r.verification_uri])
   const lines = table(rows)
   if (r.captured) {
     lines.push(
