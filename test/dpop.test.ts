@@ -132,6 +132,24 @@ describe('DPoP against oidc-provider with nonces required', () => {
     expect(await callResource(delivered.access_token, delivered.dpop_jwk)).toEqual({ status: 200, sub: 'alice' })
   })
 
+  it('makes the key at /store for a flow whose first step runs there (no PAR), and keeps it for the exchange', async () => {
+    const { got, authorize } = await runFlow({
+      client_id: 'dpop-public',
+      client_auth: 'none',
+      dpop: true,
+      delivery: 'code',
+    })
+    const delivered = (await (
+      await fetch(`${broker.url}/result`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ result: got.result }),
+      })
+    ).json()) as { access_token: string; dpop_jwk: JWK }
+    expect(authorize.searchParams.get('dpop_jkt')).toBe(await calculateJwkThumbprint(delivered.dpop_jwk))
+    expect(await callResource(delivered.access_token, delivered.dpop_jwk)).toEqual({ status: 200, sub: 'alice' })
+  })
+
   it('client credentials with an Ed25519 PEM key; an RSA key the server does not list is refused at /store', async () => {
     const base = { auth_leg: '2', client_id: 'dpop-basic', client_secret: CLIENT_SECRET, client_auth: 'basic' }
     const stored = await store({ ...base, dpop_key: ed.export({ format: 'pem', type: 'pkcs8' }).toString() })
