@@ -45,6 +45,15 @@ export const CONFIG_MESSAGES = {
     details: { key: 'pid.dir' },
     next: 'Stop that broker first, or start this one with another --port or --pid-dir.',
   },
+  // ── issue 27 (ops) ──
+  pidFileNotPlain: {
+    code: 'CONFIG_INVALID',
+    text: (v: { file: string }) =>
+      `The pid file ${v.file} is a symbolic link or has other names (hard links); serve writes only a plain file of its own.`,
+    details: { key: 'pid.dir' },
+    next: 'Remove that file (check who planted it), or point --pid-dir at a directory only you can write.',
+  },
+  // ── end issue 27 (ops) ──
   sharedSecretsMissing: {
     code: 'CONFIG_INVALID',
     text: (v: { missing: readonly string[]; shared: 'cluster' | 'sentinels' }) =>

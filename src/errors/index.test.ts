@@ -32,6 +32,7 @@ const SAMPLES: { [Id in MessageId]: MessageArgs<Id> } = {
   configInvalid: [{ problems: ['port (config/prod.js): Expected number, received string'], key: 'port' }],
   pidFileUnwritable: [{ file: 'run/broker.pid', reason: 'EACCES: permission denied' }],
   pidFileInUse: [{ file: 'run/.broker.pid', pid: 4242 }],
+  pidFileNotPlain: [{ file: 'run/.broker.pid' }],
   sharedSecretsMissing: [{ missing: ['cookie.secret', 'session.secret'], shared: 'cluster' }],
   cliUsage: [{ message: 'Missing required argument: hash; see --help.' }],
   commandNotFound: [{ typed: 'stroe', bin: 'broker', suggestion: 'store' }],

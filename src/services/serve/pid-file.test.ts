@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, writeFileSync, existsSync } from 'node:fs'
+import { existsSync, linkSync, lstatSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -68,5 +68,43 @@ describe('claimPidFile', () => {
     writeFileSync(file, '4343\n')
     await pid.release()
     expect(readFileSync(file, 'utf8')).toBe('4343\n')
+  })
+
+  it('refuses a symlink planted as the pid file and leaves its target alone', async () => {
+    const d = dir()
+    const file = join(d, '.broker.pid')
+    const target = join(d, 'precious')
+    writeFileSync(target, 'keep me\n')
+    symlinkSync(target, file)
+    await expect(claimPidFile(file, join(d, '.broker.3000.pid'), () => {}, 4242)).rejects.toMatchObject({
+      code: 'CONFIG_INVALID',
+      exit: 2,
+      message: expect.stringContaining('symbolic link'),
+    })
+    expect(readFileSync(target, 'utf8')).toBe('keep me\n')
+    expect(lstatSync(file).isSymbolicLink()).toBe(true)
+  })
+
+  it('refuses a dangling symlink (it would create the target)', async () => {
+    const d = dir()
+    const file = join(d, '.broker.pid')
+    symlinkSync(join(d, 'created-through-link'), file)
+    await expect(claimPidFile(file, join(d, '.broker.3000.pid'), () => {}, 4242)).rejects.toMatchObject({
+      code: 'CONFIG_INVALID',
+    })
+    expect(existsSync(join(d, 'created-through-link'))).toBe(false)
+  })
+
+  it('refuses a hard link to another file', async () => {
+    const d = dir()
+    const file = join(d, '.broker.pid')
+    const target = join(d, 'precious')
+    writeFileSync(target, `${deadPid()}\n`)
+    linkSync(target, file)
+    const before = readFileSync(target, 'utf8')
+    await expect(claimPidFile(file, join(d, '.broker.3000.pid'), () => {}, 4242)).rejects.toMatchObject({
+      code: 'CONFIG_INVALID',
+    })
+    expect(readFileSync(target, 'utf8')).toBe(before)
   })
 })

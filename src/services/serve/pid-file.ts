@@ -1,5 +1,6 @@
-import { readFile, rm, writeFile } from 'node:fs/promises'
-import { brokerError } from '../../errors/index.js'
+import { constants } from 'node:fs'
+import { lstat, open, rm } from 'node:fs/promises'
+import { BrokerError, brokerError } from '../../errors/index.js'
 
 /** A pid file this process wrote; release() removes it unless another process has taken it since. */
 export interface PidFile {
@@ -17,26 +18,53 @@ function alive(pid: number): boolean {
   }
 }
 
+// Never through a symlink: pid.dir may be writable by others (/tmp, a shared run dir), and a link
+// planted as .broker.pid would make serve overwrite (or delete) whatever it points at.
+const NOFOLLOW = constants.O_NOFOLLOW
+
 async function pidIn(file: string): Promise<number | undefined> {
-  const text = await readFile(file, 'utf8').catch(() => '')
+  const text = await open(file, constants.O_RDONLY | NOFOLLOW)
+    .then(async (fh) => (await fh.readFile('utf8').finally(() => fh.close())) as string)
+    .catch(() => '')
   const pid = Number.parseInt(text.trim(), 10)
   return Number.isInteger(pid) && pid > 0 ? pid : undefined
 }
 
 /** Writes `pid` to `file` unless a live process other than `pid` is named there; a dead one's file is taken over. */
 async function claim(file: string, pid: number): Promise<{ taken: true } | { taken: false; by: number }> {
-  const write = (flag: 'wx' | 'w') => writeFile(file, `${pid}\n`, { flag })
+  const { O_WRONLY, O_CREAT, O_EXCL } = constants
+  // Exclusive create, then (a dead broker's file) a truncating open that refuses a link, and a
+  // check of what was opened: a hard link to someone's file has more than one name.
+  const write = async (flags: number) => {
+    const fh = await open(file, flags | O_WRONLY | NOFOLLOW, 0o644)
+    try {
+      const stat = await fh.stat()
+      if (!stat.isFile() || stat.nlink > 1) throw brokerError('pidFileNotPlain', { file })
+      await fh.truncate(0)
+      await fh.writeFile(`${pid}\n`)
+    } finally {
+      await fh.close()
+    }
+  }
+  const failed = (err: unknown) => {
+    const e = err as NodeJS.ErrnoException
+    if (e instanceof BrokerError) return e
+    return e.code === 'ELOOP'
+      ? brokerError('pidFileNotPlain', { file })
+      : brokerError('pidFileUnwritable', { file, reason: e.message })
+  }
   try {
-    await write('wx')
+    await write(O_CREAT | O_EXCL)
     return { taken: true }
   } catch (err) {
-    const e = err as NodeJS.ErrnoException
-    if (e.code !== 'EEXIST') throw brokerError('pidFileUnwritable', { file, reason: e.message })
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw failed(err)
   }
+  // O_EXCL fails on a symlink too (even a dangling one): say so rather than read through it.
+  if ((await lstat(file).catch(() => undefined))?.isSymbolicLink()) throw brokerError('pidFileNotPlain', { file })
   const other = await pidIn(file)
   if (other !== undefined && other !== pid && alive(other)) return { taken: false, by: other }
-  await write('w').catch((again: Error) => {
-    throw brokerError('pidFileUnwritable', { file, reason: again.message })
+  await write(0).catch((again: unknown) => {
+    throw failed(again)
   })
   return { taken: true }
 }
@@ -64,6 +92,7 @@ export async function claimPidFile(
   return {
     file: mine,
     release: async () => {
+      // pidIn refuses a link, so a link planted since is never followed (rm removes a link, not its target).
       if ((await pidIn(mine)) === pid) await rm(mine, { force: true })
     },
   }
