@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs'
+import { linkSync, mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -26,5 +26,20 @@ describe('openLookupVault', () => {
     const file = join(mkdtempSync(join(tmpdir(), 'broker-vault-')), 'secrets.json')
     new FileVault(file).set({ ...ref, id: 'another' }, 'x')
     expect(() => openLookupVault({ file }).set(ref, 'y')).toThrow()
+  })
+})
+
+describe('FileVault', () => {
+  it('writes a new 0600 file and renames it: never into a file that was there (or a link to one)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'broker-vault-'))
+    const file = join(dir, 'secrets.json')
+    // A world-readable file, with a second name: writing into it would show the secret through both.
+    writeFileSync(file, '{}\n', { mode: 0o644 })
+    linkSync(file, join(dir, 'other-name'))
+    new FileVault(file).set(ref, 's3cret')
+    expect(readFileSync(join(dir, 'other-name'), 'utf8')).toBe('{}\n')
+    expect(statSync(file).mode & 0o777).toBe(0o600)
+    expect(new FileVault(file).get(ref)).toBe('s3cret')
+    expect(readdirSync(dir).sort()).toEqual(['other-name', 'secrets.json'])
   })
 })

@@ -1,4 +1,5 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { randomBytes } from 'node:crypto'
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { Entry, findCredentials } from '@napi-rs/keyring'
@@ -89,12 +90,19 @@ export class FileVault implements Vault {
     return data as Record<string, string>
   }
 
+  /**
+   * A new file, created 0600 and exclusively (never an existing file or a link), renamed over the
+   * old one: the secrets are never readable by others, not even between a write and a chmod, and a
+   * failed write leaves the old file whole.
+   */
   private write(data: Record<string, string>): void {
+    const temp = `${this.where}.${randomBytes(6).toString('hex')}.tmp`
     try {
       mkdirSync(dirname(this.where), { recursive: true, mode: 0o700 })
-      writeFileSync(this.where, JSON.stringify(data, null, 2) + '\n', { mode: 0o600 })
-      chmodSync(this.where, 0o600)
+      writeFileSync(temp, JSON.stringify(data, null, 2) + '\n', { mode: 0o600, flag: 'wx' })
+      renameSync(temp, this.where)
     } catch (err) {
+      rmSync(temp, { force: true })
       throw brokerError('secretsFileUnwritable', {
         file: this.where,
         reason: (err as NodeJS.ErrnoException).code ?? firstLine(err),
