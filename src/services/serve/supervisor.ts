@@ -65,8 +65,8 @@ interface WorkerState {
 }
 
 /**
- * Keeps `workers` processes running. A worker that dies after any worker has served is replaced,
- * waiting 100 ms doubled for every crash of the last minute (30 s at most). Until some worker has
+ * Keeps `workers` processes running. A worker that dies after any worker has served is replaced: at
+ * once for the first crash of the last minute, then after 100 ms doubled for each further one (30 s at most). Until some worker has
  * served, a worker that fails or exits means the setup is broken: the supervisor gives up at once.
  */
 export function createSupervisor(opts: SupervisorOptions): Supervisor {
@@ -109,7 +109,9 @@ export function createSupervisor(opts: SupervisorOptions): Supervisor {
         const now = Date.now()
         crashes.push(now)
         while (crashes.length && now - crashes[0]! > CRASH_WINDOW_MS) crashes.shift()
-        const delayMs = Math.min(MAX_BACKOFF_MS, BACKOFF_BASE_MS * 2 ** (crashes.length - 1))
+        // The first crash of the window is replaced at once: with one worker (always so with the embedded
+        // store) any wait is an outage. Only a crash loop waits, 100 ms doubling.
+        const delayMs = crashes.length === 1 ? 0 : Math.min(MAX_BACKOFF_MS, BACKOFF_BASE_MS * 2 ** (crashes.length - 2))
         opts.onRestart?.({ pid: control.pid, how, delayMs, ...(state.reason ? { reason: state.reason } : {}) })
         if (state.ready) readyCount--
         // A referenced timer: when the only worker died, it is all that keeps the primary alive until the new one starts.
