@@ -6,6 +6,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
-    env: { BROKER_LOG_LEVEL: 'silent' },
+    // server.drainDelay 0: a broker a test spawns (it inherits this) stops at once on SIGTERM; the test
+    // of the delay sets its own.
+    env: { BROKER_LOG_LEVEL: 'silent', BROKER_SERVER_DRAINDELAY: '0' },
   },
 })

@@ -135,6 +135,10 @@ export const CONFIG_DOCS = {
     flag: 'max-connections',
     help: 'Concurrent connections per worker; more are closed at once',
   },
+  'server.drainDelay': {
+    flag: 'drain-delay',
+    help: 'Milliseconds between SIGTERM and closing the listener: /ping answers 503 at once, so a load balancer takes the instance out before connections are refused',
+  },
   'rate.store': { flag: 'rate-store', help: 'Requests per client IP per rate.window on POST /store; 0: no limit' },
   'rate.start': { flag: 'rate-start', help: 'Requests per client IP per rate.window on /start; 0: no limit' },
   'rate.window': { flag: 'rate-window', help: 'Milliseconds of the rate limit window' },

@@ -152,6 +152,7 @@ export const configSchema = z
         headersTimeout: z.number().int().min(1000).max(600_000).default(10_000),
         keepAliveTimeout: z.number().int().min(100).max(600_000).default(5_000),
         maxConnections: z.number().int().min(1).max(1_000_000).default(10_000),
+        drainDelay: z.number().int().min(0).max(600_000).default(5_000),
       })
       .strict()
       .default({}),

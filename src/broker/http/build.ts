@@ -7,6 +7,17 @@ import { installJsonDepthLimit, securityHeaders } from './security.js'
 import { flowRoutes } from './routes/flows.js'
 import { signRoutes } from './routes/sign.js'
 
+// Servers whose /ping already says they are going away (see beginDrain).
+const leaving = new WeakSet<FastifyInstance>()
+
+/**
+ * The first step of a drain: /ping answers 503 from now on, so a load balancer stops sending new
+ * connections, while every other request is still served until close().
+ */
+export function beginDrain(app: FastifyInstance): void {
+  leaving.add(app)
+}
+
 /** Builds the broker's HTTP server; it never listens (`serve` does, tests use `inject`). */
 export async function buildServer(deps: BrokerDeps): Promise<FastifyInstance> {
   const { server } = deps.config
@@ -66,7 +77,10 @@ export async function buildServer(deps: BrokerDeps): Promise<FastifyInstance> {
       )
     })
   }
-  app.get('/ping', async () => ({ ping: 'pong' }))
+  app.get('/ping', async () => {
+    if (leaving.has(app)) throw brokerError('shuttingDown')
+    return { ping: 'pong' }
+  })
   await app.register(flowRoutes, { deps })
   await app.register(signRoutes, { deps })
   if (deps.config.admin?.key) await app.register(import('./routes/admin.js'), { deps })

@@ -1,4 +1,4 @@
-import { buildServer } from '../../broker/http/build.js'
+import { beginDrain, buildServer } from '../../broker/http/build.js'
 import { createBroker } from '../../broker/index.js'
 import type { WorkerMessage, WorkerSetup } from './setup.js'
 
@@ -24,14 +24,21 @@ export async function runWorker(setup: WorkerSetup): Promise<void> {
     const broker = await createBroker(setup.config, setup.driver, { cwd: setup.cwd })
     const app = await buildServer(broker)
     let closing: Promise<void> | undefined
+    let listening = false
     close = () =>
       (closing ??= (async () => {
+        // Connections the kernel accepted but no worker has taken yet would be reset by close():
+        // say we are leaving on /ping first, and keep serving while a load balancer notices.
+        beginDrain(app)
+        const delay = setup.config.server.drainDelay
+        if (listening && delay > 0) await new Promise((r) => setTimeout(r, delay))
         await app.close()
         await broker.close()
         process.exit(0)
       })())
     if (stopRequested) return void (await close())
     await app.listen({ port: setup.config.port, host: setup.config.listen })
+    listening = true
     if (stopRequested) return void (await close())
     const address = app.server.address()
     send({ type: 'ready', port: typeof address === 'object' && address ? address.port : setup.config.port })
