@@ -1,12 +1,13 @@
 import cluster from 'node:cluster'
 import { dirname, extname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { CONFIG_KEYS } from '../../config/keys.js'
 import { BrokerError, brokerError } from '../../errors/index.js'
 import { notice } from '../../log.js'
 import { type ServeOptions, resolveServeConfig } from './config.js'
 import { claimPidFile } from './pid-file.js'
-import { type ForkWorker, createSupervisor } from './supervisor.js'
-import { SETUP_ENV, type WorkerMessage, type WorkerSetup } from './setup.js'
+import { DRAIN_TIMEOUT_MS, type ForkWorker, createSupervisor } from './supervisor.js'
+import type { PrimaryMessage, WorkerMessage, WorkerSetup } from './setup.js'
 
 export type { ServeOptions } from './config.js'
 
@@ -33,8 +34,13 @@ function clusterFork(setup: WorkerSetup): ForkWorker {
     silent: false,
   })
   return (events) => {
-    const worker = cluster.fork({ [SETUP_ENV]: JSON.stringify(setup) })
-    worker.on('message', (msg: WorkerMessage) => events.message(msg))
+    const worker = cluster.fork()
+    const send = (msg: PrimaryMessage) => worker.send(msg)
+    worker.on('message', (msg: WorkerMessage) => {
+      // The setup goes over IPC, once the worker listens for it; never in its environment (/proc/<pid>/environ).
+      if (msg.type === 'setup?') send({ type: 'setup', setup })
+      else events.message(msg)
+    })
     worker.on('exit', (code: number | null, signal: string | null) => events.exit(code, signal))
     return {
       get pid() {
@@ -42,7 +48,7 @@ function clusterFork(setup: WorkerSetup): ForkWorker {
       },
       isConnected: () => worker.isConnected(),
       isDead: () => worker.isDead(),
-      shutdown: () => void worker.send({ type: 'shutdown' }),
+      shutdown: () => void send({ type: 'shutdown' }),
       kill: (signal) => void worker.process.kill(signal),
     }
   }
@@ -56,10 +62,16 @@ export async function serve(opts: ServeOptions): Promise<ServeResult> {
     notice(`${held.file} belongs to the running broker ${held.pid}: this one's pid file is ${held.instead}`),
   )
 
+  // Workers get the config over IPC; secrets given in this process's environment are not passed on
+  // in theirs (a forked process inherits it, readable in /proc/<pid>/environ).
+  for (const key of CONFIG_KEYS) if (key.secret) delete process.env[key.env]
+
   const { workers } = config
   const supervisor = createSupervisor({
     workers,
     fork: clusterFork({ config, driver, cwd }),
+    // A draining worker first waits server.drainDelay with the listener open (see worker.ts).
+    drainTimeoutMs: DRAIN_TIMEOUT_MS + config.server.drainDelay,
     onListening: (port) =>
       notice(
         `listening on port ${port} (${url}), ${workers} worker${workers > 1 ? 's' : ''}, store: ${storeLabel}, pid ${process.pid}`,

@@ -3,13 +3,20 @@
 import type { ResolvedConfig } from '../../broker/deps.js'
 import type { StoreDriver } from '../../broker/store/connect.js'
 
-/** What the primary sends a worker in its environment. */
+/**
+ * What the primary sends a worker over the IPC channel, once the worker asks for it (`setup?`). Not
+ * in the environment: it holds every secret, and a variable deleted at start-up still shows in
+ * /proc/<pid>/environ to anyone who may read it.
+ */
 export interface WorkerSetup {
   config: ResolvedConfig
   driver: StoreDriver
   cwd: string
 }
 
-export type WorkerMessage = { type: 'ready'; port: number } | { type: 'fatal'; code: string; message: string }
+/** What a worker tells the primary. `setup?`: it listens for its setup now (a message sent before would be lost). */
+export type WorkerMessage =
+  { type: 'setup?' } | { type: 'ready'; port: number } | { type: 'fatal'; code: string; message: string }
 
-export const SETUP_ENV = 'BROKER_WORKER_SETUP'
+/** What the primary tells a worker. */
+export type PrimaryMessage = { type: 'setup'; setup: WorkerSetup } | { type: 'shutdown' }

@@ -1,0 +1,91 @@
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { runCli, startBroker } from './helpers/broker.js'
+import { waitFor } from './helpers/ports.js'
+
+// serve's process hygiene (issue 27): what a worker's environment holds, the pid file, draining, restarts.
+
+const workerPids = (primary: number): number[] =>
+  execFileSync('ps', ['-o', 'pid=', '--ppid', String(primary)], { encoding: 'utf8' })
+    .split('\n')
+    .map((s) => Number(s.trim()))
+    .filter(Boolean)
+
+const SECRETS = {
+  session: 'session-secret-from-the-config-file',
+  admin: 'admin-key-from-the-config-file-0001',
+  api: 'api-key-from-the-config-file-00001',
+  env: 'store-pass-given-in-the-environment',
+}
+
+describe('serve', () => {
+  it("hands a worker its configuration over IPC: no secret in the worker's /proc/<pid>/environ", async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'broker-environ-'))
+    writeFileSync(
+      join(cwd, 'broker.json'),
+      JSON.stringify({
+        session: { secret: SECRETS.session },
+        admin: { key: SECRETS.admin },
+        api: { keys: [SECRETS.api] },
+      }),
+    )
+    const broker = await startBroker({
+      cwd,
+      args: ['-c', 'broker.json', '--store', 'memory'],
+      env: { BROKER_STORE_PASS: SECRETS.env },
+    })
+    try {
+      const [pid] = await waitFor(async () => {
+        const pids = workerPids(broker.proc.pid!)
+        return pids.length ? pids : undefined
+      })
+      const environ = readFileSync(`/proc/${pid}/environ`, 'latin1')
+      expect(environ).toContain('BROKER_LOG_LEVEL=')
+      for (const secret of Object.values(SECRETS)) expect(environ).not.toContain(secret)
+      expect(environ).not.toContain('BROKER_WORKER_SETUP')
+    } finally {
+      await broker.stop()
+    }
+  })
+
+  it('refuses a symlink planted as its pid file, exit 2, and leaves the target alone', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'broker-pidlink-'))
+    writeFileSync(join(dir, 'precious'), 'keep me\n')
+    symlinkSync(join(dir, 'precious'), join(dir, '.broker.pid'))
+    const r = await runCli(['serve', '--port', '0', '--store', 'memory', '--pid-dir', dir])
+    expect(r.code).toBe(2)
+    expect(r.stderr).toContain('Error CONFIG_INVALID')
+    expect(r.stderr).toContain('symbolic link')
+    expect(readFileSync(join(dir, 'precious'), 'utf8')).toBe('keep me\n')
+  })
+
+  it('on SIGTERM answers /ping 503 at once and keeps serving for server.drainDelay, then exits 0', async () => {
+    const broker = await startBroker({ args: ['--store', 'memory'], env: { BROKER_SERVER_DRAINDELAY: '2000' } })
+    const exit = broker.stop('SIGTERM')
+    // The worker has the word once /ping says so; until the delay ends, new connections are still served.
+    await waitFor(async () => (await fetch(`${broker.url}/ping`)).status === 503, 1500, '/ping 503')
+    const stored = await fetch(`${broker.url}/store`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ auth_version: '2', auth_leg: '2', client_id: 'c', access_url: 'http://127.0.0.1:1/t' }),
+    })
+    expect(stored.status).toBe(200)
+    expect(await exit).toBe(0)
+  })
+
+  it('replaces the embedded store worker at once after its first crash', async () => {
+    const broker = await startBroker({ args: ['--store', 'memory'] })
+    try {
+      const [pid] = workerPids(broker.proc.pid!)
+      process.kill(pid!, 'SIGKILL')
+      await waitFor(async () => broker.stderr().includes(`worker ${pid} exited (SIGKILL)`), 5000, 'the restart notice')
+      expect(broker.stderr()).toContain(`worker ${pid} exited (SIGKILL); starting a new one in 0 ms`)
+      await waitFor(async () => (await fetch(`${broker.url}/ping`)).ok, 10_000, 'the new worker')
+    } finally {
+      await broker.stop()
+    }
+  })
+})
