@@ -5,6 +5,7 @@ import { createLogger } from '../log.js'
 import { type StoreDriver, connectStore } from './store/connect.js'
 import { bridgeEvents } from './store/events-bridge.js'
 import { FlowStore } from './store/flow-store.js'
+import { MemoryLedger } from './store/memory-ledger.js'
 import { Sealer } from './store/seal.js'
 import type { BrokerDeps, ResolvedConfig } from './deps.js'
 import { PluginRegistry } from './endpoints/plugins.js'
@@ -28,7 +29,14 @@ export async function createBroker(
   setProviderPolicy(compilePolicy(config))
   const pluginsDir = config.plugins.dir ? resolve(opts.cwd ?? process.cwd(), config.plugins.dir) : undefined
   const secrets = storeSecrets(config)
-  const store = new FlowStore(redis, { expireSeconds: config.store.expire, prefix: config.store.prefix, secrets })
+  // The embedded store neither expires nor bounds what it keeps by itself: the ledger does both.
+  const ledger = driver === 'memory' ? new MemoryLedger(redis, config.store.memoryLimit * 1024 * 1024) : undefined
+  const store = new FlowStore(redis, {
+    expireSeconds: config.store.expire,
+    prefix: config.store.prefix,
+    secrets,
+    ledger,
+  })
   const events = new FlowEvents()
   // Several workers or instances share a real Redis: every one of them sees every flow's events.
   const unbridge =
@@ -42,6 +50,7 @@ export async function createBroker(
     events,
     async close() {
       await unbridge?.()
+      ledger?.close()
       if (opts.redis) return
       await redis.quit().catch(() => redis.disconnect())
     },

@@ -73,6 +73,15 @@ export const CONFIG_DOCS = {
   'store.name': { flag: 'store-name', help: 'Sentinel master name' },
   'store.sentinelPass': { flag: 'store-sentinel-pass', secret: true, help: 'Password of the sentinels' },
   'store.cluster': { flag: 'store-cluster', help: 'Redis Cluster nodes, "host:port" each' },
+  'store.replicas': {
+    flag: 'store-replicas',
+    shown: '1 with Sentinel and a replica, else 0',
+    help: 'Replicas that must acknowledge each write (WAIT) before it is answered; 503 STORE_UNAVAILABLE when fewer do within store.timeout. Keeps acknowledged flows through a Sentinel failover',
+  },
+  'store.memoryLimit': {
+    flag: 'store-memory-limit',
+    help: 'Megabytes of flows the embedded store keeps; a new flow past it is refused with 503 STORE_FULL',
+  },
   'cookie.secret': {
     flag: 'cookie-secret',
     secret: true,

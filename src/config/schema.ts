@@ -61,6 +61,9 @@ export const configSchema = z
         name: z.string().min(1).optional(),
         sentinelPass: z.string().optional(),
         cluster: z.array(redisNode).min(1).optional(),
+        // Unset: 1 when the store is Sentinel-managed and its master has a replica, else 0 (connect.ts).
+        replicas: z.number().int().min(0).max(16).optional(),
+        memoryLimit: z.number().int().min(1).max(65_536).default(128),
       })
       .strict()
       .superRefine((store, ctx) => {

@@ -46,6 +46,13 @@ export const HTTP_ERRORS = {
     exit: 1,
     next: 'Check that Redis answers at store.host:store.port, or use store.driver memory.',
   },
+  // ── issue 27 (ops branch): move with the registry split ──
+  STORE_FULL: {
+    status: 503,
+    exit: 1,
+    next: 'Try again once stored flows have expired, or raise store.memoryLimit; use Redis beyond one machine and development.',
+  },
+  // ── end issue 27 (ops) ──
   UNAUTHORIZED: { status: 401, exit: 1 },
   NOT_FOUND: { status: 404, exit: 1 },
   FAILED: { status: 500, exit: 1 },
@@ -197,6 +204,17 @@ export const HTTP_MESSAGES = {
   /** The provider policy refused an address /store reached for (an issuer resolving to an internal address). */
   providerRefusedAtStore: { code: 'PROVIDER_NOT_ALLOWED', text: (v: { message: string }) => v.message },
   storeNotAnswering: { code: 'STORE_UNAVAILABLE', text: 'The flow store is not answering; try again shortly.' },
+  // ── issue 27 (ops branch): move with the registry split ──
+  storeNotReplicated: {
+    code: 'STORE_UNAVAILABLE',
+    text: (v: { acked: number; replicas: number }) =>
+      `The flow store kept the write on ${v.acked} of the ${v.replicas} replicas store.replicas asks for; try again shortly.`,
+  },
+  storeFull: {
+    code: 'STORE_FULL',
+    text: 'The embedded flow store is full (store.memoryLimit); try again once stored flows have expired.',
+  },
+  // ── end issue 27 (ops) ──
   redisUnreachable: {
     code: 'STORE_UNAVAILABLE',
     text: (v: { store: string; reason: string }) => `Redis did not answer at ${v.store} (${v.reason}).`,

@@ -15,6 +15,7 @@ import {
   progressOfCode,
 } from './flow-codec.js'
 import { type Keys, keys as makeKeys } from './keys.js'
+import type { MemoryLedger } from './memory-ledger.js'
 import { type CapabilityKind, Sealer } from './seal.js'
 
 export { PROGRESS } from './flow-codec.js'
@@ -35,6 +36,8 @@ export interface FlowStoreOptions {
   prefix?: string
   /** The secrets that name and seal what is kept: the first for what is new, all to find and open (rotation). */
   secrets: readonly string[]
+  /** The embedded store's bookkeeping (expiry and size), which a real Redis does itself. */
+  ledger?: MemoryLedger
 }
 
 /**
@@ -47,9 +50,11 @@ export class FlowStore {
   readonly expireSeconds: number
   private readonly redis: ScriptedRedis
   private readonly sealer: Sealer
+  private readonly ledger: MemoryLedger | undefined
 
   constructor(redis: Redis, opts: FlowStoreOptions) {
     this.keys = makeKeys(opts.prefix ?? 'broker:')
+    this.ledger = opts.ledger
     this.expireSeconds = opts.expireSeconds
     this.sealer = new Sealer(opts.secrets)
     this.redis = redis as ScriptedRedis
@@ -85,8 +90,10 @@ export class FlowStore {
     const flow = { entry, reusable: opts.reusable === true, redirect: opts.redirect }
     const value = encodeFlow(flow, (json) => this.sealer.seal(sealing, key, json))
     const ttl = entry.expiresAt - entry.createdAt
+    this.ledger?.admit(key, value)
     const created = await this.send(() => this.redis.set(key, value, 'PX', ttl, 'NX'))
     if (created !== 'OK') throw brokerError('flowExists')
+    this.ledger?.wrote(key, value.length, ttl)
   }
 
   /** The flow under `hash`, or undefined when unknown or expired. */
@@ -112,7 +119,10 @@ export class FlowStore {
     const seal = (json: string) => this.sealer.seal(sealing, key, json)
     const [fromCode, toCode, body] = encodeTransition(from, next, seal)
     const res = await this.send(() => this.redis.brokerCas(key, fromCode, toCode, body).catch(otherFormat(-1)))
-    if (res === 'OK') return 'ok'
+    if (res === 'OK') {
+      this.ledger?.wrote(key, fromCode.length + toCode.length + body.length + 2)
+      return 'ok'
+    }
     if (res === -1) return 'gone'
     return progressOfCode(res) ?? 'failed'
   }
@@ -127,7 +137,9 @@ export class FlowStore {
     const sealing = this.sealer.derive('callback', id)
     const key = this.keys.callback(sealing.name)
     const value = encodeSealed(this.sealer.seal(sealing, key, hash))
-    return (await this.send(() => this.redis.set(key, value, 'PX', ms, 'NX'))) === 'OK'
+    const bound = (await this.send(() => this.redis.set(key, value, 'PX', ms, 'NX'))) === 'OK'
+    if (bound) this.ledger?.wrote(key, value.length, ms)
+    return bound
   }
 
   /** The flow hash a callback id belongs to. */
@@ -146,6 +158,7 @@ export class FlowStore {
     const key = this.keys.result(sealing.name)
     const value = encodeSealed(this.sealer.seal(sealing, key, JSON.stringify(result)))
     await this.send(() => this.redis.set(key, value, 'EX', this.expireSeconds))
+    this.ledger?.wrote(key, value.length, this.expireSeconds * 1000)
   }
 
   /** Redeems a one-time result code: the first caller gets the result, later ones nothing. */
