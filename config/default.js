@@ -20,6 +20,8 @@ export default {
     expire: 60, // seconds a stored flow lives
     prefix: 'broker:', // prefix of every Redis key
     timeout: 1000, // milliseconds a store command may take
+    memoryLimit: 128, // megabytes the embedded store keeps; a new flow past it gets 503 STORE_FULL
+    // replicas: 1, // replicas that must acknowledge each write (WAIT); unset: 1 with Sentinel and a replica, else 0
     // One of url, sentinels or cluster instead of host and port:
     // url: 'rediss://user:pass@redis.example:6380', tls: { ca: 'ca.pem', rejectUnauthorized: true },
     // sentinels: ['10.0.0.1:26379', '10.0.0.2:26379'], name: 'mymaster', sentinelPass: '…',
@@ -42,6 +44,12 @@ export default {
   // Where record URLs may point. Unset: public addresses (loopback and private ones only while listening on loopback).
   providers: {/* allow: ['https://accounts.example.com', 'https://api.example.com/oauth/', '*.example.org'] */},
   // Slow clients: whole request, headers, idle keep-alive (ms); connections per worker.
-  server: { requestTimeout: 30000, headersTimeout: 10000, keepAliveTimeout: 5000, maxConnections: 10000 },
+  server: {
+    requestTimeout: 30000,
+    headersTimeout: 10000,
+    keepAliveTimeout: 5000,
+    maxConnections: 10000,
+    drainDelay: 5000, // milliseconds /ping answers 503 before the listener closes on SIGTERM
+  },
   rate: { store: 0, start: 0, window: 60000 }, // requests per client IP per window (ms) on /store and /start; 0: no limit
 }

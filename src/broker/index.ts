@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis'
 import { resolve } from 'node:path'
 import { FlowEvents } from './events.js'
 import { createLogger } from '../log.js'
-import { type StoreDriver, connectStore } from './store/connect.js'
+import { type StoreDriver, connectStore, replicasToWait } from './store/connect.js'
 import { bridgeEvents } from './store/events-bridge.js'
 import { FlowStore } from './store/flow-store.js'
 import { MemoryLedger } from './store/memory-ledger.js'
@@ -36,6 +36,9 @@ export async function createBroker(
     prefix: config.store.prefix,
     secrets,
     ledger,
+    replicas: await replicasToWait(config.store, redis, driver),
+    // Within the command's own timeout (store.timeout), so a lagging replica is told apart from a silent Redis.
+    waitMs: Math.floor((config.store.timeout * 3) / 4),
   })
   const events = new FlowEvents()
   // Several workers or instances share a real Redis: every one of them sees every flow's events.

@@ -79,6 +79,13 @@ export const configSchema = z
             path: ['name'],
             message: 'is required with store.sentinels (the master name, e.g. "mymaster")',
           })
+        if (store.cluster && store.replicas)
+          ctx.addIssue({
+            code: z.ZodIssueCode.custom,
+            path: ['replicas'],
+            message:
+              "is not supported with store.cluster (WAIT answers for one node's replicas); use Redis Cluster's own min-replicas-to-write",
+          })
         if ((store.url || store.sentinels || store.cluster) && store.driver === 'memory') {
           ctx.addIssue({
             code: z.ZodIssueCode.custom,

@@ -32,7 +32,11 @@ const SAMPLES: { [Id in MessageId]: MessageArgs<Id> } = {
   configInvalid: [{ problems: ['port (config/prod.js): Expected number, received string'], key: 'port' }],
   pidFileUnwritable: [{ file: 'run/broker.pid', reason: 'EACCES: permission denied' }],
   pidFileInUse: [{ file: 'run/.broker.pid', pid: 4242 }],
+  // ── issue 27 (ops) ──
   pidFileNotPlain: [{ file: 'run/.broker.pid' }],
+  storeNotReplicated: [{ acked: 0, replicas: 1 }],
+  storeFull: [],
+  // ── end issue 27 (ops) ──
   sharedSecretsMissing: [{ missing: ['cookie.secret', 'session.secret'], shared: 'cluster' }],
   cliUsage: [{ message: 'Missing required argument: hash; see --help.' }],
   commandNotFound: [{ typed: 'stroe', bin: 'broker', suggestion: 'store' }],

@@ -126,3 +126,16 @@ export async function resolveDriver(store: StoreConfig): Promise<StoreDriver> {
   if (store.url || store.sentinels || store.cluster) return 'redis'
   return (await redisAnswers(store)) ? 'redis' : 'memory'
 }
+
+/**
+ * How many replicas must acknowledge each write (store.replicas): as configured, else 1 when the
+ * store is Sentinel-managed and its master has a replica now (a failover then keeps every flow
+ * the broker answered for), else 0.
+ */
+export async function replicasToWait(store: StoreConfig, redis: Redis, driver: StoreDriver): Promise<number> {
+  if (store.replicas !== undefined) return store.replicas
+  if (driver !== 'redis' || !store.sentinels) return 0
+  const info = await redis.info('replication').catch(() => '')
+  const connected = Number(/^connected_slaves:(\d+)/m.exec(info)?.[1] ?? 0)
+  return connected > 0 ? 1 : 0
+}

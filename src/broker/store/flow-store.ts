@@ -38,6 +38,10 @@ export interface FlowStoreOptions {
   secrets: readonly string[]
   /** The embedded store's bookkeeping (expiry and size), which a real Redis does itself. */
   ledger?: MemoryLedger
+  /** Replicas that must acknowledge each write (WAIT) before it counts; 0: none (store.replicas). */
+  replicas?: number
+  /** Milliseconds WAIT may take (below store.timeout). */
+  waitMs?: number
 }
 
 /**
@@ -51,10 +55,14 @@ export class FlowStore {
   private readonly redis: ScriptedRedis
   private readonly sealer: Sealer
   private readonly ledger: MemoryLedger | undefined
+  private readonly replicas: number
+  private readonly waitMs: number
 
   constructor(redis: Redis, opts: FlowStoreOptions) {
     this.keys = makeKeys(opts.prefix ?? 'broker:')
     this.ledger = opts.ledger
+    this.replicas = opts.replicas ?? 0
+    this.waitMs = opts.waitMs ?? 1000
     this.expireSeconds = opts.expireSeconds
     this.sealer = new Sealer(opts.secrets)
     this.redis = redis as ScriptedRedis
@@ -68,6 +76,23 @@ export class FlowStore {
   private send<T>(op: () => Promise<T>): Promise<T> {
     coalesceTurn(this.redis)
     return guard(op)
+  }
+
+  /**
+   * A store operation that writes: with store.replicas, a WAIT follows it in the same socket write
+   * (coalesceTurn), and the write counts only once that many replicas have it, so a Sentinel
+   * failover cannot forget a flow the broker has answered for. Fewer: STORE_UNAVAILABLE.
+   */
+  private async write<T>(op: () => Promise<T>): Promise<T> {
+    if (!this.replicas) return this.send(op)
+    coalesceTurn(this.redis)
+    const written = guard(op)
+    const acked = guard(() => this.redis.wait(this.replicas, this.waitMs))
+    acked.catch(() => undefined)
+    const result = await written
+    const n = await acked
+    if (n < this.replicas) throw brokerError('storeNotReplicated', { acked: n, replicas: this.replicas })
+    return result
   }
 
   /** The Redis client (or the embedded store's), for plugins that keep their own keys: rate limits. */
@@ -91,7 +116,7 @@ export class FlowStore {
     const value = encodeFlow(flow, (json) => this.sealer.seal(sealing, key, json))
     const ttl = entry.expiresAt - entry.createdAt
     this.ledger?.admit(key, value)
-    const created = await this.send(() => this.redis.set(key, value, 'PX', ttl, 'NX'))
+    const created = await this.write(() => this.redis.set(key, value, 'PX', ttl, 'NX'))
     if (created !== 'OK') throw brokerError('flowExists')
     this.ledger?.wrote(key, value.length, ttl)
   }
@@ -106,7 +131,7 @@ export class FlowStore {
    * (so a start URL works once); undefined when unknown or expired.
    */
   async claim(hash: string): Promise<Claimed | undefined> {
-    return this.find(hash, (key) => this.redis.brokerClaim(key))
+    return this.find(hash, (key) => this.redis.brokerClaim(key), true)
   }
 
   /**
@@ -118,7 +143,7 @@ export class FlowStore {
     const key = this.keys.flow(sealing.name)
     const seal = (json: string) => this.sealer.seal(sealing, key, json)
     const [fromCode, toCode, body] = encodeTransition(from, next, seal)
-    const res = await this.send(() => this.redis.brokerCas(key, fromCode, toCode, body).catch(otherFormat(-1)))
+    const res = await this.write(() => this.redis.brokerCas(key, fromCode, toCode, body).catch(otherFormat(-1)))
     if (res === 'OK') {
       this.ledger?.wrote(key, fromCode.length + toCode.length + body.length + 2)
       return 'ok'
@@ -137,7 +162,7 @@ export class FlowStore {
     const sealing = this.sealer.derive('callback', id)
     const key = this.keys.callback(sealing.name)
     const value = encodeSealed(this.sealer.seal(sealing, key, hash))
-    const bound = (await this.send(() => this.redis.set(key, value, 'PX', ms, 'NX'))) === 'OK'
+    const bound = (await this.write(() => this.redis.set(key, value, 'PX', ms, 'NX'))) === 'OK'
     if (bound) this.ledger?.wrote(key, value.length, ms)
     return bound
   }
@@ -157,7 +182,7 @@ export class FlowStore {
     const sealing = this.sealer.derive('result', code)
     const key = this.keys.result(sealing.name)
     const value = encodeSealed(this.sealer.seal(sealing, key, JSON.stringify(result)))
-    await this.send(() => this.redis.set(key, value, 'EX', this.expireSeconds))
+    await this.write(() => this.redis.set(key, value, 'EX', this.expireSeconds))
     this.ledger?.wrote(key, value.length, this.expireSeconds * 1000)
   }
 
@@ -168,6 +193,7 @@ export class FlowStore {
       code,
       (name) => this.keys.result(name),
       (key) => this.redis.getdel(key),
+      true,
     )
     return json ? (JSON.parse(json) as Record<string, unknown>) : undefined
   }
@@ -209,12 +235,17 @@ export class FlowStore {
    * Reads a flow with `read` under each generation's name in turn (one round trip unless the
    * secrets are being rotated and the flow is older, or unknown). A value that does not open is gone.
    */
-  private async find(hash: string, read: (key: string) => Promise<string | null>): Promise<Claimed | undefined> {
+  private async find(
+    hash: string,
+    read: (key: string) => Promise<string | null>,
+    writes = false,
+  ): Promise<Claimed | undefined> {
     if (!knowable(hash)) return undefined
     for (let generation = 0; generation < this.sealer.generations; generation++) {
       const sealing = this.sealer.derive('flow', hash, generation)
       const key = this.keys.flow(sealing.name)
-      const value = await this.send(() => read(key).catch(otherFormat(null)))
+      const op = () => read(key).catch(otherFormat(null))
+      const value = await (writes ? this.write(op) : this.send(op))
       if (typeof value !== 'string') continue
       const flow = decodeFlow(hash, value, (sealed) => this.sealer.open(sealing, key, sealed))
       if (flow && generation > 0) flow.entry.generation = generation
@@ -229,12 +260,14 @@ export class FlowStore {
     id: string,
     keyOf: (name: string) => string,
     read: (key: string) => Promise<string | null>,
+    writes = false,
   ): Promise<string | undefined> {
     if (!knowable(id)) return undefined
     for (let generation = 0; generation < this.sealer.generations; generation++) {
       const sealing = this.sealer.derive(kind, id, generation)
       const key = keyOf(sealing.name)
-      const sealed = decodeSealed(await this.send(() => read(key).catch(otherFormat(null))))
+      const op = () => read(key).catch(otherFormat(null))
+      const sealed = decodeSealed(await (writes ? this.write(op) : this.send(op)))
       if (sealed !== undefined) return this.sealer.open(sealing, key, sealed)
     }
     return undefined
