@@ -243,15 +243,44 @@ describe('broker store --capture', () => {
     const page = await new Browser().go(startUrl!)
     expect(page.body).toContain('The result is in your terminal')
     // The token never travels in a URL: the capture listener got a one-time code and redeemed it.
-    expect(page.hops.at(-1)!.url).toMatch(/\/callback\?result=[^&]+/)
+    expect(page.hops.at(-1)!.url).toMatch(/\/callback\/[\w-]{22}\?result=[^&]+/)
     expect(page.hops.some((h) => /access_token/.test(h.url))).toBe(false)
     const { code, stdout, stderr } = await run.exited
     expect(code, stderr).toBe(0)
     const out = JSON.parse(stdout)
     expect(out.captured.delivery).toBe('code')
     expect(out.captured.result.access_token).toMatch(/^ey/)
-    expect(out.callback).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/callback$/)
+    expect(out.callback).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/callback\/[\w-]{22}$/)
+    // The state the capture made for the flow is not shown as if the flow had given it.
+    expect(out.captured.result.state).toBeUndefined()
     expect(provider.tokenRequests.at(-1)).toMatchObject({ grant_type: 'authorization_code', client_id: 'cap' })
+  })
+
+  it('takes only the delivery of its own flow: another local process cannot hand it a token', async () => {
+    const run = spawnCli(
+      ['store', '--flow', 'oauth2-3', '--client-id', 'cap', '--client-secret', 'cap-secret'].concat([
+        '--authorize-url',
+        provider.authorizeUrl,
+        '--access-url',
+        provider.tokenUrl,
+        '--capture',
+        '--json',
+      ]),
+      { env: env() },
+    )
+    const [startUrl] = await run.waitFor(/http:\/\/\S+\/start\?hash=\S+/)
+    const [, callback] = await run.waitFor(/for the result at (http:\/\/127\.0\.0\.1:\d+\/\S+) /)
+    const port = new URL(callback!).port
+    const planted = (url: string) => fetch(url).then((r) => r.status)
+    // The well-known path, the right path without the flow's state, and with a made-up one: all refused.
+    expect(await planted(`http://127.0.0.1:${port}/callback?access_token=planted`)).toBe(404)
+    expect(await planted(`${callback}?access_token=planted`)).toBe(404)
+    expect(await planted(`${callback}?access_token=planted&state=guess`)).toBe(404)
+    const page = await new Browser().go(startUrl!)
+    expect(page.body).toContain('The result is in your terminal')
+    const { code, stdout, stderr } = await run.exited
+    expect(code, stderr).toBe(0)
+    expect(JSON.parse(stdout).captured.result.access_token).toMatch(/^ey/)
   })
 
   it('runs a flow without a user step by itself and prints the token table', async () => {

@@ -1,3 +1,4 @@
+import { randomBytes, timingSafeEqual } from 'node:crypto'
 import { createServer, type IncomingMessage, type Server } from 'node:http'
 import { brokerError } from '../../errors/index.js'
 import type { BrokerClient } from '../broker-client.js'
@@ -10,8 +11,10 @@ export interface Captured {
 }
 
 export interface CaptureListener {
-  /** The callback URL to store: http://127.0.0.1:<free port>/callback */
+  /** The callback URL to store: http://127.0.0.1:<free port>/callback/<random path>; no other path is answered. */
   callback: string
+  /** The state to store with the flow: the broker hands it back with every delivery, and nothing else is taken. */
+  state: string
   /** Resolves with the first result delivered, or rejects with CAPTURE_TIMEOUT (after `seconds` and a grace second) / FAILED. */
   wait(seconds: number): Promise<Captured>
   close(): Promise<void>
@@ -20,11 +23,18 @@ export interface CaptureListener {
 const PAGE = (title: string, text: string) =>
   `<!doctype html><html><head><meta charset="utf-8"><meta name="referrer" content="no-referrer"><title>${title}</title></head><body><h1>${title}</h1><p>${text}</p></body></html>`
 
+const sameText = (a: string | undefined, b: string) =>
+  a !== undefined && a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b))
+
 /**
  * Listens once on 127.0.0.1 (a free port) for the broker's delivery: query, form_post, or a
- * one-time `result` code that it redeems at the broker at once.
+ * one-time `result` code that it redeems at the broker at once. Any local process can reach a
+ * loopback port: only a request to the random path that carries the flow's `state` (the record's
+ * own, else a random one) is taken; anything else gets a 404 and the listener keeps waiting.
  */
-export async function listenOnce(client: BrokerClient): Promise<CaptureListener> {
+export async function listenOnce(client: BrokerClient, opts: { state?: string } = {}): Promise<CaptureListener> {
+  const path = `/callback/${randomBytes(16).toString('base64url')}`
+  const state = opts.state ?? randomBytes(16).toString('base64url')
   let settle!: { resolve: (c: Captured) => void; reject: (e: Error) => void }
   const outcome = new Promise<Captured>((resolve, reject) => (settle = { resolve, reject }))
   outcome.catch(() => undefined)
@@ -32,12 +42,13 @@ export async function listenOnce(client: BrokerClient): Promise<CaptureListener>
 
   const server: Server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1')
-    if (url.pathname !== '/callback' || done) {
-      res.writeHead(404, { 'content-type': 'text/plain' }).end('Not here.')
-      return
-    }
-    done = true
-    deliveredResult(req, client).then(
+    const notHere = () => void res.writeHead(404, { 'content-type': 'text/plain' }).end('Not here.')
+    if (!sameText(url.pathname, path) || done) return notHere()
+    deliveredResult(req, client, (params) => {
+      // Claimed only now: a request without the flow's state must not use up the one delivery.
+      if (done || !sameText(params.state, state)) return false
+      return (done = true)
+    }).then(
       (captured) => {
         res
           .writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' })
@@ -45,6 +56,7 @@ export async function listenOnce(client: BrokerClient): Promise<CaptureListener>
         settle.resolve(captured)
       },
       (err: Error) => {
+        if (err === NOT_OURS) return notHere()
         res
           .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
           .end(PAGE('The flow failed', 'See your terminal.'))
@@ -58,7 +70,8 @@ export async function listenOnce(client: BrokerClient): Promise<CaptureListener>
   const close = () => new Promise<void>((resolve) => server.close(() => resolve()).closeAllConnections())
 
   return {
-    callback: `http://127.0.0.1:${port}/callback`,
+    callback: `http://127.0.0.1:${port}${path}`,
+    state,
     close,
     wait: (seconds) => {
       let timer: NodeJS.Timeout | undefined
@@ -75,9 +88,20 @@ export async function listenOnce(client: BrokerClient): Promise<CaptureListener>
   }
 }
 
-/** The result a request to a callback carries; FAILED when the broker delivered an error instead. */
-export async function deliveredResult(req: IncomingMessage, client: BrokerClient): Promise<Captured> {
+// What deliveredResult rejects with when `accept` turned the request down.
+const NOT_OURS = new Error('not this flow')
+
+/**
+ * The result a request to a callback carries; FAILED when the broker delivered an error instead.
+ * `accept` sees the parameters first: when it says no, nothing is redeemed and NOT_OURS is thrown.
+ */
+export async function deliveredResult(
+  req: IncomingMessage,
+  client: BrokerClient,
+  accept: (params: Record<string, string>) => boolean = () => true,
+): Promise<Captured> {
   const { params, posted } = await readParams(req, new URL(req.url ?? '/', 'http://127.0.0.1'))
+  if (!accept(params)) throw NOT_OURS
   if (params.error) throw brokerError('flowFailed', { error: params.error, description: params.error_description })
   if (params.result && !params.access_token) return { delivery: 'code', result: await client.redeem(params.result) }
   return { delivery: posted ? 'form_post' : 'query', result: params }

@@ -76,10 +76,13 @@ export async function storeViaBroker(opts: StoreOptions): Promise<StoreResult> {
 
   // A device flow takes no callback: its result is polled for (awaitDevice).
   const device = preset === FLOW_PRESETS.device
-  const listener = opts.capture && !device ? await listenOnce(client) : undefined
+  // The listener takes only a delivery that hands back this flow's state: the record's own, or one made for it.
+  const ownState = typeof record.state === 'string' ? record.state : undefined
+  const listener = opts.capture && !device ? await listenOnce(client, { state: ownState }) : undefined
   try {
     if (listener) {
       record.callback = listener.callback
+      record.state = listener.state
       record.delivery ??= 'code'
     }
     // The flow's clock starts while the broker handles the request: from the moment it was sent, the
@@ -116,7 +119,10 @@ export async function storeViaBroker(opts: StoreOptions): Promise<StoreResult> {
       if (opts.open) await openInBrowser(stored.url, opts.notify)
       opts.notify(`Waiting up to ${stored.expires_in} s for the result at ${listener.callback} …`)
     }
-    return { ...result, captured: await waiting }
+    const captured = await waiting
+    // The state made for the capture is not the user's: the result shows what the flow gave.
+    if (ownState === undefined) delete captured.result.state
+    return { ...result, captured }
   } finally {
     await listener?.close()
   }
