@@ -5,6 +5,7 @@ import { dashArg } from '../src/cli/dash-arg.js'
 import { brokerFlag } from '../src/cli/flags.js'
 import { type HashCheck, hashCheck } from '../src/services/hash-check/index.js'
 import { renderHashCheck, renderStatus, watchEnd } from '../src/services/hash-check/render.js'
+import { terminalSafe } from '../src/services/terminal-text.js'
 
 export default class HashCheckCommand extends BrokerCommand {
   static override summary = 'Show a stored flow: its record (secrets redacted), plugin, progress and seconds left.'
@@ -34,7 +35,8 @@ export default class HashCheckCommand extends BrokerCommand {
       hash: args.hash,
       watch: flags.watch,
       onTick: human
-        ? (r) => (live ? process.stdout.write(`\r\u001b[2K${renderStatus(r)}`) : this.log(renderStatus(r)))
+        ? (r) =>
+            live ? process.stdout.write(`\r\u001b[2K${terminalSafe(renderStatus(r))}`) : this.log(renderStatus(r))
         : undefined,
     })
     if (live && flags.watch) process.stdout.write('\n')

@@ -6,6 +6,7 @@ import { type StoreResult, storeViaBroker } from '../src/services/store/index.js
 import { FLOW_PRESET_NAMES } from '../src/services/store/presets.js'
 import { listProviders, type ProviderList, renderProviders } from '../src/services/store/providers.js'
 import { renderStored } from '../src/services/store/render.js'
+import { terminalSafe } from '../src/services/terminal-text.js'
 
 const fieldFlags = Object.fromEntries(
   RECORD_FIELDS.map((f) => [
@@ -67,10 +68,10 @@ export default class Store extends BrokerCommand {
       open: flags.open,
       saveSecret: flags['save-secret'],
       insecureStorage: flags['insecure-storage'],
-      notify: (line) => process.stderr.write(`${line}\n`),
+      notify: (line) => process.stderr.write(`${terminalSafe(line)}\n`),
       // On a terminal only: a line rewritten each second (erased at the end), never a line per second in a log.
       countdown: process.stderr.isTTY
-        ? (text) => process.stderr.write(text === undefined ? '\r\x1b[K' : `\r${text}\x1b[K`)
+        ? (text) => process.stderr.write(text === undefined ? '\r\x1b[K' : `\r${terminalSafe(text)}\x1b[K`)
         : undefined,
     })
     if (!this.jsonEnabled()) this.log(renderStored(result))

@@ -1,3 +1,4 @@
+import { createServer } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type CallbackApp, startCallbackApp } from './helpers/app.js'
 import { type BrokerProcess, runCli, startBroker } from './helpers/broker.js'
@@ -237,5 +238,59 @@ describe('broker hash-check', () => {
     const { code, stdout } = await run.exited
     expect(code).toBe(0)
     expect(stdout).toMatch(/completed, expires in \d+ s/)
+  })
+})
+
+describe('what walk and hash-check print to a terminal', () => {
+  // OSC 52 (writes the clipboard), a window title, clear screen: shown as text, never sent raw.
+  const HOSTILE = '\u001b]52;c;ZXZpbA==\u0007\u001b]0;pwned\u0007\u001b[2J'
+  // eslint-disable-next-line no-control-regex
+  const RAW = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/
+
+  it('walk escapes control characters in parameters and the body, and --json keeps them exact', async () => {
+    const page = createServer((req, res) => {
+      if (req.url === '/') {
+        res.writeHead(302, { location: `/next?state=${encodeURIComponent(HOSTILE)}` }).end()
+        return
+      }
+      res.writeHead(200, { 'content-type': 'text/plain' }).end(`body ${HOSTILE}`)
+    })
+    await new Promise<void>((r) => page.listen(0, '127.0.0.1', () => r()))
+    const address = page.address()
+    const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/`
+    try {
+      const human = await runCli(['walk', url])
+      expect(human.code, human.stderr).toBe(0)
+      expect(human.stdout).not.toMatch(RAW)
+      expect(human.stdout).toContain('\\x1b]52;c;ZXZpbA==\\x07')
+      const json = await runCli(['walk', url, '--json'])
+      const out = JSON.parse(json.stdout)
+      expect(out.final.body).toBe(`body ${HOSTILE}`)
+      expect(out.hops.map((h: { params: { state?: string } }) => h.params.state)).toContain(HOSTILE)
+    } finally {
+      page.close()
+    }
+  })
+
+  it('hash-check escapes control characters in stored fields', async () => {
+    const res = await fetch(`${broker.url}/store`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        auth_version: '2',
+        auth_leg: '2',
+        client_id: 'c',
+        access_url: provider.tokenUrl,
+        state: HOSTILE,
+      }),
+    })
+    expect(res.status).toBe(200)
+    const { hash } = (await res.json()) as { hash: string }
+    const human = await runCli(['hash-check', hash, '--broker', broker.url])
+    expect(human.code, human.stderr).toBe(0)
+    expect(human.stdout).not.toMatch(RAW)
+    expect(human.stdout).toContain('\\x1b]0;pwned\\x07')
+    const json = JSON.parse((await runCli(['hash-check', hash, '--broker', broker.url, '--json'])).stdout)
+    expect(json.record.state).toBe(HOSTILE)
   })
 })

@@ -1,6 +1,8 @@
 // Subpaths, not the index: the index loads ~50 ms more of oclif that no command uses.
 import { Command } from '@oclif/core/command'
+import { format } from 'node:util'
 import { BrokerError, brokerError, isBrokerError } from '../errors/index.js'
+import { terminalSafe } from '../services/terminal-text.js'
 
 /**
  * Every broker command extends this: `--json` prints what run() returns, and errors from the
@@ -8,6 +10,16 @@ import { BrokerError, brokerError, isBrokerError } from '../errors/index.js'
  */
 export abstract class BrokerCommand extends Command {
   static override enableJsonFlag = true
+
+  /** Human output: what a page, a provider or a stored record put in it is printed with its control characters escaped. */
+  override log(message = '', ...args: unknown[]): void {
+    super.log(terminalSafe(format(message, ...args)))
+  }
+
+  /** Progress and notices on stderr, escaped as log() is. */
+  override logToStderr(message = '', ...args: unknown[]): void {
+    super.logToStderr(terminalSafe(format(message, ...args)))
+  }
 
   protected override async catch(
     err: Error & { exitCode?: number; code?: string; oclif?: { exit?: number } },
@@ -44,8 +56,9 @@ export function printError(broker: BrokerError, json: boolean, stack?: string): 
     process.stdout.write(JSON.stringify({ error: broker.toJSON() }, null, 2) + '\n')
     return
   }
-  process.stderr.write(`Error ${broker.code}: ${broker.message}\n`)
-  if (broker.next) process.stderr.write(`  → ${broker.next}\n`)
+  // A message may quote a provider's error description or a page: escaped like all human output.
+  process.stderr.write(terminalSafe(`Error ${broker.code}: ${broker.message}\n`))
+  if (broker.next) process.stderr.write(terminalSafe(`  → ${broker.next}\n`))
   if (process.env.BROKER_VERBOSE && stack) process.stderr.write(stack + '\n')
 }
 
