@@ -1,4 +1,3 @@
-import { Socket } from 'node:net'
 import type { Redis } from 'ioredis'
 import { BrokerError, brokerError } from '../../errors/index.js'
 import {
@@ -14,10 +13,12 @@ import {
   encodeTransition,
   progressOfCode,
 } from './flow-codec.js'
+import { coalesceTurn } from './coalesce.js'
 import { type Keys, keys as makeKeys } from './keys.js'
 import type { MemoryLedger } from './memory-ledger.js'
 import { type CapabilityKind, Sealer } from './seal.js'
 
+export { coalesceTurn } from './coalesce.js'
 export { PROGRESS } from './flow-codec.js'
 export type { FlowEntry, FlowFailure, Progress } from './flow-codec.js'
 
@@ -293,23 +294,6 @@ const otherFormat =
     if (err instanceof Error && err.message.includes('WRONGTYPE')) return gone
     throw err
   }
-
-/**
- * Holds the Redis socket's writes until this event-loop turn ends, then sends them as one write.
- * Under load many requests reach the store in one turn, and a write (a syscall) per command was the
- * largest cost in the bench's CPU profile. ioredis's auto-pipelining batches too, but it keeps one
- * batch in flight at a time: the requests queued behind it lived long enough to be promoted out of
- * the young generation (scavenges five times longer, a full GC every few seconds, and 27% more
- * instructions per /store under callgrind, most of them in the GC's threads). A client without a
- * socket of its own (Cluster, the embedded store) is left as it is.
- */
-export function coalesceTurn(client: Redis): void {
-  const socket = (client as { stream?: unknown }).stream
-  if (!(socket instanceof Socket) || socket.writableCorked) return
-  socket.cork()
-  setImmediate(uncork, socket)
-}
-const uncork = (socket: Socket) => socket.uncork()
 
 /** Turns a store failure (Redis down, command timeout) into STORE_UNAVAILABLE. */
 async function guard<T>(op: () => Promise<T>): Promise<T> {
