@@ -222,7 +222,9 @@ describe('rate limits shared through Redis', () => {
       '--rate-window',
       '60000',
     ]
-    const [a, b] = await Promise.all([startBroker({ args }), startBroker({ args })])
+    // Two instances on one Redis and prefix share session.secret (serve refuses a second one that generated its own).
+    const env = { BROKER_SESSION_SECRET: 'rate-limit-test-shared-secret-0123' }
+    const [a, b] = await Promise.all([startBroker({ args, env }), startBroker({ args, env })])
     try {
       const record = JSON.stringify({ auth_version: '2', auth_leg: '2', client_id: 'c', access_url: provider.tokenUrl })
       const post = (to: BrokerProcess) =>

@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { runCli, startBroker } from './helpers/broker.js'
 import { waitFor } from './helpers/ports.js'
+import { startRedis } from './helpers/redis.js'
 
 // serve's process hygiene (issue 27): what a worker's environment holds, the pid file, draining, restarts.
 
@@ -86,6 +87,26 @@ describe('serve', () => {
       await waitFor(async () => (await fetch(`${broker.url}/ping`)).ok, 10_000, 'the new worker')
     } finally {
       await broker.stop()
+    }
+  })
+})
+
+describe('serve beside another instance on the same Redis', () => {
+  it('refuses to start with a generated session.secret while another instance uses the Redis and prefix', async () => {
+    const redis = await startRedis()
+    const on = ['--store', 'redis', '--store-port', String(redis.port)]
+    const first = await startBroker({ args: on })
+    try {
+      const second = await runCli(['serve', '--port', '0', ...on], { timeoutMs: 20_000 })
+      expect(second.code).toBe(2)
+      expect(second.stderr).toContain('Error CONFIG_INVALID: Another broker instance uses this Redis')
+      expect(second.stderr).toContain('BROKER_SESSION_SECRET')
+      // Its own prefix shares nothing with the first: it starts.
+      const apart = await startBroker({ args: [...on, '--store-prefix', 'apart:'] })
+      await apart.stop()
+    } finally {
+      await first.stop()
+      await redis.stop()
     }
   })
 })

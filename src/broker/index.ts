@@ -21,9 +21,9 @@ export interface Broker extends BrokerDeps {
 export async function createBroker(
   config: ResolvedConfig,
   driver: StoreDriver,
-  opts: { redis?: Redis; cwd?: string } = {},
+  opts: { redis?: Redis; cwd?: string; connectionName?: string } = {},
 ): Promise<Broker> {
-  const redis = opts.redis ?? (await connectStore(config.store, driver))
+  const redis = opts.redis ?? (await connectStore(config.store, driver, opts.connectionName))
   const log = createLogger(config.log.level)
   // Every provider request of this process, and /store's checks, go by this deployment's policy.
   setProviderPolicy(compilePolicy(config))

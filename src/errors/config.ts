@@ -53,6 +53,13 @@ export const CONFIG_MESSAGES = {
     details: { key: 'pid.dir' },
     next: 'Remove that file (check who planted it), or point --pid-dir at a directory only you can write.',
   },
+  sessionSecretNotShared: {
+    code: 'CONFIG_INVALID',
+    text: (v: { prefix: string; generated: boolean }) =>
+      `Another broker instance uses this Redis with store.prefix "${v.prefix}" and ${v.generated ? 'this one has no session.secret set (one was generated for this run)' : 'a session.secret generated for its own run'}: flows started on one would be unknown to the other.`,
+    details: { key: 'session.secret' },
+    next: 'Set the same session.secret (BROKER_SESSION_SECRET) on every instance that shares this Redis, or give each its own store.prefix.',
+  },
   // ── end issue 27 (ops) ──
   sharedSecretsMissing: {
     code: 'CONFIG_INVALID',

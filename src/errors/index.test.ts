@@ -36,6 +36,7 @@ const SAMPLES: { [Id in MessageId]: MessageArgs<Id> } = {
   pidFileNotPlain: [{ file: 'run/.broker.pid' }],
   storeNotReplicated: [{ acked: 0, replicas: 1 }],
   storeFull: [],
+  sessionSecretNotShared: [{ prefix: 'broker:', generated: true }],
   // ── end issue 27 (ops) ──
   sharedSecretsMissing: [{ missing: ['cookie.secret', 'session.secret'], shared: 'cluster' }],
   cliUsage: [{ message: 'Missing required argument: hash; see --help.' }],

@@ -25,9 +25,11 @@ export function describeStore(store: StoreConfig): string {
 export const isMultiInstanceStore = (store: StoreConfig): boolean => !!(store.cluster || store.sentinels)
 
 /** Connection options shared by every real Redis client the broker opens. */
-function redisOptions(store: StoreConfig): RedisOptions {
+function redisOptions(store: StoreConfig, connectionName?: string): RedisOptions {
   return {
     password: store.pass,
+    // Names this instance to others starting on the same Redis (instances.ts).
+    connectionName,
     // Fail fast while Redis is away (a 503, not a hang) and let ioredis reconnect in the background.
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
@@ -45,9 +47,9 @@ function redisOptions(store: StoreConfig): RedisOptions {
 }
 
 /** A client for the configured topology: a Cluster, a Sentinel-managed master, a URL, or host:port. */
-async function newClient(store: StoreConfig): Promise<Redis> {
+async function newClient(store: StoreConfig, connectionName?: string): Promise<Redis> {
   const { Cluster, Redis } = await import('ioredis')
-  const base = redisOptions(store)
+  const base = redisOptions(store, connectionName)
   if (store.cluster) {
     const { password, tls, commandTimeout, connectTimeout, reconnectOnError } = base
     return new Cluster(store.cluster, {
@@ -76,13 +78,13 @@ async function newClient(store: StoreConfig): Promise<Redis> {
   return new Redis({ ...base, host: store.host, port: store.port })
 }
 
-/** A new Redis client for the chosen driver; the caller owns it and must quit it. */
-export async function connectStore(store: StoreConfig, driver: StoreDriver): Promise<Redis> {
+/** A new Redis client for the chosen driver, named `connectionName` (see instances.ts); the caller owns it and must quit it. */
+export async function connectStore(store: StoreConfig, driver: StoreDriver, connectionName?: string): Promise<Redis> {
   if (driver === 'memory') {
     const { default: RedisMock } = await import('ioredis-mock')
     return new RedisMock() as unknown as Redis
   }
-  const client = await newClient(store)
+  const client = await newClient(store, connectionName)
   // Without this, an unreachable Redis prints ioredis's "Unhandled error event" on every retry.
   client.on('error', () => {})
   try {

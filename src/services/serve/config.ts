@@ -11,6 +11,7 @@ import {
   isMultiInstanceStore,
   resolveDriver,
 } from '../../broker/store/connect.js'
+import { checkOtherInstances, instanceName } from '../../broker/store/instances.js'
 import type { ResolvedConfig } from '../../broker/deps.js'
 import { resolveSecrets } from './secrets.js'
 
@@ -30,6 +31,8 @@ export interface ServePlan {
   readonly url: string
   /** The store as the notices name it: `redis <where>` or `embedded`. */
   readonly storeLabel: string
+  /** The name of the workers' Redis connections (instances.ts). */
+  readonly connectionName?: string
 }
 
 /**
@@ -62,12 +65,7 @@ export async function resolveServeConfig(opts: ServeOptions): Promise<ServePlan>
   }
   const driver = await resolveDriver(loaded.store)
   let workers = loaded.workers
-  if (driver === 'redis') {
-    const probe = await connectStore(loaded.store, 'redis')
-    await probe.quit().catch(() => undefined)
-    // A Sentinel client also holds connections to the sentinels: close everything, or the primary never exits.
-    probe.disconnect()
-  } else {
+  if (driver === 'memory') {
     if (loaded.store.driver === 'auto')
       notice(
         `no Redis answered at ${loaded.store.host}:${loaded.store.port}; using the embedded in-process store (flows live in this process only)`,
@@ -76,6 +74,23 @@ export async function resolveServeConfig(opts: ServeOptions): Promise<ServePlan>
     workers = 1
   }
   const { config: resolved, generated } = resolveSecrets({ ...loaded, workers })
+  let connectionName: string | undefined
+  if (driver === 'redis') {
+    const me = instanceName(resolved.store.prefix, resolved.session.secret, !loaded.session.secret)
+    connectionName = me.name
+    const probe = await connectStore(loaded.store, 'redis')
+    try {
+      // A Cluster spreads connections over nodes (and requires session.secret set): not checked.
+      if (!loaded.store.cluster && !(await checkOtherInstances(probe, me, resolved.store.prefix)))
+        notice(
+          'this Redis does not allow CLIENT LIST: other broker instances sharing it cannot be checked for the same session.secret',
+        )
+    } finally {
+      await probe.quit().catch(() => undefined)
+      // A Sentinel client also holds connections to the sentinels: close everything, or the primary never exits.
+      probe.disconnect()
+    }
+  }
   const config = resolved.port === 0 ? await withFreePort(resolved) : resolved
   if (generated.length)
     notice(
@@ -88,5 +103,6 @@ export async function resolveServeConfig(opts: ServeOptions): Promise<ServePlan>
     pidFile: resolve(cwd, config.pid.dir, '.broker.pid'),
     url: `${config.protocol}://${config.host}`,
     storeLabel: driver === 'redis' ? `redis ${describeStore(config.store)}` : 'embedded',
+    connectionName,
   }
 }

@@ -56,7 +56,7 @@ function clusterFork(setup: WorkerSetup): ForkWorker {
 
 /** `broker serve`: the primary process. Forks workers, restarts the dead, drains on SIGTERM/SIGINT. */
 export async function serve(opts: ServeOptions): Promise<ServeResult> {
-  const { config, driver, cwd, pidFile, url, storeLabel } = await resolveServeConfig(opts)
+  const { config, driver, cwd, pidFile, url, storeLabel, connectionName } = await resolveServeConfig(opts)
   // A second broker in the same directory gets its own pid file, named by its port.
   const pid = await claimPidFile(pidFile, join(dirname(pidFile), `.broker.${config.port}.pid`), (held) =>
     notice(`${held.file} belongs to the running broker ${held.pid}: this one's pid file is ${held.instead}`),
@@ -69,7 +69,7 @@ export async function serve(opts: ServeOptions): Promise<ServeResult> {
   const { workers } = config
   const supervisor = createSupervisor({
     workers,
-    fork: clusterFork({ config, driver, cwd }),
+    fork: clusterFork({ config, driver, cwd, connectionName }),
     // A draining worker first waits server.drainDelay with the listener open (see worker.ts).
     drainTimeoutMs: DRAIN_TIMEOUT_MS + config.server.drainDelay,
     onListening: (port) =>

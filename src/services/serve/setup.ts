@@ -12,6 +12,8 @@ export interface WorkerSetup {
   config: ResolvedConfig
   driver: StoreDriver
   cwd: string
+  /** The name of the worker's Redis connections, by which other instances recognise this one. */
+  connectionName?: string
 }
 
 /** What a worker tells the primary. `setup?`: it listens for its setup now (a message sent before would be lost). */

@@ -21,7 +21,10 @@ export async function runWorker(setup: WorkerSetup): Promise<void> {
     if (msg?.type === 'shutdown') requestStop()
   })
   try {
-    const broker = await createBroker(setup.config, setup.driver, { cwd: setup.cwd })
+    const broker = await createBroker(setup.config, setup.driver, {
+      cwd: setup.cwd,
+      connectionName: setup.connectionName,
+    })
     const app = await buildServer(broker)
     let closing: Promise<void> | undefined
     let listening = false
