@@ -12,11 +12,13 @@ export const WATCH_POLL_MS = 250
  * dashboard attached to any instance sees the flows of all. Events are best effort: a lost
  * event never affects a flow, whose truth stays in the store.
  *
- * Cost on the hot path: events go out only while some other process subscribes (polled with
- * PUBSUB NUMSUB every WATCH_POLL_MS, a read that writes nothing), the events of one tick go out as
- * one PUBLISH, and a process subscribes only once something in it listens (the admin API, a
- * dashboard). A new subscriber is ready (`events.subscribed`) once every publisher has had time to
- * notice it, so nothing published after that is missed.
+ * Cost on the hot path: events go out only while some other process subscribes, the events of one
+ * tick go out as one PUBLISH, and a process subscribes only once something in it listens (the admin
+ * API, a dashboard). While nobody watches, a process sends nothing: a new subscriber says so on the
+ * `<channel>:hello` channel, which every process listens to on an idle connection of its own, and
+ * only then do publishers poll PUBSUB NUMSUB (every WATCH_POLL_MS) to notice when it has gone. A new
+ * subscriber is ready (`events.subscribed`) once every publisher has had time to notice it, so
+ * nothing published after that is missed.
  *
  * Events name flows by their hash, a capability: each batch is sealed (seal.ts) under the store's
  * secrets, so a client of Redis that subscribes to the channel learns nothing.
@@ -46,6 +48,7 @@ export async function bridgeEvents(
     subscribing = sub
       .connect()
       .then(() => sub!.subscribe(channel))
+      .then(() => redis.publish(hello, '1'))
       .then(() => {
         ownSubscription = 1
         return new Promise((r) => setTimeout(r, 2 * WATCH_POLL_MS))
@@ -68,16 +71,33 @@ export async function bridgeEvents(
     if (pending.push(event) === 1) setImmediate(flush)
   }
   let closed = false
+  let poll: ReturnType<typeof setInterval> | undefined
   const watch = async () => {
     const others = (await subscribers(redis, channel).catch(() => 1)) - ownSubscription
-    if (!closed) events.relay = others > 0 ? relay : undefined
+    if (closed) return
+    events.relay = others > 0 ? relay : undefined
+    // Polled only while someone watches, to notice when they leave; a new one says hello.
+    if (others > 0 && !poll) {
+      poll = setInterval(() => void watch(), WATCH_POLL_MS)
+      poll.unref()
+    } else if (others <= 0 && poll) {
+      clearInterval(poll)
+      poll = undefined
+    }
   }
+  const hello = `${channel}:hello`
+  const listener = redis.duplicate()
+  listener.on('error', () => {})
+  listener.on('message', () => void watch())
+  await listener
+    .connect()
+    .then(() => listener.subscribe(hello))
+    .catch(() => {})
   await watch()
-  const poll = setInterval(() => void watch(), WATCH_POLL_MS)
-  poll.unref()
   return async () => {
     closed = true
     clearInterval(poll)
+    await listener.quit().catch(() => listener.disconnect())
     events.relay = undefined
     emitter.off('newListener', onListener)
     if (pending.length) flush()
