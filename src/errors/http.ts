@@ -46,7 +46,7 @@ export const HTTP_ERRORS = {
     exit: 1,
     next: 'Check that Redis answers at store.host:store.port, or use store.driver memory.',
   },
-  // ── issue 27 (ops branch): move with the registry split ──
+  // ── issue 27 (ops) ──
   STORE_FULL: {
     status: 503,
     exit: 1,
@@ -204,7 +204,7 @@ export const HTTP_MESSAGES = {
   /** The provider policy refused an address /store reached for (an issuer resolving to an internal address). */
   providerRefusedAtStore: { code: 'PROVIDER_NOT_ALLOWED', text: (v: { message: string }) => v.message },
   storeNotAnswering: { code: 'STORE_UNAVAILABLE', text: 'The flow store is not answering; try again shortly.' },
-  // ── issue 27 (ops branch): move with the registry split ──
+  // ── issue 27 (ops) ──
   storeNotReplicated: {
     code: 'STORE_UNAVAILABLE',
     text: (v: { acked: number; replicas: number }) =>

@@ -1,6 +1,6 @@
 import { createHash, createHmac } from 'node:crypto'
 import type { Redis } from 'ioredis'
-import { brokerError } from '../../errors.js'
+import { brokerError } from '../../errors/index.js'
 
 /**
  * Broker instances sharing one Redis (and one store.prefix) must share session.secret: a flow's

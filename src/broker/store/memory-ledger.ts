@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis'
-import { brokerError } from '../../errors.js'
+import { brokerError } from '../../errors/index.js'
 
 /** How often the embedded store's expired keys are deleted. */
 export const SWEEP_MS = 1000
