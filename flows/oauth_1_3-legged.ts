@@ -16,10 +16,10 @@ const plugin: FlowPlugin = {
     })
     // 1.0a's answer to session fixation (RFC 5849 §2.1); a provider without it is OAuth 1.0.
     if (temp.fields.oauth_callback_confirmed !== 'true') {
-      throw new FlowError(
-        'PROVIDER_ERROR',
-        'The request token endpoint did not confirm the callback (no oauth_callback_confirmed=true); the provider does not speak OAuth 1.0a',
-      )
+      throw new FlowError({
+        description:
+          'The request token endpoint did not confirm the callback (no oauth_callback_confirmed=true); the provider does not speak OAuth 1.0a',
+      })
     }
     const url = new URL(String(r.authorize_url))
     for (const [k, v] of Object.entries(extraParams(r.authorize_params))) url.searchParams.set(k, v)
@@ -34,17 +34,20 @@ const plugin: FlowPlugin = {
   async callback(ctx: FlowContext): Promise<StepResult> {
     const { oauth_token: token, oauth_verifier: verifier } = ctx.params
     if (!token && ctx.params.denied)
-      throw new FlowError('access_denied', 'The user declined the authorization at the provider')
+      throw new FlowError({
+        oauthError: 'access_denied',
+        description: 'The user declined the authorization at the provider',
+      })
     if (token !== ctx.data.request_token)
-      throw new FlowError(
-        'invalid_request',
-        'The callback carries another oauth_token than the one this flow was given',
-      )
+      throw new FlowError({
+        oauthError: 'invalid_request',
+        description: 'The callback carries another oauth_token than the one this flow was given',
+      })
     if (!verifier)
-      throw new FlowError(
-        'access_denied',
-        'The provider sent no oauth_verifier to the callback: the user did not authorize the request',
-      )
+      throw new FlowError({
+        oauthError: 'access_denied',
+        description: 'The provider sent no oauth_verifier to the callback: the user did not authorize the request',
+      })
     const access = await requestCredentials(ctx, 'access token', String(ctx.record.access_url), {
       token: { key: String(token), secret: String(ctx.data.request_token_secret ?? '') },
       oauth: { oauth_verifier: verifier },

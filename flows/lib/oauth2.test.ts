@@ -43,7 +43,7 @@ describe('tokenFromAnswer', () => {
       }
     })()
     expect(err).toBeInstanceOf(FlowError)
-    expect(err?.code).toBe('bad_verification_code')
+    expect(err).toMatchObject({ oauthError: 'bad_verification_code', brokerCode: 'PROVIDER_ERROR' })
     expect(err?.description).toBe('The code is wrong')
   })
 
@@ -51,11 +51,12 @@ describe('tokenFromAnswer', () => {
     const fb =
       '{"error":{"message":"Invalid verification code format.","type":"OAuthException","code":100,"fbtrace_id":"A1"}}'
     expect(() => tokenFromAnswer(answer(400, fb))).toThrow(
-      expect.objectContaining({ code: 'OAuthException', description: 'Invalid verification code format.' }),
+      expect.objectContaining({ oauthError: 'OAuthException', description: 'Invalid verification code format.' }),
     )
     expect(() => tokenFromAnswer(answer(200, '{"error":{"code":190}}'))).toThrow(
       expect.objectContaining({
-        code: 'PROVIDER_ERROR',
+        oauthError: 'server_error',
+        brokerCode: 'PROVIDER_ERROR',
         description: 'The token endpoint answered 200 with an error (code 190)',
       }),
     )

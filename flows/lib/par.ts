@@ -1,6 +1,7 @@
 import { FlowError, type FlowContext } from '../contract.js'
 import { endpointRequest } from './client-auth.js'
 import { type DpopKey, sendWithDpop } from './dpop.js'
+import { readProviderJson } from './provider-json.js'
 
 /**
  * Pushes an authorization request (RFC 9126) with the flow's client authentication and returns
@@ -14,22 +15,21 @@ export async function pushAuthorizationRequest(
 ): Promise<string> {
   const build = () => endpointRequest(ctx.record, params, options)
   const answer = await sendWithDpop(ctx, parUrl, build, options.dpop)
-  let body: Record<string, unknown> | undefined
-  try {
-    const parsed: unknown = JSON.parse(answer.body)
-    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) body = parsed as Record<string, unknown>
-  } catch {
-    body = undefined
-  }
+  const parsed = readProviderJson(answer.body, "The pushed authorization request endpoint's answer")
+  const body =
+    parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined
   if (body && typeof body.error === 'string') {
     const description = typeof body.error_description === 'string' ? body.error_description : body.error
-    throw new FlowError(body.error, `The pushed authorization request was refused: ${description}`)
+    // The provider's code is the app's `error` alone, even one spelled like the broker's (STORE_UNAVAILABLE).
+    throw new FlowError({
+      oauthError: body.error,
+      description: `The pushed authorization request was refused: ${description}`,
+    })
   }
   if ((answer.status !== 201 && answer.status !== 200) || typeof body?.request_uri !== 'string' || !body.request_uri) {
-    throw new FlowError(
-      'PROVIDER_ERROR',
-      `The pushed authorization request endpoint answered ${answer.status} without a request_uri`,
-    )
+    throw new FlowError({
+      description: `The pushed authorization request endpoint answered ${answer.status} without a request_uri`,
+    })
   }
   return body.request_uri
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { FlowError } from '../contract.js'
-import { deliverable, ProviderError, tokenFromAnswer, valueAt } from './token-answer.js'
+import { deliverable, tokenFromAnswer, valueAt } from './token-answer.js'
 
 const answer = (status: number, body: unknown, headers: Record<string, string> = {}) => ({
   status,
@@ -50,29 +50,37 @@ describe('tokenFromAnswer: provider error shapes', () => {
       'UNAUTHORIZED',
       'Bad client',
     ],
-    ['errors of strings', 400, { errors: ['redirect_uri mismatch'] }, 'PROVIDER_ERROR', 'redirect_uri mismatch'],
-    ['ok:false alone', 200, { ok: false }, 'PROVIDER_ERROR', 'The token endpoint answered 200 with an error'],
-    ['bare message', 403, { message: 'Bad credentials' }, 'PROVIDER_ERROR', 'Bad credentials'],
+    ['errors of strings', 400, { errors: ['redirect_uri mismatch'] }, 'server_error', 'redirect_uri mismatch'],
+    ['ok:false alone', 200, { ok: false }, 'server_error', 'The token endpoint answered 200 with an error'],
+    ['bare message', 403, { message: 'Bad credentials' }, 'server_error', 'Bad credentials'],
   ])('%s reaches the app with the code and message', (_name, status, body, code, message) => {
     const err = thrown(answer(status, body))
-    expect(err.code).toBe(code)
+    expect(err.oauthError).toBe(code)
+    expect(err.brokerCode).toBe('PROVIDER_ERROR')
     expect(err.description).toBe(message)
   })
 
-  it("marks a provider's code as the provider's, not the broker's", () => {
-    expect(thrown(answer(401, { errors: [{ code: 'UNAUTHORIZED' }] }))).toBeInstanceOf(ProviderError)
-    expect(thrown(answer(401, { errors: ['no code'] }))).not.toBeInstanceOf(ProviderError)
+  it("keeps a provider's code as the app's error only: one that reads like the broker's is never the broker's code", () => {
+    for (const code of ['UNAUTHORIZED', 'STORE_UNAVAILABLE', 'INTERNAL', 'VALIDATION']) {
+      const err = thrown(answer(401, { errors: [{ code }] }))
+      expect(err).toMatchObject({ oauthError: code, brokerCode: 'PROVIDER_ERROR' })
+    }
+    expect(thrown(answer(401, { errors: ['no code'] }))).toMatchObject({
+      oauthError: 'server_error',
+      brokerCode: 'PROVIDER_ERROR',
+    })
   })
 
   it('keeps a prose "error" as the message under PROVIDER_ERROR', () => {
     const err = thrown(answer(400, { error: 'Something went wrong with your request' }))
-    expect(err.code).toBe('PROVIDER_ERROR')
+    expect(err.oauthError).toBe('server_error')
+    expect(err.brokerCode).toBe('PROVIDER_ERROR')
     expect(err.description).toBe('Something went wrong with your request')
   })
 
   it('says a 3xx redirected, naming where without the query', () => {
     const err = thrown(answer(302, '', { location: 'https://login.example/sso?secret=1', 'content-type': 'text/html' }))
-    expect(err.code).toBe('PROVIDER_ERROR')
+    expect(err).toMatchObject({ oauthError: 'server_error', brokerCode: 'PROVIDER_ERROR' })
     expect(err.description).toBe(
       'The token endpoint redirected (HTTP 302 to https://login.example/sso) instead of answering; check access_url',
     )

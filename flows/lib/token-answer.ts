@@ -1,5 +1,6 @@
 import { FlowError, type FlowRecord, type HttpAnswer } from '../contract.js'
 import { looksLike } from './field-names.js'
+import { formShapeProblem, readProviderJson, shapeError } from './provider-json.js'
 
 /**
  * The standard fields of a token answer (RFC 6749 §5.1, OpenID Connect Core §3.1.3.3). They come from
@@ -29,17 +30,6 @@ export const BROKER_FIELDS: ReadonlySet<string> = new Set([
 /** Authorization-response parameters that are the protocol's, not the provider's news (RFC 6749 §4.1.2, RFC 9207). */
 const PROTOCOL_PARAMS: ReadonlySet<string> = new Set(['code', 'state', 'iss', ...TOKEN_FIELDS])
 
-/**
- * A provider's own error (from its token answer or its authorization response): its code goes to the
- * app as it is, even one that reads like a broker code (Square's UNAUTHORIZED); the broker reports PROVIDER_ERROR.
- */
-export class ProviderError extends FlowError {
-  constructor(code: string, description: string) {
-    super(code, description, 'PROVIDER_ERROR')
-    this.name = 'ProviderError'
-  }
-}
-
 const CODE = /^[\w.:-]{1,64}$/
 const MAX_MESSAGE = 1000
 
@@ -47,10 +37,9 @@ const MAX_MESSAGE = 1000
 export function tokenFromAnswer(answer: HttpAnswer, accessName = 'access_token'): Record<string, unknown> {
   if (answer.status >= 300 && answer.status < 400) {
     const to = redirectTarget(answer.headers.location)
-    throw new FlowError(
-      'PROVIDER_ERROR',
-      `The token endpoint redirected (HTTP ${answer.status}${to ? ` to ${to}` : ''}) instead of answering; check access_url`,
-    )
+    throw new FlowError({
+      description: `The token endpoint redirected (HTTP ${answer.status}${to ? ` to ${to}` : ''}) instead of answering; check access_url`,
+    })
   }
   const fields = parseBody(answer)
   if (fields) {
@@ -59,14 +48,13 @@ export function tokenFromAnswer(answer: HttpAnswer, accessName = 'access_token')
   }
   if (answer.status >= 400 || !fields) {
     const snippet = answer.body.replace(/\s+/g, ' ').slice(0, 200)
-    throw new FlowError(
-      'PROVIDER_ERROR',
-      `The token endpoint answered ${answer.status} with ${fields ? 'no token' : `a body that is neither JSON nor form-encoded: ${snippet}`}`,
-    )
+    throw new FlowError({
+      description: `The token endpoint answered ${answer.status} with ${fields ? 'no token' : `a body that is neither JSON nor form-encoded: ${snippet}`}`,
+    })
   }
   const token = valueAt(fields, accessName) ?? fields.access_token
   if (typeof token !== 'string' || !token) {
-    throw new FlowError('PROVIDER_ERROR', `The token endpoint's answer has no "${accessName}"`)
+    throw new FlowError({ description: `The token endpoint's answer has no "${accessName}"` })
   }
   const out: Record<string, unknown> = { ...fields, access_token: token }
   if (typeof out.expires_in === 'string' && /^\d+$/.test(out.expires_in)) out.expires_in = Number(out.expires_in)
@@ -97,7 +85,9 @@ function redirectTarget(location: string | undefined): string | undefined {
 
 /**
  * The provider's own error in any of the shapes seen in the wild, as a FlowError carrying the
- * provider's code and message; undefined when the answer is no error.
+ * provider's code (as the app's `error`, whatever it reads like: Square's UNAUTHORIZED, even
+ * STORE_UNAVAILABLE) and message, reported by the broker as PROVIDER_ERROR; undefined when the
+ * answer is no error.
  *  - RFC 6749 §5.2 `{error, error_description}` (also `error_message`), and Slack's `{ok: false, error}`
  *  - Facebook's `{error: {message, type, code}}`
  *  - Notion's `{object: "error", code, message}`
@@ -133,12 +123,12 @@ export function providerError(fields: Record<string, unknown>, status: number): 
   return undefined
 }
 
-/** A FlowError with the provider's code as the app's `error` when it is a short word; else PROVIDER_ERROR, the code in the text. */
+/** A FlowError with the provider's code as the app's `error` when it is a short word; else server_error, the code in the text. */
 function failure(providerCode: string | undefined, message: string | undefined, status: number): FlowError {
   const word = providerCode !== undefined && CODE.test(providerCode) ? providerCode : undefined
   const what = word ?? (providerCode ? `an error (${providerCode})` : 'an error')
   const description = (message ?? `The token endpoint answered ${status} with ${what}`).slice(0, MAX_MESSAGE)
-  return word ? new ProviderError(word, description) : new FlowError('PROVIDER_ERROR', description)
+  return new FlowError({ oauthError: word, description })
 }
 
 /** The first candidate that is a usable code: a short word, else a number (kept in the message, not as the code). */
@@ -150,25 +140,26 @@ function code(...candidates: unknown[]): string | undefined {
 
 const text = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() ? v.trim() : undefined)
 
-/** A token answer's body as fields: a JSON object, or form-encoded text; undefined for anything else. */
+/**
+ * A token answer's body as fields: a JSON object, or form-encoded text; undefined for anything else.
+ * An answer nested or filled past provider-json.ts's bounds is a provider error.
+ */
 export function parseBody(answer: HttpAnswer): Record<string, unknown> | undefined {
   const type = (answer.headers['content-type'] ?? '').toLowerCase()
   const text = answer.body.trim()
   if (type.includes('json') || text.startsWith('{')) {
-    try {
-      const parsed: unknown = JSON.parse(text)
-      return parsed && typeof parsed === 'object' && !Array.isArray(parsed)
-        ? (parsed as Record<string, unknown>)
-        : undefined
-    } catch {
-      return undefined
-    }
+    const parsed = readProviderJson(text, "The token endpoint's answer")
+    return parsed && typeof parsed === 'object' && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : undefined
   }
   if (
     type.includes('x-www-form-urlencoded') ||
     type.includes('text/plain') ||
     /^[\w.~%+-]+=[^<>\s]*(&[\w.~%+-]+=[^<>\s]*)*$/.test(text)
   ) {
+    const problem = formShapeProblem(text)
+    if (problem) throw shapeError("The token endpoint's answer", problem)
     const parsed = Object.fromEntries(new URLSearchParams(text))
     return Object.keys(parsed).length ? parsed : undefined
   }

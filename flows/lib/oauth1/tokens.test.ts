@@ -37,13 +37,13 @@ describe('credentialsFromAnswer', () => {
   it('turns an OAuth problem report into the error code and advice', () => {
     const err = refusal(401, 'oauth_problem=timestamp_refused&oauth_problem_advice=Clock+skew')
     expect(err).toBeInstanceOf(FlowError)
-    expect(err.code).toBe('timestamp_refused')
+    expect(err).toMatchObject({ oauthError: 'timestamp_refused', brokerCode: 'PROVIDER_ERROR' })
     expect(err.description).toBe('The request token endpoint refused the request (401 timestamp_refused): Clock skew')
   })
 
   it('quotes a plain refusal, tags stripped and cut short', () => {
     const err = refusal(403, `<html><body><p>Forbidden:  ${'x'.repeat(300)}</p></body></html>`, 'text/html')
-    expect(err.code).toBe('PROVIDER_ERROR')
+    expect(err).toMatchObject({ oauthError: 'server_error', brokerCode: 'PROVIDER_ERROR' })
     expect(err.description).toMatch(/^The request token endpoint answered 403: Forbidden: x+$/)
     expect(err.description.length).toBeLessThan(260)
   })

@@ -1,5 +1,6 @@
 import { FlowError, type FlowContext, type FlowRecord, type HttpAnswer } from '../../contract.js'
 import { looksLike } from '../field-names.js'
+import { formShapeProblem, shapeError } from '../provider-json.js'
 import { BROKER_FIELDS } from '../token-answer.js'
 import { signerOf } from './record.js'
 import { signRequest } from './sign.js'
@@ -37,33 +38,34 @@ export async function requestCredentials(
 
 /** Reads `oauth_token` and `oauth_token_secret` from a token endpoint's answer, or says why not. */
 export function credentialsFromAnswer(answer: HttpAnswer, endpoint: string): Credentials {
+  const problem = formShapeProblem(answer.body)
+  if (problem) throw shapeError(`The ${endpoint} endpoint's answer`, problem)
   const fields = formFields(answer.body)
   if (answer.status < 200 || answer.status >= 300) {
     if (fields?.oauth_problem) {
       // The OAuth Problem Reporting extension: the provider's code and advice, as it sent them.
       const advice = fields.oauth_problem_advice ? `: ${fields.oauth_problem_advice}` : ''
-      throw new FlowError(
-        fields.oauth_problem,
-        `The ${endpoint} endpoint refused the request (${answer.status} ${fields.oauth_problem})${advice}`,
-      )
+      // The provider's code is the app's `error` alone, even one spelled like the broker's (INTERNAL).
+      throw new FlowError({
+        oauthError: fields.oauth_problem,
+        description: `The ${endpoint} endpoint refused the request (${answer.status} ${fields.oauth_problem})${advice}`,
+      })
     }
-    throw new FlowError(
-      'PROVIDER_ERROR',
-      `The ${endpoint} endpoint answered ${answer.status}${answer.body.trim() ? `: ${snippet(answer.body)}` : ''}`,
-    )
+    throw new FlowError({
+      description: `The ${endpoint} endpoint answered ${answer.status}${answer.body.trim() ? `: ${snippet(answer.body)}` : ''}`,
+    })
   }
   if (!fields) {
-    throw new FlowError(
-      'PROVIDER_ERROR',
-      `The ${endpoint} endpoint answered ${answer.status} with a body that is not form-encoded: ${snippet(answer.body) || '(empty)'}`,
-    )
+    throw new FlowError({
+      description: `The ${endpoint} endpoint answered ${answer.status} with a body that is not form-encoded: ${snippet(answer.body) || '(empty)'}`,
+    })
   }
   const { oauth_token: token, oauth_token_secret: secret } = fields
   if (!token || secret === undefined) {
     const missing = [!token && 'oauth_token', secret === undefined && 'oauth_token_secret']
       .filter(Boolean)
       .join(' and ')
-    throw new FlowError('PROVIDER_ERROR', `The ${endpoint} endpoint's answer has no ${missing}`)
+    throw new FlowError({ description: `The ${endpoint} endpoint's answer has no ${missing}` })
   }
   return { token, secret, fields }
 }

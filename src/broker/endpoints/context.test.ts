@@ -68,7 +68,7 @@ describe('providerFetch', () => {
     routes.set('/endless', route)
     const err = await sendError('/endless?client_secret=do-not-print')
     expect(err).toMatchObject({
-      code: 'PROVIDER_ERROR',
+      oauthError: 'server_error',
       brokerCode: 'PROVIDER_ERROR',
       message: `Could not reach ${origin}: answer larger than ${CAP} bytes`,
     })

@@ -66,13 +66,17 @@ describe("validateRecord: a provider failing in a plugin's validate", () => {
   const record = sanitizeRecord({ auth_version: '2', auth_leg: '3' })
 
   it.each([
-    [new FlowError('PROVIDER_ERROR', 'Discovery for https://id.example failed'), 'PROVIDER_ERROR', 502],
+    [new FlowError({ description: 'Discovery for https://id.example failed' }), 'PROVIDER_ERROR', 502],
     [
-      new FlowError('PROVIDER_TIMEOUT', 'https://id.example did not answer', 'PROVIDER_TIMEOUT'),
+      new FlowError({ brokerCode: 'PROVIDER_TIMEOUT', description: 'https://id.example did not answer' }),
       'PROVIDER_TIMEOUT',
       504,
     ],
-    [new FlowError('PROVIDER_NOT_ALLOWED', 'http://id.internal is not a provider'), 'PROVIDER_NOT_ALLOWED', 400],
+    [
+      new FlowError({ brokerCode: 'PROVIDER_NOT_ALLOWED', description: 'http://id.internal is not a provider' }),
+      'PROVIDER_NOT_ALLOWED',
+      400,
+    ],
   ])("answers /store with the provider's error, its words kept", async (err, code, status) => {
     const e = await validateRecord(record, failing(err), config()).catch((x: unknown) => x as BrokerError)
     expect(e).toBeInstanceOf(BrokerError)

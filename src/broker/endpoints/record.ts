@@ -4,8 +4,7 @@ import type { BrokerConfig } from '../../config/schema.js'
 import { DELIVERY_MODES } from '../../config/schema.js'
 import { isHttpUrl, urlParts } from '../../../flows/lib/urls.js'
 import { BrokerError, brokerError } from '../../errors/index.js'
-import { providerFetch } from './context.js'
-import { destinationRefused } from '../outbound/record-check.js'
+import { allowedDestination, providerFetch } from './context.js'
 
 const FIELD_NAME = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/
 const URL_FIELDS = ['request_url', 'access_url', 'authorize_url', 'verify_url'] as const
@@ -145,7 +144,7 @@ export function storeIo(config: Readonly<BrokerConfig>): StoreIo {
   return {
     http: (url, request) => providerFetch(url, request, config.provider.timeout),
     // providers.allow, and address literals the policy refuses: the same rules as the record's own URLs.
-    allowed: (url) => !destinationRefused(url),
+    allowed: allowedDestination,
   }
 }
 
@@ -153,7 +152,7 @@ export function storeIo(config: Readonly<BrokerConfig>): StoreIo {
 export function atStoreError(err: unknown): unknown {
   if (!(err instanceof FlowError)) return err
   const id =
-    err.code === 'PROVIDER_NOT_ALLOWED'
+    err.brokerCode === 'PROVIDER_NOT_ALLOWED'
       ? 'providerRefusedAtStore'
       : err.brokerCode === 'PROVIDER_TIMEOUT'
         ? 'providerTimeoutAtStore'

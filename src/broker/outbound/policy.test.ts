@@ -132,7 +132,7 @@ describe('providerFetch under the address guard', () => {
       'localhost',
     ]) {
       const err = await fetchError(`http://${host}:${port}/token`)
-      expect(err.code, host).toBe('PROVIDER_NOT_ALLOWED')
+      expect(err.brokerCode, host).toBe('PROVIDER_NOT_ALLOWED')
       // The origin as the record gave it, no socket error: nothing a port scan could read.
       expect(err.description).not.toMatch(/ECONN|socket|connection/i)
     }
@@ -142,7 +142,9 @@ describe('providerFetch under the address guard', () => {
   it('never calls link-local or metadata addresses, even on a developer machine', async () => {
     setProviderPolicy(compilePolicy({ listen: '127.0.0.1', providers: {} }))
     for (const host of ['169.254.169.254', '[::ffff:169.254.169.254]', '[fe80::1]', '0.0.0.0', '[fd00:ec2::254]'])
-      expect((await fetchError(`http://${host}:${port}/latest/meta-data/`)).code, host).toBe('PROVIDER_NOT_ALLOWED')
+      expect((await fetchError(`http://${host}:${port}/latest/meta-data/`)).brokerCode, host).toBe(
+        'PROVIDER_NOT_ALLOWED',
+      )
   })
 
   it('judges a name by the address it resolves to at connect time (a name pointing at loopback)', async () => {
@@ -151,7 +153,7 @@ describe('providerFetch under the address guard', () => {
     const start = hits
     for (const name of Object.keys(names)) {
       const err = await fetchError(`http://${name}:${port}/token`)
-      expect(err.code, name).toBe('PROVIDER_NOT_ALLOWED')
+      expect(err.brokerCode, name).toBe('PROVIDER_NOT_ALLOWED')
       expect(err.description).toContain(`http://${name}:${port}`)
       // The address the name resolved to is not told.
       expect(err.description).not.toMatch(/127\.0\.0\.1|ffff/)
@@ -171,13 +173,13 @@ describe('providerFetch under the address guard', () => {
       ),
     )
     expect((await providerFetch(`http://keycloak.internal:${port}/token`, {}, 2000)).status).toBe(200)
-    expect((await fetchError(`http://other.internal:${port}/token`)).code).toBe('PROVIDER_NOT_ALLOWED')
+    expect((await fetchError(`http://other.internal:${port}/token`)).brokerCode).toBe('PROVIDER_NOT_ALLOWED')
   })
 
   it('says a name that does not resolve without the resolver error', async () => {
     setProviderPolicy(compilePolicy(exposed, { resolve: stub({}) }))
     const err = await fetchError('http://nowhere.example/')
-    expect(err).toMatchObject({ code: 'PROVIDER_ERROR' })
+    expect(err).toMatchObject({ brokerCode: 'PROVIDER_ERROR' })
     expect(err.description).toBe('Could not reach http://nowhere.example: its host name does not resolve')
   })
 
