@@ -152,7 +152,6 @@ const seeder = await createBroker(
     configSchema.parse({
       store: { driver: 'redis', port: redis.port, expire: 600 },
       log: { level: 'silent' },
-      cookie: { secret: SECRETS.cookie },
       session: { secret: SECRETS.session },
     }),
   ).config,

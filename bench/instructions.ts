@@ -65,7 +65,6 @@ const config = resolveSecrets(
     workers: 1,
     store: { driver: 'redis', port: redis.port, expire: 600, timeout: 10_000 },
     log: { level: 'warn' },
-    cookie: { secret: SECRETS.cookie },
     session: { secret: SECRETS.session },
   }),
 ).config

@@ -33,14 +33,13 @@ export interface Target {
   proc: ChildProcess
 }
 
-export const SECRETS = { cookie: 'bench-cookie-secret-0123456789', session: 'bench-session-secret-0123456789' }
+export const SECRETS = { session: 'bench-session-secret-0123456789' }
 
 /** `broker serve` on a free port with `workers` workers on the bench's Redis; with `profile`, one worker under --cpu-prof. */
 export async function startBroker(redisPort: number, workers: number, profile?: string): Promise<Target> {
   const port = await freePort()
   const env: Record<string, string | undefined> = {
     ...process.env,
-    BROKER_COOKIE_SECRET: SECRETS.cookie,
     BROKER_SESSION_SECRET: SECRETS.session,
   }
   if (profile && workers === 1) return profiledWorker(redisPort, port, env, profile)
@@ -90,7 +89,6 @@ async function profiledWorker(
     workers: 1,
     store: { driver: 'redis', port: redisPort, expire: 600 },
     log: { level: 'warn' },
-    cookie: { secret: env.BROKER_COOKIE_SECRET },
     session: { secret: env.BROKER_SESSION_SECRET },
   })
   const setup = { config: resolveSecrets(config).config, driver: 'redis', cwd: ROOT }

@@ -77,7 +77,7 @@ async function start(name: Build['name'], root: string, redisPort: number): Prom
     'warn',
   ]
   const proc = spawn(process.execPath, [resolve(root, 'bin/run.js'), ...args], {
-    env: { ...process.env, BROKER_COOKIE_SECRET: SECRETS.cookie, BROKER_SESSION_SECRET: SECRETS.session },
+    env: { ...process.env, BROKER_SESSION_SECRET: SECRETS.session },
     stdio: ['ignore', 'ignore', 'inherit'],
   })
   const url = `http://127.0.0.1:${port}`

@@ -27,9 +27,8 @@ export default {
     // sentinels: ['10.0.0.1:26379', '10.0.0.2:26379'], name: 'mymaster', sentinelPass: '…',
     // cluster: ['10.0.0.1:7000', '10.0.0.2:7000', '10.0.0.3:7000'],
   },
-  // Set both when you run several workers on several machines or instances; otherwise they are
-  // generated at start and shared with this instance's workers only.
-  cookie: {/* secret: 'at least 16 characters' */},
+  // Set it when you run several instances on one store; otherwise it is generated at start and
+  // shared with this instance's workers only.
   session: {/* secret: 'at least 16 characters' */},
   // Where the broker may send users back to. Unset: loopback callbacks only.
   callbacks: {/* allow: ['https://app.example.com', 'https://staging.example.com/oauth/'] */},

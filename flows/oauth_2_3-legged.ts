@@ -3,7 +3,15 @@ import { clientAuthProblems } from './lib/client-auth.js'
 import { type DpopKey, dpopProblems, flowDpop, wantsDpop } from './lib/dpop.js'
 import { checkIdToken, wantsOpenId } from './lib/id-token.js'
 import { deliverable, extraParams, pkcePair, requestToken, wantsPkce } from './lib/oauth2.js'
-import { cachedEndpoints, endpointProblems, endpoints, metadataFieldProblems, type Endpoints } from './lib/oidc.js'
+import {
+  cachedEndpoints,
+  checkedEndpoints,
+  endpointProblems,
+  endpoints,
+  metadataFieldProblems,
+  usable,
+  type Endpoints,
+} from './lib/oidc.js'
 import { pushAuthorizationRequest } from './lib/par.js'
 import { randomPool } from './lib/random.js'
 import { setQuery } from './lib/urls.js'
@@ -44,8 +52,9 @@ const plugin: FlowPlugin = {
   start(ctx: FlowContext): StepResult | Promise<StepResult> {
     const known = cachedEndpoints(ctx.record)
     // Without discovery, a push or DPoP, the step stays synchronous: it runs at /store for every such flow.
-    if (known && !known.usePar && !wantsDpop(ctx.record)) return authorizeRedirect(ctx, known, {})
-    return endpoints(ctx.record, ctx.http).then(async (e) => {
+    if (known && !known.usePar && !wantsDpop(ctx.record))
+      return authorizeRedirect(ctx, usable(ctx.record, known, ctx.allowed), {})
+    return checkedEndpoints(ctx.record, ctx).then(async (e) => {
       const dpop = await withDpop(ctx, e)
       return e.usePar ? pushedRedirect(ctx, e, dpop) : authorizeRedirect(ctx, e, dpop)
     })
@@ -54,8 +63,12 @@ const plugin: FlowPlugin = {
   async callback(ctx: FlowContext): Promise<StepResult> {
     const r = ctx.record
     const { code } = ctx.params
-    if (!code) throw new FlowError('invalid_request', 'The provider sent no authorization code to the callback')
-    const e = await endpoints(r, ctx.http)
+    if (!code)
+      throw new FlowError({
+        oauthError: 'invalid_request',
+        description: 'The provider sent no authorization code to the callback',
+      })
+    const e = await checkedEndpoints(r, ctx)
     checkIssuer(ctx.params.iss, e)
     const params: Record<string, string> = {
       grant_type: 'authorization_code',
@@ -109,6 +122,8 @@ function authorizeParams(
   }
   if (r.scope) fixed.scope = String(r.scope)
   const own: Record<string, string> = { state: ctx.state }
+  // Whether this is OpenID Connect is the scope actually sent: `openid` may come through
+  // authorize_params as well as through `scope`, and then too the id_token must carry this flow's nonce.
   const save: Record<string, unknown> = { ...dpop.save }
   if (dpop.key) own.dpop_jkt = dpop.key.jkt
   if (wantsPkce(r)) {
@@ -117,7 +132,7 @@ function authorizeParams(
     own.code_challenge_method = 'S256'
     save.code_verifier = verifier
   }
-  if (wantsOpenId(r.scope)) {
+  if (wantsOpenId(fixed.scope)) {
     // OpenID Connect Core §3.1.2.1: a nonce binds the id_token to this flow (`nonce` in data is the cookie's).
     own.nonce = randomPool(24).toString('base64url')
     save.oidc_nonce = own.nonce
@@ -132,7 +147,8 @@ function authorizeRedirect(ctx: FlowContext, e: Endpoints, dpop: DpopStart): Ste
 
 /** RFC 9126: the request goes to the PAR endpoint; the browser carries only client_id and request_uri. */
 async function pushedRedirect(ctx: FlowContext, e: Endpoints, dpop: DpopStart): Promise<StepResult> {
-  if (!e.par) throw new FlowError('invalid_request', 'The record asks for PAR but names no par_url', 'VALIDATION')
+  if (!e.par)
+    throw new FlowError({ brokerCode: 'VALIDATION', description: 'The record asks for PAR but names no par_url' })
   const { fixed, own, save } = authorizeParams(ctx, dpop)
   const requestUri = await pushAuthorizationRequest(
     ctx,
@@ -151,17 +167,17 @@ async function pushedRedirect(ctx: FlowContext, e: Endpoints, dpop: DpopStart): 
 function checkIssuer(iss: string | undefined, e: Endpoints): void {
   if (iss === undefined) {
     if (e.issAlways)
-      throw new FlowError(
-        'invalid_request',
-        `The authorization response has no iss, though ${e.issuer} always sends it`,
-      )
+      throw new FlowError({
+        oauthError: 'invalid_request',
+        description: `The authorization response has no iss, though ${e.issuer} always sends it`,
+      })
     return
   }
   if (e.issuer !== undefined && iss !== e.issuer) {
-    throw new FlowError(
-      'invalid_request',
-      `The authorization response comes from issuer "${iss.slice(0, 200)}", not from ${e.issuer}: the code was not redeemed`,
-    )
+    throw new FlowError({
+      oauthError: 'invalid_request',
+      description: `The authorization response comes from issuer "${iss.slice(0, 200)}", not from ${e.issuer}: the code was not redeemed`,
+    })
   }
 }
 

@@ -68,13 +68,16 @@ const plugin: FlowPlugin = {
     const answer = await io.http(e.device!, request)
     const body = parseBody(answer)
     const refused = body && providerError(body, answer.status)
-    if (refused) throw new FlowError(refused.code, `The device authorization was refused: ${refused.description}`)
+    if (refused)
+      throw new FlowError({
+        oauthError: refused.oauthError,
+        description: `The device authorization was refused: ${refused.description}`,
+      })
     const device = body && deviceAnswer(body)
     if (answer.status !== 200 || !device)
-      throw new FlowError(
-        'PROVIDER_ERROR',
-        `The device authorization endpoint answered ${answer.status} without a device code`,
-      )
+      throw new FlowError({
+        description: `The device authorization endpoint answered ${answer.status} without a device code`,
+      })
     // A key the broker makes is made now: every poll's proof is signed with the key the token is bound to.
     const dpop = await flowDpop(record, {}, e.dpopAlgs)
     const { device_code, interval, expires_in, ...shown } = device
@@ -107,14 +110,14 @@ const plugin: FlowPlugin = {
       })
     } catch (err) {
       if (!(err instanceof FlowError)) throw err
-      if (err.code === 'authorization_pending') return { wait: interval }
-      if (err.code === 'slow_down') {
+      if (err.oauthError === 'authorization_pending') return { wait: interval }
+      if (err.oauthError === 'slow_down') {
         const slower = Math.min(MAX_INTERVAL, interval + SLOW_DOWN)
         return { wait: slower, save: { interval: slower } }
       }
       // The user's refusal and the code's end are the flow's outcome, not a provider failure.
-      if (err.code === 'access_denied' || err.code === 'expired_token')
-        throw new FlowError(err.code, err.description, 'FAILED')
+      if (err.oauthError === 'access_denied' || err.oauthError === 'expired_token')
+        throw new FlowError({ oauthError: err.oauthError, brokerCode: 'FAILED', description: err.description })
       throw err
     }
     const verified = await checkIdToken(ctx, token, e)

@@ -140,6 +140,41 @@ describe('in Chromium', () => {
     }
   }, 60_000)
 
+  // Issue 27, 5: a field named `submit` is the form's `submit` property, shadowing the method.
+  it('posts the form_post page whose token answer has a field named submit', async () => {
+    const { port, close } = await startPostingProvider({ redirect: true, token: { submit: 'shadow' } })
+    try {
+      const { url } = await storeAt(broker.url, {
+        ...record('form_post'),
+        authorize_url: `http://127.0.0.1:${port}/authorize`,
+        access_url: `http://127.0.0.1:${port}/token`,
+      })
+      const { delivered, console } = await runInBrowser(url)
+      expect(console.filter((line) => /Content Security Policy|Refused|TypeError/i.test(line))).toEqual([])
+      expect(delivered.method).toBe('POST')
+      expect(delivered.body).toMatchObject({ access_token: 'posted-token', submit: 'shadow' })
+    } finally {
+      await close()
+    }
+  }, 60_000)
+
+  it('posts the repost page of a cross-site answer that has a field named submit', async () => {
+    const { port, close } = await startPostingProvider({ posted: { submit: 'shadow' } })
+    try {
+      const { url } = await storeAt(broker.url, {
+        ...record('query'),
+        authorize_url: `http://127.0.0.1:${port}/authorize`,
+        access_url: `http://127.0.0.1:${port}/token`,
+        authorize_params: 'response_mode=form_post',
+      })
+      const { delivered, console } = await runInBrowser(url)
+      expect(console.filter((line) => /Content Security Policy|Refused|TypeError/i.test(line))).toEqual([])
+      expect(delivered.query).toMatchObject({ access_token: 'posted-token', submit: 'shadow' })
+    } finally {
+      await close()
+    }
+  }, 60_000)
+
   it('refuses the posted answer in a browser that does not hold the flow cookie, even posted again', async () => {
     const { port, close } = await startPostingProvider()
     const first = await browser.createBrowserContext()
@@ -174,23 +209,35 @@ describe('in Chromium', () => {
   }, 60_000)
 })
 
-/** A provider on another site (127.0.0.1; the broker is localhost) that posts its answer back (response_mode=form_post). */
-async function startPostingProvider(): Promise<{ port: number; close: () => Promise<void> }> {
+/**
+ * A provider on another site (127.0.0.1; the broker is localhost) that posts its answer back
+ * (response_mode=form_post), or redirects it back with `redirect: true`; `posted` adds fields to
+ * that answer, `token` to its token answer.
+ */
+async function startPostingProvider(
+  opts: { posted?: Record<string, string>; token?: Record<string, unknown>; redirect?: boolean } = {},
+): Promise<{ port: number; close: () => Promise<void> }> {
   const server: Server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1')
     if (url.pathname === '/authorize') {
-      const fields = { code: 'posted-code', state: url.searchParams.get('state') ?? '' }
+      const fields = { code: 'posted-code', state: url.searchParams.get('state') ?? '', ...opts.posted }
+      if (opts.redirect) {
+        const back = new URL(url.searchParams.get('redirect_uri')!)
+        for (const [k, v] of Object.entries(fields)) back.searchParams.set(k, v)
+        res.writeHead(302, { location: back.toString() })
+        return void res.end()
+      }
       const inputs = Object.entries(fields)
         .map(([k, v]) => `<input type="hidden" name="${k}" value="${v}">`)
         .join('')
       res.writeHead(200, { 'content-type': 'text/html' })
       return void res.end(
-        `<form method="post" action="${url.searchParams.get('redirect_uri')}">${inputs}</form><script>document.forms[0].submit()</script>`,
+        `<form method="post" action="${url.searchParams.get('redirect_uri')}">${inputs}</form><script>HTMLFormElement.prototype.submit.call(document.forms[0])</script>`,
       )
     }
     req.resume()
     res.writeHead(200, { 'content-type': 'application/json' })
-    res.end(JSON.stringify({ access_token: 'posted-token', token_type: 'Bearer' }))
+    res.end(JSON.stringify({ access_token: 'posted-token', token_type: 'Bearer', ...opts.token }))
   })
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()))
   const { port } = server.address() as { port: number }

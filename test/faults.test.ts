@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process'
 import { createServer, type Server } from 'node:http'
 import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -255,4 +256,191 @@ describe('providers that hang or answer garbage', () => {
       error: { code: 'PROVIDER_TIMEOUT', error: 'temporarily_unavailable' },
     })
   })
+})
+
+describe('a fault during the token exchange', () => {
+  // Issue 27, 13 and 14: a process killed while it exchanges the code, and Redis gone right after
+  // the exchange. Every started flow still ends in exactly one delivery to the app.
+  let redis: RedisServer
+  let broker: BrokerProcess
+  let app: CallbackApp
+  let provider: Server
+  let providerUrl = ''
+  /** When each mode's token request arrived, in order. */
+  const arrived: Record<string, number[]> = {}
+  const PROVIDER_TIMEOUT = 3000
+  const STORE_TIMEOUT = 200
+  // lease.ts: provider.timeout + 3 × store.timeout + 1 s.
+  const LEASE = PROVIDER_TIMEOUT + 3 * STORE_TIMEOUT + 1000
+
+  const TOKEN: Record<string, (res: import('node:http').ServerResponse) => void | Promise<void>> = {
+    hang: () => {},
+    'stop-redis': async (res) => {
+      await redis.pause()
+      tokens(res)
+    },
+    'stall-redis': (res) => {
+      // Redis hangs for longer than store.timeout, then comes back: the broker's first write times out.
+      process.kill(redis.pid, 'SIGSTOP')
+      setTimeout(() => process.kill(redis.pid, 'SIGCONT'), STORE_TIMEOUT + 150)
+      tokens(res)
+    },
+  }
+  const tokens = (res: import('node:http').ServerResponse) => {
+    res.writeHead(200, { 'content-type': 'application/json' })
+    res.end('{"access_token":"at-fault","token_type":"Bearer"}')
+  }
+
+  beforeAll(async () => {
+    provider = createServer((req, res) => {
+      const url = new URL(req.url ?? '/', 'http://x')
+      if (url.pathname === '/authorize') {
+        const back = new URL(url.searchParams.get('redirect_uri')!)
+        back.searchParams.set('code', 'the-code')
+        back.searchParams.set('state', url.searchParams.get('state')!)
+        res.writeHead(302, { location: back.toString() })
+        return void res.end()
+      }
+      req.resume()
+      const mode = url.pathname.split('/')[2] ?? ''
+      ;(arrived[mode] ??= []).push(Date.now())
+      void TOKEN[mode]?.(res)
+    })
+    await new Promise<void>((r) => provider.listen(0, '127.0.0.1', () => r()))
+    providerUrl = `http://127.0.0.1:${(provider.address() as { port: number }).port}`
+    ;[redis, app] = await Promise.all([startRedis(['--appendonly', 'yes']), startCallbackApp()])
+    broker = await startBroker({
+      args: ['--store', 'redis', '--store-port', String(redis.port), '--provider-timeout', String(PROVIDER_TIMEOUT)],
+      env: { BROKER_STORE_TIMEOUT: String(STORE_TIMEOUT) },
+    })
+  })
+  afterAll(async () => {
+    await broker?.stop()
+    await app?.close()
+    provider?.closeAllConnections()
+    await new Promise((r) => provider?.close(r))
+    await redis?.stop()
+  })
+
+  /** Stores a 3-legged flow whose token endpoint does `mode`. */
+  async function stored(mode: string): Promise<{ hash: string; url: string }> {
+    const res = await answered(
+      `${broker.url}/store`,
+      json({
+        auth_version: '2',
+        auth_leg: '3',
+        client_id: 'c',
+        authorize_url: `${providerUrl}/authorize`,
+        access_url: `${providerUrl}/token/${mode}`,
+        callback: app.callback,
+        state: `app-${mode}`,
+      }),
+    )
+    expect(res.status).toBe(200)
+    return (await res.json()) as { hash: string; url: string }
+  }
+  /** Stores a flow and walks it as a browser would up to the provider's redirect back to /callback. */
+  async function begin(mode: string) {
+    const { hash, url } = await stored(mode)
+    const start = await answered(url, { redirect: 'manual' })
+    const cookie = start.headers.getSetCookie()[0]!.split(';')[0]!
+    const authorize = await answered(start.headers.get('location')!, { redirect: 'manual' })
+    return { hash, url, cookie, callback: authorize.headers.get('location')! }
+  }
+  const reload = (flow: { cookie: string; callback: string }) =>
+    answered(flow.callback, { redirect: 'manual', headers: { cookie: flow.cookie } })
+  const hashCheck = async (hash: string) =>
+    (await (await answered(`${broker.url}/hash-check?hash=${hash}`)).json()) as {
+      progress: string
+      error?: { code: string; error: string }
+    }
+  const workerPids = (): number[] =>
+    execFileSync('ps', ['-o', 'pid=', '--ppid', String(broker.proc.pid)], { encoding: 'utf8' })
+      .split('\n')
+      .map((s) => Number(s.trim()))
+      .filter(Boolean)
+
+  it('fails a flow stranded by a worker killed mid-exchange once its lease passes, telling the app exactly once', async () => {
+    const flows = await Promise.all([begin('hang'), begin('hang'), begin('hang')])
+    const before = app.received.length
+    // The browsers wait on /callback while the provider holds the token request; the worker dies.
+    const pending = flows.map((f) =>
+      reload(f).then(
+        (r) => r.status,
+        () => 'dropped',
+      ),
+    )
+    await waitFor(async () => (arrived.hang?.length ?? 0) >= 3, 10_000, 'three token requests')
+    const workers = workerPids()
+    expect(workers).toHaveLength(1)
+    process.kill(workers[0]!, 'SIGKILL')
+    expect(await Promise.all(pending)).toEqual(['dropped', 'dropped', 'dropped'])
+    await waitFor(
+      async () =>
+        workerPids().length === 1 && !workerPids().includes(workers[0]!) && (await fetch(`${broker.url}/ping`)).ok,
+      15_000,
+      'a new worker',
+    )
+    const leaseEnds = Math.max(...arrived.hang!) + LEASE
+    // Within the lease, the exchange still holds the flow: a reload is refused as before.
+    if (Date.now() < leaseEnds - 1000) expect((await reload(flows[0]!)).status).toBe(409)
+    await new Promise((r) => setTimeout(r, Math.max(0, leaseEnds - Date.now()) + 300))
+
+    // The reload at /callback: the app is told the exchange was interrupted.
+    const [viaCallback, viaStart, viaCheck] = flows
+    const told = await reload(viaCallback!)
+    expect(told.status).toBe(302)
+    const to = new URL(told.headers.get('location')!)
+    expect(to.origin + to.pathname).toBe(app.callback)
+    expect(Object.fromEntries(to.searchParams)).toMatchObject({
+      error: 'server_error',
+      broker_error: 'EXCHANGE_INTERRUPTED',
+      state: 'app-hang',
+    })
+    expect((await reload(viaCallback!)).status).toBe(409)
+
+    // The start URL opened again: the same, once.
+    const started = await answered(viaStart!.url, { redirect: 'manual' })
+    expect(started.status).toBe(302)
+    expect(new URL(started.headers.get('location')!).searchParams.get('broker_error')).toBe('EXCHANGE_INTERRUPTED')
+    expect((await reload(viaStart!)).status).toBe(409)
+
+    // /hash-check first: it shows the failure, and a reload after it tells the app nothing more.
+    expect(await hashCheck(viaCheck!.hash)).toMatchObject({
+      progress: 'failed',
+      error: { code: 'EXCHANGE_INTERRUPTED', error: 'server_error' },
+    })
+    const late = await reload(viaCheck!)
+    expect(late.status).toBe(409)
+    expect(((await late.json()) as { code: string }).code).toBe('FLOW_FINISHED')
+    for (const f of flows) expect((await hashCheck(f.hash)).progress).toBe('failed')
+    // Nothing reached the app but these redirects, which the browser follows: none has been followed here.
+    expect(app.received.length).toBe(before)
+  }, 60_000)
+
+  it('delivers the tokens when Redis stops right after the exchange, rather than dropping them with a 503', async () => {
+    try {
+      const res = await new Browser().go((await stored('stop-redis')).url)
+      expect(res.status, res.body).toBe(200)
+      expect(res.body).toBe('app got it')
+      expect(app.received.at(-1)!.query).toMatchObject({ access_token: 'at-fault', state: 'app-stop-redis' })
+      expect(broker.stderr()).toMatch(/the store did not take the completed flow; delivering it all the same/)
+    } finally {
+      await redis.restart()
+    }
+    await waitFor(async () => (await answered(`${broker.url}/ping`)).ok, 10_000, 'the broker after Redis')
+  }, 30_000)
+
+  it('retries the completed write within store.timeout: Redis back in time records the flow completed', async () => {
+    await waitFor(
+      async () => (await answered(`${broker.url}/hash-check?hash=x`)).status === 404,
+      10_000,
+      'Redis answering the broker again',
+    )
+    const flow = await stored('stall-redis')
+    const res = await new Browser().go(flow.url)
+    expect(res.body).toBe('app got it')
+    expect(app.received.at(-1)!.query).toMatchObject({ access_token: 'at-fault', state: 'app-stall-redis' })
+    await waitFor(async () => (await hashCheck(flow.hash)).progress === 'completed', 5000, 'the flow completed')
+  }, 30_000)
 })

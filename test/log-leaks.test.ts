@@ -13,7 +13,6 @@ const SECRETS = {
   password: 'user-password-0123456789',
   refresh_token: 'refresh-token-0123456789',
   api_key: 'api-key-0123456789abcdef',
-  cookie_secret: 'cookie-secret-0123456789abcdef',
   session_secret: 'session-secret-0123456789abcdef',
 }
 
@@ -108,7 +107,6 @@ async function runFlows(broker: BrokerProcess): Promise<{ secrets: string[]; ids
 
 const brokerEnv = {
   BROKER_API_KEYS: SECRETS.api_key,
-  BROKER_COOKIE_SECRET: SECRETS.cookie_secret,
   BROKER_SESSION_SECRET: SECRETS.session_secret,
 }
 

@@ -172,9 +172,9 @@ describe('broker serve', () => {
     expect(missing).toEqual([])
   })
 
-  it('takes the cookie and session secrets from flags: no generated-secrets warning', async () => {
+  it('takes the session secret from its flag: no generated-secret warning', async () => {
     const broker = await startBroker({
-      args: ['--store', 'memory', '--cookie-secret', 'c'.repeat(32), '--session-secret', 's'.repeat(32)],
+      args: ['--store', 'memory', '--session-secret', 's'.repeat(32)],
     })
     try {
       expect(broker.stderr()).not.toMatch(/generated for this run/)

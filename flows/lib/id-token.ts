@@ -1,5 +1,7 @@
 import { createLocalJWKSet, errors, jwtVerify, type JSONWebKeySet, type JWTPayload } from 'jose'
 import { FlowError, type FlowContext } from '../contract.js'
+import { BoundedCache } from './bounded-cache.js'
+import { readProviderJson } from './provider-json.js'
 
 type Http = FlowContext['http']
 
@@ -12,11 +14,11 @@ const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256
 
 // A provider's keys change rarely, and every OpenID flow of an issuer reads them at /callback:
 // kept per jwks_uri for JWKS_TTL_MS (refetched at once on an unknown kid, at most every
-// REFETCH_MS), at most MAX_SETS of them (the map starts over when full).
+// REFETCH_MS), at most MAX_SETS of them, none evicted by another (bounded-cache.ts).
 const JWKS_TTL_MS = 10 * 60_000
 const REFETCH_MS = 1_000
 const MAX_SETS = 256
-let jwksCache = new Map<string, { keys: JSONWebKeySet; until: number; fetchedAt: number }>()
+const jwksCache = new BoundedCache<{ keys: JSONWebKeySet; fetchedAt: number }>(MAX_SETS)
 
 /** What the broker checks an id_token against. */
 export interface IdTokenCheck {
@@ -71,26 +73,20 @@ async function verifyOnce(idToken: string, check: IdTokenCheck, http: Http, refr
 
 /** The provider's JWKS, from the cache unless stale or `refresh` (then at most every REFETCH_MS). */
 async function keySet(uri: string, http: Http, refresh: boolean): Promise<JSONWebKeySet> {
-  const hit = jwksCache.get(uri)
   const now = Date.now()
-  if (hit && hit.until > now && (!refresh || now - hit.fetchedAt < REFETCH_MS)) return hit.keys
+  const hit = jwksCache.get(uri, now)
+  if (hit && (!refresh || now - hit.fetchedAt < REFETCH_MS)) return hit.keys
   const answer = await http(uri, { headers: { accept: 'application/json, application/jwk-set+json' } })
-  let keys: unknown
-  try {
-    keys = answer.status === 200 ? JSON.parse(answer.body) : undefined
-  } catch {
-    keys = undefined
-  }
+  const keys = answer.status === 200 ? readProviderJson(answer.body, `The provider's JWKS at ${uri}`) : undefined
   if (!keys || typeof keys !== 'object' || !Array.isArray((keys as JSONWebKeySet).keys)) {
-    throw new FlowError('PROVIDER_ERROR', `The provider's JWKS at ${uri} answered ${answer.status} without a key set`)
+    throw new FlowError({ description: `The provider's JWKS at ${uri} answered ${answer.status} without a key set` })
   }
-  if (jwksCache.size >= MAX_SETS) jwksCache = new Map()
-  jwksCache.set(uri, { keys: keys as JSONWebKeySet, until: now + JWKS_TTL_MS, fetchedAt: now })
+  jwksCache.set(uri, { keys: keys as JSONWebKeySet, fetchedAt: now }, JWKS_TTL_MS, now)
   return keys as JSONWebKeySet
 }
 
 const idTokenError = (why: string) =>
-  new FlowError('invalid_id_token', `The provider's id_token was refused: ${why}`, 'PROVIDER_ERROR')
+  new FlowError({ oauthError: 'invalid_id_token', description: `The provider's id_token was refused: ${why}` })
 
 /** jose's verdict in the broker's words (its messages name the claim, never the token). */
 function invalid(err: unknown): FlowError {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { HttpAnswer, HttpRequest } from '../contract.js'
-import { discover, endpointProblems, endpoints } from './oidc.js'
+import { checkedEndpoints, discover, endpointProblems, endpoints } from './oidc.js'
 
 /** A provider that answers from a map of URL → JSON, 404 elsewhere; records what was asked. */
 function fakeHttp(answers: Record<string, unknown>) {
@@ -59,5 +59,44 @@ describe('discovery', () => {
       access_url: 'is not in providers.allow: the issuer metadata gives https://elsewhere.example',
       client_auth: `client_secret_basic is not supported by ${issuer}; it supports private_key_jwt`,
     })
+  })
+
+  it("keeps an issuer cached while anyone makes it read 300 others (no flush of everyone's cache)", async () => {
+    const victim = 'https://victim.example'
+    const { http, asked } = fakeHttp({
+      [`${victim}/.well-known/openid-configuration`]: { issuer: victim, authorization_endpoint: `${victim}/a` },
+      ...Object.fromEntries(
+        Array.from({ length: 300 }, (_, i) => [
+          `https://other${i}.example/.well-known/openid-configuration`,
+          { issuer: `https://other${i}.example` },
+        ]),
+      ),
+    })
+    await discover(victim, http)
+    for (let i = 0; i < 300; i++) await discover(`https://other${i}.example`, http)
+    const before = asked.length
+    await discover(victim, http)
+    expect(asked).toHaveLength(before)
+  })
+
+  it('checks the metadata URLs again wherever a step uses them: a PROVIDER_NOT_ALLOWED FlowError, never the URL', async () => {
+    const issuer = 'https://as5.example'
+    const { http } = fakeHttp({
+      [`${issuer}/.well-known/openid-configuration`]: {
+        issuer,
+        authorization_endpoint: 'https://evil.example/phish',
+        token_endpoint: `${issuer}/t`,
+      },
+    })
+    const allowed = (url: string) => url.startsWith(issuer)
+    const record = { auth_type: 'oauth', issuer }
+    await expect(checkedEndpoints(record, { http, allowed })).rejects.toMatchObject({
+      brokerCode: 'PROVIDER_NOT_ALLOWED',
+      description: 'The authorize_url is not in providers.allow: the issuer metadata gives https://evil.example',
+    })
+    // The record's own URL wins over the metadata's, and was checked at /store.
+    expect((await checkedEndpoints({ ...record, authorize_url: `${issuer}/mine` }, { http, allowed })).authorize).toBe(
+      `${issuer}/mine`,
+    )
   })
 })

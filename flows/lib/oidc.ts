@@ -1,5 +1,7 @@
 import { FlowError, type FlowContext, type FlowRecord } from '../contract.js'
 import { clientAuthMethod } from './client-auth.js'
+import { BoundedCache } from './bounded-cache.js'
+import { readProviderJson } from './provider-json.js'
 import { isHttpUrl } from './urls.js'
 
 type Http = FlowContext['http']
@@ -38,10 +40,11 @@ export interface Endpoints {
 }
 
 // Metadata changes rarely and every flow of an issuer reads it at /store, /start and /callback:
-// kept per issuer for METADATA_TTL_MS, at most MAX_ISSUERS of them (the map starts over when full).
+// kept per issuer for METADATA_TTL_MS, at most MAX_ISSUERS of them. A caller cannot evict another's
+// issuer: when the cache is full of entries still fresh, a new issuer is read but not kept.
 const METADATA_TTL_MS = 10 * 60_000
 const MAX_ISSUERS = 256
-let metadataCache = new Map<string, { value: ProviderMetadata; until: number }>()
+const metadataCache = new BoundedCache<ProviderMetadata>(MAX_ISSUERS)
 
 /** Whether a record field reads as true ("true", "1", "yes", "on" from forms). */
 export const flag = (v: unknown): boolean => v === true || (typeof v === 'string' && /^(true|1|yes|on)$/i.test(v))
@@ -54,7 +57,7 @@ const text = (v: unknown): string | undefined => (typeof v === 'string' && v ? v
  */
 export async function discover(issuer: string, http: Http): Promise<ProviderMetadata> {
   const hit = metadataCache.get(issuer)
-  if (hit && hit.until > Date.now()) return hit.value
+  if (hit) return hit
   const reasons: string[] = []
   for (const url of wellKnownUrls(issuer)) {
     const answer = await http(url, { headers: { accept: 'application/json' } })
@@ -62,10 +65,8 @@ export async function discover(issuer: string, http: Http): Promise<ProviderMeta
       reasons.push(`${url} answered ${answer.status}`)
       continue
     }
-    let meta: unknown
-    try {
-      meta = JSON.parse(answer.body)
-    } catch {
+    const meta = readProviderJson(answer.body, `The metadata at ${url}`)
+    if (meta === undefined) {
       reasons.push(`${url} answered with a body that is not JSON`)
       continue
     }
@@ -76,16 +77,14 @@ export async function discover(issuer: string, http: Http): Promise<ProviderMeta
     const value = meta as ProviderMetadata
     // OpenID Discovery §4.3 and RFC 8414 §3.3: the metadata must name the very issuer it was fetched for.
     if (value.issuer !== issuer) {
-      throw new FlowError(
-        'PROVIDER_ERROR',
-        `Discovery for ${issuer} failed: the metadata names the issuer "${String(value.issuer).slice(0, 200)}"`,
-      )
+      throw new FlowError({
+        description: `Discovery for ${issuer} failed: the metadata names the issuer "${String(value.issuer).slice(0, 200)}"`,
+      })
     }
-    if (metadataCache.size >= MAX_ISSUERS) metadataCache = new Map()
-    metadataCache.set(issuer, { value, until: Date.now() + METADATA_TTL_MS })
+    metadataCache.set(issuer, value, METADATA_TTL_MS)
     return value
   }
-  throw new FlowError('PROVIDER_ERROR', `Discovery for ${issuer} failed: ${reasons.join('; ')}`)
+  throw new FlowError({ description: `Discovery for ${issuer} failed: ${reasons.join('; ')}` })
 }
 
 /** The two well-known addresses of an issuer's metadata, OpenID's first. */
@@ -113,7 +112,27 @@ export function cachedEndpoints(record: Readonly<FlowRecord>): Endpoints | undef
   const issuer = text(record.issuer)
   if (!issuer) return merge(record, undefined)
   const hit = metadataCache.get(issuer)
-  return hit && hit.until > Date.now() ? merge(record, hit.value) : undefined
+  return hit ? merge(record, hit) : undefined
+}
+
+/**
+ * The record's endpoints for a flow step: as `endpoints`, with every URL the issuer's metadata gave
+ * checked again by the deployment's rules (`allowed`: providers.allow). /store checked them, but
+ * the metadata is read again once its cache expires, and it may have changed since: the browser
+ * must never be sent to, nor a request made to, a URL the deployment does not allow.
+ */
+export async function checkedEndpoints(
+  record: Readonly<FlowRecord>,
+  io: Pick<FlowContext, 'http' | 'allowed'>,
+): Promise<Endpoints> {
+  return usable(record, await endpoints(record, io.http), io.allowed)
+}
+
+/** `e` when every URL the metadata gave is allowed; else a PROVIDER_NOT_ALLOWED FlowError naming the first. */
+export function usable(record: Readonly<FlowRecord>, e: Endpoints, allowed: (url: string) => boolean): Endpoints {
+  for (const [field, problem] of Object.entries(metadataUrlProblems(record, e, allowed)))
+    throw new FlowError({ brokerCode: 'PROVIDER_NOT_ALLOWED', description: `The ${field} ${problem}` })
+  return e
 }
 
 function merge(record: Readonly<FlowRecord>, meta: ProviderMetadata | undefined): Endpoints {
@@ -165,16 +184,26 @@ export function endpointProblems(
   if (need.authorize && e.usePar && !e.par) problems.par_url = `is required to push authorization requests${from}`
   if (method && e.authMethods && !e.authMethods.includes(method))
     problems.client_auth = `${method} is not supported by ${e.issuer}; it supports ${e.authMethods.join(', ')}`
+  for (const [field, problem] of Object.entries(metadataUrlProblems(record, e, allowed))) problems[field] ??= problem
+  return problems
+}
+
+/** The URLs the issuer's metadata gave (not the record's own), each judged by the same rules as a record's URL. */
+function metadataUrlProblems(
+  record: Readonly<FlowRecord>,
+  e: Endpoints,
+  allowed: (url: string) => boolean,
+): Record<string, string> {
+  const problems: Record<string, string> = {}
   for (const [field, url] of [
     ['authorize_url', e.authorize],
     ['access_url', e.token],
     ['jwks_uri', e.jwks],
     ['par_url', e.par],
   ] as const) {
-    if (url === undefined || problems[field] || url === text(record[field])) continue
-    // A URL the issuer's metadata gave: the same rules as one the record names.
+    if (url === undefined || url === text(record[field])) continue
     if (!isHttpUrl(url))
-      problems[field] = `must be an absolute http(s) URL; the issuer metadata gives "${url.slice(0, 200)}"`
+      problems[field] = `must be an absolute http(s) URL; the issuer metadata gives "${String(url).slice(0, 200)}"`
     else if (!allowed(url))
       problems[field] = `is not in providers.allow: the issuer metadata gives ${new URL(url).origin}`
   }

@@ -3,7 +3,7 @@ import { clientAuthProblems } from './client-auth.js'
 import { dpopProblems, flowDpop } from './dpop.js'
 import { checkIdToken } from './id-token.js'
 import { deliverable, requestToken } from './oauth2.js'
-import { cachedEndpoints, endpointProblems, endpoints, metadataFieldProblems } from './oidc.js'
+import { cachedEndpoints, checkedEndpoints, endpointProblems, endpoints, metadataFieldProblems } from './oidc.js'
 
 /**
  * /store checks shared by the flows that only call the token endpoint (client credentials, refresh,
@@ -24,7 +24,7 @@ export async function tokenFlowProblems(record: Readonly<FlowRecord>, io: StoreI
  * knows the provider's keys.
  */
 export async function tokenStep(ctx: FlowContext, params: Record<string, string>): Promise<StepResult> {
-  const e = await endpoints(ctx.record, ctx.http)
+  const e = await checkedEndpoints(ctx.record, ctx)
   const dpop = await flowDpop(ctx.record, ctx.data, e.dpopAlgs)
   const token = await requestToken(ctx, params, {
     url: e.token!,

@@ -4,9 +4,8 @@ import type { FlowEvents } from './events.js'
 import type { FlowStore } from './store/flow-store.js'
 import type { PluginRegistry } from './endpoints/plugins.js'
 
-/** Configuration whose cookie and session secrets are known (given, or generated for this run). */
+/** Configuration whose session secret is known (given, or generated for this run). */
 export type ResolvedConfig = Readonly<BrokerConfig> & {
-  readonly cookie: { readonly secret: string }
   readonly session: { readonly secret: string }
 }
 

@@ -64,10 +64,3 @@ export function hashOfState(state: string, sessionSecret: string): string | unde
  * /callback.
  */
 export const newCookieName = (): string => `broker_${randomPool(9).toString('base64url')}`
-
-/**
- * The binding cookie's name for a flow an earlier version started (its sealed data names no
- * cookie): an HMAC of the hash under cookie.secret, so such flows still complete after an upgrade.
- */
-export const legacyCookieName = (hash: string, cookieSecret: string): string =>
-  `broker_${createHmac('sha256', macKey(cookieSecret)).update(`broker cookie\0${hash}`).digest('base64url').slice(0, 12)}`

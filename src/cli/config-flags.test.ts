@@ -37,7 +37,6 @@ describe('serveFlags', () => {
       'store.replicas': 'store-replicas',
       'store.memoryLimit': 'store-memory-limit',
       'store.keys': 'store-key',
-      'cookie.secret': 'cookie-secret',
       'session.secret': 'session-secret',
       'callbacks.allow': 'callbacks-allow',
       'delivery.allow': 'delivery-allow',

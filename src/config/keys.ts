@@ -82,12 +82,6 @@ export const CONFIG_DOCS = {
     flag: 'store-memory-limit',
     help: 'Megabytes of flows the embedded store keeps; a new flow past it is refused with 503 STORE_FULL',
   },
-  'cookie.secret': {
-    flag: 'cookie-secret',
-    secret: true,
-    shown: 'generated per run',
-    help: 'Names the browser-binding cookie of flows an earlier version (before 0.2) started, at least 16 characters; the same on every instance. New flows name theirs at random, kept sealed with the flow',
-  },
   'session.secret': {
     flag: 'session-secret',
     secret: true,
@@ -101,7 +95,10 @@ export const CONFIG_DOCS = {
   },
   'delivery.allow': { flag: 'delivery-allow', help: 'Delivery modes records may use' },
   'plugins.dir': { flag: 'plugins-dir', help: 'Directory of your own flow plugins' },
-  'provider.timeout': { flag: 'provider-timeout', help: 'Milliseconds a provider may take to answer' },
+  'provider.timeout': {
+    flag: 'provider-timeout',
+    help: 'Milliseconds a provider may take to answer; at /callback, the whole token exchange (every request it makes) together',
+  },
   'body.limit': { flag: 'body-limit', help: 'Largest request body in bytes; 413 above' },
   'log.level': {
     flag: 'log-level',

@@ -95,10 +95,6 @@ export const configSchema = z
         }
       })
       .default({}),
-    cookie: z
-      .object({ secret: z.string().min(16).optional() })
-      .strict()
-      .default({}),
     session: z
       .object({ secret: z.string().min(16).optional() })
       .strict()

@@ -64,7 +64,7 @@ export const CONFIG_MESSAGES = {
   sharedSecretsMissing: {
     code: 'CONFIG_INVALID',
     text: (v: { missing: readonly string[]; shared: 'cluster' | 'sentinels' }) =>
-      `${v.missing.join(' and ')} must be set when several broker instances share the store (store.${v.shared}): set the same values on every instance (BROKER_COOKIE_SECRET, BROKER_SESSION_SECRET).`,
+      `${v.missing.join(' and ')} must be set when several broker instances share the store (store.${v.shared}): set the same value on every instance (BROKER_SESSION_SECRET).`,
     details: (v: { missing: readonly string[] }) => ({ key: v.missing[0] }),
   },
 } as const satisfies Record<string, MessageSpec>

@@ -41,6 +41,17 @@ export const HTTP_ERRORS = {
     exit: 1,
     next: 'The provider did not answer in time; raise `provider.timeout` or try again.',
   },
+  // Issue 27 (13, 4): failures the runner reports for a flow, never a flow plugin's to pick.
+  EXCHANGE_INTERRUPTED: {
+    status: 500,
+    exit: 1,
+    next: 'The broker stopped while it exchanged the code with the provider; start the flow again.',
+  },
+  URL_TOO_LONG: {
+    status: 502,
+    exit: 1,
+    next: "The provider's answer does not fit in a URL: store the flow with delivery form_post or code.",
+  },
   STORE_UNAVAILABLE: {
     status: 503,
     exit: 1,
@@ -257,6 +268,11 @@ export const HTTP_MESSAGES = {
     text: (v: { url: string; status: number }) =>
       `${v.url} answered ${v.status} with something other than JSON; is it a broker?`,
   },
+  storeAnswerUnexpected: {
+    code: 'FAILED',
+    text: (v: { url: string }) =>
+      `The broker at ${v.url} answered POST /store without the hash, url, plugin and expires_in this CLI reads; is it a broker?`,
+  },
   /** A broker's error answer that carries no message of its own. */
   brokerAnswered: { code: 'FAILED', text: (v: { status: number }) => `The broker answered ${v.status}.` },
   adminAnswered: {
@@ -318,6 +334,16 @@ export const HTTP_MESSAGES = {
       `${v.origin} is not a provider this broker calls: it is not in providers.allow, or it resolves to an internal address.`,
   },
   providerUrlInvalid: { code: 'PROVIDER_NOT_ALLOWED', text: 'The provider URL is not an absolute http(s) URL.' },
+  // Issue 27 (13, 4): the runner's own flow failures.
+  exchangeInterrupted: {
+    code: 'EXCHANGE_INTERRUPTED',
+    text: 'The token exchange with the provider was interrupted: the broker stopped while it ran, and the provider may have taken the code. Start the flow again.',
+  },
+  urlTooLong: {
+    code: 'URL_TOO_LONG',
+    text: (v: { length: number; max: number }) =>
+      `The result would make a callback URL of ${v.length} characters, more than the ${v.max} a URL safely carries; store the flow with delivery form_post or code.`,
+  },
   requestTokenTaken: {
     code: 'PROVIDER_ERROR',
     text: 'The provider returned a request token that another flow holds already; start the flow again.',

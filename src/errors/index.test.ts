@@ -38,7 +38,7 @@ const SAMPLES: { [Id in MessageId]: MessageArgs<Id> } = {
   storeFull: [],
   sessionSecretNotShared: [{ prefix: 'broker:', generated: true }],
   // ── end issue 27 (ops) ──
-  sharedSecretsMissing: [{ missing: ['cookie.secret', 'session.secret'], shared: 'cluster' }],
+  sharedSecretsMissing: [{ missing: ['session.secret'], shared: 'cluster' }],
   cliUsage: [{ message: 'Missing required argument: hash; see --help.' }],
   commandNotFound: [{ typed: 'stroe', bin: 'broker', suggestion: 'store' }],
   walkNeedsUrl: [{ url: 'example.com' }],
@@ -136,6 +136,9 @@ const SAMPLES: { [Id in MessageId]: MessageArgs<Id> } = {
   providerAddressNotAllowed: [{ field: 'access_url', origin: 'http://169.254.169.254' }],
   providerRefused: [{ origin: 'http://internal.example' }],
   providerUrlInvalid: [],
+  exchangeInterrupted: [],
+  storeAnswerUnexpected: [{ url: 'http://localhost:3000' }],
+  urlTooLong: [{ length: 9000, max: 8192 }],
   requestTokenTaken: [],
   crossSite: [{ path: '/store' }],
   requestTimeout: [{ ms: 30_000 }],

@@ -25,15 +25,20 @@ export class BrokerClient {
 
   /** POST /store with a JSON record: its hash, start URL, flow plugin and seconds to live. */
   async store(record: Record<string, unknown>): Promise<StoredFlow> {
-    const stored = await this.call<Partial<StoredFlow> & Pick<StoredFlow, 'hash' | 'url'>>('/store', {
+    const stored = await this.call<Partial<StoredFlow>>('/store', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(record),
     })
-    if (typeof stored.plugin === 'string' && typeof stored.expires_in === 'number') return stored as StoredFlow
-    // A broker older than this CLI answers only hash and url: its /hash-check tells the rest.
-    const { plugin, expires_in } = await this.hashCheck(stored.hash)
-    return { hash: stored.hash, url: stored.url, plugin, expires_in }
+    const { hash, url, plugin, expires_in } = stored
+    if (
+      typeof hash !== 'string' ||
+      typeof url !== 'string' ||
+      typeof plugin !== 'string' ||
+      typeof expires_in !== 'number'
+    )
+      throw brokerError('storeAnswerUnexpected', { url: this.url })
+    return { hash, url, plugin, expires_in }
   }
 
   /** GET /hash-check?hash= */

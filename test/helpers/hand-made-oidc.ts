@@ -20,6 +20,10 @@ export interface IdTokenPlan {
 
 export interface HandMadeProvider {
   issuer: string
+  /** What discovery answers besides the defaults, read at each request (a test may change it). */
+  metadata: Record<string, unknown>
+  /** Pushed authorization requests received at /par (RFC 9126); each answered with a request_uri. */
+  parRequests: Record<string, string>[]
   authorizeRequests: Record<string, string>[]
   tokenRequests: TokenRequest[]
   /** The next id_tokens: signed with the published key (kid k1) and right claims, unless the plan says. */
@@ -45,6 +49,8 @@ export async function startHandMadeProvider(
   const key = rsaKey()
   const p: HandMadeProvider = {
     issuer: '',
+    metadata,
+    parRequests: [],
     authorizeRequests: [],
     tokenRequests: [],
     plan: {},
@@ -75,8 +81,12 @@ export async function startHandMadeProvider(
             token_endpoint: `${p.issuer}/token`,
             jwks_uri: `${p.issuer}/jwks`,
             authorization_response_iss_parameter_supported: true,
-            ...metadata,
+            ...p.metadata,
           })
+        }
+        if (url.pathname === '/par' && req.method === 'POST') {
+          p.parRequests.push(Object.fromEntries(new URLSearchParams(raw)))
+          return json(201, { request_uri: `urn:hm:${p.parRequests.length}`, expires_in: 60 })
         }
         if (url.pathname === '/jwks') {
           const keys = [...p.published].map(([kid, k]) => ({ ...k.export({ format: 'jwk' }), kid, alg: 'RS256' }))

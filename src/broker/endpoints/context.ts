@@ -3,22 +3,34 @@ import type { FlowEntry } from '../store/flow-store.js'
 import type { BrokerDeps } from '../deps.js'
 import { brokerError } from '../../errors/index.js'
 import { providerPolicy } from '../outbound/policy.js'
+import { destinationRefused } from '../outbound/record-check.js'
 import { MAX_ANSWER, OutboundError, outboundRequest } from '../outbound/request.js'
 
-/** The context a flow step gets, for one request. */
+/** Whether a provider URL met after /store may be used: the same rules as the record's own URLs at /store. */
+export const allowedDestination = (url: string): boolean => !destinationRefused(url)
+
+/**
+ * The context a flow step gets, for one request. With a `deadline` (ms since the epoch: the token
+ * exchange at /callback), every provider request of the step shares it, so the step ends within
+ * provider.timeout and its flow's lease (lease.ts) outlives a step that is still running.
+ */
 export function flowContext(
   deps: BrokerDeps,
   entry: Pick<FlowEntry, 'record' | 'data'>,
   params: Record<string, string>,
+  deadline?: number,
 ): FlowContext {
   const { config } = deps
+  const timeout = config.provider.timeout
   return {
     record: entry.record,
     data: entry.data,
     callbackUrl: `${config.protocol}://${config.host}/callback`,
     state: String(entry.data.state ?? ''),
     params,
-    http: (url, request) => providerFetch(url, request, config.provider.timeout),
+    http: (url, request) =>
+      providerFetch(url, request, deadline === undefined ? timeout : Math.min(timeout, deadline - Date.now()), timeout),
+    allowed: allowedDestination,
   }
 }
 
@@ -28,17 +40,24 @@ export function flowContext(
  * text names the origin the record gave and what kind of failure it was, never an address the
  * guard refused or the socket's own error (a port scanner's answer).
  */
-export async function providerFetch(url: string, request: HttpRequest = {}, timeoutMs: number): Promise<HttpAnswer> {
+export async function providerFetch(
+  url: string,
+  request: HttpRequest = {},
+  timeoutMs: number,
+  /** The limit the error text names, when `timeoutMs` is what is left of it. */
+  limitMs = timeoutMs,
+): Promise<HttpAnswer> {
   let target: URL
   try {
     target = new URL(url)
   } catch {
-    throw new FlowError('PROVIDER_ERROR', brokerError('providerUrlInvalid').message)
+    throw new FlowError({ description: brokerError('providerUrlInvalid').message })
   }
+  if (timeoutMs < 1) throw fetchError(new OutboundError('timeout', 'no time left'), target.origin, limitMs)
   try {
     return await outboundRequest(providerPolicy(), target, request, timeoutMs)
   } catch (err) {
-    throw fetchError(err, target.origin, timeoutMs)
+    throw fetchError(err, target.origin, limitMs)
   }
 }
 
@@ -55,10 +74,16 @@ function fetchError(thrown: unknown, origin: string, timeoutMs: number): FlowErr
   // http.request throws on a header it cannot send; /store refuses such fields, a plugin may still build one.
   const err = thrown instanceof OutboundError ? thrown : new OutboundError('connection', String(thrown))
   if (err.kind === 'timeout') {
-    return new FlowError('PROVIDER_TIMEOUT', `${origin} did not answer within ${timeoutMs} ms`, 'PROVIDER_TIMEOUT')
+    return new FlowError({
+      brokerCode: 'PROVIDER_TIMEOUT',
+      description: `${origin} did not answer within ${timeoutMs} ms`,
+    })
   }
   if (err.kind === 'refused') {
-    return new FlowError('PROVIDER_NOT_ALLOWED', brokerError('providerRefused', { origin }).message)
+    return new FlowError({
+      brokerCode: 'PROVIDER_NOT_ALLOWED',
+      description: brokerError('providerRefused', { origin }).message,
+    })
   }
-  return new FlowError('PROVIDER_ERROR', `Could not reach ${origin}: ${REASONS[err.kind] || 'the request failed'}`)
+  return new FlowError({ description: `Could not reach ${origin}: ${REASONS[err.kind] || 'the request failed'}` })
 }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import type { DeliveryMode } from '../../config/schema.js'
 import { looksLike } from '../../../flows/lib/field-names.js'
+import { brokerError } from '../../errors/index.js'
 import { newId } from '../ids.js'
 import type { FlowEntry, FlowFailure } from '../store/flow-store.js'
 import type { BrokerDeps } from '../deps.js'
@@ -21,14 +22,27 @@ const hasCallback = (entry: FlowEntry): entry is FlowEntry & { record: { callbac
   typeof entry.record.callback === 'string' && entry.record.callback !== 'oob'
 
 /**
- * Hands a flow's result to the app: 302 with query, an auto-posting form (objects and arrays as JSON
- * text in both), a one-time code or JSON (values as they are).
+ * The longest callback URL a `query` delivery makes. Browsers carry far longer ones, but the app's
+ * web server or proxy commonly refuses a request line past 8 KB (nginx's and Apache's defaults): a
+ * longer result (a hostile provider's 40,000 fields made a 700 kB Location header) is refused,
+ * telling the app to use `form_post` or `code`, rather than sent to be cut or refused on the way.
  */
-export async function deliverResult(
-  deps: BrokerDeps,
-  entry: FlowEntry,
-  result: Record<string, unknown>,
-): Promise<{ reply: Reply; mode: string }> {
+export const MAX_URL = 8192
+
+/** A flow's result made ready for the app; for delivery `code`, the result the store must keep under `keep.code` first. */
+export interface Delivery {
+  reply: Reply
+  mode: string
+  keep?: { code: string; result: Record<string, unknown> }
+}
+
+/**
+ * Makes a flow's result ready for the app, without I/O: 302 with query, an auto-posting form
+ * (objects and arrays as JSON text in both), a one-time code or JSON (values as they are). Throws
+ * URL_TOO_LONG when a query delivery would pass MAX_URL. Called before the flow is marked completed,
+ * so that a result that cannot be delivered fails the flow instead.
+ */
+export function prepareDelivery(deps: BrokerDeps, entry: FlowEntry, result: Record<string, unknown>): Delivery {
   result = withoutLookAlikes(result)
   if (!hasCallback(entry)) return { reply: { status: 200, headers: { ...NO_STORE }, json: result }, mode: 'json' }
   const mode = deliveryMode(entry, deps)
@@ -44,13 +58,29 @@ export async function deliverResult(
     }
   if (mode === 'code') {
     const code = newId()
-    await deps.store.putResult(code, result)
     return {
       reply: redirect(withQuery(callback, { result: code, state: entry.record.state }), { headers: { ...NO_STORE } }),
       mode,
+      keep: { code, result },
     }
   }
-  return { reply: redirect(withQuery(callback, asText(result)), { headers: { ...NO_STORE } }), mode }
+  const location = withQuery(callback, asText(result))
+  if (location.length > MAX_URL) throw brokerError('urlTooLong', { length: location.length, max: MAX_URL })
+  return { reply: redirect(location, { headers: { ...NO_STORE } }), mode }
+}
+
+/**
+ * Hands a result to the app for a flow already marked completed (the device flow's poll): as
+ * prepareDelivery, the result of delivery `code` kept first.
+ */
+export async function deliverResult(
+  deps: BrokerDeps,
+  entry: FlowEntry,
+  result: Record<string, unknown>,
+): Promise<{ reply: Reply; mode: string }> {
+  const delivery = prepareDelivery(deps, entry, result)
+  if (delivery.keep) await deps.store.putResult(delivery.keep.code, delivery.keep.result)
+  return { reply: delivery.reply, mode: delivery.mode }
 }
 
 /**
@@ -104,7 +134,9 @@ function formHeaders(...targets: string[]): Record<string, string> {
   }
 }
 
-const SCRIPT = 'document.forms[0].submit()'
+// The prototype's submit, not the form's own property: a field named `submit` (from a token answer,
+// the front channel or a cross-site POST) is the form's `submit` and would shadow the method.
+const SCRIPT = 'HTMLFormElement.prototype.submit.call(document.forms[0])'
 const SCRIPT_HASH = createHash('sha256').update(SCRIPT).digest('base64')
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)

@@ -2,6 +2,8 @@ import { brokerError } from '../../errors/index.js'
 import type { FlowFailure, Progress } from '../store/flow-store.js'
 import type { BrokerDeps } from '../deps.js'
 import { redact } from '../../redact.js'
+import { leaseLapsed } from './lease.js'
+import { markInterrupted } from './run.js'
 
 export interface HashCheck {
   hash: string
@@ -22,8 +24,10 @@ export interface HashCheck {
 /** GET /hash-check: the stored record with every secret redacted, its progress and time left. */
 export async function checkHash(deps: BrokerDeps, hash: string | undefined): Promise<HashCheck> {
   if (!hash) throw brokerError('hashRequired')
-  const entry = await deps.store.get(hash)
+  let entry = await deps.store.get(hash)
   if (!entry) throw brokerError('unknownHash')
+  // An exchange whose process was killed: asked first, /hash-check ends the flow and says why (once).
+  if (leaseLapsed(entry)) entry = (await markInterrupted(deps, entry)) ?? (await deps.store.get(hash)) ?? entry
   const plugin = deps.plugins.loaded(entry.plugin) ?? (await deps.plugins.get(entry.plugin).catch(() => undefined))
   return {
     hash: entry.hash,

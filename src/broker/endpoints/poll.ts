@@ -67,9 +67,7 @@ const failure = (entry: FlowEntry, error: FlowFailure): Reply =>
 async function fail(deps: BrokerDeps, entry: FlowEntry, err: unknown): Promise<Reply> {
   if (err instanceof BrokerError && err.code === 'STORE_UNAVAILABLE') throw err
   if (!(err instanceof FlowError)) deps.log.error({ err, plugin: entry.plugin }, 'flow poll threw')
-  const error = flowFailure(
-    err instanceof FlowError ? err : new FlowError('server_error', 'The flow plugin failed unexpectedly', 'FAILED'),
-  )
+  const error = flowFailure(err)
   const failed: FlowEntry = { ...entry, progress: 'failed', error }
   const moved = await deps.store.advance('awaiting_user', failed)
   if (moved !== 'ok') throw brokerError('flowFinished', { progress: moved === 'failed' ? 'failed' : 'completed' })

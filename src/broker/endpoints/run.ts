@@ -1,11 +1,11 @@
-import { FlowError, type FlowPlugin, type StepResult } from '../../../flows/contract.js'
-import { ProviderError } from '../../../flows/lib/token-answer.js'
+import { FlowError, type FlowErrorCode, type FlowPlugin, type StepResult } from '../../../flows/contract.js'
 import { BrokerError, brokerError, ERRORS } from '../../errors/index.js'
-import { hashOfState, legacyCookieName, newCookieName, newId, safeEqual } from '../ids.js'
-import type { FlowEntry, FlowFailure, Progress } from '../store/flow-store.js'
+import { hashOfState, newCookieName, newId, safeEqual } from '../ids.js'
+import type { FlowEntry, FlowFailure, FlowFailureCode, Progress } from '../store/flow-store.js'
 import type { BrokerDeps } from '../deps.js'
 import { flowContext } from './context.js'
-import { NO_STORE, REPOSTED, deliverError, deliverResult, postAgain } from './deliver.js'
+import { type Delivery, NO_STORE, REPOSTED, deliverError, postAgain, prepareDelivery } from './deliver.js'
+import { leaseLapsed, leaseMs } from './lease.js'
 import { providerHost } from './record.js'
 import type { Reply } from './reply.js'
 import { redirect } from './reply.js'
@@ -60,7 +60,11 @@ export async function startFlow(deps: BrokerDeps, req: FlowRequest): Promise<Rep
   const { entry, reusable, redirect: prepared } = claimed
   // A device flow waits for its user from /store on: /start only shows the way to the provider, as often as asked.
   if (entry.progress === 'awaiting_user') return showTheWay(deps, entry, req)
-  if (!reusable && entry.progress !== 'stored') throw finished(entry.progress)
+  if (!reusable && entry.progress !== 'stored') {
+    // A reload after the process running this flow's exchange was killed: the app is told, once.
+    if (leaseLapsed(entry)) return interrupted(deps, entry)
+    throw finished(entry.progress)
+  }
   if (prepared) {
     // The first step ran at /store; the claim moved the flow to awaiting_callback.
     publish(deps, entry, 'started', 'started')
@@ -107,7 +111,7 @@ async function runFirstStep(
   try {
     step = await plugin.start(flowContext(deps, started, req.params))
   } catch (err) {
-    return fail(deps, started, err)
+    return fail(deps, started, err, reusable)
   }
   return afterStep(deps, started, step, reusable)
 }
@@ -142,24 +146,30 @@ export async function callbackFlow(deps: BrokerDeps, req: FlowRequest): Promise<
       return postAgain(`${deps.config.protocol}://${deps.config.host}/callback`, req.params, entry.record.callback)
     throw brokerError('cookieMismatch')
   }
+  // A reload after the process running this flow's exchange was killed: the app is told, once.
+  if (leaseLapsed(entry)) return interrupted(deps, entry)
   const plugin = await deps.plugins.get(entry.plugin)
-  const exchanging: FlowEntry = { ...entry, progress: 'exchanging' }
+  // The exchange holds the flow for its lease (lease.ts); its provider requests share provider.timeout.
+  const exchanging: FlowEntry = { ...entry, progress: 'exchanging', leaseUntil: Date.now() + leaseMs(deps.config) }
   await advanceOrRefuse(deps, 'awaiting_callback', exchanging)
   publish(deps, exchanging, 'callback')
+  const deadline = Date.now() + deps.config.provider.timeout
+  let step: StepResult
   try {
     if (req.params.error) {
-      throw new ProviderError(
-        req.params.error,
-        req.params.error_description ?? `The provider answered ${req.params.error}`,
-      )
+      // The provider's code is the app's `error` alone, whatever it reads like.
+      throw new FlowError({
+        oauthError: req.params.error,
+        description: req.params.error_description ?? `The provider answered ${req.params.error}`,
+      })
     }
     if (!plugin.callback)
-      throw new FlowError('server_error', `The flow plugin "${entry.plugin}" takes no callback`, 'FAILED')
-    const step = await plugin.callback(flowContext(deps, exchanging, req.params))
-    return await afterStep(deps, exchanging, step, false)
+      throw new FlowError({ brokerCode: 'FAILED', description: `The flow plugin "${entry.plugin}" takes no callback` })
+    step = await plugin.callback(flowContext(deps, exchanging, req.params, deadline))
   } catch (err) {
     return fail(deps, exchanging, err)
   }
+  return afterStep(deps, exchanging, step, false)
 }
 
 async function afterStep(deps: BrokerDeps, entry: FlowEntry, step: StepResult, reusable: boolean): Promise<Reply> {
@@ -180,64 +190,129 @@ async function afterStep(deps: BrokerDeps, entry: FlowEntry, step: StepResult, r
     ])
     // A request token another flow holds already: this flow fails, the other keeps its callback.
     if (bound === false)
-      return fail(deps, next, new FlowError('PROVIDER_ERROR', brokerError('requestTokenTaken').message))
+      return fail(deps, next, new FlowError({ description: brokerError('requestTokenTaken').message }))
     publish(deps, next, 'redirected')
     const cookie = step.await ? bindingCookie(deps, next) : undefined
     return redirect(step.redirect, { cookie })
   }
   const done: FlowEntry = { ...entry, progress: reusable ? entry.progress : 'completed', data }
-  if (!reusable) await advanceOrRefuse(deps, entry.progress, done)
+  // Made ready before the flow is marked completed: a result that cannot be delivered fails the flow instead.
+  let delivery: Delivery
+  try {
+    delivery = prepareDelivery(deps, done, step.deliver)
+  } catch (err) {
+    return fail(deps, entry, err, reusable)
+  }
+  if (!reusable && (await settle(deps, entry.progress, done)) === 'unsettled')
+    deps.log.warn({ plugin: done.plugin }, 'the store did not take the completed flow; delivering it all the same')
   publish(deps, done, 'token_exchanged')
-  const { reply, mode } = await deliverResult(deps, done, step.deliver)
+  if (delivery.keep) await deps.store.putResult(delivery.keep.code, delivery.keep.result)
   deps.events.publish({
     type: 'delivered',
     hash: done.hash,
     plugin: done.plugin,
     progress: done.progress,
-    delivery: mode,
+    delivery: delivery.mode,
   })
-  return reply
+  return delivery.reply
 }
 
-/** Ends a flow with an error: marks it failed and tells the app (callback) or the caller (JSON). */
-async function fail(deps: BrokerDeps, entry: FlowEntry, err: unknown): Promise<Reply> {
+/**
+ * Ends a flow with an error: marks it failed and tells the app (callback) or the caller (JSON). A
+ * reusable flow (a signing helper) is not marked: it signs again. When another request ended the
+ * flow first (an interrupted exchange), this one is refused: the app hears of a flow once.
+ */
+async function fail(deps: BrokerDeps, entry: FlowEntry, err: unknown, reusable = false): Promise<Reply> {
   if (err instanceof BrokerError && err.code === 'STORE_UNAVAILABLE') throw err
-  const flowErr =
-    err instanceof FlowError
-      ? err
-      : new FlowError(
-          'server_error',
-          err instanceof BrokerError ? err.message : 'The flow plugin failed unexpectedly',
-          'FAILED',
-        )
   if (!(err instanceof FlowError) && !(err instanceof BrokerError))
     deps.log.error({ err, plugin: entry.plugin }, 'flow step threw')
-  const error = flowFailure(flowErr)
+  const error = flowFailure(err)
   const failed: FlowEntry = { ...entry, progress: 'failed', error }
-  await deps.store.advance(entry.progress, failed)
+  if (!reusable && (await settle(deps, entry.progress, failed)) === 'unsettled')
+    deps.log.warn({ plugin: entry.plugin }, 'the store did not take the failed flow; telling the app all the same')
   deps.events.publish({ type: 'failed', hash: entry.hash, plugin: entry.plugin, progress: 'failed', error: error.code })
   deps.log.info({ plugin: entry.plugin, error: error.code }, 'flow failed')
   return deliverError(failed, error, ERRORS[error.code].status)
 }
 
-// The codes an app's callback understands (RFC 6749 §4.1.2.1 and §5.2, OpenID Connect) for failures
-// that are the broker's own; anything else the broker did not finish is a server_error.
-const OAUTH_ERROR: Partial<Record<FlowError['brokerCode'], string>> = {
-  PROVIDER_TIMEOUT: 'temporarily_unavailable',
-  VALIDATION: 'invalid_request',
+/** An `exchanging` flow whose lease has passed, failed as EXCHANGE_INTERRUPTED, or undefined when another request moved it first. */
+export async function markInterrupted(deps: BrokerDeps, entry: FlowEntry): Promise<FlowEntry | undefined> {
+  const error: FlowFailure = {
+    code: 'EXCHANGE_INTERRUPTED',
+    error: 'server_error',
+    description: brokerError('exchangeInterrupted').message,
+  }
+  const failed: FlowEntry = { ...entry, progress: 'failed', error }
+  // Compare-and-set from `exchanging`: of every request that finds the lease passed, one fails the flow.
+  if ((await deps.store.advance('exchanging', failed)) !== 'ok') return undefined
+  deps.events.publish({ type: 'failed', hash: entry.hash, plugin: entry.plugin, progress: 'failed', error: error.code })
+  deps.log.warn({ plugin: entry.plugin }, 'flow failed: its token exchange was interrupted')
+  return failed
 }
-const isBrokerCode = (code: string) => /^[A-Z][A-Z_]*$/.test(code)
+
+/** /start or /callback for a flow whose exchange was interrupted: the app is told, by this request only. */
+async function interrupted(deps: BrokerDeps, entry: FlowEntry): Promise<Reply> {
+  const failed = await markInterrupted(deps, entry)
+  if (!failed) throw finished((await deps.store.get(entry.hash))?.progress ?? 'failed')
+  return deliverError(failed, failed.error!, ERRORS.EXCHANGE_INTERRUPTED.status)
+}
+
+/**
+ * Moves a flow whose step has run to its end (completed or failed). The provider has been called (a
+ * code redeemed, tokens issued): a store that does not answer is tried again for store.timeout, and
+ * then the flow is 'unsettled' rather than its result dropped; the caller delivers all the same and
+ * the lease of an `exchanging` flow ends it later. A write whose answer was lost and that landed
+ * reads as `next.progress` when tried again. Another request that ended the flow first is refused.
+ */
+async function settle(deps: BrokerDeps, from: Progress, next: FlowEntry): Promise<'ok' | 'unsettled'> {
+  let until: number | undefined
+  for (;;) {
+    try {
+      const res = await deps.store.advance(from, next)
+      if (res === 'ok' || (until !== undefined && res === next.progress)) return 'ok'
+      if (res === 'gone') throw brokerError('unknownHash')
+      throw finished(res)
+    } catch (err) {
+      if (!(err instanceof BrokerError && err.code === 'STORE_UNAVAILABLE')) throw err
+      until ??= Date.now() + deps.config.store.timeout
+      if (Date.now() >= until) return 'unsettled'
+      await new Promise((r) => setTimeout(r, SETTLE_RETRY_MS))
+    }
+  }
+}
+const SETTLE_RETRY_MS = 50
+
+// The codes a flow plugin may report its failure under (FlowError.brokerCode); the runner's own
+// (EXCHANGE_INTERRUPTED, URL_TOO_LONG) are never a plugin's to pick.
+const PLUGIN_CODES: ReadonlySet<string> = new Set([
+  'PROVIDER_ERROR',
+  'PROVIDER_TIMEOUT',
+  'PROVIDER_NOT_ALLOWED',
+  'VALIDATION',
+  'FAILED',
+] satisfies FlowErrorCode[])
+const RUNNER_CODES: ReadonlySet<string> = new Set(['URL_TOO_LONG', 'EXCHANGE_INTERRUPTED'] satisfies FlowFailureCode[])
 // RFC 6749 §4.1.2.1: an error code is printable ASCII without " and \.
 const OAUTH_CODE = /^[\x20\x21\x23-\x5b\x5d-\x7e]{1,64}$/
 
-/** A flow's failure in both vocabularies: the broker's registry code and the OAuth `error` the app receives. */
-export function flowFailure(err: FlowError): FlowFailure {
-  // A provider's own code (invalid_grant, access_denied, Square's UNAUTHORIZED …) reaches the app as the provider sent it.
-  const ours = isBrokerCode(err.code) && !(err instanceof ProviderError)
-  const code = ours && Object.hasOwn(ERRORS, err.code) ? (err.code as FlowError['brokerCode']) : err.brokerCode
-  const oauth = ours ? (OAUTH_ERROR[code] ?? 'server_error') : err.code
-  // What reaches the app and /hash-check: a provider's words as one short line without secrets, a sane code.
-  return { code, error: OAUTH_CODE.test(oauth) ? oauth : 'server_error', description: safeText(err.description) }
+/**
+ * A flow's failure in both vocabularies, each from its own field, never one read from the other: the
+ * broker's registry code (`broker_error`, the HTTP status) and the OAuth `error` the app receives
+ * (a provider's own code as it sent it, even one spelled like a broker code).
+ */
+export function flowFailure(err: unknown): FlowFailure {
+  if (err instanceof FlowError) {
+    // A plugin in plain JavaScript may hand anything: what is not the broker's own is FAILED, server_error.
+    const code = PLUGIN_CODES.has(err.brokerCode) ? err.brokerCode : 'FAILED'
+    const oauth =
+      typeof err.oauthError === 'string' && OAUTH_CODE.test(err.oauthError) ? err.oauthError : 'server_error'
+    // What reaches the app and /hash-check: a provider's words as one short line without secrets.
+    return { code, error: oauth, description: safeText(String(err.description)) }
+  }
+  if (err instanceof BrokerError && RUNNER_CODES.has(err.code))
+    return { code: err.code as FlowFailureCode, error: 'server_error', description: err.message }
+  const description = err instanceof BrokerError ? err.message : 'The flow plugin failed unexpectedly'
+  return { code: 'FAILED', error: 'server_error', description }
 }
 
 async function advanceOrRefuse(deps: BrokerDeps, from: Progress, next: FlowEntry): Promise<void> {
@@ -261,17 +336,23 @@ function finished(progress: string): BrokerError {
  */
 function bindingCookie(deps: BrokerDeps, entry: FlowEntry): Reply['cookie'] {
   const maxAge = Math.max(1, Math.ceil((entry.expiresAt - Date.now()) / 1000))
-  return { name: cookieName(deps, entry), value: String(entry.data.nonce), maxAge }
+  return { name: cookieName(deps, entry) ?? '', value: String(entry.data.nonce), maxAge }
 }
 
-/** The flow's binding cookie name; a flow an earlier version started has none kept and gets the legacy one. */
-const cookieName = (deps: BrokerDeps, entry: FlowEntry): string =>
-  typeof entry.data.cookie === 'string' ? entry.data.cookie : legacyCookieName(entry.hash, deps.config.cookie.secret)
+/**
+ * The flow's binding cookie name. Over https it carries the `__Host-` prefix, which a browser
+ * accepts only from this very host, Secure, with Path=/ and no Domain: a sibling subdomain cannot
+ * plant (toss) a cookie of that name to bind a victim's browser to its own flow.
+ */
+function cookieName(deps: BrokerDeps, entry: FlowEntry): string | undefined {
+  const name = entry.data.cookie
+  if (typeof name !== 'string') return undefined
+  return deps.config.protocol === 'https' ? `__Host-${name}` : name
+}
 
 function cookieMatches(deps: BrokerDeps, entry: FlowEntry, cookies: FlowRequest['cookies']): boolean {
-  // Before 0.2 the value was `nonce.mac`: the part before a dot (a nonce has none) keeps such cookies,
-  // set by an older broker for a flow still in flight, working through an upgrade.
-  const nonce = cookies[cookieName(deps, entry)]?.split('.', 1)[0]
+  const name = cookieName(deps, entry)
+  const nonce = name === undefined ? undefined : cookies[name]
   return !!nonce && typeof entry.data.nonce === 'string' && safeEqual(nonce, entry.data.nonce)
 }
 

@@ -98,5 +98,10 @@ describe('bindingCookieHeader', () => {
       { name: 'a', value: 'v', maxAge: 1.5 },
     ])
       expect(() => bindingCookieHeader(bad, false)).toThrow(TypeError)
+    // A browser would drop it: a __Host- cookie must be Secure.
+    expect(() => bindingCookieHeader({ name: '__Host-a', value: 'v', maxAge: 1 }, false)).toThrow(TypeError)
+    expect(bindingCookieHeader({ name: '__Host-a', value: 'v', maxAge: 1 }, true)).toBe(
+      '__Host-a=v; Max-Age=1; Path=/; HttpOnly; Secure; SameSite=None',
+    )
   })
 })

@@ -45,10 +45,13 @@ const TOKEN = /^[A-Za-z0-9_-]{1,64}$/
  * same text. Providers may return with a cross-site POST (response_mode=form_post), with which a Lax
  * cookie would not come along. None needs Secure, so plain http keeps Lax, and /callback posts such an
  * answer once more from its own page (same-site, cookie included). The cookie binds either way: it
- * is named after one flow and carries that flow's nonce.
+ * is named after one flow and carries that flow's nonce. Over https its name has the `__Host-`
+ * prefix (run.ts), which this header satisfies: Secure, Path=/, no Domain.
  */
 export function bindingCookieHeader(c: NonNullable<Reply['cookie']>, secure: boolean): string {
   if (!TOKEN.test(c.name) || !TOKEN.test(c.value) || !Number.isInteger(c.maxAge))
     throw new TypeError('a binding cookie is base64url text with a whole Max-Age')
+  // A browser drops a __Host- cookie that is not Secure (it also needs Path=/ and no Domain, as here).
+  if (c.name.startsWith('__Host-') && !secure) throw new TypeError('a __Host- cookie is Secure')
   return `${c.name}=${c.value}; Max-Age=${c.maxAge}; Path=/; HttpOnly${secure ? '; Secure; SameSite=None' : '; SameSite=Lax'}`
 }

@@ -1,4 +1,4 @@
-import type { FlowRecord } from '../../../flows/contract.js'
+import type { FlowErrorCode, FlowRecord } from '../../../flows/contract.js'
 
 export const PROGRESS = [
   'stored',
@@ -11,9 +11,15 @@ export const PROGRESS = [
 ] as const
 export type Progress = (typeof PROGRESS)[number]
 
+/**
+ * The broker's registry codes a flow can fail with: a flow plugin's (FlowError), and the runner's own
+ * (an exchange a stopped process left unfinished, a result too long for a URL).
+ */
+export type FlowFailureCode = FlowErrorCode | 'EXCHANGE_INTERRUPTED' | 'URL_TOO_LONG'
+
 /** Why a flow failed: the broker's registry code, the OAuth `error` its app was sent, and the description. */
 export interface FlowFailure {
-  code: 'PROVIDER_ERROR' | 'PROVIDER_TIMEOUT' | 'VALIDATION' | 'FAILED'
+  code: FlowFailureCode
   error: string
   description: string
 }
@@ -29,6 +35,12 @@ export interface FlowEntry {
   /** What the flow's steps saved (PKCE verifier, cookie nonce, request token secret …). */
   data: Record<string, unknown>
   error?: FlowFailure
+  /**
+   * While `exchanging`: until when (ms since the epoch) the request that runs the token exchange holds
+   * the flow. Past it, that request is taken for dead (its process stopped) and the next request for
+   * the flow fails it as EXCHANGE_INTERRUPTED.
+   */
+  leaseUntil?: number
   /** Which of the store's secrets sealed it (0: the first); set by the store when it reads the flow. */
   generation?: number
 }
@@ -102,6 +114,7 @@ interface Body {
   expiresAt: number
   data: Record<string, unknown>
   error?: FlowEntry['error']
+  leaseUntil?: number
   redirect?: string
 }
 
@@ -113,6 +126,7 @@ const bodyJson = (entry: FlowEntry, redirect?: string): string =>
     expiresAt: entry.expiresAt,
     data: entry.data,
     ...(entry.error ? { error: entry.error } : {}),
+    ...(entry.progress === 'exchanging' && entry.leaseUntil !== undefined ? { leaseUntil: entry.leaseUntil } : {}),
     ...(redirect ? { redirect } : {}),
   } satisfies Body)
 
@@ -152,6 +166,7 @@ export function decodeFlow(
     expiresAt: body.expiresAt,
     data: body.data,
     ...(body.error ? { error: body.error } : {}),
+    ...(progress === 'exchanging' && typeof body.leaseUntil === 'number' ? { leaseUntil: body.leaseUntil } : {}),
   }
   return { entry, reusable: value[2] === '1', ...(body.redirect ? { redirect: body.redirect } : {}) }
 }

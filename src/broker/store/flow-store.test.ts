@@ -238,15 +238,6 @@ describe.each([
     expect(await old.get(fresh.hash)).toBeUndefined()
   })
 
-  it('takes a flow kept in an earlier format (a Redis hash) for a gone one, not a store failure', async () => {
-    const store = makeStore()
-    const e = entry()
-    await store.client.hset(store.flowKey(e.hash), 'progress', 'stored', 'entry', '{}')
-    expect(await store.get(e.hash)).toBeUndefined()
-    expect(await store.claim(e.hash)).toBeUndefined()
-    expect(await store.advance('stored', e)).toBe('gone')
-  })
-
   it('knows nothing of an unknown hash', async () => {
     const store = makeStore()
     expect(await store.get('nope')).toBeUndefined()

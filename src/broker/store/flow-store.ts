@@ -20,7 +20,7 @@ import { type CapabilityKind, Sealer } from './seal.js'
 
 export { coalesceTurn } from './coalesce.js'
 export { PROGRESS } from './flow-codec.js'
-export type { FlowEntry, FlowFailure, Progress } from './flow-codec.js'
+export type { FlowEntry, FlowFailure, FlowFailureCode, Progress } from './flow-codec.js'
 
 type ScriptedRedis = Redis & {
   brokerCas(key: string, from: string, to: string, body: string): Promise<string | number>
@@ -144,7 +144,7 @@ export class FlowStore {
     const key = this.keys.flow(sealing.name)
     const seal = (json: string) => this.sealer.seal(sealing, key, json)
     const [fromCode, toCode, body] = encodeTransition(from, next, seal)
-    const res = await this.write(() => this.redis.brokerCas(key, fromCode, toCode, body).catch(otherFormat(-1)))
+    const res = await this.write(() => this.redis.brokerCas(key, fromCode, toCode, body))
     if (res === 'OK') {
       this.ledger?.wrote(key, fromCode.length + toCode.length + body.length + 2)
       return 'ok'
@@ -245,7 +245,7 @@ export class FlowStore {
     for (let generation = 0; generation < this.sealer.generations; generation++) {
       const sealing = this.sealer.derive('flow', hash, generation)
       const key = this.keys.flow(sealing.name)
-      const op = () => read(key).catch(otherFormat(null))
+      const op = () => read(key)
       const value = await (writes ? this.write(op) : this.send(op))
       if (typeof value !== 'string') continue
       const flow = decodeFlow(hash, value, (sealed) => this.sealer.open(sealing, key, sealed))
@@ -267,7 +267,7 @@ export class FlowStore {
     for (let generation = 0; generation < this.sealer.generations; generation++) {
       const sealing = this.sealer.derive(kind, id, generation)
       const key = keyOf(sealing.name)
-      const op = () => read(key).catch(otherFormat(null))
+      const op = () => read(key)
       const sealed = decodeSealed(await (writes ? this.write(op) : this.send(op)))
       if (sealed !== undefined) return this.sealer.open(sealing, key, sealed)
     }
@@ -283,17 +283,6 @@ const WAITING = 'w'
 // Longer than this names nothing, so it is answered as unknown without a store round trip.
 const MAX_ID = 128
 const knowable = (id: string): boolean => id.length <= MAX_ID
-
-/**
- * A key in another format (a flow kept by an earlier version, as a Redis hash, during a rolling
- * upgrade) is a flow this version cannot run: it answers as gone, not as a store failure.
- */
-const otherFormat =
-  <T>(gone: T) =>
-  (err: unknown): T => {
-    if (err instanceof Error && err.message.includes('WRONGTYPE')) return gone
-    throw err
-  }
 
 /** Turns a store failure (Redis down, command timeout) into STORE_UNAVAILABLE. */
 async function guard<T>(op: () => Promise<T>): Promise<T> {

@@ -56,12 +56,12 @@ async function withFreePort(config: ResolvedConfig): Promise<ResolvedConfig> {
 export async function resolveServeConfig(opts: ServeOptions): Promise<ServePlan> {
   const cwd = opts.cwd ?? process.cwd()
   const { config: loaded } = await loadConfig({ file: opts.configFile, flags: opts.flags, cwd })
-  const missing = [!loaded.cookie.secret && 'cookie.secret', !loaded.session.secret && 'session.secret'].filter(
-    (k) => k !== false,
-  )
-  if (missing.length && isMultiInstanceStore(loaded.store)) {
-    // Any instance may take any step of a flow: they must all sign cookies and states alike.
-    throw brokerError('sharedSecretsMissing', { missing, shared: loaded.store.cluster ? 'cluster' : 'sentinels' })
+  if (!loaded.session.secret && isMultiInstanceStore(loaded.store)) {
+    // Any instance may take any step of a flow: they must all derive a flow's hash from its state alike.
+    throw brokerError('sharedSecretsMissing', {
+      missing: ['session.secret'],
+      shared: loaded.store.cluster ? 'cluster' : 'sentinels',
+    })
   }
   const driver = await resolveDriver(loaded.store)
   let workers = loaded.workers
@@ -94,7 +94,7 @@ export async function resolveServeConfig(opts: ServeOptions): Promise<ServePlan>
   const config = resolved.port === 0 ? await withFreePort(resolved) : resolved
   if (generated.length)
     notice(
-      `${generated.join(' and ')} not set: generated for this run; several broker instances need the same secrets set (BROKER_COOKIE_SECRET, BROKER_SESSION_SECRET)`,
+      `${generated.join(' and ')} not set: generated for this run; several broker instances need the same one set (BROKER_SESSION_SECRET)`,
     )
   return {
     config,

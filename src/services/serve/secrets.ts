@@ -3,8 +3,8 @@ import type { BrokerConfig } from '../../config/schema.js'
 import type { ResolvedConfig } from '../../broker/deps.js'
 
 /**
- * Fills in cookie.secret and session.secret when the config lacks them, generated for this run,
- * and says which were generated (so `serve` can warn that several instances need them set).
+ * Fills in session.secret when the config lacks it, generated for this run, and says so (so
+ * `serve` can warn that several instances need it set).
  */
 export function resolveSecrets(config: Readonly<BrokerConfig>): { config: ResolvedConfig; generated: string[] } {
   const generated: string[] = []
@@ -14,7 +14,6 @@ export function resolveSecrets(config: Readonly<BrokerConfig>): { config: Resolv
   }
   const resolved = {
     ...config,
-    cookie: { ...config.cookie, secret: config.cookie.secret ?? gen('cookie.secret') },
     session: { ...config.session, secret: config.session.secret ?? gen('session.secret') },
   }
   return { config: Object.freeze(resolved) as ResolvedConfig, generated }

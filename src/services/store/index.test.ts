@@ -65,10 +65,10 @@ describe('storeViaBroker', () => {
     expect(at).toBeLessThanOrEqual(Date.now() + 60_000)
   })
 
-  it('asks /hash-check for what an older broker leaves out of its /store answer', async () => {
+  it('refuses a /store answer without the fields it reads, asking nothing more', async () => {
     const broker = await fakeBroker({ hash: HASH, url: `http://b/start?hash=${HASH}` })
-    const result = await storeViaBroker(twoLegged(broker.url))
-    expect(broker.seen).toEqual(['POST /store', 'GET /hash-check'])
-    expect(result).toMatchObject({ hash: HASH, plugin: 'oauth_2_2-legged', expires_in: 42 })
+    const err = await storeViaBroker(twoLegged(broker.url)).catch((e: unknown) => e)
+    expect(err).toMatchObject({ code: 'FAILED', message: expect.stringMatching(/without the hash, url, plugin/) })
+    expect(broker.seen).toEqual(['POST /store'])
   })
 })

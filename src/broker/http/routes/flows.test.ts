@@ -5,7 +5,6 @@ import { memoryBroker } from '../../../../test/helpers/deps.js'
 import type { StoredFlow } from '../../endpoints/store.js'
 import type { Broker } from '../../index.js'
 import { buildServer } from '../build.js'
-import { legacyCookieName } from '../../ids.js'
 
 let broker: Broker
 let app: FastifyInstance
@@ -366,8 +365,10 @@ describe('the browser-binding cookie', () => {
 
 describe('the binding cookie name', () => {
   const cookieOf = (res: { headers: Record<string, unknown> }) => String(res.headers['set-cookie']).split(';')[0]!
+  const stateOf = (res: { headers: Record<string, unknown> }) =>
+    new URL(res.headers.location as string).searchParams.get('state')!
 
-  it('is random per flow: two flows in one browser keep two cookies, and no name follows from a hash', async () => {
+  it('is random per flow: two flows in one browser keep two cookies', async () => {
     const [a, b] = [await store(threeLegged()), await store(threeLegged())]
     const [ca, cb] = [
       cookieOf(await app.inject({ url: `/start?hash=${a.hash}` })),
@@ -376,25 +377,41 @@ describe('the binding cookie name', () => {
     const [na, nb] = [ca.split('=')[0]!, cb.split('=')[0]!]
     expect(na).toMatch(/^broker_[A-Za-z0-9_-]{12}$/)
     expect(na).not.toBe(nb)
-    for (const name of [na, nb])
-      for (const { hash } of [a, b]) expect(name).not.toBe(legacyCookieName(hash, broker.config.cookie.secret))
   })
 
-  it('of a flow an earlier version started (no name kept with it) is the legacy HMAC of its hash', async () => {
+  it('binds by the nonce alone: the same value with anything after it is refused', async () => {
     const { hash } = await store(threeLegged())
     const start = await app.inject({ url: `/start?hash=${hash}` })
-    const state = new URL(start.headers.location as string).searchParams.get('state')!
-    // As an earlier version kept it: the same flow, with no cookie name in its sealed data.
-    const entry = (await broker.store.get(hash))!
-    const { cookie: _name, ...data } = entry.data
-    expect(await broker.store.advance('awaiting_callback', { ...entry, data })).toBe('ok')
-    const cb = `/callback?code=abc&state=${encodeURIComponent(state)}`
-    const nonce = cookieOf(start).split('=')[1]!
-    const refused = await app.inject({ url: cb, headers: { cookie: cookieOf(start) } })
+    const cb = `/callback?code=abc&state=${encodeURIComponent(stateOf(start))}`
+    const refused = await app.inject({ url: cb, headers: { cookie: `${cookieOf(start)}.anything` } })
     expect(refused.json().code).toBe('COOKIE_MISMATCH')
     tokenAnswer = { status: 200, type: 'application/json', body: '{"access_token":"tok"}' }
-    const legacy = `${legacyCookieName(hash, broker.config.cookie.secret)}=${nonce}`
-    expect((await app.inject({ url: cb, headers: { cookie: legacy } })).statusCode).toBe(302)
+    expect((await app.inject({ url: cb, headers: { cookie: cookieOf(start) } })).statusCode).toBe(302)
+  })
+
+  it('is __Host- over https (Secure, Path=/, no Domain): a cookie of the bare name, which a sibling subdomain could plant, binds nothing', async () => {
+    const httpsBroker = await memoryBroker({ protocol: 'https', host: 'broker.example.com' })
+    const httpsApp = await buildServer(httpsBroker)
+    try {
+      const stored = await httpsApp.inject({ method: 'POST', url: '/store', payload: threeLegged() })
+      const start = await httpsApp.inject({ url: `/start?hash=${stored.json().hash}` })
+      const header = String(start.headers['set-cookie'])
+      expect(header).toMatch(
+        /^__Host-broker_[A-Za-z0-9_-]{12}=[A-Za-z0-9_-]+; Max-Age=\d+; Path=\/; HttpOnly; Secure; SameSite=None$/,
+      )
+      const cookie = cookieOf(start)
+      const cb = `/callback?code=abc&state=${encodeURIComponent(stateOf(start))}`
+      // Cookie tossing: the same name and nonce without the prefix, as a sibling subdomain may set for .example.com.
+      const tossed = await httpsApp.inject({ url: cb, headers: { cookie: cookie.replace(/^__Host-/, '') } })
+      expect(tossed.json().code).toBe('COOKIE_MISMATCH')
+      tokenAnswer = { status: 200, type: 'application/json', body: '{"access_token":"tok"}' }
+      const ok = await httpsApp.inject({ url: cb, headers: { cookie } })
+      expect(ok.statusCode).toBe(302)
+      expect(new URL(ok.headers.location as string).searchParams.get('access_token')).toBe('tok')
+    } finally {
+      await httpsApp.close()
+      await httpsBroker.close()
+    }
   })
 })
 
