@@ -95,6 +95,23 @@ local ctx = setmetatable({}, {
   end,
 })
 
+-- Keys Kong's configuration masks in remove_sensitive() (passwords and secrets a plugin's
+-- sandboxed code must not read); pre-function hands its sandbox that masked copy.
+local SENSITIVE = { pg_password = true, pg_ro_password = true, cassandra_password = true,
+  proxy_server = true, declarative_config_string = true }
+
+-- Kong's configuration table answers remove_sensitive() through its metatable, so pairs() over it
+-- lists only settings.
+local function with_methods(conf)
+  return setmetatable(conf or {}, { __index = {
+    remove_sensitive = function()
+      local copy = {}
+      for k, v in pairs(conf) do copy[k] = SENSITIVE[k] and "******" or v end
+      return copy
+    end,
+  } })
+end
+
 --- Builds the kong global; `extra` holds the fields the host gives (configuration, version).
 function M.build(extra)
   local kong = module("", {
@@ -104,7 +121,7 @@ function M.build(extra)
     db = require("broker.db").db,
     cache = require("broker.db").cache,
     core_cache = require("broker.db").cache,
-    configuration = extra.configuration,
+    configuration = with_methods(extra.configuration),
     version = extra.version,
     version_num = extra.version_num,
     pdk_major_version = 1,

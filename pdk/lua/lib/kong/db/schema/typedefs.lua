@@ -51,8 +51,21 @@ T.pem = { type = "string" }
 T.utf8_name = { type = "string" }
 T.protocol = { type = "string", one_of = ALL }
 
--- a typedef broker has not written gives a field no check, rather than failing the schema
+-- Kong's typedefs are callable: `typedefs.protocols { default = {...} }` gives a copy of the
+-- field with the overrides applied (ip-restriction's schema calls it so).
+local function with(def, overrides)
+  local copy = {}
+  for k, v in pairs(def) do copy[k] = v end
+  for k, v in pairs(overrides or {}) do copy[k] = v end
+  return setmetatable(copy, getmetatable(def))
+end
+local callable = { __call = with }
+for _, def in pairs(T) do setmetatable(def, callable) end
+
+-- A typedef broker has not written is refused by name when the schema reads it: a field without
+-- its checks would accept configs Kong refuses.
 return setmetatable(T, {
-  __index = function(_, name) return { type = nil, broker_unknown_typedef = name } end,
-  __call = function(_, base) return base end,
+  __index = function(_, name)
+    error("kong.db.schema.typedefs." .. tostring(name) .. " is not emulated by broker", 2)
+  end,
 })
