@@ -1,8 +1,14 @@
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
+import { closePlugins } from '../../../pdk/runner/plugins.js'
 import { listFixtures, replayFixture } from './pdk.js'
+
+vi.mock('../../../pdk/runner/plugins.js', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../../../pdk/runner/plugins.js')>()
+  return { ...real, closePlugins: vi.fn(real.closePlugins) }
+})
 
 const FIXTURES = resolve(import.meta.dirname, '../../../fixtures/pdk')
 
@@ -22,5 +28,17 @@ describe('dashboard PDK replay', () => {
     const last = replay.steps.at(-1)!.response
     expect(last.status).toBe(replay.result.response.status)
     expect(last.body).toBe(replay.result.response.body)
+  })
+
+  it('replays a Lua plugin step by step, and frees its VM afterwards', async () => {
+    vi.mocked(closePlugins).mockClear()
+    const replay = await replayFixture(join(FIXTURES, 'lua-hello.json'))
+    expect(replay.result.passed).toBe(true)
+    const access = replay.steps.find((s) => s.trace.phase === 'access')
+    expect(access?.trace.plugin).toBe('lua-hello')
+    expect(replay.steps.at(-1)!.response.headers['x-hello-from-lua']).toBe('Lua says bonjour to example.com')
+    const closed = vi.mocked(closePlugins).mock.calls
+    expect(closed).toHaveLength(1)
+    expect(closed[0]![0].map((p) => p.kind)).toEqual(['lua'])
   })
 })

@@ -1,7 +1,7 @@
 import { basename } from 'node:path'
 import { FixtureError, loadFixture } from '../../../pdk/fixture.js'
 import { type PhaseTrace, type ResponseSnapshot, runScenario, type ScenarioResult } from '../../../pdk/runner/index.js'
-import { preparePlugins } from '../../../pdk/runner/plugins.js'
+import { closePlugins, preparePlugins } from '../../../pdk/runner/plugins.js'
 import { expandPaths } from '../pdk/run.js'
 
 /** One step of a replay: a plugin's phase, and the response as it stood after it. */
@@ -28,10 +28,15 @@ export async function replayFixture(file: string): Promise<Replay> {
     const loaded = loadFixture(file)
     const plugins = await preparePlugins(loaded)
     const steps: ReplayStep[] = []
-    const result = await runScenario(loaded, plugins, {
-      afterPhase: (trace, response) => steps.push({ trace, response }),
-    })
-    return { name: result.name, file: basename(file), steps, result }
+    try {
+      const result = await runScenario(loaded, plugins, {
+        afterPhase: (trace, response) => steps.push({ trace, response }),
+      })
+      return { name: result.name, file: basename(file), steps, result }
+    } finally {
+      // the dashboard replays again and again in one process: each replay's Lua VMs are freed
+      closePlugins(plugins)
+    }
   } catch (e) {
     if (e instanceof FixtureError) throw new Error(`${basename(file)}: ${e.message}`, { cause: e })
     throw e
