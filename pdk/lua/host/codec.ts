@@ -33,8 +33,12 @@ const ESC: Record<string, string> = {
   '\t': '\\t',
 }
 
-/** cjson.encode: `\/`, numbers as "%.14g", an empty table `{}` unless marked as an array. */
-export function cjsonEncode(v: unknown, depth = 0): string {
+/**
+ * cjson.encode: `\/`, numbers as "%.14g", an empty table `{}` unless marked as an array. With
+ * `bytes`, the text is built one char per byte (JS strings as their UTF-8 bytes, Buffers as they
+ * are), so a Lua string that is not UTF-8 reaches the JSON byte for byte, as cjson copies it.
+ */
+export function cjsonEncode(v: unknown, depth = 0, bytes = false): string {
   if (depth > 1000) throw new Error('Cannot serialise, excessive nesting (1001)')
   if (v === undefined || v === null) return 'null'
   switch (typeof v) {
@@ -44,8 +48,9 @@ export function cjsonEncode(v: unknown, depth = 0): string {
       if (!Number.isFinite(v)) throw new Error('Cannot serialise number: must not be NaN or Infinity')
       return fmtNumber(v)
     case 'string':
+      if (bytes) v = Buffer.from(v, 'utf8').toString('latin1')
       // eslint-disable-next-line no-control-regex -- cjson escapes control characters
-      return `"${v.replace(/["\\/\b\f\n\r\t]|[\u0000-\u001f\u007f]/g, (c) => ESC[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)}"`
+      return `"${(v as string).replace(/["\\/\b\f\n\r\t]|[\u0000-\u001f\u007f]/g, (c) => ESC[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)}"`
     case 'object':
       break
     default:
@@ -53,9 +58,9 @@ export function cjsonEncode(v: unknown, depth = 0): string {
   }
   if (Buffer.isBuffer(v)) return cjsonEncode(v.toString('latin1'), depth)
   if (v instanceof LuaRef) throw new Error(`Cannot serialise ${v.type}: type not supported`)
-  if (Array.isArray(v)) return `[${v.map((x) => cjsonEncode(x, depth + 1)).join(',')}]`
+  if (Array.isArray(v)) return `[${v.map((x) => cjsonEncode(x, depth + 1, bytes)).join(',')}]`
   const parts: string[] = []
-  for (const [k, x] of Object.entries(v)) parts.push(`${cjsonEncode(k)}:${cjsonEncode(x, depth + 1)}`)
+  for (const [k, x] of Object.entries(v)) parts.push(`${cjsonEncode(k, 0, bytes)}:${cjsonEncode(x, depth + 1, bytes)}`)
   return `{${parts.join(',')}}`
 }
 
@@ -121,7 +126,7 @@ export const CODEC_OPS: Record<string, HostOp> = {
   crc32: (_s, data) => [crc32(bytesOf(data))],
   random_bytes: (_s, n) => [randomBytes(Number(n))],
   uuid: () => [randomUUID()],
-  json_encode: (_s, v) => [cjsonEncode(v)],
+  json_encode: (_s, v) => [Buffer.from(cjsonEncode(v, 0, true), 'latin1')],
   json_decode: (_s, v) => [cjsonDecode(v)],
   escape_uri: (_s, v) => [escapeUri(v)],
   unescape_uri: (_s, v) => [unescapeUri(v)],
