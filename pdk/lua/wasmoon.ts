@@ -16,15 +16,48 @@ const HOOK_EVERY = 10_000
 
 // one factory, one compiled WASM module per process; each VM is a Lua state of its own on it
 let factory: Factory | undefined
+// the instance's own exports: wasmoon's module wraps each C function in a closure that checks the
+// runtime is ready on every call; the raw functions skip that on each of a kit call's C API calls
+let raw: WebAssembly.Exports | undefined
+
+async function loadFactory(): Promise<Factory> {
+  // wasmoon is a 150 KB UMD file: `import` makes Node scan it for CommonJS export names, ≈ 70 ms
+  // of CPU measured per process; require() loads it without the scan.
+  const { LuaFactory } = createRequire(import.meta.url)('wasmoon') as typeof import('wasmoon')
+  const instantiate = WebAssembly.instantiate
+  // the exports are taken as the module is instantiated, the one moment they are visible
+  WebAssembly.instantiate = (async (...args: Parameters<typeof instantiate>) => {
+    const made = await (instantiate as (...a: unknown[]) => Promise<unknown>)(...args)
+    const instance =
+      made instanceof WebAssembly.Instance ? made : (made as WebAssembly.WebAssemblyInstantiatedSource).instance
+    raw ??= instance.exports
+    return made
+  }) as typeof instantiate
+  try {
+    const f = new LuaFactory()
+    await f.getLuaModule()
+    return f
+  } finally {
+    WebAssembly.instantiate = instantiate
+  }
+}
+
+/** wasmoon's module with each `_name` C function replaced by the instance's raw `name` export. */
+function fastApi(module: Api): Api {
+  const fast = Object.create(module) as Record<string, unknown>
+  for (const [name, fn] of Object.entries(raw ?? {})) {
+    if (typeof fn === 'function' && `_${name}` in module) fast[`_${name}`] = fn
+  }
+  return fast as unknown as Api
+}
 
 /** A LuaVm on a new wasmoon engine. */
 export async function createWasmoonVm(options: LuaVmOptions): Promise<LuaVm> {
-  // wasmoon is a 150 KB UMD file: `import` makes Node scan it for CommonJS export names, ≈ 70 ms
-  // of CPU measured per process; require() loads it without the scan.
-  factory ??= new (createRequire(import.meta.url)('wasmoon') as typeof import('wasmoon')).LuaFactory()
+  factory ??= await loadFactory()
   const engine = await factory.createEngine({ enableProxy: false, injectObjects: false, traceAllocations: true })
   engine.global.setMemoryMax(options.heapLimit)
-  return new WasmoonVm(engine.global as unknown as GlobalLike)
+  const global = engine.global as unknown as GlobalLike
+  return new WasmoonVm(global, fastApi(global.lua.module))
 }
 
 interface GlobalLike {
@@ -53,9 +86,12 @@ class WasmoonVm implements LuaVm {
   // the global names the host calls are few: each is written into the heap once
   private readonly names = new Map<string, number>()
 
-  constructor(private readonly global: GlobalLike) {
+  constructor(
+    private readonly global: GlobalLike,
+    api: Api,
+  ) {
     this.L = global.address
-    this.api = global.lua.module
+    this.api = api
     this.m = new Marshal(this.api)
     const hook = this.api.addFunction((L: number) => {
       if (performance.now() <= this.deadline) return
