@@ -17,7 +17,8 @@ export default {
     host: '127.0.0.1',
     port: 6379,
     // pass: 'redis password',
-    expire: 60, // seconds a stored flow lives
+    expire: 60, // seconds a stored flow lives until its start URL is visited
+    callbackWait: 600, // seconds a started flow waits for the user to come back from the provider
     prefix: 'broker:', // prefix of every Redis key
     timeout: 1000, // milliseconds a store command may take
     memoryLimit: 128, // megabytes the embedded store keeps; a new flow past it gets 503 STORE_FULL

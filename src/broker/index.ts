@@ -33,6 +33,7 @@ export async function createBroker(
   const ledger = driver === 'memory' ? new MemoryLedger(redis, config.store.memoryLimit * 1024 * 1024) : undefined
   const store = new FlowStore(redis, {
     expireSeconds: config.store.expire,
+    callbackWaitSeconds: config.store.callbackWait,
     prefix: config.store.prefix,
     secrets,
     ledger,

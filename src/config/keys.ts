@@ -48,7 +48,11 @@ export const CONFIG_DOCS = {
   'store.host': { flag: 'store-host', help: 'Redis host' },
   'store.port': { flag: 'store-port', help: 'Redis port' },
   'store.pass': { flag: 'store-pass', secret: true, help: 'Redis password' },
-  'store.expire': { flag: 'expire', help: 'Seconds a stored flow lives' },
+  'store.expire': { flag: 'expire', help: 'Seconds a stored flow lives until its start URL is visited' },
+  'store.callbackWait': {
+    flag: 'callback-wait',
+    help: "Seconds a started flow waits for the user to come back from the provider's login (MFA, a password manager)",
+  },
   'store.prefix': { flag: 'store-prefix', help: 'Prefix of every Redis key' },
   'store.keys': {
     flag: 'store-key',

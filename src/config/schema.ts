@@ -46,6 +46,7 @@ export const configSchema = z
         port: z.number().int().min(1).max(65535).default(6379),
         pass: z.string().optional(),
         expire: z.number().int().min(1).max(86_400).default(60),
+        callbackWait: z.number().int().min(1).max(86_400).default(600),
         prefix: z.string().default('broker:'),
         keys: z.array(z.string().min(32, 'must be at least 32 characters')).min(1).optional(),
         timeout: z.number().int().min(50).max(60_000).default(1000),

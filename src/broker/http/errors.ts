@@ -2,6 +2,7 @@ import { STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
 import type { FastifyBaseLogger, FastifyError, FastifyInstance } from 'fastify'
 import { brokerError, BrokerError, isBrokerError } from '../../errors/index.js'
+import { htmlErrorPage, wantsHtmlPage } from './html-error.js'
 
 /** Maps Fastify's own errors to the registry's messages; nothing else reaches a client. */
 function fromFastify(err: FastifyError): BrokerError {
@@ -65,7 +66,9 @@ export function installErrorHandling(app: FastifyInstance, headers: Readonly<Rec
     const broker = isBrokerError(err) ? err : fromFastify(err)
     if (broker.code === 'INTERNAL') request.log.error({ err }, 'unexpected error')
     else if (broker.code === 'STORE_UNAVAILABLE') storeDown(request.log)
-    void reply.code(broker.status).headers(headers).send(broker.toJSON())
+    if (wantsHtmlPage(request, broker))
+      void reply.code(broker.status).headers(headers).type('text/html; charset=utf-8').send(htmlErrorPage(broker))
+    else void reply.code(broker.status).headers(headers).send(broker.toJSON())
   })
   app.setNotFoundHandler((request, reply) => {
     void reply

@@ -94,12 +94,16 @@ if ttl > 0 then redis.call('SET', KEYS[1], next, 'PX', ttl) else redis.call('SET
 return 'OK'`
 
 /** /start's read and claim in one step: a one-shot flow still `stored` moves on (to `awaiting_callback`
- * when its first step ran at /store, else `started`). Returns the value as it was, or false (gone).
- * (Type tests: a missing key is false in Redis's Lua and may be a null userdata in the embedded store's.) */
+ * when its first step ran at /store, else `started`) and from then lives ARGV[1] ms (store.callbackWait:
+ * the user's time at the provider's login, not the unstarted record's store.expire). Returns the value
+ * as it was, or false (gone). (Type tests: a missing key is false in Redis's Lua and may be a null
+ * userdata in the embedded store's.) */
 export const CLAIM_SCRIPT = `local v = redis.call('GET', KEYS[1])
 if type(v) ~= 'string' then return false end
-if string.sub(v, 1, 4) == '${VERSION}${CODES.stored}00' then redis.call('SETRANGE', KEYS[1], 1, '${CODES.started}') end
-if string.sub(v, 1, 4) == '${VERSION}${CODES.stored}01' then redis.call('SETRANGE', KEYS[1], 1, '${CODES.awaiting_callback}') end
+local h = string.sub(v, 1, 4)
+if h == '${VERSION}${CODES.stored}00' then redis.call('SETRANGE', KEYS[1], 1, '${CODES.started}') end
+if h == '${VERSION}${CODES.stored}01' then redis.call('SETRANGE', KEYS[1], 1, '${CODES.awaiting_callback}') end
+if h == '${VERSION}${CODES.stored}00' or h == '${VERSION}${CODES.stored}01' then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 return v`
 
 /** The progress a script answered with (a header code), or undefined for anything else. */

@@ -34,8 +34,16 @@ const entry = (): FlowEntry => {
 
 // The same behaviour on a real Redis and on the embedded store (whose Lua runs elsewhere).
 describe.each([
-  ['real Redis', () => new FlowStore(client, { expireSeconds: 60, secrets: SECRETS })],
-  ['embedded store', () => new FlowStore(new RedisMock() as unknown as Redis, { expireSeconds: 60, secrets: SECRETS })],
+  ['real Redis', () => new FlowStore(client, { expireSeconds: 60, callbackWaitSeconds: 600, secrets: SECRETS })],
+  [
+    'embedded store',
+    () =>
+      new FlowStore(new RedisMock() as unknown as Redis, {
+        expireSeconds: 60,
+        callbackWaitSeconds: 600,
+        secrets: SECRETS,
+      }),
+  ],
 ])('FlowStore on %s', (_label, makeStore) => {
   it('lends a device flow one poll at a time: running, then the interval, then free again', async () => {
     const store = makeStore()
@@ -130,8 +138,9 @@ describe.each([
       data: { state: 's' },
       error: { code: 'FAILED', error: 'server_error', description: 'y' },
       record: e.record,
-      expiresAt: e.expiresAt,
     })
+    // Claimed: the flow lives store.callbackWait from then on, whatever the body was written with.
+    expect(got.expiresAt).toBeGreaterThan(Date.now() + 590_000)
   })
 
   it('keeps unicode, line breaks in values and the expiry through every step', async () => {
@@ -145,8 +154,33 @@ describe.each([
     const got = (await store.get(e.hash))!
     expect(got).toMatchObject({ progress: 'exchanging', record: e.record, data: { note: 'ß\n😀' } })
     const ttl = await store.client.pttl(store.flowKey(e.hash))
-    expect(ttl).toBeGreaterThan(50_000)
-    expect(ttl).toBeLessThanOrEqual(60_000)
+    expect(ttl).toBeGreaterThan(590_000)
+    expect(ttl).toBeLessThanOrEqual(600_000)
+  })
+
+  it('an unstarted flow lives store.expire; once /start claims it, store.callbackWait (a slow login)', async () => {
+    const store = makeStore()
+    const [plain, prepared, reusable] = [entry(), { ...entry(), data: { state: 's' } }, entry()]
+    await store.create(plain)
+    await store.create(prepared, { redirect: 'https://p.example/authorize?state=s' })
+    await store.create(reusable, { reusable: true })
+    const ttl = (e: FlowEntry) => store.client.pttl(store.flowKey(e.hash))
+    expect(await ttl(plain)).toBeLessThanOrEqual(60_000)
+    const claimed = (await store.claim(plain.hash))!
+    expect(claimed.entry.expiresAt).toBeGreaterThan(Date.now() + 590_000)
+    await store.claim(prepared.hash)
+    await store.claim(reusable.hash)
+    for (const e of [plain, prepared]) {
+      expect(await ttl(e)).toBeGreaterThan(590_000)
+      // The prepared flow's sealed body still says store.expire: what is read follows the key.
+      expect((await store.get(e.hash))!.expiresAt).toBeGreaterThan(Date.now() + 590_000)
+    }
+    // A signing helper's record is not waiting for anyone: it keeps its store.expire.
+    expect(await ttl(reusable)).toBeLessThanOrEqual(60_000)
+    // A second claim of a started flow does not extend it again.
+    await store.client.pexpire(store.flowKey(plain.hash), 5_000)
+    await store.claim(plain.hash)
+    expect(await ttl(plain)).toBeLessThanOrEqual(5_000)
   })
 
   it('keeps a prepared redirect whatever characters it holds (the body is sealed, not split)', async () => {
@@ -221,6 +255,7 @@ describe.each([
     await old.putResult(code, { x: 1 })
     const rotated = new FlowStore(client, {
       expireSeconds: 60,
+      callbackWaitSeconds: 600,
       secrets: ['a new secret, first in the list, 32 chars+', ...SECRETS],
     })
     const claimed = (await rotated.claim(e.hash))!
@@ -248,7 +283,7 @@ describe.each([
 
 describe('FlowStore writes on a real Redis', () => {
   it("holds one event-loop turn's operations on the socket and sends them when the turn ends", async () => {
-    const store = new FlowStore(client, { expireSeconds: 60, secrets: SECRETS })
+    const store = new FlowStore(client, { expireSeconds: 60, callbackWaitSeconds: 600, secrets: SECRETS })
     await client.ping()
     const socket = client.stream as Socket
     const entries = Array.from({ length: 5 }, entry)

@@ -24,15 +24,17 @@ export type { FlowEntry, FlowFailure, FlowFailureCode, Progress } from './flow-c
 
 type ScriptedRedis = Redis & {
   brokerCas(key: string, from: string, to: string, body: string): Promise<string | number>
-  brokerClaim(key: string): Promise<string | null>
+  brokerClaim(key: string, waitMs: number): Promise<string | null>
 }
 
 /** What /start's claim found: the flow as it was, whether it is reusable (never claimed), and its prepared redirect. */
 export type Claimed = DecodedFlow
 
 export interface FlowStoreOptions {
-  /** Seconds a flow, a correlation and a result live. */
+  /** Seconds a stored flow lives until /start claims it, and a result lives. */
   expireSeconds: number
+  /** Seconds a flow lives once /start claimed it: the user's time at the provider (store.callbackWait). */
+  callbackWaitSeconds: number
   /** Prefix of every key (several deployments may share one Redis). */
   prefix?: string
   /** The secrets that name and seal what is kept: the first for what is new, all to find and open (rotation). */
@@ -53,6 +55,7 @@ export interface FlowStoreOptions {
 export class FlowStore {
   readonly keys: Keys
   readonly expireSeconds: number
+  readonly callbackWaitSeconds: number
   private readonly redis: ScriptedRedis
   private readonly sealer: Sealer
   private readonly ledger: MemoryLedger | undefined
@@ -65,6 +68,7 @@ export class FlowStore {
     this.replicas = opts.replicas ?? 0
     this.waitMs = opts.waitMs ?? 1000
     this.expireSeconds = opts.expireSeconds
+    this.callbackWaitSeconds = opts.callbackWaitSeconds
     this.sealer = new Sealer(opts.secrets)
     this.redis = redis as ScriptedRedis
     if (!('brokerCas' in redis)) {
@@ -122,17 +126,31 @@ export class FlowStore {
     this.ledger?.wrote(key, value.length, ttl)
   }
 
-  /** The flow under `hash`, or undefined when unknown or expired. */
+  /**
+   * The flow under `hash`, or undefined when unknown or expired. Its expiry is the key's own (read in
+   * the same round trip): a claim extends the key's lifetime without rewriting the sealed body.
+   */
   async get(hash: string): Promise<FlowEntry | undefined> {
-    return (await this.find(hash, (key) => this.redis.get(key)))?.entry
+    let ttl = -1
+    const flow = await this.find(hash, async (key) => {
+      const [value, pttl] = await Promise.all([this.redis.get(key), this.redis.pttl(key)])
+      ttl = pttl
+      return value
+    })
+    if (flow && ttl > 0) flow.entry.expiresAt = Date.now() + ttl
+    return flow?.entry
   }
 
   /**
    * The flow under `hash` as it was, moving a one-shot flow from `stored` to `started` atomically
-   * (so a start URL works once); undefined when unknown or expired.
+   * (so a start URL works once) and giving it store.callbackWait from now; undefined when unknown or
+   * expired. The entry's expiresAt is the new one, so what /start writes and sets (cookie) follows it.
    */
   async claim(hash: string): Promise<Claimed | undefined> {
-    return this.find(hash, (key) => this.redis.brokerClaim(key), true)
+    const waitMs = this.callbackWaitSeconds * 1000
+    const flow = await this.find(hash, (key) => this.redis.brokerClaim(key, waitMs), true)
+    if (flow && !flow.reusable && flow.entry.progress === 'stored') flow.entry.expiresAt = Date.now() + waitMs
+    return flow
   }
 
   /**

@@ -248,6 +248,27 @@ describe('GET /start and /callback', () => {
     expect((await app.inject({ url: `/hash-check?hash=${hash}` })).json().progress).toBe('completed')
   })
 
+  it('shows a browser a page for an unknown or expired flow at /start and /callback; JSON for anyone else', async () => {
+    const html = { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' }
+    const json = await app.inject({ url: '/start?hash=gone' })
+    for (const url of ['/start?hash=gone', '/callback?code=x&state=forged.value']) {
+      const res = await app.inject({ url, headers: html })
+      expect(res.statusCode).toBe(url.startsWith('/start') ? 404 : 400)
+      expect(res.headers['content-type']).toBe('text/html; charset=utf-8')
+      expect(res.body).toMatch(/<h1>Sign-in expired<\/h1>/)
+      expect(res.body).toMatch(/sign in again/)
+      expect(res.body).toMatch(/UNKNOWN_(HASH|STATE)/)
+      for (const h of ['content-security-policy', 'x-content-type-options', 'cache-control', 'x-frame-options'])
+        expect(res.headers[h], h).toBe(json.headers[h])
+    }
+    expect(json.headers['content-type']).toMatch(/^application\/json/)
+    const api = await app.inject({ url: '/start?hash=gone', headers: { accept: 'application/json, text/html' } })
+    expect(api.json().code).toBe('UNKNOWN_HASH')
+    // Another error, or another route, is JSON whatever the Accept header says.
+    expect((await app.inject({ url: '/hash-check?hash=gone', headers: html })).json().code).toBe('UNKNOWN_HASH')
+    expect((await app.inject({ url: '/start', headers: html })).headers['content-type']).toMatch(/json/)
+  })
+
   it('refuses a forged state', async () => {
     const res = await app.inject({ url: '/callback?code=x&state=forged.value' })
     expect(res.statusCode).toBe(400)
