@@ -48,6 +48,9 @@ export async function buildServer(deps: BrokerDeps): Promise<FastifyInstance> {
   app.server.maxConnections = server.maxConnections
   installErrorHandling(app, headers)
   installJsonDepthLimit(app)
+  // Bodies are JSON or forms. Fastify's default text/plain parser handed /store a string, refused as a
+  // malformed record (400) where any other type is 415: text/plain is 415 with them.
+  app.removeContentTypeParser('text/plain')
   await app.register(formbody, { bodyLimit: deps.config.body.limit })
   // While draining, answers to requests in flight close their keep-alive connection, so close() ends.
   let draining = false

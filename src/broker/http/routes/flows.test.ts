@@ -191,6 +191,14 @@ describe('GET /hash-check', () => {
     expect(res.body).not.toContain('"rt"')
   })
 
+  it('answers 415 to a body that is neither JSON nor a form, text/plain included', async () => {
+    for (const type of ['text/plain', 'application/xml', 'text/plain; charset=utf-8']) {
+      const res = await app.inject({ method: 'POST', url: '/store', headers: { 'content-type': type }, payload: 'x' })
+      expect(res.statusCode, type).toBe(415)
+      expect(res.json().code, type).toBe('UNSUPPORTED_MEDIA_TYPE')
+    }
+  })
+
   it('answers 404 UNKNOWN_HASH for an unknown hash', async () => {
     const res = await app.inject({ url: '/hash-check?hash=nope' })
     expect(res.statusCode).toBe(404)
