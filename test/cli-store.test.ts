@@ -153,6 +153,22 @@ describe('broker store', () => {
     )
   })
 
+  it('sends --authorize-params given as JSON as parameters; anything else is exit 2 naming the flag', async () => {
+    const args = (params: string) => [
+      ...['store', '--flow', 'oauth2-3', '--client-id', 'c', '--callback', 'http://localhost:9/cb'],
+      ...['--authorize-url', provider.authorizeUrl, '--access-url', provider.tokenUrl, '--json'],
+      ...['--authorize-params', params],
+    ]
+    const ok = await runCli(args('{"prompt":"consent"}'), { env: env() })
+    expect(ok.code, ok.stderr).toBe(0)
+    const { hash } = JSON.parse(ok.stdout) as { hash: string }
+    expect((await hashCheck(hash)).record.authorize_params).toEqual({ prompt: 'consent' })
+    const bad = await runCli(args('{"prompt":consent}'), { env: env() })
+    expect(bad.code).toBe(2)
+    expect(bad.stdout).toMatch(/VALIDATION/)
+    expect(bad.stdout).toMatch(/authorize_params/)
+  })
+
   it("passes the broker's validation error through with exit 2", async () => {
     const { code, stderr } = await runCli(
       [

@@ -5,6 +5,8 @@ import { DELIVERY_MODES } from '../../config/schema.js'
 import { isHttpUrl, urlParts } from '../../../flows/lib/urls.js'
 import { BrokerError, brokerError } from '../../errors/index.js'
 import { allowedDestination, providerFetch } from './context.js'
+import { destinationRefused } from '../outbound/record-check.js'
+import { normalizeParams, PARAMS_FIELDS } from './params-field.js'
 
 const FIELD_NAME = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/
 const URL_FIELDS = ['request_url', 'access_url', 'authorize_url', 'verify_url'] as const
@@ -50,6 +52,12 @@ export function sanitizeRecord(input: unknown): FlowRecord {
     } else if (typeof value === 'object' && !OBJECT_FIELDS.has(key)) problem = 'must be text, a number or a boolean'
     if (problem) (problems ??= {})[key] = problem
     else record[key] = value
+  }
+  for (const key of PARAMS_FIELDS) {
+    if (record[key] === undefined || problems?.[key]) continue
+    const params = normalizeParams(record[key])
+    if ('problem' in params) (problems ??= {})[key] = params.problem
+    else record[key] = params.value
   }
 
   const authType = record.auth_type === undefined ? 'oauth' : String(record.auth_type).toLowerCase()

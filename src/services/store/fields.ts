@@ -71,7 +71,7 @@ export const RECORD_FIELDS: readonly RecordField[] = [
   f(
     'authorize_params',
     'text',
-    'Extra authorization parameters as a query string (prompt=consent&access_type=offline).',
+    'Extra authorization parameters: a query string (prompt=consent&access_type=offline) or JSON ({"prompt":"consent"}).',
   ),
   f('client_auth', 'text', 'How the client authenticates at the token URL (default: client_secret_post).', [
     'client_secret_post',
@@ -83,7 +83,7 @@ export const RECORD_FIELDS: readonly RecordField[] = [
     'none',
   ]),
   f('body_format', 'text', 'How token, refresh and PAR requests are sent.', ['form', 'json']),
-  f('token_params', 'text', 'Extra token request parameters as a query string (resource=…&audience=…).'),
+  f('token_params', 'text', 'Extra token request parameters: a query string (resource=…&audience=…) or JSON.'),
   f('delivery', 'text', 'How the result reaches the callback.', ['query', 'form_post', 'code']),
   f('realm', 'text', 'OAuth 1.0a realm.'),
 ]

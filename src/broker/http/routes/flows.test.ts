@@ -191,6 +191,24 @@ describe('GET /hash-check', () => {
     expect(res.body).not.toContain('"rt"')
   })
 
+  it('reads authorize_params given as JSON text as parameters, and refuses one that is neither JSON nor a query', async () => {
+    const { hash } = await store(threeLegged({ authorize_params: '{"prompt":"consent"}' }))
+    const start = await app.inject({ url: `/start?hash=${hash}` })
+    const loc = new URL(start.headers.location as string)
+    expect(loc.searchParams.get('prompt')).toBe('consent')
+    expect(loc.search).not.toContain('%7B')
+    const bad = await app.inject({
+      method: 'POST',
+      url: '/store',
+      payload: threeLegged({ authorize_params: '{"prompt"' }),
+    })
+    expect(bad.statusCode).toBe(400)
+    expect(bad.json()).toMatchObject({
+      code: 'VALIDATION',
+      fields: { authorize_params: expect.stringMatching(/JSON/) },
+    })
+  })
+
   it('answers 415 to a body that is neither JSON nor a form, text/plain included', async () => {
     for (const type of ['text/plain', 'application/xml', 'text/plain; charset=utf-8']) {
       const res = await app.inject({ method: 'POST', url: '/store', headers: { 'content-type': type }, payload: 'x' })
