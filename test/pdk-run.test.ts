@@ -103,6 +103,16 @@ describe('broker pdk run', () => {
     expect(notJson.stderr).toContain('garbage.json: $: is not valid JSON')
   })
 
+  it('exits 2 for a folder without fixtures or a pattern that matched none, never 0 passed', () => {
+    const empty = mkdtempSync(join(tmpdir(), 'pdk-empty-'))
+    for (const path of [empty, join(dir, '*.jsn')]) {
+      const r = pdk(path)
+      expect(r.code, path).toBe(2)
+      expect(r.stderr).toContain(`No fixture found in ${path}`)
+      expect(r.stdout).not.toMatch(/passed/)
+    }
+  })
+
   it('--json prints exactly the report shape', () => {
     const r = pdk(failing, '--json')
     expect(r.code).toBe(1)

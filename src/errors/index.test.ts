@@ -140,6 +140,7 @@ const SAMPLES: { [Id in MessageId]: MessageArgs<Id> } = {
   storeAnswerUnexpected: [{ url: 'http://localhost:3000' }],
   urlTooLong: [{ length: 9000, max: 8192 }],
   requestTokenTaken: [],
+  noFixtureFound: [{ path: 'fixtures/pdk/empty' }],
   crossSite: [{ path: '/store' }],
   requestTimeout: [{ ms: 30_000 }],
   shuttingDown: [],

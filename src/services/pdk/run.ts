@@ -47,21 +47,29 @@ export interface PdkRunResult {
   fixtures: FixtureReport[]
 }
 
-/** Files named on the command line, directories expanded to their *.json files in name order. */
+/**
+ * Files named on the command line, directories expanded to their *.json files in name order. A
+ * folder without one, or a pattern the shell found nothing for (it passes it on as it is), is an
+ * error: a run of nothing passes, which hides a typo in CI.
+ */
 export function expandPaths(paths: string[]): string[] {
   return paths.flatMap((p) => {
     let isDir = false
+    let exists = true
     try {
       isDir = statSync(p).isDirectory()
     } catch {
       // unreadable paths are reported by the loader with their name
+      exists = false
     }
-    return isDir
-      ? readdirSync(p)
-          .filter((n) => n.endsWith('.json'))
-          .sort()
-          .map((n) => join(p, n))
-      : [p]
+    if (!exists && /[*?[]/.test(p)) throw brokerError('noFixtureFound', { path: p })
+    if (!isDir) return [p]
+    const files = readdirSync(p)
+      .filter((n) => n.endsWith('.json'))
+      .sort()
+      .map((n) => join(p, n))
+    if (!files.length) throw brokerError('noFixtureFound', { path: p })
+    return files
   })
 }
 
