@@ -37,7 +37,7 @@ describe('help and version', () => {
 
   it('broker version and --version print the same line; version --json has its parts', async () => {
     const [a, b, c] = await Promise.all([runCli(['version']), runCli(['--version']), runCli(['version', '--json'])])
-    expect(a.stdout).toMatch(/^broker\/\d+\.\d+\.\d+ \S+ node-v/)
+    expect(a.stdout).toMatch(/^oauth-broker\/\d+\.\d+\.\d+ \S+ node-v/)
     expect(b.stdout).toBe(a.stdout)
     expect(JSON.parse(c.stdout)).toMatchObject({ version: expect.any(String), node_version: process.version })
   })

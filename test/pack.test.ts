@@ -9,15 +9,18 @@ import { freePort, waitFor } from './helpers/ports.js'
 
 // The package as a user gets it: `npm pack` (prepack builds), then `npm install -g` of the tarball
 // into a temp prefix (dependencies from the npm registry), and the installed `broker` run from
-// outside the checkout. Nothing here reads the checkout after packing.
+// outside the checkout. Nothing here reads the checkout after packing. The package is published
+// as oauth-broker (`broker` on npm is someone else's); the command it installs is still `broker`.
 
 const dir = mkdtempSync(join(tmpdir(), 'broker-pack-'))
 const prefix = join(dir, 'prefix')
-const installed = join(prefix, 'lib', 'node_modules', 'broker')
+const installed = join(prefix, 'lib', 'node_modules', 'oauth-broker')
 const broker = join(prefix, 'bin', 'broker')
 const work = mkdtempSync(join(tmpdir(), 'broker-pack-cwd-'))
 // Children must not find the checkout's modules or be told they run under a test.
 const env = { PATH: `${prefix}/bin:${process.env.PATH}`, HOME: process.env.HOME ?? work, BROKER_LOG_LEVEL: 'warn' }
+
+let installLog = ''
 
 const run = (args: string[], timeout = 30_000) => spawnSync(broker, args, { cwd: work, env, encoding: 'utf8', timeout })
 
@@ -26,7 +29,7 @@ beforeAll(() => {
     execFileSync('npm', args, {
       cwd,
       encoding: 'utf8',
-      timeout: 170_000,
+      timeout: 300_000,
       env: { ...process.env, npm_config_update_notifier: 'false' },
       stdio: ['ignore', 'pipe', 'pipe'],
     })
@@ -43,8 +46,17 @@ beforeAll(() => {
   npm(['pack', '--silent', '--pack-destination', dir], clone)
   const tarball = readdirSync(dir).find((f) => f.endsWith('.tgz'))
   if (!tarball) throw new Error('npm pack made no tarball')
-  npm(['install', '-g', '--prefix', prefix, '--no-audit', '--no-fund', '--prefer-offline', join(dir, tarball)], work)
-}, 240_000)
+  expect(tarball).toMatch(/^oauth-broker-\d+\.\d+\.\d+\.tgz$/)
+  // stderr too: npm prints EBADENGINE as a warning and still exits 0. The shrinkwrap names every
+  // version, so npm reads each one's metadata: slower than a fresh resolve on a busy machine.
+  const install = spawnSync(
+    'npm',
+    ['install', '-g', '--prefix', prefix, '--no-audit', '--no-fund', '--prefer-offline', join(dir, tarball)],
+    { cwd: work, encoding: 'utf8', timeout: 300_000, env: { ...process.env, npm_config_update_notifier: 'false' } },
+  )
+  installLog = `${install.stdout}${install.stderr}`
+  if (install.status !== 0) throw new Error(`npm install -g failed:\n${installLog}`)
+}, 600_000)
 
 afterAll(() => {
   rmSync(dir, { recursive: true, force: true })
@@ -61,10 +73,28 @@ describe('the packed package, installed globally', () => {
     expect(files.trim()).toBe('')
   })
 
+  it('gets the tested dependency tree: no engine warning, nothing invalid (npm-shrinkwrap.json)', () => {
+    expect(existsSync(join(installed, 'npm-shrinkwrap.json'))).toBe(true)
+    expect(installLog).not.toMatch(/EBADENGINE|Unsupported engine/)
+    // Dev dependencies are never installed for a user: --omit=dev keeps them from reading as missing.
+    const ls = spawnSync('npm', ['ls', '--all', '--omit=dev'], { cwd: installed, encoding: 'utf8', timeout: 60_000 })
+    expect(`${ls.stdout}${ls.stderr}`).not.toMatch(/invalid|UNMET|missing|EBADENGINE/)
+    expect(ls.status).toBe(0)
+  })
+
+  it('npm pack on a fresh clone without npm ci says what to run', () => {
+    const fresh = join(dir, 'fresh')
+    for (const f of ['package.json', 'package-lock.json', 'scripts/pack.js']) cpSync(join(ROOT, f), join(fresh, f))
+    const r = spawnSync('npm', ['pack', '--pack-destination', fresh], { cwd: fresh, encoding: 'utf8', timeout: 60_000 })
+    expect(r.stderr).toContain('run `npm ci`, then `npm pack` again')
+    expect(r.stderr).not.toMatch(/tsc: not found/)
+    expect(r.status).not.toBe(0)
+  })
+
   it('broker --version', () => {
     const r = run(['--version'])
     expect(r.stderr).toBe('')
-    expect(r.stdout).toMatch(/^broker\/\d+\.\d+\.\d+ \S+ node-v\d+/)
+    expect(r.stdout).toMatch(/^oauth-broker\/\d+\.\d+\.\d+ \S+ node-v\d+/)
     expect(r.status).toBe(0)
   })
 
