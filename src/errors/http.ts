@@ -365,14 +365,4 @@ export const HTTP_MESSAGES = {
       `Too many requests from this address: at most ${v.max} per ${v.windowMs / 1000} s; try again in ${v.after}.`,
     details: (v: { ttlMs: number }) => ({ retry_after: Math.ceil(v.ttlMs / 1000) }),
   },
-
-  // ---- issue 24 (the first hour of a new user), branch first-hour: to move with the src/errors/ split ----
-  /** `broker pdk run` of an empty folder or a glob the shell left unexpanded: 0 passed would hide a typo in CI. */
-  noFixtureFound: {
-    code: 'FIXTURE_INVALID',
-    text: (v: { path: string }) => `No fixture found in ${v.path}: a folder must hold *.json fixture files.`,
-    details: (v: { path: string }) => ({ file: v.path, path: '$' }),
-    next: 'Check the folder or pattern: `broker pdk run <file or folder>`, e.g. the shipped fixtures/pdk.',
-  },
-  // ---- end of issue 24 ----
 } as const satisfies Record<string, MessageSpec>

@@ -52,4 +52,11 @@ export const PDK_MESSAGES = {
     text: (v: { message: string }) => v.message,
     details: (v: { file: string; path: string }) => ({ file: v.file, path: v.path }),
   },
+  /** `broker pdk run` of an empty folder or a glob the shell left unexpanded: 0 passed would hide a typo in CI. */
+  noFixtureFound: {
+    code: 'FIXTURE_INVALID',
+    text: (v: { path: string }) => `No fixture found in ${v.path}: a folder must hold *.json fixture files.`,
+    details: (v: { path: string }) => ({ file: v.path, path: '$' }),
+    next: 'Check the folder or pattern: `broker pdk run <file or folder>`, e.g. the shipped fixtures/pdk.',
+  },
 } as const satisfies Record<string, MessageSpec>
