@@ -3,11 +3,14 @@ import * as Flags from '@oclif/core/flags'
 import { BrokerCommand } from '../src/cli/base-command.js'
 import { apiKeyFlag, brokerFlagWithoutDefault } from '../src/cli/flags.js'
 import { type TestProviderResult, testProvider } from '../src/services/test-provider/index.js'
+import { BUILT_IN_PROVIDERS } from '../src/services/test-provider/preset.js'
+
+const presets = BUILT_IN_PROVIDERS.join(', ')
 
 export default class TestProvider extends BrokerCommand {
   static override summary =
     "Run a provider's flow through the broker from a small app on :3001 and print its API's answer."
-  static override description = `Visiting http://<host>:3001/ stores the provider's flow at the broker (http://<host>:3000 unless --broker) with callback http://<host>:3001/callback and redirects to the start URL; /callback calls the provider's API with the result and prints the request headers sent and the response. Providers are presets in fixtures/providers (github, google, facebook, gitlab, microsoft, notion, quickbooks, salesforce, slack, x, x2); --preset-file describes any other.`
+  static override description = `Visiting http://<host>:3001/ stores the provider's flow at the broker (http://<host>:3000 unless --broker) with callback http://<host>:3001/callback and redirects to the start URL; /callback calls the provider's API with the result and prints the request headers sent and the response. Providers are presets in fixtures/providers (${presets}); --preset-file describes any other.`
 
   static override examples = [
     '<%= config.bin %> test-provider github -k <client id> -s <client secret> -h localhost --open',
@@ -17,7 +20,7 @@ export default class TestProvider extends BrokerCommand {
 
   static override args = {
     provider: Args.string({
-      description: 'A built-in provider preset (github, google, facebook, gitlab, microsoft, x, x2).',
+      description: `A built-in provider preset (${presets}).`,
     }),
   }
 

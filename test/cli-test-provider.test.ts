@@ -1,10 +1,10 @@
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs'
 import { once } from 'node:events'
 import { createServer, type AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type BrokerProcess, runCli, startBroker } from './helpers/broker.js'
+import { type BrokerProcess, ROOT, runCli, startBroker } from './helpers/broker.js'
 import { Browser } from './helpers/browser.js'
 import { spawnCli } from './helpers/cli.js'
 import { type OAuth1Provider, startOAuth1Provider } from './helpers/oauth1-provider.js'
@@ -120,6 +120,8 @@ describe('broker test-provider', () => {
     expect(code).toBe(1)
     expect(page.body).toContain('The flow failed')
     expect(stderr).toMatch(/Error FAILED: The flow failed: \w+/)
+    // Said once, by the error banner: not "The flow failed: The flow failed: …", nor a notice before it.
+    expect(stderr.match(/The flow failed/g)).toHaveLength(1)
     expect(stdout).toBe('')
   })
 
@@ -129,6 +131,13 @@ describe('broker test-provider', () => {
     expect(unknown.stderr).toContain(
       'Unknown provider "myspace"; known providers: facebook, github, gitlab, google, microsoft, notion, quickbooks, salesforce, slack, x, x2.',
     )
+    // --help names every preset, the same list in the description and in the argument's help.
+    const shipped = readdirSync(join(ROOT, 'fixtures', 'providers'))
+      .map((f) => f.replace(/\.json$/, ''))
+      .sort()
+    const help = await runCli(['test-provider', '--help'])
+    const lists = [...help.stdout.replace(/\s+/g, ' ').matchAll(/\(((?:[a-z0-9]+, )+[a-z0-9]+)\)/g)].map((m) => m[1])
+    expect(lists).toEqual([shipped.join(', '), shipped.join(', ')])
     const missing = await runCli(['test-provider', 'github'])
     expect(missing.code).toBe(2)
     expect(missing.stderr).toContain('key (-k/--key), secret (-s/--secret), host (-h/--host)')

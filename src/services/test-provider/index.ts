@@ -93,9 +93,11 @@ export async function testProvider(opts: TestProviderOptions): Promise<TestProvi
       if (opts.once) finish()
     },
     onError: (err) => {
-      opts.notify(`The flow failed: ${err.message}`)
+      // With --once the error ends the command, whose handler shows it: said here too, it read twice.
       if (opts.once)
-        finish(err instanceof BrokerError ? err : brokerError('providerAppFailed', { message: err.message }))
+        return finish(err instanceof BrokerError ? err : brokerError('providerAppFailed', { message: err.message }))
+      // A flowFailed message says "The flow failed" itself.
+      opts.notify(err.message.startsWith('The flow failed') ? err.message : `The flow failed: ${err.message}`)
     },
   }).catch((err: NodeJS.ErrnoException) => {
     throw err.code === 'EADDRINUSE' ? brokerError('portInUse', { port: opts.port }) : err

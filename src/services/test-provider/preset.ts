@@ -39,6 +39,24 @@ export const providerSchema = z
 
 export type ProviderPreset = z.infer<typeof providerSchema> & { name: string }
 
+/**
+ * The built-in presets' names, for help texts (static: oclif writes them into its manifest). A test
+ * holds it equal to fixtures/providers, which knownProviders() reads.
+ */
+export const BUILT_IN_PROVIDERS = [
+  'facebook',
+  'github',
+  'gitlab',
+  'google',
+  'microsoft',
+  'notion',
+  'quickbooks',
+  'salesforce',
+  'slack',
+  'x',
+  'x2',
+] as const
+
 /** Where the built-in presets live: fixtures/providers under the package root. */
 export const presetsDir = (root: string) => join(root, 'fixtures', 'providers')
 
