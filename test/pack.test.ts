@@ -47,8 +47,7 @@ beforeAll(() => {
   const tarball = readdirSync(dir).find((f) => f.endsWith('.tgz'))
   if (!tarball) throw new Error('npm pack made no tarball')
   expect(tarball).toMatch(/^oauth-broker-\d+\.\d+\.\d+\.tgz$/)
-  // stderr too: npm prints EBADENGINE as a warning and still exits 0. The shrinkwrap names every
-  // version, so npm reads each one's metadata: slower than a fresh resolve on a busy machine.
+  // stderr too: npm prints EBADENGINE as a warning and still exits 0.
   const install = spawnSync(
     'npm',
     ['install', '-g', '--prefix', prefix, '--no-audit', '--no-fund', '--prefer-offline', join(dir, tarball)],
@@ -73,13 +72,16 @@ describe('the packed package, installed globally', () => {
     expect(files.trim()).toBe('')
   })
 
-  it('gets the tested dependency tree: no engine warning, nothing invalid (npm-shrinkwrap.json)', () => {
-    expect(existsSync(join(installed, 'npm-shrinkwrap.json'))).toBe(true)
+  // `overrides` apply to this checkout only: an installed copy resolves its own tree, which must
+  // neither need a newer Node (light-my-request 6.8 → cookie 2 needs 22) nor read as invalid.
+  it('gets a dependency tree with no engine warning and nothing invalid (npm ls --all)', () => {
     expect(installLog).not.toMatch(/EBADENGINE|Unsupported engine/)
     // Dev dependencies are never installed for a user: --omit=dev keeps them from reading as missing.
     const ls = spawnSync('npm', ['ls', '--all', '--omit=dev'], { cwd: installed, encoding: 'utf8', timeout: 60_000 })
-    expect(`${ls.stdout}${ls.stderr}`).not.toMatch(/invalid|UNMET|missing|EBADENGINE/)
-    expect(ls.status).toBe(0)
+    const tree = `${ls.stdout}${ls.stderr}`
+    // Another platform's prebuilt binaries (UNMET OPTIONAL DEPENDENCY) are as they should be.
+    expect(tree.replace(/UNMET OPTIONAL DEPENDENCY/g, '')).not.toMatch(/invalid|UNMET|missing|EBADENGINE|ERR/)
+    expect(ls.status, tree).toBe(0)
   })
 
   it('npm pack on a fresh clone without npm ci says what to run', () => {
