@@ -129,8 +129,11 @@ describe('broker test-provider', () => {
     const unknown = await runCli(['test-provider', 'myspace', '-k', 'a', '-s', 'b', '-h', 'localhost'])
     expect(unknown.code).toBe(2)
     expect(unknown.stderr).toContain(
-      'Unknown provider "myspace"; known providers: facebook, github, gitlab, google, microsoft, notion, quickbooks, salesforce, slack, x, x2.',
+      'Unknown provider "myspace". Known providers: facebook, github, gitlab, google, microsoft, notion, quickbooks, salesforce, slack, x, x2.',
     )
+    const typo = await runCli(['test-provider', 'gthub', '-k', 'a', '-s', 'b', '-h', 'localhost'])
+    expect(typo.code).toBe(2)
+    expect(typo.stderr).toContain('Unknown provider "gthub". Did you mean "github"? Known providers:')
     // --help names every preset, the same list in the description and in the argument's help.
     const shipped = readdirSync(join(ROOT, 'fixtures', 'providers'))
       .map((f) => f.replace(/\.json$/, ''))

@@ -225,6 +225,22 @@ describe('script expectations', () => {
     })
     expect(r.failures[0]).toMatchObject({ path: '$.plugins[0].phases.access[0].call', actual: 'request.nope' })
   })
+
+  it('names the kit function a mistyped call was meant to be, as for mistyped commands', async () => {
+    const r = await run({
+      request: { url: 'http://h/' },
+      plugins: [
+        script('p', { access: [{ call: 'request.get_heder', args: ['host'] }, { call: 'kong.reqest.get_host' }] }),
+      ],
+    })
+    expect(r.failures.map((f) => f.expected)).toEqual([
+      'a kit function (did you mean request.get_header?)',
+      'a kit function (did you mean request.get_host?)',
+    ])
+    expect(r.phases[0]!.calls[0]!.throws).toBe(
+      'unknown kit function request.get_heder (did you mean request.get_header?)',
+    )
+  })
 })
 
 describe('expect block', () => {

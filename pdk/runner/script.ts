@@ -1,4 +1,5 @@
 /** Runs a call-script plugin's phase: each call against the kit, checked against returns / throws. */
+import { closest } from '../closest.js'
 import type { Context } from '../context.js'
 import type { ScriptCall } from '../fixture.js'
 import { resolveCall, type KitFunction } from '../kit.js'
@@ -35,8 +36,10 @@ export async function runScriptPhase(
     ctx.site = `${fileName}:${i + 1}`
     const found = resolveCall(index, step.call)
     if (!found) {
-      record({ call: step.call, args: step.args ?? [], throws: `unknown kit function ${step.call}` })
-      failures.push({ path: `${at}.call`, expected: 'a kit function', actual: step.call })
+      const near = closest(step.call.replace(/^kong\./, ''), index.keys())
+      const hint = near ? ` (did you mean ${near}?)` : ''
+      record({ call: step.call, args: step.args ?? [], throws: `unknown kit function ${step.call}${hint}` })
+      failures.push({ path: `${at}.call`, expected: `a kit function${hint}`, actual: step.call })
       continue
     }
     const [path, fn] = found

@@ -63,8 +63,8 @@ export const CLI_MESSAGES = {
   },
   unknownFlowPreset: {
     code: 'USAGE',
-    text: (v: { flow: string; known: readonly string[] }) =>
-      `Unknown flow or provider "${v.flow}"; known flows: ${v.known.join(', ')}; providers: broker store --list-providers.`,
+    text: (v: { flow: string; known: readonly string[]; suggestion?: string }) =>
+      `Unknown flow or provider "${v.flow}".${v.suggestion ? ` Did you mean "${v.suggestion}"?` : ''} Known flows: ${v.known.join(', ')}; providers: broker store --list-providers.`,
   },
   fieldPairInvalid: { code: 'USAGE', text: (v: { pair: string }) => `--field takes name=value (got "${v.pair}").` },
   flowNotNamed: {
@@ -126,8 +126,8 @@ export const CLI_MESSAGES = {
   // --- end issue 25 ---
   unknownProvider: {
     code: 'UNKNOWN_PROVIDER',
-    text: (v: { name?: string; known: readonly string[] }) =>
-      `${v.name ? `Unknown provider "${v.name}"` : 'No provider given'}; known providers: ${v.known.join(', ')}.`,
+    text: (v: { name?: string; known: readonly string[]; suggestion?: string }) =>
+      `${v.name ? `Unknown provider "${v.name}"` : 'No provider given'}.${v.suggestion ? ` Did you mean "${v.suggestion}"?` : ''} Known providers: ${v.known.join(', ')}.`,
     details: (v: { known: readonly string[] }) => ({ known: v.known }),
   },
   cancelled: {

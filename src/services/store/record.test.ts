@@ -5,6 +5,16 @@ import { describe, expect, it } from 'vitest'
 import { buildRecord, presetOf } from './record.js'
 
 describe('buildRecord', () => {
+  it('names the flow preset or provider a mistyped --flow was meant to be', () => {
+    expect(() => buildRecord({ flow: 'oauth2-33' })).toThrow(
+      'Unknown flow or provider "oauth2-33". Did you mean "oauth2-3"?',
+    )
+    expect(() => buildRecord({ flow: 'githib' })).toThrow('Did you mean "github"?')
+    expect(() => buildRecord({ flow: 'nothing-like-any' })).toThrow(
+      /^Unknown flow or provider "nothing-like-any"\. Known flows/,
+    )
+  })
+
   it('layers the file, the preset, --field pairs and flags, in that order', () => {
     const dir = mkdtempSync(join(tmpdir(), 'broker-record-'))
     writeFileSync(

@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import type { FlowRecord } from '../../../flows/contract.js'
+import { closest } from '../../../pdk/closest.js'
+import { catalogue } from '../../broker/providers/catalogue.js'
 import { findProvider } from '../../broker/providers/expand.js'
 import { brokerError } from '../../errors/index.js'
 import { parseFieldPairs } from './fields.js'
@@ -26,8 +28,10 @@ export function buildRecord(input: RecordInput): FlowRecord {
   const fromFile = input.file ? readRecordFile(resolve(input.cwd ?? process.cwd(), input.file)) : {}
   const preset = input.flow && Object.hasOwn(FLOW_PRESETS, input.flow) ? FLOW_PRESETS[input.flow] : undefined
   const provider = input.flow && !preset ? findProvider(input.flow) : undefined
-  if (input.flow && !preset && !provider)
-    throw brokerError('unknownFlowPreset', { flow: input.flow, known: FLOW_PRESET_NAMES })
+  if (input.flow && !preset && !provider) {
+    const suggestion = closest(input.flow, [...FLOW_PRESET_NAMES, ...catalogue().keys()])
+    throw brokerError('unknownFlowPreset', { flow: input.flow, known: FLOW_PRESET_NAMES, suggestion })
+  }
   const { fields: pairs, bad } = parseFieldPairs(input.pairs ?? [])
   if (bad.length) throw brokerError('fieldPairInvalid', { pair: bad[0]! })
   const flags = Object.fromEntries(Object.entries(input.fields ?? {}).filter(([, v]) => v !== undefined)) as Record<

@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { basename, join, resolve } from 'node:path'
 import { z } from 'zod'
+import { closest } from '../../../pdk/closest.js'
 import { brokerError } from '../../errors/index.js'
 import { FLOW_PRESET_NAMES } from '../store/presets.js'
 
@@ -77,7 +78,12 @@ export function loadPreset(opts: { root: string; name?: string; file?: string; c
   let path: string
   if (opts.file) path = resolve(opts.cwd ?? process.cwd(), opts.file)
   else if (opts.name && known.includes(opts.name)) path = join(presetsDir(opts.root), `${opts.name}.json`)
-  else throw brokerError('unknownProvider', { name: opts.name, known })
+  else
+    throw brokerError('unknownProvider', {
+      name: opts.name,
+      known,
+      suggestion: opts.name === undefined ? undefined : closest(opts.name, known),
+    })
   let raw: unknown
   try {
     raw = JSON.parse(readFileSync(path, 'utf8'))
