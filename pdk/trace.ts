@@ -6,6 +6,8 @@ export interface CallRecord {
   args: unknown[]
   returns?: unknown[]
   throws?: string
+  /** The fixture said this call throws (`throws`) and it did with that message: no failure. */
+  expected?: true
 }
 
 export type Recorder = (record: CallRecord) => void

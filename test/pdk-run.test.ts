@@ -103,6 +103,13 @@ describe('broker pdk run', () => {
     expect(notJson.stderr).toContain('garbage.json: $: is not valid JSON')
   })
 
+  it('shows a call that threw as the fixture expected as expected, not as ✗', () => {
+    const r = pdk(join(root, 'fixtures/pdk/log-serialize.json'))
+    expect(r.code).toBe(0)
+    expect(r.stdout).toContain(`log.serialize() ✓ throws as expected: function cannot be called in access phase`)
+    expect(r.stdout).not.toMatch(/✗/)
+  })
+
   it('exits 2 for a folder without fixtures or a pattern that matched none, never 0 passed', () => {
     const empty = mkdtempSync(join(tmpdir(), 'pdk-empty-'))
     for (const path of [empty, join(dir, '*.jsn')]) {

@@ -226,6 +226,21 @@ describe('script expectations', () => {
     expect(r.failures[0]).toMatchObject({ path: '$.plugins[0].phases.access[0].call', actual: 'request.nope' })
   })
 
+  it('marks a throw the fixture expects as expected in the trace; an unexpected one stays unmarked', async () => {
+    const r = await run({
+      request: { url: 'http://h/' },
+      plugins: [
+        script('p', {
+          access: [
+            { call: 'log.serialize', throws: 'function cannot be called in access phase' },
+            { call: 'log.serialize' },
+          ],
+        }),
+      ],
+    })
+    expect(r.phases[0]!.calls.map((c) => c.expected)).toEqual([true, undefined])
+  })
+
   it('names the kit function a mistyped call was meant to be, as for mistyped commands', async () => {
     const r = await run({
       request: { url: 'http://h/' },

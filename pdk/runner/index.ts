@@ -18,7 +18,7 @@ import { buildContext } from './setup.js'
 export interface PhaseTrace {
   phase: Phase
   plugin: string
-  calls: Array<{ call: string; args: unknown[]; returns?: unknown[]; throws?: string }>
+  calls: CallRecord[]
   error?: string
 }
 
@@ -198,6 +198,7 @@ export async function runScenario(
         call: c.call,
         args: plain(c.args) as unknown[],
         ...(c.throws !== undefined ? { throws: c.throws } : { returns: plain(c.returns) as unknown[] }),
+        ...(c.expected ? { expected: true as const } : {}),
       }))
       observer.afterPhase?.(trace, {
         status: ctx.response.status,

@@ -43,10 +43,16 @@ export async function runScriptPhase(
       continue
     }
     const [path, fn] = found
+    // A throw the fixture expects is recorded as expected, so the trace does not show it as a failure.
+    const expectThrow = step.throws
+    const recordStep: Recorder =
+      expectThrow === undefined
+        ? record
+        : (r) => record(r.throws !== undefined && r.throws.includes(expectThrow) ? { ...r, expected: true } : r)
     let result: unknown
     try {
       const args = (step.args ?? []).map(toArg)
-      result = via ? await via(path, args) : await invoke(fn as (...a: unknown[]) => unknown, path, args, record)
+      result = via ? await via(path, args) : await invoke(fn as (...a: unknown[]) => unknown, path, args, recordStep)
     } catch (e) {
       const message = errorMessage(e)
       if (step.throws !== undefined) {

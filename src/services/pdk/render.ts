@@ -15,7 +15,7 @@ function renderOne(r: ScenarioResult): string {
       const call = `${c.call}(${c.args.map(show).join(', ')})`
       lines.push(
         c.throws !== undefined
-          ? `    ${call} ✗ ${c.throws}`
+          ? `    ${call} ${c.expected ? '✓ throws as expected:' : '✗'} ${c.throws}`
           : `    ${call} → ${c.returns?.length ? c.returns.map(show).join(', ') : 'nothing'}`,
       )
     }
