@@ -1,4 +1,5 @@
 import { loadConfig } from '../../config/load.js'
+import { assertPortFree } from '../port-free.js'
 import type { ConfigInput } from '../../config/schema.js'
 import { brokerError } from '../../errors/index.js'
 import { buildServer } from '../../broker/http/build.js'
@@ -65,6 +66,7 @@ export async function dashboard(opts: DashboardOptions): Promise<DashboardResult
     admin: { key: opts.adminKey ?? opts.flags?.admin?.key },
   }
   const { config: loaded } = await loadConfig({ file: opts.configFile, flags, cwd })
+  await assertPortFree(loaded.listen, loaded.port)
   const driver = await resolveDriver(loaded.store)
   const { config } = resolveSecrets({ ...loaded, workers: 1 })
   const broker = await createBroker(config, driver, { cwd })

@@ -3,6 +3,7 @@ import { resolve } from 'node:path'
 import { loadConfig } from '../../config/load.js'
 import type { ConfigInput } from '../../config/schema.js'
 import { brokerError } from '../../errors/index.js'
+import { assertPortFree } from '../port-free.js'
 import { notice } from '../../log.js'
 import {
   type StoreDriver,
@@ -56,6 +57,7 @@ async function withFreePort(config: ResolvedConfig): Promise<ResolvedConfig> {
 export async function resolveServeConfig(opts: ServeOptions): Promise<ServePlan> {
   const cwd = opts.cwd ?? process.cwd()
   const { config: loaded } = await loadConfig({ file: opts.configFile, flags: opts.flags, cwd })
+  await assertPortFree(loaded.listen, loaded.port)
   if (!loaded.session.secret && isMultiInstanceStore(loaded.store)) {
     // Any instance may take any step of a flow: they must all derive a flow's hash from its state alike.
     throw brokerError('sharedSecretsMissing', {
