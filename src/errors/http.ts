@@ -55,7 +55,7 @@ export const HTTP_ERRORS = {
   STORE_UNAVAILABLE: {
     status: 503,
     exit: 1,
-    next: 'Check that Redis answers at store.host:store.port, or use store.driver memory.',
+    next: 'Check that Redis answers at store.host:store.port, or run with `--store memory` (store.driver in a config file).',
   },
   // ── issue 27 (ops) ──
   STORE_FULL: {

@@ -85,14 +85,17 @@ export async function connectStore(store: StoreConfig, driver: StoreDriver, conn
     return new RedisMock() as unknown as Redis
   }
   const client = await newClient(store, connectionName)
-  // Without this, an unreachable Redis prints ioredis's "Unhandled error event" on every retry.
-  client.on('error', () => {})
+  // Without a listener, an unreachable Redis prints ioredis's "Unhandled error event" on every retry.
+  // The socket's own error is the reason to show: connect() rejects with "Connection is closed." only.
+  let socketError: Error | undefined
+  client.on('error', (err: Error) => (socketError ??= err))
   try {
     await client.connect()
     if (store.cluster) await client.ping()
   } catch (err) {
     client.disconnect()
-    throw brokerError('redisUnreachable', { store: describeStore(store), reason: (err as Error).message })
+    const reason = (socketError ?? (err as Error)).message
+    throw brokerError('redisUnreachable', { store: describeStore(store), reason })
   }
   return client
 }
