@@ -34,7 +34,8 @@ export const HTTP_ERRORS = {
   PROVIDER_ERROR: {
     status: 502,
     exit: 1,
-    next: 'Check the provider URLs and client credentials of the stored record.',
+    // Also what /store answers when discovery or a provider check fails there: nothing was stored then.
+    next: 'Check the provider URLs (or the issuer and its discovery document) and the client credentials, then store the flow again.',
   },
   PROVIDER_TIMEOUT: {
     status: 504,

@@ -219,6 +219,11 @@ describe('next steps', () => {
       expect(existsSync(new URL(`../../${page}`, import.meta.url))).toBe(true)
   })
 
+  it('points a provider failure at what the user gave, not at a stored record (discovery fails before anything is stored)', () => {
+    expect(ERRORS.PROVIDER_ERROR.next).not.toMatch(/stored record/)
+    expect(ERRORS.PROVIDER_ERROR.next).toMatch(/issuer/)
+  })
+
   it('a message can have its own next step: an unreadable fixture is no field to fix', () => {
     expect(brokerError('fixtureUnreadable', { message: 'm', file: 'f', path: '$' }).next).toMatch(/broker pdk run/)
     expect(brokerError('fixtureInvalid', { message: 'm', file: 'f', path: '$' }).next).toMatch(/Fix the field/)
