@@ -25,6 +25,7 @@ describe('serveFlags', () => {
       'store.port': 'store-port',
       'store.pass': 'store-pass',
       'store.expire': 'expire',
+      'store.callbackWait': 'callback-wait',
       'store.prefix': 'store-prefix',
       'store.timeout': 'store-timeout',
       'store.url': 'store-url',
@@ -67,7 +68,7 @@ describe('serveFlags', () => {
   it("names the key, its env variable and its default in every flag's help", () => {
     const flags = serveFlags()
     expect(flags.expire!.summary).toBe(
-      '[default: 60, env: BROKER_STORE_EXPIRE] Seconds a stored flow lives (store.expire).',
+      '[default: 60, env: BROKER_STORE_EXPIRE] Seconds a stored flow lives until its start URL is visited (store.expire).',
     )
     for (const k of CONFIG_KEYS) expect(flags[k.flag]!.summary).toContain(`env: ${k.env}]`)
   })
