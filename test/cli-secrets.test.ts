@@ -146,6 +146,12 @@ describe('without a keychain', () => {
       `Using the client_secret kept in ${file} (the --insecure-storage file) for client_id nk-app.`,
     )
 
+    // Listed without the flag too, as `broker store` finds it, saying where.
+    const list = await runCli(['secrets', 'list'], { env })
+    expect(list.code, list.stderr).toBe(0)
+    expect(list.stderr).toBe(`1 secret in ${file} (the --insecure-storage file).\n`)
+    expect(list.stdout).toContain('nk-app')
+
     const del = await runCli(['secrets', 'delete', 'nobody', '--insecure-storage'], { env })
     expect(del.code).toBe(1)
     expect(del.stderr).toContain(

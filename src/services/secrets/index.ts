@@ -1,6 +1,6 @@
 import { brokerError } from '../../errors/index.js'
 import { normalizeBrokerUrl } from '../broker-client.js'
-import { openVault, type SecretRef } from './vault.js'
+import { openListVaults, openVault, type SecretRef } from './vault.js'
 
 export interface SecretsOptions {
   insecureStorage?: boolean
@@ -16,11 +16,20 @@ export interface SecretsList {
 
 /** `broker secrets list`: which broker URL and client id / consumer key each kept secret belongs to (never the secret). */
 export function listSecrets(opts: SecretsOptions & { broker?: string }): SecretsList {
-  const vault = openVault({ insecure: opts.insecureStorage, file: opts.file })
+  const vaults = openListVaults({ insecure: opts.insecureStorage, file: opts.file })
   const broker = opts.broker ? normalizeBrokerUrl(opts.broker) : undefined
-  const secrets = vault.list().filter((ref) => !broker || ref.broker === broker)
+  const seen = new Set<string>()
+  const secrets = vaults
+    .flatMap((v) => v.list())
+    .filter(
+      (ref) =>
+        (!broker || ref.broker === broker) &&
+        !seen.has(`${ref.broker} ${ref.id}`) &&
+        seen.add(`${ref.broker} ${ref.id}`),
+    )
   secrets.sort((a, b) => a.broker.localeCompare(b.broker) || a.id.localeCompare(b.id))
-  return { where: vault.where, secrets }
+  const where = vaults.map((v) => (v.kind === 'file' ? `${v.where} (the --insecure-storage file)` : v.where))
+  return { where: where.join(' and '), secrets }
 }
 
 export interface SecretDeleted extends SecretRef {

@@ -158,6 +158,20 @@ export function openVault(opts: { insecure?: boolean; file?: string } = {}): Vau
 }
 
 /**
+ * The vaults `broker secrets list` reads: the keychain when it answers, and the --insecure-storage
+ * file when asked for or when it exists (as `broker store` finds a secret there without the flag).
+ * Throws KEYCHAIN_UNAVAILABLE, as openVault does, when neither is there.
+ */
+export function openListVaults(opts: { insecure?: boolean; file?: string } = {}): Vault[] {
+  const file = opts.file ?? insecureFile()
+  const probe = probeKeychain()
+  const vaults: Vault[] = probe.ok ? [new KeychainVault()] : []
+  if (opts.insecure || existsSync(file)) vaults.push(new FileVault(file))
+  if (!vaults.length) throw brokerError('noKeychain', { reason: probe.ok ? 'no keychain' : probe.reason })
+  return vaults
+}
+
+/**
  * The vault to look a secret up in, without writing: the keychain first (when it answers), then
  * the --insecure-storage file when one exists, so a secret saved with --insecure-storage is found
  * by a later run without the flag. `where` names the place the last found secret came from.
