@@ -31,7 +31,10 @@ export default class Dashboard extends BrokerCommand {
       summary: 'The admin key (admin.key): to attach, or to open the embedded broker to --attach.',
       env: 'BROKER_ADMIN_KEY',
     }),
-    fixtures: Flags.string({ summary: 'Folder of PDK fixtures for the PDK replay panel.', default: 'fixtures/pdk' }),
+    fixtures: Flags.string({
+      summary:
+        'Folder of PDK fixtures for the PDK replay panel (default: fixtures/pdk here, else the fixtures shipped with broker).',
+    }),
   }
 
   async run(): Promise<DashboardResult> {
@@ -47,6 +50,7 @@ export default class Dashboard extends BrokerCommand {
       attach: flags.attach,
       adminKey: flags['admin-key'],
       fixtures: flags.fixtures,
+      packageRoot: this.config.root,
       interactive: Boolean(process.stdin.isTTY),
       render: (props) => renderDashboard(props),
     })

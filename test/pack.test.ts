@@ -126,7 +126,7 @@ describe('the packed package, installed globally', () => {
     }
   })
 
-  it('broker dashboard starts in an 80×24 terminal', async () => {
+  it('broker dashboard starts in an 80×24 terminal; its PDK panel lists the shipped fixtures, naming the folder', async () => {
     const socket = `broker-pack-${randomBytes(4).toString('hex')}`
     const tmux = (...a: string[]) => execFileSync('tmux', ['-L', socket, ...a], { encoding: 'utf8' })
     const port = await freePort()
@@ -156,6 +156,19 @@ describe('the packed package, installed globally', () => {
         throw new Error(`${e.message}\n${tmux('capture-pane', '-p')}`)
       })
       expect(screen).not.toMatch(/Error/)
+      // Run outside any checkout: no fixtures/pdk here, so the panel shows the package's own.
+      tmux('send-keys', '4')
+      const panel = await waitFor(
+        async () => {
+          const flat = tmux('capture-pane', '-p').replace(/\s+/g, '')
+          return /Fixturesin\S*oauth-broker\/fixtures\/pdk\((\d+)\)/.exec(flat) ?? undefined
+        },
+        10_000,
+        'the PDK panel',
+      ).catch((e: Error) => {
+        throw new Error(`${e.message}\n${tmux('capture-pane', '-p')}`)
+      })
+      expect(Number(panel[1])).toBeGreaterThan(0)
       tmux('send-keys', 'q')
     } finally {
       try {

@@ -9,6 +9,7 @@ import { BrokerClient, normalizeBrokerUrl } from '../broker-client.js'
 import { createBroker } from '../../broker/index.js'
 import { resolveSecrets } from '../serve/secrets.js'
 import { Walker } from '../walk/walker.js'
+import { fixturesDir } from './fixtures-dir.js'
 import { adminEventSource, checkAdmin } from './admin-source.js'
 import { listFixtures, replayFixture } from './pdk.js'
 import { openUrl } from './open-url.js'
@@ -22,8 +23,10 @@ export interface DashboardOptions {
   attach?: string
   /** The admin key for --attach (else admin.key of the config). */
   adminKey?: string
-  /** Folder of PDK fixtures. */
-  fixtures: string
+  /** Folder of PDK fixtures; undefined: fixtures/pdk here, else the package's own (fixturesDir). */
+  fixtures?: string
+  /** Where the package is installed, for its shipped fixtures. */
+  packageRoot: string
   /** Whether stdin is a terminal; the dashboard needs one. */
   interactive: boolean
   cwd?: string
@@ -40,9 +43,10 @@ export interface DashboardResult {
 export async function dashboard(opts: DashboardOptions): Promise<DashboardResult> {
   if (!opts.interactive) throw brokerError('dashboardNeedsTty')
   const cwd = opts.cwd ?? process.cwd()
+  const fixtures = fixturesDir(opts.fixtures, cwd, opts.packageRoot)
   const common = {
     walker: (url: string) => new Walker(url),
-    pdk: { dir: opts.fixtures, list: () => listFixtures(opts.fixtures), replay: replayFixture },
+    pdk: { dir: fixtures, list: () => listFixtures(fixtures), replay: replayFixture },
     openUrl: (url: string) => openUrl(url),
   }
   if (opts.attach) {
