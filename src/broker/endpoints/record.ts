@@ -5,7 +5,6 @@ import { DELIVERY_MODES } from '../../config/schema.js'
 import { isHttpUrl, urlParts } from '../../../flows/lib/urls.js'
 import { BrokerError, brokerError } from '../../errors/index.js'
 import { allowedDestination, providerFetch } from './context.js'
-import { destinationRefused } from '../outbound/record-check.js'
 import { normalizeParams, PARAMS_FIELDS } from './params-field.js'
 
 const FIELD_NAME = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/
