@@ -102,7 +102,12 @@ export class FileVault implements Vault {
       writeFileSync(temp, JSON.stringify(data, null, 2) + '\n', { mode: 0o600, flag: 'wx' })
       renameSync(temp, this.where)
     } catch (err) {
-      rmSync(temp, { force: true })
+      // No temp file to remove when its folder could not be made (rmSync would throw ENOTDIR itself).
+      try {
+        rmSync(temp, { force: true })
+      } catch {
+        /* nothing was written */
+      }
       throw brokerError('secretsFileUnwritable', {
         file: this.where,
         reason: (err as NodeJS.ErrnoException).code ?? firstLine(err),
