@@ -21,17 +21,11 @@ export function readings(name: string): Set<string> {
 }
 
 /**
- * Every name the broker itself puts in a delivery: the token answer's standard fields, OAuth 1.0a's
- * token pair, its failure parameters, the app's `state`, the one-time `result` code and the verdicts.
+ * The names the broker speaks itself at the app's callback: its failure parameters, the app's own
+ * `state`, the one-time `result` code, the OpenID verdict and a key it made. A provider field of
+ * exactly one of these names is never delivered (token-answer.ts), nor a look-alike of one (below).
  */
-export const DELIVERED_BY_BROKER: ReadonlySet<string> = new Set([
-  'access_token',
-  'refresh_token',
-  'expires_in',
-  'token_type',
-  'scope',
-  'id_token',
-  'access_secret',
+export const BROKER_SPOKEN = [
   'state',
   'error',
   'error_description',
@@ -39,10 +33,17 @@ export const DELIVERED_BY_BROKER: ReadonlySet<string> = new Set([
   'broker_error',
   'result',
   'id_token_verified',
-  'client_id',
-  'profile',
   'dpop_jwk',
-  'resource',
+] as const
+
+/**
+ * Every name the broker itself puts in a delivery: the token answer's standard fields, OAuth 1.0a's
+ * token pair, the names it speaks (BROKER_SPOKEN), and what it adds (client_id, profile, resource).
+ */
+export const DELIVERED_BY_BROKER: ReadonlySet<string> = new Set([
+  ...['access_token', 'refresh_token', 'expires_in', 'token_type', 'scope', 'id_token', 'access_secret'],
+  ...BROKER_SPOKEN,
+  ...['client_id', 'profile', 'resource'],
 ])
 
 /**

@@ -1,5 +1,5 @@
 import { FlowError, type FlowRecord, type HttpAnswer } from '../contract.js'
-import { looksLike } from './field-names.js'
+import { BROKER_SPOKEN, looksLike } from './field-names.js'
 import { formShapeProblem, readProviderJson, shapeError } from './provider-json.js'
 
 /**
@@ -15,17 +15,7 @@ export const TOKEN_FIELDS = ['access_token', 'refresh_token', 'expires_in', 'tok
  * is never delivered, so it cannot pass for a broker failure, another state or a verified identity
  * (nor is `__proto__`, which would set the result's prototype instead of a field).
  */
-export const BROKER_FIELDS: ReadonlySet<string> = new Set([
-  '__proto__',
-  'state',
-  'error',
-  'error_description',
-  'error_uri',
-  'broker_error',
-  'result',
-  'id_token_verified',
-  'dpop_jwk',
-])
+export const BROKER_FIELDS: ReadonlySet<string> = new Set(['__proto__', ...BROKER_SPOKEN])
 
 /** Authorization-response parameters that are the protocol's, not the provider's news (RFC 6749 §4.1.2, RFC 9207). */
 const PROTOCOL_PARAMS: ReadonlySet<string> = new Set(['code', 'state', 'iss', ...TOKEN_FIELDS])
