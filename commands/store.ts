@@ -27,6 +27,7 @@ export default class Store extends BrokerCommand {
     '<%= config.bin %> store --flow github --client-id abc --scope read:user --capture',
     '<%= config.bin %> store --flow okta --subdomain acme --client-id abc --open',
     '<%= config.bin %> store --flow device --issuer https://login.example.com --client-id abc --scope "openid offline_access"',
+    '<%= config.bin %> store --resource https://mcp.example.com/mcp --capture --json',
     '<%= config.bin %> store --list-providers --json',
   ]
 

@@ -53,6 +53,31 @@ export interface FlowContext {
    * issuer's metadata, which may change. `http` checks its own requests; a redirect is the step's to check.
    */
   allowed(url: string): boolean
+  /** The broker's dynamic client registrations (RFC 7591), shared by every instance; absent in a bare unit test. */
+  readonly registrations?: Registrations
+}
+
+/** A client the broker registered itself at an authorization server (RFC 7591 §3.2.1). */
+export interface Registration {
+  client_id: string
+  /** Secret: kept sealed, never shown or logged. */
+  client_secret?: string
+  /** The method the server agreed to (`none`, `client_secret_basic` …). */
+  token_endpoint_auth_method?: string
+  /** Secret: lets the client manage its registration (RFC 7592). */
+  registration_access_token?: string
+  /** Seconds since the epoch when the client secret expires; 0 or absent: never. */
+  client_secret_expires_at?: number
+}
+
+/**
+ * Where the broker keeps its registrations: sealed in the store, one per authorization server
+ * (issuer) and redirect URI, until `expiresAt` (ms since the epoch) or the broker's registration.ttl.
+ */
+export interface Registrations {
+  get(issuer: string, redirectUri: string): Promise<Registration | undefined>
+  put(issuer: string, redirectUri: string, registration: Registration, expiresAt?: number): Promise<void>
+  drop(issuer: string, redirectUri: string): Promise<void>
 }
 
 /** What a step returns: the runner acts on it. */
@@ -70,6 +95,10 @@ export interface StoreIo {
   http: FlowContext['http']
   /** Whether the deployment lets records name this provider URL (`providers.allow`), as in a step. */
   allowed: FlowContext['allowed']
+  /** The broker's own callback URL, as in a step (a dynamic registration's redirect URI). */
+  readonly callbackUrl?: string
+  /** As in a step. */
+  readonly registrations?: Registrations
 }
 
 /** What a plugin's `prepare` hands the runner at /store (RFC 8628's device authorization answer). */

@@ -1,13 +1,19 @@
 import type { FlowContext, FlowPlugin, FlowRecord, StepResult } from './contract.js'
+import { endpoints } from './lib/oidc.js'
+import { checkSameIdentity, originalIdTokenProblems } from './lib/identity.js'
+import { fetchProfile, wantsProfile } from './lib/profile.js'
+import { droppingInvalid, registeredClient, withClient, withResource } from './lib/registration.js'
 import { tokenFlowProblems, tokenStep } from './lib/token-flow.js'
 
 /**
  * OAuth 2 without the user: client credentials (RFC 6749 §4.4) by default, or the record's
- * `grant_type` — `refresh_token` with its `refresh_token` field included.
+ * `grant_type` — `refresh_token` with its `refresh_token` field included. A `resource` is named
+ * (RFC 8707); a refresh with `resource` and no `client_id` uses the broker's registered client; a
+ * refresh carrying the login's `id_token` must get an id_token of the same identity (OIDC Core §12.2).
  */
 const plugin: FlowPlugin = {
   description: 'OAuth 2 client credentials (2-legged), or the record grant_type such as refresh_token',
-  required: ['client_id'],
+  // client_id: required in validate, unless the broker registered its own client.
 
   async validate(record: Readonly<FlowRecord>, io) {
     const problems: Record<string, string> = {}
@@ -15,6 +21,7 @@ const plugin: FlowPlugin = {
       problems.refresh_token = 'is required when grant_type is refresh_token'
     if (record.grant_type === 'authorization_code')
       problems.grant_type = 'authorization_code needs the 3-legged flow (auth_leg 3)'
+    Object.assign(problems, originalIdTokenProblems(record))
     return Object.keys(problems).length ? problems : tokenFlowProblems(record, io)
   },
 
@@ -24,7 +31,16 @@ const plugin: FlowPlugin = {
     const params: Record<string, string> = { grant_type: grant }
     if (grant === 'refresh_token') params.refresh_token = String(r.refresh_token)
     if (r.scope) params.scope = String(r.scope)
-    return tokenStep(ctx, params)
+    if (typeof r.resource === 'string') params.resource = r.resource
+    const e = await endpoints(r, ctx.http)
+    const client = await registeredClient(ctx, e)
+    const cctx = withClient(ctx, client)
+    const step = await droppingInvalid(ctx, e, client, () => tokenStep(cctx, params))
+    if (!('deliver' in step)) return step
+    if (grant === 'refresh_token' && typeof r.id_token === 'string')
+      checkSameIdentity(r.id_token, step.deliver.id_token, String(cctx.record.client_id ?? ''))
+    const profile = wantsProfile(r) ? await fetchProfile(cctx, step.deliver, e) : undefined
+    return { ...step, deliver: withResource(step.deliver, r, client, profile) }
   },
 }
 

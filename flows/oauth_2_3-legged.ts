@@ -13,21 +13,34 @@ import {
   type Endpoints,
 } from './lib/oidc.js'
 import { pushAuthorizationRequest } from './lib/par.js'
+import { fetchProfile, wantsProfile } from './lib/profile.js'
 import { randomPool } from './lib/random.js'
-import { setQuery } from './lib/urls.js'
+import {
+  clientIdProblem,
+  droppingInvalid,
+  registeredClient,
+  registers,
+  withClient,
+  withResource,
+  type ClientFields,
+} from './lib/registration.js'
+import { discoversFromResource } from './lib/resource.js'
+import { setQuery, urlParts } from './lib/urls.js'
 
 /**
  * OAuth 2 authorization code grant (RFC 6749 §4.1), with PKCE S256 unless the record says `pkce: false`;
  * OpenID Connect (nonce, id_token verified) with scope `openid`; the provider's endpoints discovered
  * from `issuer`; the authorization request pushed (RFC 9126) with `par` or when the issuer requires it;
- * the authorization response's `iss` checked against the issuer (RFC 9207) before the code is redeemed.
+ * the authorization response's `iss` checked against the issuer (RFC 9207) before the code is redeemed;
+ * a `resource` named (RFC 8707), its authorization server discovered from it alone (RFC 9728), and
+ * the broker's own client registered there when the record names none (RFC 7591).
  */
 const plugin: FlowPlugin = {
   description: 'OAuth 2 authorization code (3-legged), PKCE S256, OpenID Connect, PAR',
-  required: ['client_id'],
-  // The first step needs no I/O unless it pushes the request: then it runs at /start, since a
-  // request_uri lives about a minute (RFC 9126 §2.2) and a stored flow may wait far longer.
-  startAtStore: (record) => cachedEndpoints(record)?.usePar === false,
+  // client_id: required in validate, unless the broker registers its own client.
+  // The first step needs no I/O unless it pushes the request or reads a registration: then it runs
+  // at /start, since a request_uri lives about a minute (RFC 9126 §2.2) and a flow may wait far longer.
+  startAtStore: (record) => !registers(record) && cachedEndpoints(record)?.usePar === false,
 
   async validate(record: Readonly<FlowRecord>, io) {
     const problems = {
@@ -36,27 +49,38 @@ const plugin: FlowPlugin = {
       ...dpopProblems(record),
     }
     if (Object.keys(problems).length) return problems
-    if (!record.issuer) {
+    const discovers = record.issuer !== undefined || discoversFromResource(record)
+    if (!discovers) {
       for (const field of ['authorize_url', 'access_url'])
-        if (record[field] === undefined) problems[field] = 'is required (or an issuer to discover it from)'
+        if (record[field] === undefined) problems[field] = 'is required (or an issuer or resource to discover it from)'
     }
     // Discovery at /store: a bad issuer is refused now, and the metadata is cached for /start.
-    const e = record.issuer ? await endpoints(record, io.http) : cachedEndpoints(record)!
-    return {
+    const e = discovers ? await endpoints(record, io.http) : cachedEndpoints(record)!
+    const all = {
       ...endpointProblems(record, e, { authorize: true }, io.allowed),
       ...dpopProblems(record, e.dpopAlgs),
+      ...clientIdProblem(record, e),
       ...problems,
     }
+    // A server that refuses the registration is refused now (502), not at /start.
+    if (!Object.keys(all).length && io.callbackUrl && io.registrations)
+      await registeredClient({ record, http: io.http, callbackUrl: io.callbackUrl, registrations: io.registrations }, e)
+    return all
   },
 
   start(ctx: FlowContext): StepResult | Promise<StepResult> {
     const known = cachedEndpoints(ctx.record)
-    // Without discovery, a push or DPoP, the step stays synchronous: it runs at /store for every such flow.
-    if (known && !known.usePar && !wantsDpop(ctx.record))
+    // Without discovery, a push, DPoP or a registration, the step stays synchronous: it runs at /store for every such flow.
+    if (known && !known.usePar && !wantsDpop(ctx.record) && !registers(ctx.record))
       return authorizeRedirect(ctx, usable(ctx.record, known, ctx.allowed), {})
     return checkedEndpoints(ctx.record, ctx).then(async (e) => {
       const dpop = await withDpop(ctx, e)
-      return e.usePar ? pushedRedirect(ctx, e, dpop) : authorizeRedirect(ctx, e, dpop)
+      // The registered client is the flow's from here on: /callback redeems the code as the client it was issued to.
+      const client = await registeredClient(ctx, e)
+      const step = e.usePar
+        ? await pushedRedirect(withClient(ctx, client), e, dpop)
+        : authorizeRedirect(withClient(ctx, client), e, dpop)
+      return client && 'redirect' in step ? { ...step, save: { ...step.save, client } } : step
     })
   },
 
@@ -76,16 +100,22 @@ const plugin: FlowPlugin = {
       redirect_uri: ctx.callbackUrl,
     }
     if (typeof ctx.data.code_verifier === 'string') params.code_verifier = ctx.data.code_verifier
+    if (typeof r.resource === 'string') params.resource = r.resource
+    const client = ctx.data.client as ClientFields | undefined
+    const cctx = withClient(ctx, client)
     const dpop = await flowDpop(r, ctx.data, e.dpopAlgs)
-    const token = await requestToken(ctx, params, {
-      url: e.token!,
-      audience: e.issuer ?? e.token,
-      authMethods: e.authMethods,
-      dpop: dpop?.key,
-    })
+    const token = await droppingInvalid(ctx, e, client, () =>
+      requestToken(cctx, params, {
+        url: e.token!,
+        audience: e.issuer ?? e.token,
+        authMethods: e.authMethods,
+        dpop: dpop?.key,
+      }),
+    )
     const nonce = typeof ctx.data.oidc_nonce === 'string' ? ctx.data.oidc_nonce : undefined
-    const verified = await checkIdToken(ctx, token, e, nonce)
-    const deliver = deliverable(token, r, ctx.params)
+    const verified = await checkIdToken(cctx, token, e, nonce)
+    const profile = wantsProfile(r) ? await fetchProfile(cctx, token, e) : undefined
+    const deliver = withResource(deliverable(token, r, ctx.params), r, client, profile)
     if (dpop?.made) deliver.dpop_jwk = dpop.made
     if (verified === undefined) return { deliver }
     return { deliver: { ...deliver, id_token_verified: verified }, save: { id_token_verified: verified } }
@@ -106,6 +136,7 @@ async function withDpop(ctx: FlowContext, e: Endpoints): Promise<DpopStart> {
 /** The authorization request's parameters, and what this flow keeps of them (PKCE verifier, nonce, DPoP key). */
 function authorizeParams(
   ctx: FlowContext,
+  e: Endpoints,
   dpop: DpopStart,
 ): {
   fixed: Record<string, string>
@@ -120,7 +151,9 @@ function authorizeParams(
     redirect_uri: ctx.callbackUrl,
     response_type: 'code',
   }
-  if (r.scope) fixed.scope = String(r.scope)
+  const scope = r.scope ?? e.scope
+  if (scope) fixed.scope = String(scope)
+  if (typeof r.resource === 'string') fixed.resource = r.resource
   const own: Record<string, string> = { state: ctx.state }
   // Whether this is OpenID Connect is the scope actually sent: `openid` may come through
   // authorize_params as well as through `scope`, and then too the id_token must carry this flow's nonce.
@@ -141,7 +174,7 @@ function authorizeParams(
 }
 
 function authorizeRedirect(ctx: FlowContext, e: Endpoints, dpop: DpopStart): StepResult {
-  const { fixed, own, save } = authorizeParams(ctx, dpop)
+  const { fixed, own, save } = authorizeParams(ctx, e, dpop)
   return { redirect: setQuery(e.authorize!, fixed, own), await: ctx.state, save }
 }
 
@@ -149,7 +182,7 @@ function authorizeRedirect(ctx: FlowContext, e: Endpoints, dpop: DpopStart): Ste
 async function pushedRedirect(ctx: FlowContext, e: Endpoints, dpop: DpopStart): Promise<StepResult> {
   if (!e.par)
     throw new FlowError({ brokerCode: 'VALIDATION', description: 'The record asks for PAR but names no par_url' })
-  const { fixed, own, save } = authorizeParams(ctx, dpop)
+  const { fixed, own, save } = authorizeParams(ctx, e, dpop)
   const requestUri = await pushAuthorizationRequest(
     ctx,
     e.par,
@@ -172,6 +205,13 @@ function checkIssuer(iss: string | undefined, e: Endpoints): void {
         description: `The authorization response has no iss, though ${e.issuer} always sends it`,
       })
     return
+  }
+  // No issuer to compare with: the response must at least come from where the user was sent.
+  if (e.issuer === undefined && e.authorize !== undefined && urlParts(iss)?.origin !== urlParts(e.authorize)?.origin) {
+    throw new FlowError(
+      'invalid_request',
+      `The authorization response comes from issuer "${iss.slice(0, 200)}", not from the origin of authorize_url ${urlParts(e.authorize)?.origin ?? ''}: the code was not redeemed`,
+    )
   }
   if (e.issuer !== undefined && iss !== e.issuer) {
     throw new FlowError({

@@ -175,6 +175,25 @@ describe('in Chromium', () => {
     }
   }, 60_000)
 
+  it("delivers a provider's error posted by form_post to the app, with no token", async () => {
+    const { port, close } = await startPostingProvider({
+      answer: { error: 'access_denied', error_description: 'The user said no' },
+    })
+    try {
+      const { url } = await storeAt(broker.url, {
+        ...record('query'),
+        authorize_url: `http://127.0.0.1:${port}/authorize`,
+        access_url: `http://127.0.0.1:${port}/token`,
+        authorize_params: 'response_mode=form_post',
+      })
+      const { delivered } = await runInBrowser(url)
+      expect(delivered.query).toMatchObject({ error: 'access_denied', error_description: 'The user said no' })
+      expect(delivered.query.access_token).toBeUndefined()
+    } finally {
+      await close()
+    }
+  }, 60_000)
+
   it('refuses the posted answer in a browser that does not hold the flow cookie, even posted again', async () => {
     const { port, close } = await startPostingProvider()
     const first = await browser.createBrowserContext()
@@ -212,15 +231,20 @@ describe('in Chromium', () => {
 /**
  * A provider on another site (127.0.0.1; the broker is localhost) that posts its answer back
  * (response_mode=form_post), or redirects it back with `redirect: true`; `posted` adds fields to
- * that answer, `token` to its token answer.
+ * that answer, `token` to its token answer; `answer` replaces the code (with an error: oidcc-client-test's
+ * form_post error case).
  */
 async function startPostingProvider(
-  opts: { posted?: Record<string, string>; token?: Record<string, unknown>; redirect?: boolean } = {},
+  opts: { answer?: Record<string, string>; posted?: Record<string, string>; token?: Record<string, unknown>; redirect?: boolean } = {},
 ): Promise<{ port: number; close: () => Promise<void> }> {
   const server: Server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1')
     if (url.pathname === '/authorize') {
-      const fields = { code: 'posted-code', state: url.searchParams.get('state') ?? '', ...opts.posted }
+      const fields = {
+        ...(opts.answer ?? { code: 'posted-code' }),
+        state: url.searchParams.get('state') ?? '',
+        ...opts.posted,
+      }
       if (opts.redirect) {
         const back = new URL(url.searchParams.get('redirect_uri')!)
         for (const [k, v] of Object.entries(fields)) back.searchParams.set(k, v)

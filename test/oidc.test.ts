@@ -89,6 +89,14 @@ describe('OpenID Connect against a strict oidc-provider', () => {
     },
   )
 
+  it("delivers the user's profile from the userinfo endpoint the metadata names (profile: true)", async () => {
+    const { got } = await runFlow(
+      oidcRecord({ client_id: 'basic-client', client_secret: CLIENT_SECRET, client_auth: 'basic', profile: true }),
+    )
+    expect(got.id_token_verified).toBe('true')
+    expect(JSON.parse(got.profile!)).toEqual({ sub: 'alice' })
+  })
+
   it('completes with private_key_jwt (PEM, then the same key as a JWK object)', async () => {
     const pem = { client_id: 'jwt-client', client_auth: 'private_key_jwt', private_key: op.clientKeyPem }
     const { got, hash } = await runFlow(oidcRecord(pem))

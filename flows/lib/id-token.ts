@@ -1,4 +1,4 @@
-import { createLocalJWKSet, errors, jwtVerify, type JSONWebKeySet, type JWTPayload } from 'jose'
+import { createLocalJWKSet, errors, jwtVerify, type JSONWebKeySet, type JWTPayload, type JWTVerifyOptions } from 'jose'
 import { FlowError, type FlowContext } from '../contract.js'
 import { BoundedCache } from './bounded-cache.js'
 import { readProviderJson } from './provider-json.js'
@@ -38,15 +38,15 @@ export interface IdTokenCheck {
 export async function verifyIdToken(idToken: string, check: IdTokenCheck, http: Http): Promise<JWTPayload> {
   let payload: JWTPayload
   try {
-    payload = await verifyOnce(idToken, check, http, false)
+    payload = await verifySigned(idToken, check.jwksUri, http, {
+      issuer: check.issuer,
+      audience: check.clientId,
+      clockTolerance: SKEW_SECONDS,
+      maxTokenAge: MAX_AGE,
+      requiredClaims: ['iss', 'sub', 'aud', 'exp', 'iat'],
+    })
   } catch (err) {
-    // A key the cached set does not hold: the provider may have rotated its keys.
-    if (!(err instanceof errors.JWKSNoMatchingKey)) throw invalid(err)
-    try {
-      payload = await verifyOnce(idToken, check, http, true)
-    } catch (again) {
-      throw invalid(again)
-    }
+    throw invalid(err)
   }
   const aud = Array.isArray(payload.aud) ? payload.aud : [payload.aud]
   if (aud.length > 1 || payload.azp !== undefined) {
@@ -58,17 +58,49 @@ export async function verifyIdToken(idToken: string, check: IdTokenCheck, http: 
   return payload
 }
 
-async function verifyOnce(idToken: string, check: IdTokenCheck, http: Http, refresh: boolean): Promise<JWTPayload> {
-  const keys = await keySet(check.jwksUri, http, refresh)
-  const { payload } = await jwtVerify(idToken, createLocalJWKSet(keys), {
-    issuer: check.issuer,
-    audience: check.clientId,
-    clockTolerance: SKEW_SECONDS,
-    maxTokenAge: MAX_AGE,
-    algorithms: ALGORITHMS,
-    requiredClaims: ['iss', 'sub', 'aud', 'exp', 'iat'],
-  })
-  return payload
+/**
+ * A JWT's payload once its signature verifies against the provider's JWKS at `jwksUri` (asymmetric
+ * algorithms only) and its claims pass `options`; jose's error otherwise. A `kid` the cached set
+ * does not hold refetches the set once (a key rotation).
+ */
+export async function verifySigned(
+  jwt: string,
+  jwksUri: string,
+  http: Http,
+  options: JWTVerifyOptions,
+): Promise<JWTPayload> {
+  try {
+    return await verifyOnce(jwt, jwksUri, http, false, options)
+  } catch (err) {
+    if (!(err instanceof errors.JWKSNoMatchingKey)) throw err
+    return verifyOnce(jwt, jwksUri, http, true, options)
+  }
+}
+
+async function verifyOnce(
+  jwt: string,
+  jwksUri: string,
+  http: Http,
+  refresh: boolean,
+  options: JWTVerifyOptions,
+): Promise<JWTPayload> {
+  const keys = await keySet(jwksUri, http, refresh)
+  const all = { ...options, algorithms: ALGORITHMS }
+  try {
+    return (await jwtVerify(jwt, createLocalJWKSet(keys), all)).payload
+  } catch (err) {
+    // No kid, and several keys of the token's type and algorithm: each candidate in turn. A key whose
+    // signature verifies decides (its claims pass or fail); none verifying is a bad signature.
+    if (!(err instanceof errors.JWKSMultipleMatchingKeys)) throw err
+    for await (const key of err) {
+      try {
+        return (await jwtVerify(jwt, key, all)).payload
+      } catch (failed) {
+        if (!(failed instanceof errors.JWSSignatureVerificationFailed)) throw failed
+      }
+    }
+    throw new errors.JWSSignatureVerificationFailed()
+  }
 }
 
 /** The provider's JWKS, from the cache unless stale or `refresh` (then at most every REFETCH_MS). */

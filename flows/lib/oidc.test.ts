@@ -56,8 +56,8 @@ describe('discovery', () => {
     expect((await endpoints({ ...record, par: 'false' }, http)).usePar).toBe(false)
     const allowed = (url: string) => !url.startsWith('https://elsewhere.example')
     expect(endpointProblems({ ...record, client_auth: 'basic' }, e, { authorize: true }, allowed)).toEqual({
+      // A client_auth the metadata does not list is the token endpoint's to refuse, not /store's.
       access_url: 'is not in providers.allow: the issuer metadata gives https://elsewhere.example',
-      client_auth: `client_secret_basic is not supported by ${issuer}; it supports private_key_jwt`,
     })
   })
 

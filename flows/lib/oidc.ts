@@ -1,7 +1,7 @@
 import { FlowError, type FlowContext, type FlowRecord } from '../contract.js'
-import { clientAuthMethod } from './client-auth.js'
 import { BoundedCache } from './bounded-cache.js'
 import { readProviderJson } from './provider-json.js'
+import { cachedResource, discoverResource, discoversFromResource, type ProtectedResource } from './resource.js'
 import { isHttpUrl } from './urls.js'
 
 type Http = FlowContext['http']
@@ -18,6 +18,8 @@ export interface ProviderMetadata {
   authorization_response_iss_parameter_supported?: boolean
   dpop_signing_alg_values_supported?: string[]
   device_authorization_endpoint?: string
+  registration_endpoint?: string
+  userinfo_endpoint?: string
 }
 
 /** A record's provider as the flow uses it: explicit record fields first, then the issuer's metadata. */
@@ -37,6 +39,12 @@ export interface Endpoints {
   authMethods?: readonly string[]
   /** The algorithms the server accepts DPoP proofs signed with (RFC 9449 §5.1), when the metadata lists them. */
   dpopAlgs?: readonly string[]
+  /** Dynamic client registration (RFC 7591), when the metadata offers it. */
+  registration?: string
+  /** Where the user's profile is: the record's `profile_url`, else the metadata's `userinfo_endpoint`. */
+  userinfo?: string
+  /** The scope a protected resource asks for (RFC 9728), for a record that names none. */
+  scope?: string
 }
 
 // Metadata changes rarely and every flow of an issuer reads it at /store, /start and /callback:
@@ -100,8 +108,10 @@ function wellKnownUrls(issuer: string): string[] {
 
 /** The record's endpoints, discovered from its `issuer` when it has one (cached); explicit fields win. */
 export async function endpoints(record: Readonly<FlowRecord>, http: Http): Promise<Endpoints> {
-  const issuer = text(record.issuer)
-  return merge(record, issuer ? await discover(issuer, http) : undefined)
+  // A record naming only a protected resource: its authorization server is the issuer (RFC 9728).
+  const found = discoversFromResource(record) ? await discoverResource(String(record.resource), http) : undefined
+  const issuer = text(record.issuer) ?? found?.issuer
+  return merge(record, issuer ? await discover(issuer, http) : undefined, found)
 }
 
 /**
@@ -109,10 +119,12 @@ export async function endpoints(record: Readonly<FlowRecord>, http: Http): Promi
  * undefined when the record names an issuer whose metadata is not cached.
  */
 export function cachedEndpoints(record: Readonly<FlowRecord>): Endpoints | undefined {
-  const issuer = text(record.issuer)
+  const found = discoversFromResource(record) ? cachedResource(String(record.resource)) : undefined
+  if (discoversFromResource(record) && !found) return undefined
+  const issuer = text(record.issuer) ?? found?.issuer
   if (!issuer) return merge(record, undefined)
   const hit = metadataCache.get(issuer)
-  return hit ? merge(record, hit) : undefined
+  return hit ? merge(record, hit, found) : undefined
 }
 
 /**
@@ -135,9 +147,13 @@ export function usable(record: Readonly<FlowRecord>, e: Endpoints, allowed: (url
   return e
 }
 
-function merge(record: Readonly<FlowRecord>, meta: ProviderMetadata | undefined): Endpoints {
+function merge(
+  record: Readonly<FlowRecord>,
+  meta: ProviderMetadata | undefined,
+  resource?: ProtectedResource,
+): Endpoints {
   return {
-    issuer: text(record.issuer),
+    issuer: text(record.issuer) ?? resource?.issuer,
     authorize: text(record.authorize_url) ?? meta?.authorization_endpoint,
     token: text(record.access_url) ?? meta?.token_endpoint,
     jwks: text(record.jwks_uri) ?? meta?.jwks_uri,
@@ -151,19 +167,27 @@ function merge(record: Readonly<FlowRecord>, meta: ProviderMetadata | undefined)
     dpopAlgs: Array.isArray(meta?.dpop_signing_alg_values_supported)
       ? meta.dpop_signing_alg_values_supported
       : undefined,
+    registration: meta?.registration_endpoint,
+    userinfo: text(record.profile_url) ?? meta?.userinfo_endpoint,
+    scope: resource?.scope,
   }
 }
 
 /** Problems with a record's OpenID/metadata fields, as `{field: message}`, before any I/O. */
 export function metadataFieldProblems(record: Readonly<FlowRecord>): Record<string, string> {
   const problems: Record<string, string> = {}
-  for (const field of ['issuer', 'jwks_uri', 'par_url']) {
+  for (const field of ['issuer', 'jwks_uri', 'par_url', 'resource', 'profile_url']) {
     if (record[field] !== undefined && !isHttpUrl(String(record[field])))
       problems[field] = 'must be an absolute http(s) URL'
   }
   const issuer = text(record.issuer)
   if (issuer && isHttpUrl(issuer) && (issuer.includes('?') || issuer.includes('#')))
     problems.issuer = 'must have no query or fragment'
+  // RFC 8707 §2: a resource indicator is an absolute URI without a fragment.
+  if (typeof record.resource === 'string' && isHttpUrl(record.resource) && record.resource.includes('#'))
+    problems.resource = 'must have no fragment'
+  if (record.profile !== undefined && !/^(true|false|1|0|yes|no|on|off)$/i.test(String(record.profile)))
+    problems.profile = 'must be true or false'
   if (record.body_format !== undefined && !['json', 'form'].includes(String(record.body_format)))
     problems.body_format = 'must be json or form'
   return problems
@@ -176,14 +200,13 @@ export function endpointProblems(
   need: { authorize: boolean },
   allowed: (url: string) => boolean,
 ): Record<string, string> {
-  const method = record.client_auth === undefined ? undefined : clientAuthMethod(record)
   const problems: Record<string, string> = {}
   const from = e.issuer ? ' (neither in the record nor in the issuer metadata)' : ''
   if (need.authorize && !e.authorize) problems.authorize_url = `is required${from}`
   if (!e.token) problems.access_url = `is required${from}`
+  if (flag(record.profile) && !e.userinfo)
+    problems.profile = `needs a profile_url, or an issuer whose metadata has a userinfo_endpoint${e.issuer ? ` (${e.issuer} has none)` : ''}`
   if (need.authorize && e.usePar && !e.par) problems.par_url = `is required to push authorization requests${from}`
-  if (method && e.authMethods && !e.authMethods.includes(method))
-    problems.client_auth = `${method} is not supported by ${e.issuer}; it supports ${e.authMethods.join(', ')}`
   for (const [field, problem] of Object.entries(metadataUrlProblems(record, e, allowed))) problems[field] ??= problem
   return problems
 }
@@ -200,6 +223,10 @@ function metadataUrlProblems(
     ['access_url', e.token],
     ['jwks_uri', e.jwks],
     ['par_url', e.par],
+    // Discovered from a protected resource (RFC 9728), and the registration the flow will use (RFC 7591).
+    ['issuer', e.issuer],
+    ['registration_endpoint', record.client_id === undefined ? e.registration : undefined],
+    ['profile_url', flag(record.profile) ? e.userinfo : undefined],
   ] as const) {
     if (url === undefined || url === text(record[field])) continue
     if (!isHttpUrl(url))

@@ -4,6 +4,8 @@ import { dpopProblems, flowDpop } from './dpop.js'
 import { checkIdToken } from './id-token.js'
 import { deliverable, requestToken } from './oauth2.js'
 import { cachedEndpoints, checkedEndpoints, endpointProblems, endpoints, metadataFieldProblems } from './oidc.js'
+import { clientIdProblem } from './registration.js'
+import { discoversFromResource } from './resource.js'
 
 /**
  * /store checks shared by the flows that only call the token endpoint (client credentials, refresh,
@@ -12,10 +14,15 @@ import { cachedEndpoints, checkedEndpoints, endpointProblems, endpoints, metadat
 export async function tokenFlowProblems(record: Readonly<FlowRecord>, io: StoreIo): Promise<Record<string, string>> {
   const problems = { ...(await clientAuthProblems(record)), ...metadataFieldProblems(record), ...dpopProblems(record) }
   if (Object.keys(problems).length) return problems
-  if (!record.issuer && record.access_url === undefined)
-    return { access_url: 'is required (or an issuer to discover it from)' }
-  const e = record.issuer ? await endpoints(record, io.http) : cachedEndpoints(record)!
-  return { ...endpointProblems(record, e, { authorize: false }, io.allowed), ...dpopProblems(record, e.dpopAlgs) }
+  const discovers = record.issuer !== undefined || discoversFromResource(record)
+  if (!discovers && record.access_url === undefined)
+    return { access_url: 'is required (or an issuer or resource to discover it from)' }
+  const e = discovers ? await endpoints(record, io.http) : cachedEndpoints(record)!
+  return {
+    ...endpointProblems(record, e, { authorize: false }, io.allowed),
+    ...dpopProblems(record, e.dpopAlgs),
+    ...clientIdProblem(record, e),
+  }
 }
 
 /**

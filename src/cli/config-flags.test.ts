@@ -57,6 +57,7 @@ describe('serveFlags', () => {
       'rate.store': 'rate-store',
       'rate.start': 'rate-start',
       'rate.window': 'rate-window',
+      'registration.ttl': 'registration-ttl',
     })
   })
 

@@ -103,6 +103,10 @@ export const CONFIG_DOCS = {
     flag: 'provider-timeout',
     help: 'Milliseconds a provider may take to answer; at /callback, the whole token exchange (every request it makes) together',
   },
+  'registration.ttl': {
+    flag: 'registration-ttl',
+    help: 'Seconds a client the broker registered itself (RFC 7591, for a record without client_id) is reused, unless its secret expires sooner',
+  },
   'body.limit': { flag: 'body-limit', help: 'Largest request body in bytes; 413 above' },
   'log.level': {
     flag: 'log-level',

@@ -121,6 +121,10 @@ export const configSchema = z
       .object({ timeout: z.number().int().min(100).max(300_000).default(10_000) })
       .strict()
       .default({}),
+    registration: z
+      .object({ ttl: z.number().int().min(60).max(31_536_000).default(86_400) })
+      .strict()
+      .default({}),
     body: z
       .object({ limit: z.number().int().min(1024).max(10_485_760).default(65_536) })
       .strict()

@@ -16,6 +16,15 @@ export interface IdTokenPlan {
   kid?: string
   /** More fields in the token answer. */
   answer?: Record<string, unknown>
+  /** No kid in the header (the key is found by its type alone). */
+  noKid?: boolean
+}
+
+/** How the next userinfo answer is made: its claims, and whether it is a signed JWT (and with which key). */
+export interface UserinfoPlan {
+  claims?: Record<string, unknown>
+  signed?: boolean
+  key?: KeyObject
 }
 
 export interface HandMadeProvider {
@@ -28,6 +37,10 @@ export interface HandMadeProvider {
   tokenRequests: TokenRequest[]
   /** The next id_tokens: signed with the published key (kid k1) and right claims, unless the plan says. */
   plan: IdTokenPlan
+  /** The next userinfo answers: `{sub: alice, name}` as JSON, unless the plan says. */
+  userinfo: UserinfoPlan
+  /** Access tokens its userinfo endpoint was called with. */
+  userinfoRequests: string[]
   /** Keys published at the jwks_uri, by kid. */
   published: Map<string, KeyObject>
   /** Where /authorize sends the browser: back to the redirect_uri with a code (and iss), unless replaced. */
@@ -54,6 +67,8 @@ export async function startHandMadeProvider(
     authorizeRequests: [],
     tokenRequests: [],
     plan: {},
+    userinfo: {},
+    userinfoRequests: [],
     published: new Map([['k1', key]]),
     authorize: (q, issuer) => {
       const back = new URL(q.redirect_uri!)
@@ -80,6 +95,7 @@ export async function startHandMadeProvider(
             authorization_endpoint: `${p.issuer}/authorize`,
             token_endpoint: `${p.issuer}/token`,
             jwks_uri: `${p.issuer}/jwks`,
+            userinfo_endpoint: `${p.issuer}/userinfo`,
             authorization_response_iss_parameter_supported: true,
             ...p.metadata,
           })
@@ -93,6 +109,16 @@ export async function startHandMadeProvider(
           // Only the public halves.
           return json(200, { keys: keys.map(({ kid, alg, kty, n, e }) => ({ kid, alg, kty, n, e, use: 'sig' })) })
         }
+        if (url.pathname === '/userinfo') {
+          p.userinfoRequests.push(req.headers.authorization ?? '')
+          const claims = { sub: 'alice', name: 'Alice', ...p.userinfo.claims }
+          if (!p.userinfo.signed) return json(200, claims)
+          const jwt = await new SignJWT(claims)
+            .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
+            .sign(p.userinfo.key ?? key)
+          res.writeHead(200, { 'content-type': 'application/jwt' })
+          return res.end(jwt)
+        }
         if (url.pathname === '/authorize') {
           const query = Object.fromEntries(url.searchParams)
           p.authorizeRequests.push(query)
@@ -105,7 +131,8 @@ export async function startHandMadeProvider(
             ? (JSON.parse(raw) as Record<string, unknown>)
             : Object.fromEntries(new URLSearchParams(raw))
           p.tokenRequests.push({ contentType, authorization: req.headers.authorization, body })
-          const nonce = p.authorizeRequests.at(-1)?.nonce
+          // A refreshed id_token carries no nonce (OpenID Connect Core §12.2).
+          const nonce = body.grant_type === 'refresh_token' ? undefined : p.authorizeRequests.at(-1)?.nonce
           const now = Math.floor(Date.now() / 1000)
           const claims = {
             iss: p.issuer,
@@ -115,7 +142,7 @@ export async function startHandMadeProvider(
             exp: now + 300,
           }
           const idToken = await new SignJWT({ ...claims, ...(nonce ? { nonce } : {}), ...p.plan.claims })
-            .setProtectedHeader({ alg: 'RS256', kid: p.plan.kid ?? 'k1' })
+            .setProtectedHeader({ alg: 'RS256', ...(p.plan.noKid ? {} : { kid: p.plan.kid ?? 'k1' }) })
             .sign(p.plan.key ?? key)
           return json(200, {
             access_token: 'hm-access',

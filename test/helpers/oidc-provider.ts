@@ -3,6 +3,9 @@ import { createServer, type Server } from 'node:http'
 import Provider from 'oidc-provider'
 import type { Browser, BrowseResult } from './browser.js'
 
+/** The scopes every resource server of the strict provider has (resource indicators). */
+export const RESOURCE_SCOPES = 'mcp:tools mcp:read'
+
 /** Secrets of the strict provider's confidential clients (HS256 needs 32 bytes). */
 export const CLIENT_SECRET = 'a-client-secret-of-at-least-32-bytes!'
 
@@ -19,7 +22,8 @@ export interface StrictProvider {
 /**
  * panva's oidc-provider 9, configured strictly: PKCE required for every client, exact redirect
  * URIs, refresh tokens rotated, `iss` in every authorization response, and one client per
- * token endpoint authentication method plus one that must push its authorization requests.
+ * token endpoint authentication method plus one that must push its authorization requests; open
+ * dynamic registration, and resource indicators whose access tokens are JWTs for the resource.
  * Logins and consents go through its devInteractions forms (see `passInteractions`).
  */
 export async function startStrictProvider(port: number, redirectUri: string): Promise<StrictProvider> {
@@ -68,7 +72,24 @@ export async function startStrictProvider(port: number, redirectUri: string): Pr
     ],
     jwks: { keys: [{ ...signing.export({ format: 'jwk' }), kid: 'sig-1', use: 'sig', alg: 'RS256' }] },
     pkce: { required: () => true },
-    features: { devInteractions: { enabled: true }, pushedAuthorizationRequests: { enabled: true } },
+    features: {
+      devInteractions: { enabled: true },
+      pushedAuthorizationRequests: { enabled: true },
+      // Open dynamic registration (RFC 7591), as MCP servers' authorization servers offer it.
+      registration: { enabled: true },
+      // RFC 8707: an access token asked for a resource is a JWT whose audience is that resource.
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: async (_ctx: unknown, _client: unknown, oneOf?: string) => oneOf,
+        useGrantedResource: async () => true,
+        getResourceServerInfo: async (_ctx: unknown, resource: string) => ({
+          scope: RESOURCE_SCOPES,
+          audience: resource,
+          accessTokenFormat: 'jwt',
+          jwt: { sign: { alg: 'RS256' } },
+        }),
+      },
+    },
     // Refresh tokens for every client (not only with offline_access), rotated on every use.
     issueRefreshToken: async () => true,
     rotateRefreshToken: () => true,

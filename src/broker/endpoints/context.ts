@@ -31,6 +31,10 @@ export function flowContext(
     http: (url, request) =>
       providerFetch(url, request, deadline === undefined ? timeout : Math.min(timeout, deadline - Date.now()), timeout),
     allowed: allowedDestination,
+    // Made when a step asks: most steps never register a client.
+    get registrations() {
+      return deps.store.registrations(config.registration.ttl)
+    },
   }
 }
 

@@ -62,6 +62,17 @@ export function sanitizeRecord(input: unknown): FlowRecord {
   const authType = record.auth_type === undefined ? 'oauth' : String(record.auth_type).toLowerCase()
   record.auth_type = authType
   if (!AUTH_TYPE.test(authType)) (problems ??= {}).auth_type = 'must be letters a-z only'
+  // A protected resource alone (an MCP server, RFC 9728) names OAuth 2: the code flow, or the token
+  // endpoint's grant (a refresh) when the record has a grant_type.
+  if (
+    authType === 'oauth' &&
+    record.resource !== undefined &&
+    record.auth_flow === undefined &&
+    (record.auth_version ?? '2') === '2'
+  ) {
+    record.auth_version ??= '2'
+    record.auth_leg ??= record.grant_type === undefined ? '3' : '2'
+  }
   for (const [field, pattern, message] of AUTH_FIELDS) {
     if (record[field] === undefined) continue
     const value = String(record[field])
@@ -91,6 +102,8 @@ export async function validateRecord(
   record: FlowRecord,
   plugin: FlowPlugin,
   config: Readonly<BrokerConfig>,
+  /** The broker's callback URL and client registrations, for a plugin that registers at /store. */
+  own: Pick<StoreIo, 'callbackUrl' | 'registrations'> = {},
 ): Promise<FlowRecord> {
   const normalized = plugin.normalize ? plugin.normalize({ ...record }) : record
   const problems: Record<string, string> = {}
@@ -123,7 +136,8 @@ export async function validateRecord(
       problems.delivery = `is not allowed here; allowed: ${config.delivery.allow.join(', ')}`
     }
   }
-  if (plugin.validate) Object.assign(problems, await pluginProblems(plugin.validate.bind(plugin), normalized, config))
+  if (plugin.validate)
+    Object.assign(problems, await pluginProblems(plugin.validate.bind(plugin), normalized, config, own))
   // Only the deployment's refusal: its own code and advice. Anything else wrong too: every field at once.
   if (refused && Object.keys(problems).length === 1) throw refused
   if (Object.keys(problems).length) throw brokerError('invalidRecord', { fields: problems })
@@ -138,9 +152,10 @@ async function pluginProblems(
   validate: NonNullable<FlowPlugin['validate']>,
   record: FlowRecord,
   config: Readonly<BrokerConfig>,
+  own: Pick<StoreIo, 'callbackUrl' | 'registrations'>,
 ): Promise<Record<string, string>> {
   try {
-    return await validate(record, storeIo(config))
+    return await validate(record, { ...storeIo(config), ...own })
   } catch (err) {
     throw atStoreError(err)
   }

@@ -30,8 +30,12 @@ export async function storeFlow(deps: BrokerDeps, body: unknown): Promise<Stored
   const plugin = deps.plugins.loaded(name) ?? (await deps.plugins.get(name))
   // Validation fetches an issuer's metadata: where it points is checked first. Everything else after,
   // so that validation's own problems are all named at once.
-  if (sanitized.issuer !== undefined) checkRecordDestinations(sanitized)
-  const record = await validateRecord(sanitized, plugin, deps.config)
+  if (sanitized.issuer !== undefined || sanitized.resource !== undefined) checkRecordDestinations(sanitized)
+  const { protocol, host } = deps.config
+  const record = await validateRecord(sanitized, plugin, deps.config, {
+    callbackUrl: `${protocol}://${host}/callback`,
+    registrations: deps.store.registrations(deps.config.registration.ttl),
+  })
   checkRecordDestinations(record)
   // A device flow asks the provider for its codes now: the app shows the user code at once.
   const ready = plugin.prepare ? await plugin.prepare(record, storeIo(deps.config)).catch(rethrowAtStore) : undefined
@@ -60,7 +64,6 @@ export async function storeFlow(deps: BrokerDeps, body: unknown): Promise<Stored
       expiresAt: entry.expiresAt,
       provider: providerHost(record),
     })
-  const { protocol, host } = deps.config
   return {
     ...ready?.answer,
     hash: entry.hash,

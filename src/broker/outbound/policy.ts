@@ -13,6 +13,8 @@ export const PROVIDER_URL_FIELDS: string[] = [
   'jwks_uri',
   'par_url',
   'device_authorization_url',
+  'resource',
+  'profile_url',
 ]
 
 /** One resolved address, as dns.lookup gives it with `all: true`. */

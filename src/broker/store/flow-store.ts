@@ -16,6 +16,7 @@ import {
 import { coalesceTurn } from './coalesce.js'
 import { type Keys, keys as makeKeys } from './keys.js'
 import type { MemoryLedger } from './memory-ledger.js'
+import { RegistrationStore } from './registrations.js'
 import { type CapabilityKind, Sealer } from './seal.js'
 
 export { coalesceTurn } from './coalesce.js'
@@ -243,6 +244,14 @@ export class FlowStore {
   async holdPollLease(hash: string, ms: number): Promise<void> {
     const key = this.keys.poll(this.sealer.derive('poll', hash).name)
     await this.send(() => this.redis.set(key, WAITING, 'PX', Math.max(1, Math.ceil(ms))))
+  }
+
+  /** The broker's client registrations (RFC 7591), each kept `ttlSeconds` unless its secret expires sooner. */
+  registrations(ttlSeconds: number): RegistrationStore {
+    return new RegistrationStore(this.redis, this.keys, this.sealer, ttlSeconds, {
+      read: (op) => this.send(op),
+      write: (op) => this.write(op),
+    })
   }
 
   /** Round trip to the store, for readiness checks. */

@@ -12,6 +12,8 @@ export interface Keys {
   result(name: string): string
   /** A device flow's poll lease (held while one instance polls, then for the interval), by the hash's digest. */
   poll(name: string): string
+  /** A client the broker registered at an authorization server (RFC 7591), by the digest of issuer and redirect URI. */
+  registration(name: string): string
   /** The prefix of the rate limit counters (per route and client IP). */
   rate(): string
   /** The pub/sub channel carrying flow events between workers and instances. */
@@ -25,6 +27,7 @@ export function keys(prefix: string): Keys {
     callback: (name) => `${prefix}cb:{${name}}`,
     result: (name) => `${prefix}result:{${name}}`,
     poll: (name) => `${prefix}poll:{${name}}`,
+    registration: (name) => `${prefix}reg:{${name}}`,
     rate: () => `${prefix}rate:`,
     events: () => `${prefix}events`,
   }

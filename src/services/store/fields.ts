@@ -44,6 +44,22 @@ export const RECORD_FIELDS: readonly RecordField[] = [
   f('par_url', 'url', "The provider's pushed authorization request URL (with --field par=true)."),
   f('request_url', 'url', "The provider's request token URL (OAuth 1.0a)."),
   f('verify_url', 'url', 'The URL a third party verifies credentials at (OAuth Echo).'),
+  f(
+    'resource',
+    'url',
+    'A protected resource (RFC 8707), e.g. an MCP server: named in every request; alone, it discovers the rest (RFC 9728).',
+  ),
+  f(
+    'client_name',
+    'text',
+    'The name the broker registers its client under when there is no client_id (default broker).',
+  ),
+  f('profile', 'text', "true: deliver the user's profile (OpenID userinfo, or profile_url) with the tokens.", [
+    'true',
+    'false',
+  ]),
+  f('profile_url', 'url', "Where the user's profile is, when the issuer metadata has no userinfo_endpoint."),
+  f('id_token', 'secret', "With --flow oauth2-refresh: the login's id_token; the refreshed one must be the same user."),
   f('callback', 'url', "Your app's URL that receives the result (or oob)."),
   f('scope', 'text', 'Requested scopes, as the provider writes them.'),
   f('state', 'text', 'Your own state, handed back to your callback.'),

@@ -38,9 +38,11 @@ export function buildRecord(input: RecordInput): FlowRecord {
     string,
     string
   >
-  const named = provider ? { provider: provider.name } : preset?.fields
-  const record = { ...fromFile, ...named, ...pairs, ...flags } as FlowRecord
-  if (!preset && record.provider === undefined && record.auth_version === undefined && record.auth_flow === undefined) {
+  const fromFlow = provider ? { provider: provider.name } : preset?.fields
+  const record = { ...fromFile, ...fromFlow, ...pairs, ...flags } as FlowRecord
+  // A resource alone names OAuth 2 (the broker discovers the rest, RFC 9728).
+  const named = preset !== undefined || record.provider !== undefined || record.resource !== undefined
+  if (!named && record.auth_version === undefined && record.auth_flow === undefined) {
     throw brokerError('flowNotNamed', { known: FLOW_PRESET_NAMES })
   }
   return record

@@ -96,8 +96,8 @@ describe('POST /store', () => {
       code: 'VALIDATION',
       fields: {
         client_id: 'is required',
-        authorize_url: 'is required (or an issuer to discover it from)',
-        access_url: 'is required (or an issuer to discover it from)',
+        authorize_url: 'is required (or an issuer or resource to discover it from)',
+        access_url: 'is required (or an issuer or resource to discover it from)',
       },
     })
   })

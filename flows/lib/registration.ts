@@ -1,0 +1,139 @@
+import { FlowError, type FlowContext, type FlowRecord, type Registration } from '../contract.js'
+import type { Endpoints } from './oidc.js'
+import { parseBody, providerError } from './token-answer.js'
+
+/** What registering needs of a step's context (or of /store's io). */
+export type RegisterIo = Pick<FlowContext, 'record' | 'callbackUrl' | 'http' | 'registrations'>
+
+/** The client fields a registration puts into a flow's record (and a flow's saved data). */
+export interface ClientFields {
+  client_id: string
+  client_secret?: string
+  client_auth: string
+}
+
+/** Whether the record will have the broker register a client: it names none. */
+export const registers = (record: Readonly<FlowRecord>): boolean =>
+  record.client_id === undefined || record.client_id === ''
+
+/** Why a record without client_id cannot work at this authorization server, as `{client_id: message}`. */
+export function clientIdProblem(record: Readonly<FlowRecord>, e: Endpoints): Record<string, string> {
+  if (!registers(record) || e.registration) return {}
+  return {
+    client_id: e.issuer
+      ? `is required: ${e.issuer} offers no dynamic client registration (no registration_endpoint)`
+      : 'is required',
+  }
+}
+
+/**
+ * The client this flow uses: none when the record names its own `client_id`; else the broker's
+ * registration at the issuer for its callback URL (RFC 7591), kept in the store and shared by every
+ * instance, registering anew when none is kept or it expired.
+ */
+export async function registeredClient(io: RegisterIo, e: Endpoints): Promise<ClientFields | undefined> {
+  if (!registers(io.record)) return undefined
+  if (!e.registration || !e.issuer)
+    throw new FlowError(
+      'invalid_request',
+      'The record has no client_id and the server offers no registration',
+      'VALIDATION',
+    )
+  if (!io.registrations) throw new FlowError('server_error', 'This broker keeps no client registrations', 'FAILED')
+  const kept = await io.registrations.get(e.issuer, io.callbackUrl)
+  const registration = kept ?? (await register(io, e))
+  return clientFields(registration)
+}
+
+/** A registered client's fields, ready to lay over the record. */
+export function clientFields(kept: Registration): ClientFields {
+  const secret = kept.client_secret
+  const method = kept.token_endpoint_auth_method ?? (secret ? 'client_secret_basic' : 'none')
+  return {
+    client_id: kept.client_id,
+    ...(secret ? { client_secret: secret } : {}),
+    client_auth: secret ? method : 'none',
+  }
+}
+
+/** The step's context with a registered client laid over its record (unchanged without one). */
+export const withClient = <C extends { record: Readonly<FlowRecord> }>(ctx: C, client: ClientFields | undefined): C =>
+  client ? { ...ctx, record: { ...ctx.record, ...client } } : ctx
+
+/**
+ * Runs a token request of a registered client; an `invalid_client` answer drops the kept
+ * registration (when it is still that client), so the next flow registers again.
+ */
+export async function droppingInvalid<T>(
+  io: RegisterIo,
+  e: Endpoints,
+  client: ClientFields | undefined,
+  call: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await call()
+  } catch (err) {
+    if (client && err instanceof FlowError && err.code === 'invalid_client' && e.issuer && io.registrations) {
+      const kept = await io.registrations.get(e.issuer, io.callbackUrl)
+      if (kept?.client_id === client.client_id) await io.registrations.drop(e.issuer, io.callbackUrl)
+    }
+    throw err
+  }
+}
+
+/** RFC 7591 §3.1: registers the broker's callback as a code-flow client and keeps the answer. */
+async function register(io: RegisterIo, e: Endpoints): Promise<Registration> {
+  const r = io.record
+  const method = e.authMethods?.includes('none') ? 'none' : 'client_secret_basic'
+  const answer = await io.http(e.registration!, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json' },
+    body: JSON.stringify({
+      redirect_uris: [io.callbackUrl],
+      client_name: typeof r.client_name === 'string' && r.client_name ? r.client_name : 'broker',
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: method,
+    }),
+  })
+  const fields = parseBody(answer)
+  const failure = fields && providerError(fields, answer.status)
+  if (failure)
+    throw new FlowError('PROVIDER_ERROR', `The client registration at ${e.issuer} was refused: ${failure.description}`)
+  const clientId = fields?.client_id
+  if ((answer.status !== 201 && answer.status !== 200) || typeof clientId !== 'string' || !clientId)
+    throw new FlowError(
+      'PROVIDER_ERROR',
+      `The client registration at ${e.issuer} answered ${answer.status} without a client_id`,
+    )
+  const text = (v: unknown) => (typeof v === 'string' && v ? v : undefined)
+  const expires = typeof fields.client_secret_expires_at === 'number' ? fields.client_secret_expires_at : 0
+  const registration: Registration = {
+    client_id: clientId,
+    client_secret: text(fields.client_secret),
+    token_endpoint_auth_method: text(fields.token_endpoint_auth_method) ?? method,
+    registration_access_token: text(fields.registration_access_token),
+    client_secret_expires_at: expires,
+  }
+  await io.registrations!.put(e.issuer!, io.callbackUrl, registration, expires > 0 ? expires * 1000 : undefined)
+  return registration
+}
+
+/** What the app gets besides the token answer: the `resource` it named, the client_id the broker registered, the user's profile. */
+export function withResource(
+  deliver: Record<string, unknown>,
+  record: Readonly<FlowRecord>,
+  client: ClientFields | undefined,
+  profile?: Record<string, unknown>,
+): Record<string, unknown> {
+  const out = { ...deliver }
+  if (typeof record.resource === 'string') out.resource = record.resource
+  if (client) out.client_id = client.client_id
+  if (profile) out.profile = profile
+  // The app's own state stays last, as deliverable puts it.
+  if (record.state !== undefined) {
+    delete out.state
+    out.state = record.state
+  }
+  return out
+}

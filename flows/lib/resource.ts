@@ -1,0 +1,128 @@
+import { FlowError, type FlowContext, type FlowRecord } from '../contract.js'
+import { isHttpUrl } from './urls.js'
+
+type Http = FlowContext['http']
+
+/** What the broker reads of a protected resource's metadata (RFC 9728 §2). */
+export interface ResourceMetadata {
+  resource: string
+  authorization_servers?: string[]
+  scopes_supported?: string[]
+}
+
+/** A protected resource as a flow uses it: its authorization server and the scope to ask for. */
+export interface ProtectedResource {
+  /** `authorization_servers[0]`: the issuer whose metadata is discovered as usual. */
+  issuer: string
+  /** The scope of the 401 challenge, else the metadata's `scopes_supported`; undefined when neither says. */
+  scope?: string
+}
+
+// Each flow of a resource reads this at /store, /start and /callback: kept per resource URL for
+// TTL_MS, at most MAX_RESOURCES of them (the map starts over when full), like issuer metadata.
+const TTL_MS = 10 * 60_000
+const MAX_RESOURCES = 256
+let cache = new Map<string, { value: ProtectedResource; until: number }>()
+
+const text = (v: unknown): string | undefined => (typeof v === 'string' && v ? v : undefined)
+
+/** Whether a record names a protected resource and nothing else to find its authorization server by. */
+export const discoversFromResource = (record: Readonly<FlowRecord>): boolean =>
+  text(record.resource) !== undefined &&
+  text(record.issuer) === undefined &&
+  record.authorize_url === undefined &&
+  record.access_url === undefined
+
+/** The resource's authorization server and scope from the cache, without I/O; undefined when not cached. */
+export function cachedResource(resource: string): ProtectedResource | undefined {
+  const hit = cache.get(resource)
+  return hit && hit.until > Date.now() ? hit.value : undefined
+}
+
+/**
+ * Discovers a protected resource's authorization server (RFC 9728), in MCP's order: the metadata
+ * named by the `resource_metadata` of the 401 challenge an unauthenticated GET of the resource gets,
+ * else `{origin}/.well-known/oauth-protected-resource{path}`, else the same without the path. The
+ * document must name the very resource (§3.3), else a FlowError naming both.
+ */
+export async function discoverResource(resource: string, http: Http): Promise<ProtectedResource> {
+  const hit = cachedResource(resource)
+  if (hit) return hit
+  const reasons: string[] = []
+  const probe = await http(resource, { headers: { accept: 'application/json, text/event-stream' } })
+  const challenge = probe.status === 401 ? bearerChallenge(probe.headers['www-authenticate']) : {}
+  if (probe.status !== 401) reasons.push(`${resource} answered ${probe.status} without a challenge`)
+  const candidates = [...new Set([challenge.resource_metadata, ...wellKnownUrls(resource)])].filter(
+    (u): u is string => u !== undefined,
+  )
+  for (const url of candidates) {
+    if (!isHttpUrl(url)) {
+      reasons.push(`the challenge names a resource_metadata that is not an http(s) URL`)
+      continue
+    }
+    const meta = await fetchMetadata(url, http, reasons)
+    if (!meta) continue
+    if (meta.resource !== resource) {
+      throw new FlowError(
+        'PROVIDER_ERROR',
+        `The protected resource metadata at ${url} is for the resource "${String(meta.resource).slice(0, 200)}", not ${resource} (RFC 9728 §3.3)`,
+      )
+    }
+    const issuer = Array.isArray(meta.authorization_servers) ? text(meta.authorization_servers[0]) : undefined
+    if (!issuer || !isHttpUrl(issuer))
+      throw new FlowError('PROVIDER_ERROR', `The protected resource metadata at ${url} names no authorization server`)
+    const supported = Array.isArray(meta.scopes_supported) ? meta.scopes_supported.filter((s) => text(s)) : []
+    const value: ProtectedResource = {
+      issuer,
+      scope: text(challenge.scope) ?? (supported.length ? supported.join(' ') : undefined),
+    }
+    if (cache.size >= MAX_RESOURCES) cache = new Map()
+    cache.set(resource, { value, until: Date.now() + TTL_MS })
+    return value
+  }
+  throw new FlowError('PROVIDER_ERROR', `Discovery for the resource ${resource} failed: ${reasons.join('; ')}`)
+}
+
+async function fetchMetadata(url: string, http: Http, reasons: string[]): Promise<ResourceMetadata | undefined> {
+  const answer = await http(url, { headers: { accept: 'application/json' } })
+  if (answer.status !== 200) {
+    reasons.push(`${url} answered ${answer.status}`)
+    return undefined
+  }
+  try {
+    const meta: unknown = JSON.parse(answer.body)
+    if (meta && typeof meta === 'object' && !Array.isArray(meta)) return meta as ResourceMetadata
+  } catch {
+    // Reported below, with the others.
+  }
+  reasons.push(`${url} answered with a body that is not a JSON object`)
+  return undefined
+}
+
+/** RFC 9728 §3.1: the well-known segment between the host and the resource's path, then at the root. */
+function wellKnownUrls(resource: string): string[] {
+  const u = new URL(resource)
+  const path = u.pathname.replace(/\/$/, '')
+  const root = `${u.origin}/.well-known/oauth-protected-resource`
+  return path ? [`${root}${path}`, root] : [root]
+}
+
+/**
+ * The auth-params of the `Bearer` challenge in a WWW-Authenticate header (RFC 9110 §11.6.1):
+ * `Bearer resource_metadata="…", scope="…"`, quoted or token values; other schemes ignored.
+ */
+export function bearerChallenge(header: string | undefined): Record<string, string> {
+  if (!header) return {}
+  const at = header.search(/(^|[\s,])Bearer(\s|$)/i)
+  if (at < 0) return {}
+  const rest = header.slice(at).replace(/^[\s,]*Bearer/i, '')
+  const params: Record<string, string> = {}
+  const param = /\s*,?\s*([\w!#$%&'*+.^`|~-]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s,"]*))/y
+  let m: RegExpExecArray | null
+  // Sticky: a name without `=` next (the next challenge's scheme) ends this challenge.
+  while ((m = param.exec(rest))) {
+    const name = m[1]!.toLowerCase()
+    if (!Object.hasOwn(params, name)) params[name] = m[2] !== undefined ? m[2].replace(/\\(.)/g, '$1') : (m[3] ?? '')
+  }
+  return params
+}

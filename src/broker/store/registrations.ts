@@ -1,0 +1,57 @@
+import type { Redis } from 'ioredis'
+import type { Registration, Registrations } from '../../../flows/contract.js'
+import type { Keys } from './keys.js'
+import { decodeRegistration, encodeRegistration } from './registration-codec.js'
+import type { Sealer } from './seal.js'
+
+/**
+ * The broker's client registrations in the store, shared by every instance: one per authorization
+ * server and redirect URI, named by a keyed digest of both and sealed like a flow (a dump shows no
+ * client_id, secret or server). Each lives until its secret expires, else `ttlSeconds`.
+ */
+export class RegistrationStore implements Registrations {
+  constructor(
+    private readonly redis: Redis,
+    private readonly keys: Keys,
+    private readonly sealer: Sealer,
+    private readonly ttlSeconds: number,
+    /** The store's guards: a failure becomes STORE_UNAVAILABLE; a write waits for store.replicas. */
+    private readonly io: { read: Guard; write: Guard },
+  ) {}
+
+  async get(issuer: string, redirectUri: string): Promise<Registration | undefined> {
+    for (let generation = 0; generation < this.sealer.generations; generation++) {
+      const sealing = this.sealer.derive('registration', id(issuer, redirectUri), generation)
+      const key = this.keys.registration(sealing.name)
+      const value = await this.io.read(() => this.redis.get(key))
+      if (value === null) continue
+      const kept = decodeRegistration(value, (sealed) => this.sealer.open(sealing, key, sealed))
+      // A secret about to expire is no use for a flow that takes a minute or two.
+      const expires = kept?.client_secret_expires_at ?? 0
+      if (kept && (expires === 0 || expires * 1000 > Date.now() + 120_000)) return kept
+      return undefined
+    }
+    return undefined
+  }
+
+  async put(issuer: string, redirectUri: string, registration: Registration, expiresAt?: number): Promise<void> {
+    const sealing = this.sealer.derive('registration', id(issuer, redirectUri))
+    const key = this.keys.registration(sealing.name)
+    const value = encodeRegistration(registration, (json) => this.sealer.seal(sealing, key, json))
+    const ms = expiresAt === undefined ? this.ttlSeconds * 1000 : Math.max(1, expiresAt - Date.now())
+    await this.io.write(() => this.redis.set(key, value, 'PX', ms))
+  }
+
+  async drop(issuer: string, redirectUri: string): Promise<void> {
+    const names = Array.from({ length: this.sealer.generations }, (_, generation) =>
+      this.keys.registration(this.sealer.derive('registration', id(issuer, redirectUri), generation).name),
+    )
+    // One DEL per key: under Redis Cluster the names sit on different slots.
+    await Promise.all(names.map((key) => this.io.write(() => this.redis.del(key))))
+  }
+}
+
+type Guard = <T>(op: () => Promise<T>) => Promise<T>
+
+// NUL cannot occur in a URL, so no two pairs make the same id.
+const id = (issuer: string, redirectUri: string) => `${issuer}\0${redirectUri}`

@@ -1,0 +1,171 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type CallbackApp, startCallbackApp } from './helpers/app.js'
+import { type BrokerProcess, startBroker } from './helpers/broker.js'
+import { Browser } from './helpers/browser.js'
+import { spawnCli } from './helpers/cli.js'
+import { storeAt } from './helpers/flow-suite.js'
+import { passInteractions, type StrictProvider, startStrictProvider } from './helpers/oidc-provider.js'
+import { freePort } from './helpers/ports.js'
+import { type ProtectedResourceServer, startProtectedResource } from './helpers/protected-resource.js'
+
+// End to end: an MCP-shaped protected resource (RFC 9728) whose authorization server is panva's
+// oidc-provider with open registration (RFC 7591) and resource indicators (RFC 8707), through
+// `broker serve`; the record names nothing but the resource and the app's callback.
+let broker: BrokerProcess
+let op: StrictProvider
+let app: CallbackApp
+let mcp: ProtectedResourceServer
+
+beforeAll(async () => {
+  const [brokerPort, opPort] = await Promise.all([freePort(), freePort()])
+  ;[op, app] = await Promise.all([
+    startStrictProvider(opPort, `http://localhost:${brokerPort}/callback`),
+    startCallbackApp(),
+  ])
+  mcp = await startProtectedResource(op.issuer, { scope: 'mcp:tools' })
+  broker = await startBroker({ port: brokerPort, args: ['--store', 'memory'] })
+}, 30_000)
+
+afterAll(async () => {
+  await broker?.stop()
+  await Promise.all([op?.stop(), app?.close(), mcp?.stop()])
+})
+
+const registrations = () => op.requests.filter((r) => r === 'POST /reg').length
+
+/** Runs a stored flow in a browser through the provider's login and consent; returns what the app got. */
+async function run(record: Record<string, string>): Promise<Record<string, string>> {
+  const { url } = await storeAt(broker.url, record)
+  const browser = new Browser()
+  const res = await passInteractions(browser, await browser.go(url))
+  expect(res.body).toBe('app got it')
+  return app.received.at(-1)!.query
+}
+
+/** What the protected resource answers to a request with `token`. */
+async function callResource(resource: string, token: string): Promise<{ status: number; body: unknown }> {
+  const res = await fetch(resource, { headers: { authorization: `Bearer ${token}` } })
+  return { status: res.status, body: await res.json() }
+}
+
+describe('MCP authorization: resource alone is enough', () => {
+  it('discovers, registers, names the resource, and the delivered token works at the resource', async () => {
+    const before = registrations()
+    const got = await run({ resource: mcp.resource, callback: app.callback })
+    expect(got.error_description).toBeUndefined()
+    expect(got.access_token).toBeTruthy()
+    expect(got.resource).toBe(mcp.resource)
+    expect(got.client_id).toBeTruthy()
+    expect(got.client_secret).toBeUndefined()
+    expect(registrations()).toBe(before + 1)
+    // The challenge's own order: the 401 first, then the metadata it names.
+    expect(mcp.requests.slice(0, 2)).toEqual(['GET /mcp', 'GET /meta/prm'])
+    expect(await callResource(mcp.resource, got.access_token!)).toEqual({
+      status: 200,
+      body: { sub: 'alice', scope: 'mcp:tools' },
+    })
+
+    // A second flow reuses the kept registration.
+    const again = await run({ resource: mcp.resource, callback: app.callback })
+    expect(again.client_id).toBe(got.client_id)
+    expect(registrations()).toBe(before + 1)
+
+    // A refresh with the resource and no client_id uses the same registration, and names the resource.
+    const { hash } = await storeAt(broker.url, {
+      auth_leg: '2',
+      grant_type: 'refresh_token',
+      refresh_token: again.refresh_token!,
+      resource: mcp.resource,
+    })
+    const res = await fetch(`${broker.url}/start?hash=${hash}`)
+    const refreshed = (await res.json()) as Record<string, string>
+    expect(res.status, JSON.stringify(refreshed)).toBe(200)
+    expect(refreshed.client_id).toBe(got.client_id)
+    expect(refreshed.resource).toBe(mcp.resource)
+    expect((await callResource(mcp.resource, refreshed.access_token!)).status).toBe(200)
+    expect(registrations()).toBe(before + 1)
+  })
+
+  it.each(['well-known-path', 'well-known-root'] as const)(
+    'works with a resource that offers only its %s metadata, and the scope of scopes_supported',
+    async (way) => {
+      const only = await startProtectedResource(op.issuer, { way })
+      try {
+        const got = await run({ resource: only.resource, callback: app.callback })
+        expect(got.resource).toBe(only.resource)
+        const answer = await callResource(only.resource, got.access_token!)
+        expect(answer).toEqual({ status: 200, body: { sub: 'alice', scope: 'mcp:tools mcp:read' } })
+      } finally {
+        await only.stop()
+      }
+    },
+  )
+
+  it('refuses at /store (502) metadata for another resource, and registers nothing', async () => {
+    const liar = await startProtectedResource(op.issuer)
+    liar.claimed = 'https://elsewhere.example/mcp'
+    try {
+      const before = registrations()
+      const res = await fetch(`${broker.url}/store`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ resource: liar.resource, callback: app.callback }),
+      })
+      const body = (await res.json()) as { code: string; message: string }
+      expect(res.status).toBe(502)
+      expect(body.code).toBe('PROVIDER_ERROR')
+      expect(body.message).toContain(`is for the resource "https://elsewhere.example/mcp", not ${liar.resource}`)
+      expect(registrations()).toBe(before)
+    } finally {
+      await liar.stop()
+    }
+  })
+
+  it('refuses at /store an authorization server the resource names outside providers.allow', async () => {
+    const strict = await startBroker({ args: ['--store', 'memory', '--providers-allow', new URL(mcp.resource).origin] })
+    try {
+      const before = registrations()
+      const res = await fetch(`${strict.url}/store`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ resource: mcp.resource, callback: app.callback }),
+      })
+      const body = (await res.json()) as { code: string; message: string }
+      expect(res.status, JSON.stringify(body)).toBe(400)
+      expect(body.code).toBe('PROVIDER_NOT_ALLOWED')
+      expect(body.message).toContain(op.issuer)
+      expect(registrations()).toBe(before)
+    } finally {
+      await strict.stop()
+    }
+  })
+
+  it('shows the resource in /hash-check, never a registration secret', async () => {
+    const { hash } = await storeAt(broker.url, { resource: mcp.resource, callback: app.callback })
+    const check = (await (await fetch(`${broker.url}/hash-check?hash=${hash}`)).json()) as {
+      plugin: string
+      record: Record<string, unknown>
+    }
+    expect(check.plugin).toBe('oauth_2_3-legged')
+    expect(check.record.resource).toBe(mcp.resource)
+    expect(JSON.stringify(check)).not.toMatch(/client_secret|registration_access_token/)
+  })
+})
+
+describe('broker store --resource … --capture', () => {
+  it('captures a token for an MCP server in one command (--json prints it)', async () => {
+    const run = spawnCli(['store', '--resource', mcp.resource, '--capture', '--json'], {
+      env: { BROKER_URL: broker.url },
+    })
+    const [startUrl] = await run.waitFor(/http:\/\/\S+\/start\?hash=\S+/)
+    const browser = new Browser()
+    const page = await passInteractions(browser, await browser.go(startUrl!))
+    expect(page.body).toContain('The result is in your terminal')
+    const { code, stdout, stderr } = await run.exited
+    expect(code, stderr).toBe(0)
+    const out = JSON.parse(stdout) as { plugin: string; captured: { result: Record<string, string> } }
+    expect(out.plugin).toBe('oauth_2_3-legged')
+    expect(out.captured.result.resource).toBe(mcp.resource)
+    expect((await callResource(mcp.resource, out.captured.result.access_token!)).status).toBe(200)
+  })
+})
