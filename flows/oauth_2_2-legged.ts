@@ -1,5 +1,5 @@
 import type { FlowContext, FlowPlugin, FlowRecord, StepResult } from './contract.js'
-import { endpoints } from './lib/oidc.js'
+import { checkedEndpoints } from './lib/oidc.js'
 import { checkSameIdentity, originalIdTokenProblems } from './lib/identity.js'
 import { fetchProfile, wantsProfile } from './lib/profile.js'
 import { droppingInvalid, registeredClient, withClient, withResource } from './lib/registration.js'
@@ -32,7 +32,8 @@ const plugin: FlowPlugin = {
     if (grant === 'refresh_token') params.refresh_token = String(r.refresh_token)
     if (r.scope) params.scope = String(r.scope)
     if (typeof r.resource === 'string') params.resource = r.resource
-    const e = await endpoints(r, ctx.http)
+    // The metadata's URLs (registration, userinfo) checked again, as tokenStep does (providers.allow).
+    const e = await checkedEndpoints(r, ctx)
     const client = await registeredClient(ctx, e)
     const cctx = withClient(ctx, client)
     const step = await droppingInvalid(ctx, e, client, () => tokenStep(cctx, params))

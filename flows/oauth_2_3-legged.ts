@@ -208,10 +208,10 @@ function checkIssuer(iss: string | undefined, e: Endpoints): void {
   }
   // No issuer to compare with: the response must at least come from where the user was sent.
   if (e.issuer === undefined && e.authorize !== undefined && urlParts(iss)?.origin !== urlParts(e.authorize)?.origin) {
-    throw new FlowError(
-      'invalid_request',
-      `The authorization response comes from issuer "${iss.slice(0, 200)}", not from the origin of authorize_url ${urlParts(e.authorize)?.origin ?? ''}: the code was not redeemed`,
-    )
+    throw new FlowError({
+      oauthError: 'invalid_request',
+      description: `The authorization response comes from issuer "${iss.slice(0, 200)}", not from the origin of authorize_url ${urlParts(e.authorize)?.origin ?? ''}: the code was not redeemed`,
+    })
   }
   if (e.issuer !== undefined && iss !== e.issuer) {
     throw new FlowError({

@@ -30,7 +30,7 @@ export function checkSameIdentity(original: string, refreshed: unknown, clientId
   const after = claimsOf(refreshed)
   if (refreshed === undefined) return
   const fail = (why: string) =>
-    new FlowError('invalid_id_token', `The refreshed id_token was refused: ${why}`, 'PROVIDER_ERROR')
+    new FlowError({ oauthError: 'invalid_id_token', description: `The refreshed id_token was refused: ${why}` })
   if (!after) throw fail('it is not a JWT')
   if (after.iss !== before.iss)
     throw fail(

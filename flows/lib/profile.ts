@@ -3,11 +3,13 @@ import { FlowError, type FlowContext } from '../contract.js'
 import { verifySigned } from './id-token.js'
 import type { Endpoints } from './oidc.js'
 import { flag } from './oidc.js'
+import { readProviderJson } from './provider-json.js'
 
 /** Whether the record asks for the user's profile (`profile: true`). */
 export const wantsProfile = (record: FlowContext['record']): boolean => flag(record.profile)
 
-const fail = (why: string) => new FlowError('invalid_request', `The user's profile was refused: ${why}`)
+const fail = (why: string) =>
+  new FlowError({ oauthError: 'invalid_request', description: `The user's profile was refused: ${why}` })
 
 /**
  * The user's profile (OpenID Connect Core §5.3): a GET of the userinfo endpoint (or the record's
@@ -24,7 +26,7 @@ export async function fetchProfile(
     headers: { authorization: `Bearer ${String(token.access_token)}`, accept: 'application/json, application/jwt' },
   })
   if (answer.status !== 200)
-    throw new FlowError('PROVIDER_ERROR', `The userinfo endpoint answered ${answer.status} instead of the profile`)
+    throw new FlowError({ description: `The userinfo endpoint answered ${answer.status} instead of the profile` })
   const contentType = (answer.headers['content-type'] ?? '').toLowerCase()
   const profile = contentType.startsWith('application/jwt')
     ? await signedProfile(ctx, answer.body.trim(), e)
@@ -47,13 +49,10 @@ export async function fetchProfile(
 }
 
 function jsonProfile(body: string): Record<string, unknown> {
-  try {
-    const parsed: unknown = JSON.parse(body)
-    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, unknown>
-  } catch {
-    // Said below.
-  }
-  throw new FlowError('PROVIDER_ERROR', 'The userinfo endpoint answered with a body that is not a JSON object')
+  // Bounded like every provider answer (provider-json.ts): past the bounds, a provider error.
+  const parsed = readProviderJson(body, "The userinfo endpoint's answer")
+  if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, unknown>
+  throw new FlowError({ description: 'The userinfo endpoint answered with a body that is not a JSON object' })
 }
 
 async function signedProfile(

@@ -78,7 +78,7 @@ describe('dynamic client registration (RFC 7591)', () => {
   it('drops a kept registration the token endpoint answers invalid_client for, and only that one', async () => {
     const t = io({}, { client_id: 'dyn-3' })
     const client = await registeredClient(t.io, e())
-    const refuse = () => Promise.reject(new FlowError('invalid_client', 'unknown client'))
+    const refuse = () => Promise.reject(new FlowError({ oauthError: 'invalid_client', description: 'unknown client' }))
     await expect(droppingInvalid(t.io, e(), client, refuse)).rejects.toThrow('unknown client')
     expect(t.registrations.kept.size).toBe(0)
     // Another flow registered meanwhile: its registration stays.

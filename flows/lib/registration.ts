@@ -34,12 +34,12 @@ export function clientIdProblem(record: Readonly<FlowRecord>, e: Endpoints): Rec
 export async function registeredClient(io: RegisterIo, e: Endpoints): Promise<ClientFields | undefined> {
   if (!registers(io.record)) return undefined
   if (!e.registration || !e.issuer)
-    throw new FlowError(
-      'invalid_request',
-      'The record has no client_id and the server offers no registration',
-      'VALIDATION',
-    )
-  if (!io.registrations) throw new FlowError('server_error', 'This broker keeps no client registrations', 'FAILED')
+    throw new FlowError({
+      brokerCode: 'VALIDATION',
+      description: 'The record has no client_id and the server offers no registration',
+    })
+  if (!io.registrations)
+    throw new FlowError({ brokerCode: 'FAILED', description: 'This broker keeps no client registrations' })
   const kept = await io.registrations.get(e.issuer, io.callbackUrl)
   const registration = kept ?? (await register(io, e))
   return clientFields(registration)
@@ -73,7 +73,7 @@ export async function droppingInvalid<T>(
   try {
     return await call()
   } catch (err) {
-    if (client && err instanceof FlowError && err.code === 'invalid_client' && e.issuer && io.registrations) {
+    if (client && err instanceof FlowError && err.oauthError === 'invalid_client' && e.issuer && io.registrations) {
       const kept = await io.registrations.get(e.issuer, io.callbackUrl)
       if (kept?.client_id === client.client_id) await io.registrations.drop(e.issuer, io.callbackUrl)
     }
@@ -99,13 +99,12 @@ async function register(io: RegisterIo, e: Endpoints): Promise<Registration> {
   const fields = parseBody(answer)
   const failure = fields && providerError(fields, answer.status)
   if (failure)
-    throw new FlowError('PROVIDER_ERROR', `The client registration at ${e.issuer} was refused: ${failure.description}`)
+    throw new FlowError({ description: `The client registration at ${e.issuer} was refused: ${failure.description}` })
   const clientId = fields?.client_id
   if ((answer.status !== 201 && answer.status !== 200) || typeof clientId !== 'string' || !clientId)
-    throw new FlowError(
-      'PROVIDER_ERROR',
-      `The client registration at ${e.issuer} answered ${answer.status} without a client_id`,
-    )
+    throw new FlowError({
+      description: `The client registration at ${e.issuer} answered ${answer.status} without a client_id`,
+    })
   const text = (v: unknown) => (typeof v === 'string' && v ? v : undefined)
   const expires = typeof fields.client_secret_expires_at === 'number' ? fields.client_secret_expires_at : 0
   const registration: Registration = {

@@ -1,4 +1,6 @@
 import { FlowError, type FlowContext, type FlowRecord } from '../contract.js'
+import { BoundedCache } from './bounded-cache.js'
+import { readProviderJson } from './provider-json.js'
 import { isHttpUrl } from './urls.js'
 
 type Http = FlowContext['http']
@@ -19,10 +21,10 @@ export interface ProtectedResource {
 }
 
 // Each flow of a resource reads this at /store, /start and /callback: kept per resource URL for
-// TTL_MS, at most MAX_RESOURCES of them (the map starts over when full), like issuer metadata.
+// TTL_MS, at most MAX_RESOURCES of them, like issuer metadata: none evicted by another (bounded-cache.ts).
 const TTL_MS = 10 * 60_000
 const MAX_RESOURCES = 256
-let cache = new Map<string, { value: ProtectedResource; until: number }>()
+const cache = new BoundedCache<ProtectedResource>(MAX_RESOURCES)
 
 const text = (v: unknown): string | undefined => (typeof v === 'string' && v ? v : undefined)
 
@@ -35,8 +37,7 @@ export const discoversFromResource = (record: Readonly<FlowRecord>): boolean =>
 
 /** The resource's authorization server and scope from the cache, without I/O; undefined when not cached. */
 export function cachedResource(resource: string): ProtectedResource | undefined {
-  const hit = cache.get(resource)
-  return hit && hit.until > Date.now() ? hit.value : undefined
+  return cache.get(resource)
 }
 
 /**
@@ -63,24 +64,22 @@ export async function discoverResource(resource: string, http: Http): Promise<Pr
     const meta = await fetchMetadata(url, http, reasons)
     if (!meta) continue
     if (meta.resource !== resource) {
-      throw new FlowError(
-        'PROVIDER_ERROR',
-        `The protected resource metadata at ${url} is for the resource "${String(meta.resource).slice(0, 200)}", not ${resource} (RFC 9728 §3.3)`,
-      )
+      throw new FlowError({
+        description: `The protected resource metadata at ${url} is for the resource "${String(meta.resource).slice(0, 200)}", not ${resource} (RFC 9728 §3.3)`,
+      })
     }
     const issuer = Array.isArray(meta.authorization_servers) ? text(meta.authorization_servers[0]) : undefined
     if (!issuer || !isHttpUrl(issuer))
-      throw new FlowError('PROVIDER_ERROR', `The protected resource metadata at ${url} names no authorization server`)
+      throw new FlowError({ description: `The protected resource metadata at ${url} names no authorization server` })
     const supported = Array.isArray(meta.scopes_supported) ? meta.scopes_supported.filter((s) => text(s)) : []
     const value: ProtectedResource = {
       issuer,
       scope: text(challenge.scope) ?? (supported.length ? supported.join(' ') : undefined),
     }
-    if (cache.size >= MAX_RESOURCES) cache = new Map()
-    cache.set(resource, { value, until: Date.now() + TTL_MS })
+    cache.set(resource, value, TTL_MS)
     return value
   }
-  throw new FlowError('PROVIDER_ERROR', `Discovery for the resource ${resource} failed: ${reasons.join('; ')}`)
+  throw new FlowError({ description: `Discovery for the resource ${resource} failed: ${reasons.join('; ')}` })
 }
 
 async function fetchMetadata(url: string, http: Http, reasons: string[]): Promise<ResourceMetadata | undefined> {
@@ -89,12 +88,9 @@ async function fetchMetadata(url: string, http: Http, reasons: string[]): Promis
     reasons.push(`${url} answered ${answer.status}`)
     return undefined
   }
-  try {
-    const meta: unknown = JSON.parse(answer.body)
-    if (meta && typeof meta === 'object' && !Array.isArray(meta)) return meta as ResourceMetadata
-  } catch {
-    // Reported below, with the others.
-  }
+  // Bounded like every provider answer (provider-json.ts): past the bounds, a provider error at once.
+  const meta = readProviderJson(answer.body, `The protected resource metadata at ${url}`)
+  if (meta && typeof meta === 'object' && !Array.isArray(meta)) return meta as ResourceMetadata
   reasons.push(`${url} answered with a body that is not a JSON object`)
   return undefined
 }
