@@ -235,7 +235,12 @@ describe('in Chromium', () => {
  * form_post error case).
  */
 async function startPostingProvider(
-  opts: { answer?: Record<string, string>; posted?: Record<string, string>; token?: Record<string, unknown>; redirect?: boolean } = {},
+  opts: {
+    answer?: Record<string, string>
+    posted?: Record<string, string>
+    token?: Record<string, unknown>
+    redirect?: boolean
+  } = {},
 ): Promise<{ port: number; close: () => Promise<void> }> {
   const server: Server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1')
