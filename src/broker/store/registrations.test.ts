@@ -10,7 +10,7 @@ const REG = { client_id: 'dyn-client-1', client_secret: 'dyn-secret-1', registra
 
 const setup = (secrets = SECRETS, redis = new RedisMock() as unknown as Redis) => ({
   redis,
-  regs: new FlowStore(redis, { expireSeconds: 60, secrets }).registrations(86_400),
+  regs: new FlowStore(redis, { expireSeconds: 60, callbackWaitSeconds: 600, secrets }).registrations(86_400),
 })
 
 describe('RegistrationStore', () => {
