@@ -38,7 +38,8 @@ export class BrokerClient {
       typeof expires_in !== 'number'
     )
       throw brokerError('storeAnswerUnexpected', { url: this.url })
-    return { hash, url, plugin, expires_in }
+    // The rest as the broker gave it: a device flow's user_code, verification_uri(_complete) and interval.
+    return { ...stored, hash, url, plugin, expires_in }
   }
 
   /** GET /hash-check?hash= */
