@@ -76,8 +76,11 @@ try {
   const port = await freePort()
   const env: Record<string, string | undefined> = { ...process.env, PORT: String(port), REDIS_PORT: String(redis.port) }
   let script: string
+  const setup = { config: { ...config, port }, driver: 'redis', cwd: ROOT }
   if (opts.target === 'broker') {
-    env.BROKER_WORKER_SETUP = JSON.stringify({ config: { ...config, port }, driver: 'redis', cwd: ROOT })
+    // A worker asks for its setup over the IPC channel; a build from before that (--dist of an older
+    // checkout) read it from this variable instead.
+    env.BROKER_WORKER_SETUP = JSON.stringify(setup)
     script = resolve(ROOT, opts.dist!, 'src/services/serve/worker-main.js')
     if (!existsSync(script)) throw new Error(`${script} is missing: npm run build first`)
   } else {
@@ -101,8 +104,11 @@ try {
       process.execPath,
       ...nodeArgs,
     ],
-    { env, stdio: ['ignore', 'ignore', 'inherit'] },
+    { env, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] },
   )
+  proc.on('message', (msg: { type?: string }) => {
+    if (msg?.type === 'setup?') proc?.send({ type: 'setup', setup })
+  })
   const url = `http://127.0.0.1:${port}`
   say(`instructions: ${opts.target} under callgrind on ${port} (starting takes a minute)`)
   await until(
