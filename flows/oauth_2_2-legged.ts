@@ -3,7 +3,7 @@ import { checkedEndpoints } from './lib/oidc.js'
 import { checkSameIdentity, originalIdTokenProblems } from './lib/identity.js'
 import { fetchProfile, wantsProfile } from './lib/profile.js'
 import { droppingInvalid, registeredClient, withClient, withResource } from './lib/registration.js'
-import { tokenFlowProblems, tokenStep } from './lib/token-flow.js'
+import { tokenAnswer, tokenFlowProblems } from './lib/token-flow.js'
 
 /**
  * OAuth 2 without the user: client credentials (RFC 6749 §4.4) by default, or the record's
@@ -32,16 +32,15 @@ const plugin: FlowPlugin = {
     if (grant === 'refresh_token') params.refresh_token = String(r.refresh_token)
     if (r.scope) params.scope = String(r.scope)
     if (typeof r.resource === 'string') params.resource = r.resource
-    // The metadata's URLs (registration, userinfo) checked again, as tokenStep does (providers.allow).
+    // The metadata's URLs (registration, userinfo) checked again, as tokenAnswer does (providers.allow).
     const e = await checkedEndpoints(r, ctx)
     const client = await registeredClient(ctx, e)
     const cctx = withClient(ctx, client)
-    const step = await droppingInvalid(ctx, e, client, () => tokenStep(cctx, params))
-    if (!('deliver' in step)) return step
+    const { deliver, dpop } = await droppingInvalid(ctx, e, client, () => tokenAnswer(cctx, params))
     if (grant === 'refresh_token' && typeof r.id_token === 'string')
-      checkSameIdentity(r.id_token, step.deliver.id_token, String(cctx.record.client_id ?? ''))
-    const profile = wantsProfile(r) ? await fetchProfile(cctx, step.deliver, e) : undefined
-    return { ...step, deliver: withResource(step.deliver, r, client, profile) }
+      checkSameIdentity(r.id_token, deliver.id_token, String(cctx.record.client_id ?? ''))
+    const profile = wantsProfile(r) ? await fetchProfile(cctx, deliver, e, dpop) : undefined
+    return { deliver: withResource(deliver, r, client, profile) }
   },
 }
 

@@ -114,7 +114,7 @@ const plugin: FlowPlugin = {
     )
     const nonce = typeof ctx.data.oidc_nonce === 'string' ? ctx.data.oidc_nonce : undefined
     const verified = await checkIdToken(cctx, token, e, nonce)
-    const profile = wantsProfile(r) ? await fetchProfile(cctx, token, e) : undefined
+    const profile = wantsProfile(r) ? await fetchProfile(cctx, token, e, dpop?.key) : undefined
     const deliver = withResource(deliverable(token, r, ctx.params), r, client, profile)
     if (dpop?.made) deliver.dpop_jwk = dpop.made
     if (verified === undefined) return { deliver }

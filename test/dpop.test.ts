@@ -180,6 +180,30 @@ describe('DPoP against oidc-provider with nonces required', () => {
     }
   })
 
+  it('profile: true calls userinfo with the DPoP-bound token (RFC 9449 §7): DPoP scheme and a proof with ath', async () => {
+    const { got } = await runFlow({ client_id: 'dpop-public', client_auth: 'none', dpop_key: p256Jwk, profile: true })
+    expect(got.error_description).toBeUndefined()
+    expect(got.token_type).toBe('DPoP')
+    expect(JSON.parse(got.profile!)).toEqual({ sub: 'alice' })
+    const userinfo = op.requests.filter((r) => r.line === 'GET /me').at(-1)!
+    expect(userinfo).toMatchObject({ dpop: true, scheme: 'DPoP' })
+
+    // A refresh (2-legged) with the same key and profile: true.
+    const refreshed = await store({
+      auth_leg: '2',
+      grant_type: 'refresh_token',
+      refresh_token: got.refresh_token,
+      client_id: 'dpop-public',
+      client_auth: 'none',
+      dpop_key: p256Jwk,
+      profile: true,
+    })
+    expect(refreshed.status, JSON.stringify(refreshed.body)).toBe(200)
+    const answer = (await (await fetch(String(refreshed.body.url))).json()) as Record<string, unknown>
+    expect(answer.token_type).toBe('DPoP')
+    expect(answer.profile).toEqual({ sub: 'alice' })
+  })
+
   it('a client bound to DPoP gets nothing without a key: the provider decides, the app is told', async () => {
     const stored = await store({
       auth_leg: '2',

@@ -1,5 +1,6 @@
 import { decodeJwt, errors, type JWTPayload } from 'jose'
 import { FlowError, type FlowContext } from '../contract.js'
+import { type DpopKey, sendWithDpop } from './dpop.js'
 import { verifySigned } from './id-token.js'
 import type { Endpoints } from './oidc.js'
 import { flag } from './oidc.js'
@@ -13,7 +14,8 @@ const fail = (why: string) =>
 
 /**
  * The user's profile (OpenID Connect Core §5.3): a GET of the userinfo endpoint (or the record's
- * `profile_url`) with the access token. A signed JWT answer (`application/jwt`) must verify against
+ * `profile_url`) with the access token; a DPoP-bound one (`token_type` DPoP) as RFC 9449 §7 says,
+ * with a proof of the flow's `dpop` key. A signed JWT answer (`application/jwt`) must verify against
  * the provider's keys, with `iss`/`aud` checked when present (§5.3.2); with an id_token, the profile's
  * `sub` must be the id_token's. Throws a FlowError saying what failed; nothing is delivered then.
  */
@@ -21,10 +23,23 @@ export async function fetchProfile(
   ctx: Pick<FlowContext, 'record' | 'http'>,
   token: Readonly<Record<string, unknown>>,
   e: Endpoints,
+  dpop?: DpopKey,
 ): Promise<Record<string, unknown>> {
-  const answer = await ctx.http(e.userinfo!, {
-    headers: { authorization: `Bearer ${String(token.access_token)}`, accept: 'application/json, application/jwt' },
-  })
+  const accessToken = String(token.access_token)
+  // The provider said how the token is bound: a DPoP token goes with a proof (whose ath is its hash),
+  // a Bearer one as it is, even when the flow has a key the provider did not bind it to.
+  const key = dpop && String(token.token_type).toLowerCase() === 'dpop' ? dpop : undefined
+  const scheme = key ? 'DPoP' : 'Bearer'
+  const answer = await sendWithDpop(
+    ctx,
+    e.userinfo!,
+    async () => ({
+      method: 'GET',
+      headers: { authorization: `${scheme} ${accessToken}`, accept: 'application/json, application/jwt' },
+    }),
+    key,
+    accessToken,
+  )
   if (answer.status !== 200)
     throw new FlowError({ description: `The userinfo endpoint answered ${answer.status} instead of the profile` })
   const contentType = (answer.headers['content-type'] ?? '').toLowerCase()

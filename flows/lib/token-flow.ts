@@ -1,6 +1,6 @@
 import type { FlowContext, FlowRecord, StepResult, StoreIo } from '../contract.js'
 import { clientAuthProblems } from './client-auth.js'
-import { dpopProblems, flowDpop } from './dpop.js'
+import { type DpopKey, dpopProblems, flowDpop } from './dpop.js'
 import { checkIdToken } from './id-token.js'
 import { deliverable, requestToken } from './oauth2.js'
 import { cachedEndpoints, checkedEndpoints, endpointProblems, endpoints, metadataFieldProblems } from './oidc.js'
@@ -31,6 +31,14 @@ export async function tokenFlowProblems(record: Readonly<FlowRecord>, io: StoreI
  * knows the provider's keys.
  */
 export async function tokenStep(ctx: FlowContext, params: Record<string, string>): Promise<StepResult> {
+  return { deliver: (await tokenAnswer(ctx, params)).deliver }
+}
+
+/** As `tokenStep`, with the DPoP key the token is bound to (a later request with the token proves it). */
+export async function tokenAnswer(
+  ctx: FlowContext,
+  params: Record<string, string>,
+): Promise<{ deliver: Record<string, unknown>; dpop?: DpopKey }> {
   const e = await checkedEndpoints(ctx.record, ctx)
   const dpop = await flowDpop(ctx.record, ctx.data, e.dpopAlgs)
   const token = await requestToken(ctx, params, {
@@ -42,5 +50,5 @@ export async function tokenStep(ctx: FlowContext, params: Record<string, string>
   const verified = await checkIdToken(ctx, token, e)
   const deliver = deliverable(token, ctx.record)
   if (dpop?.made) deliver.dpop_jwk = dpop.made
-  return { deliver: verified === undefined ? deliver : { ...deliver, id_token_verified: verified } }
+  return { deliver: verified === undefined ? deliver : { ...deliver, id_token_verified: verified }, dpop: dpop?.key }
 }

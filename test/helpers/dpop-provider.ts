@@ -16,8 +16,8 @@ export interface DeviceKnobs {
 
 export interface DpopProvider {
   issuer: string
-  /** Method and path of every request, in order, with the time it arrived (ms). */
-  requests: Array<{ at: number; line: string; dpop: boolean }>
+  /** Method and path of every request, in order, with the time it arrived (ms) and its Authorization scheme. */
+  requests: Array<{ at: number; line: string; dpop: boolean; scheme?: string }>
   device: DeviceKnobs
   stop(): Promise<void>
 }
@@ -101,7 +101,8 @@ export async function startDpopProvider(port: number, redirectUri: string): Prom
   const handle = provider.callback()
   const server: Server = createServer((req, res) => {
     const line = `${req.method} ${(req.url ?? '').split('?')[0]}`
-    requests.push({ at: Date.now(), line, dpop: typeof req.headers.dpop === 'string' })
+    const scheme = req.headers.authorization?.split(' ')[0]
+    requests.push({ at: Date.now(), line, dpop: typeof req.headers.dpop === 'string', scheme })
     void handle(req, res)
   })
   await new Promise<void>((r) => server.listen(port, '127.0.0.1', () => r()))
