@@ -1,14 +1,22 @@
 import type { FlowContext, FlowPlugin, FlowRecord, StepResult } from './contract.js'
-import { checkedEndpoints } from './lib/oidc.js'
+import { checkedEndpoints, endpoints } from './lib/oidc.js'
 import { checkSameIdentity, originalIdTokenProblems } from './lib/identity.js'
 import { fetchProfile, wantsProfile } from './lib/profile.js'
-import { droppingInvalid, registeredClient, withClient, withResource } from './lib/registration.js'
+import {
+  droppingInvalid,
+  keptClientProblem,
+  registeredClient,
+  registers,
+  withClient,
+  withResource,
+} from './lib/registration.js'
 import { tokenAnswer, tokenFlowProblems } from './lib/token-flow.js'
 
 /**
  * OAuth 2 without the user: client credentials (RFC 6749 §4.4) by default, or the record's
  * `grant_type` — `refresh_token` with its `refresh_token` field included. A `resource` is named
- * (RFC 8707); a refresh with `resource` and no `client_id` uses the broker's registered client; a
+ * (RFC 8707); a refresh with `resource` and no `client_id` uses the client the broker registered
+ * (refused at /store when none is kept: a refresh never registers one); a
  * refresh carrying the login's `id_token` must get an id_token of the same identity (OIDC Core §12.2).
  */
 const plugin: FlowPlugin = {
@@ -22,7 +30,11 @@ const plugin: FlowPlugin = {
     if (record.grant_type === 'authorization_code')
       problems.grant_type = 'authorization_code needs the 3-legged flow (auth_leg 3)'
     Object.assign(problems, originalIdTokenProblems(record))
-    return Object.keys(problems).length ? problems : tokenFlowProblems(record, io)
+    if (Object.keys(problems).length) return problems
+    const all = await tokenFlowProblems(record, io)
+    // A refresh with no client_id uses the client the broker registered, and never registers one.
+    if (Object.keys(all).length || record.grant_type !== 'refresh_token' || !registers(record)) return all
+    return keptClientProblem(record, await endpoints(record, io.http), io)
   },
 
   async start(ctx: FlowContext): Promise<StepResult> {
@@ -34,7 +46,7 @@ const plugin: FlowPlugin = {
     if (typeof r.resource === 'string') params.resource = r.resource
     // The metadata's URLs (registration, userinfo) checked again, as tokenAnswer does (providers.allow).
     const e = await checkedEndpoints(r, ctx)
-    const client = await registeredClient(ctx, e)
+    const client = await registeredClient(ctx, e, { keptOnly: grant === 'refresh_token' })
     const cctx = withClient(ctx, client)
     const { deliver, dpop } = await droppingInvalid(ctx, e, client, () => tokenAnswer(cctx, params))
     if (grant === 'refresh_token' && typeof r.id_token === 'string')

@@ -86,6 +86,41 @@ describe('MCP authorization: resource alone is enough', () => {
     expect(registrations()).toBe(before + 1)
   })
 
+  it('refuses a refresh with no client_id where no registration is kept (400 naming client_id), registering nothing', async () => {
+    // A refresh token belongs to the client it was issued to: a client registered for the refresh could not use it.
+    const got = await run({ resource: mcp.resource, callback: app.callback })
+    const other = await startBroker({ args: ['--store', 'memory'] })
+    try {
+      const before = registrations()
+      const refresh = {
+        auth_leg: '2',
+        grant_type: 'refresh_token',
+        refresh_token: got.refresh_token!,
+        resource: mcp.resource,
+      }
+      const res = await fetch(`${other.url}/store`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(refresh),
+      })
+      const body = (await res.json()) as { code: string; fields: Record<string, string> }
+      expect(res.status, JSON.stringify(body)).toBe(400)
+      expect(body.code).toBe('VALIDATION')
+      expect(Object.keys(body.fields)).toEqual(['client_id'])
+      expect(body.fields.client_id).toContain(op.issuer)
+      expect(registrations()).toBe(before)
+      // With the client_id the app received with the tokens, the same refresh works there.
+      const { hash } = await storeAt(other.url, { ...refresh, client_id: got.client_id!, client_auth: 'none' })
+      const answer = await fetch(`${other.url}/start?hash=${hash}`)
+      const refreshed = (await answer.json()) as Record<string, string>
+      expect(answer.status, JSON.stringify(refreshed)).toBe(200)
+      expect((await callResource(mcp.resource, refreshed.access_token!)).status).toBe(200)
+      expect(registrations()).toBe(before)
+    } finally {
+      await other.stop()
+    }
+  })
+
   it.each(['well-known-path', 'well-known-root'] as const)(
     'works with a resource that offers only its %s metadata, and the scope of scopes_supported',
     async (way) => {

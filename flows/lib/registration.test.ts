@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { FlowError, type HttpRequest, type Registration, type Registrations } from '../contract.js'
 import type { Endpoints } from './oidc.js'
-import { clientIdProblem, droppingInvalid, registeredClient } from './registration.js'
+import { clientIdProblem, droppingInvalid, keptClientProblem, registeredClient } from './registration.js'
 
 const CALLBACK = 'http://localhost:3000/callback'
 const e = (over: Partial<Endpoints> = {}): Endpoints => ({
@@ -55,6 +55,25 @@ describe('dynamic client registration (RFC 7591)', () => {
     })
     expect(await registeredClient(t.io, e())).toEqual(client)
     expect(t.sent).toHaveLength(1)
+  })
+
+  it('keptOnly (a refresh) uses the kept client and never registers one: none kept is a VALIDATION naming client_id', async () => {
+    const t = io({}, { client_id: 'dyn-new' })
+    const refused = await registeredClient(t.io, e(), { keptOnly: true }).catch((err: unknown) => err)
+    expect(refused).toBeInstanceOf(FlowError)
+    expect(refused).toMatchObject({ brokerCode: 'VALIDATION' })
+    expect((refused as FlowError).description).toMatch(/client_id is required for a refresh: .*https:\/\/as.example/)
+    expect(t.sent).toHaveLength(0)
+    expect(await keptClientProblem(t.io.record, e(), t.io)).toEqual({
+      client_id: expect.stringContaining('as.example'),
+    })
+    await t.registrations.put('https://as.example', CALLBACK, { client_id: 'dyn-kept' })
+    expect(await registeredClient(t.io, e(), { keptOnly: true })).toEqual({
+      client_id: 'dyn-kept',
+      client_auth: 'none',
+    })
+    expect(await keptClientProblem(t.io.record, e(), t.io)).toEqual({})
+    expect(t.sent).toHaveLength(0)
   })
 
   it('asks for client_secret_basic when none is not listed, and uses the secret it gets', async () => {

@@ -29,9 +29,14 @@ export function clientIdProblem(record: Readonly<FlowRecord>, e: Endpoints): Rec
 /**
  * The client this flow uses: none when the record names its own `client_id`; else the broker's
  * registration at the issuer for its callback URL (RFC 7591), kept in the store and shared by every
- * instance, registering anew when none is kept or it expired.
+ * instance, registering anew when none is kept or it expired — unless `keptOnly` (a refresh: its
+ * token belongs to the client it was issued to, and a new client could not use it).
  */
-export async function registeredClient(io: RegisterIo, e: Endpoints): Promise<ClientFields | undefined> {
+export async function registeredClient(
+  io: RegisterIo,
+  e: Endpoints,
+  { keptOnly = false }: { keptOnly?: boolean } = {},
+): Promise<ClientFields | undefined> {
   if (!registers(io.record)) return undefined
   if (!e.registration || !e.issuer)
     throw new FlowError({
@@ -41,8 +46,26 @@ export async function registeredClient(io: RegisterIo, e: Endpoints): Promise<Cl
   if (!io.registrations)
     throw new FlowError({ brokerCode: 'FAILED', description: 'This broker keeps no client registrations' })
   const kept = await io.registrations.get(e.issuer, io.callbackUrl)
+  if (!kept && keptOnly)
+    throw new FlowError({ brokerCode: 'VALIDATION', description: `The record's client_id ${noKeptClient(e.issuer)}` })
   const registration = kept ?? (await register(io, e))
   return clientFields(registration)
+}
+
+const noKeptClient = (issuer: string) =>
+  `is required for a refresh: this broker keeps no client it registered at ${issuer} (it expired or was never made), and a refresh token works only for the client it was issued to; give the client_id delivered with the tokens`
+
+/**
+ * /store's check of a refresh without `client_id`: the broker must still keep the client it
+ * registered at the issuer (it will not register a new one for a refresh), as `{client_id: message}`.
+ */
+export async function keptClientProblem(
+  record: Readonly<FlowRecord>,
+  e: Endpoints,
+  io: Partial<Pick<RegisterIo, 'callbackUrl' | 'registrations'>>,
+): Promise<Record<string, string>> {
+  if (!registers(record) || !e.issuer || !e.registration || !io.registrations || !io.callbackUrl) return {}
+  return (await io.registrations.get(e.issuer, io.callbackUrl)) ? {} : { client_id: noKeptClient(e.issuer) }
 }
 
 /** A registered client's fields, ready to lay over the record. */
