@@ -307,6 +307,34 @@ describe('provider catalogue at POST /store', () => {
     })
   })
 
+  it("uses the preset's profile_url for profile: true, and judges it by providers.allow only then", async () => {
+    const github = { provider: 'github', client_id: 'c', callback: app.callback }
+    expect(await hashCheck(await store({ ...github, profile: true }))).toMatchObject({
+      profile: true,
+      profile_url: 'https://api.github.com/user',
+    })
+    expect((await hashCheck(await store(github))).profile_url).toBeUndefined()
+    const strict = await startBroker({
+      args: ['--store', 'memory', '--providers-allow', 'https://github.com/login/oauth/'],
+    })
+    try {
+      const at = (record: Record<string, unknown>) =>
+        fetch(`${strict.url}/store`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(record),
+        })
+      expect((await at(github)).status).toBe(200)
+      const refused = await at({ ...github, profile: true })
+      const body = (await refused.json()) as { code: string; message: string }
+      expect(refused.status).toBe(400)
+      expect(body.code).toBe('PROVIDER_NOT_ALLOWED')
+      expect(body.message).toContain('profile_url')
+    } finally {
+      await strict.stop()
+    }
+  })
+
   it("keeps a preset's knowledge under the record's own URLs: x2 authenticates with HTTP Basic", async () => {
     const before = provider.tokenRequests.length
     const query = await runQuery('microsoft', { provider: 'x2', auth_version: undefined, auth_leg: undefined })

@@ -21,6 +21,8 @@ export interface CatalogueEntry {
   readonly subdomain: boolean
   /** `record` without the fields that need a subdomain: copied into a record in one spread. */
   readonly fixed: Readonly<Record<string, unknown>>
+  /** The preset's profile endpoint, for a provider without OpenID userinfo: a record's `profile_url` when it asks for `profile`. */
+  readonly profile_url?: string
 }
 
 export const SUBDOMAIN = '[subdomain]'
@@ -54,6 +56,7 @@ interface Preset {
   authorize_params?: Record<string, string>
   scope_separator?: string
   pkce?: boolean
+  profile_url?: string
 }
 
 const URL_FIELDS = ['request_url', 'authorize_url', 'access_url'] as const
@@ -77,7 +80,8 @@ function build(grant: Record<string, GrantProvider>, presets: Record<string, Pre
     if (p.authorize_params && Object.keys(p.authorize_params).length) record.authorize_params = p.authorize_params
     if (p.pkce === false) record.pkce = false
     const separator = p.scope_separator ?? (same ? base.scope_separator : ' ')
-    out.set(name, entry(name, oauth, record, separator, same ? 'grant+preset' : 'preset', p.title))
+    const made = entry(name, oauth, record, separator, same ? 'grant+preset' : 'preset', p.title)
+    out.set(name, typeof p.profile_url === 'string' ? Object.freeze({ ...made, profile_url: p.profile_url }) : made)
   }
   return new Map([...out].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
 }

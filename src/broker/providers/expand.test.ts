@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest'
+import type { FlowContext, HttpRequest } from '../../../flows/contract.js'
+import twoLegged from '../../../flows/oauth_2_2-legged.js'
 import { BrokerError } from '../../errors/index.js'
 import { catalogue } from './catalogue.js'
 import { expandProvider, findProvider, providerNeeds } from './expand.js'
@@ -82,5 +84,55 @@ describe('expandProvider', () => {
     )
     expect(expandProvider({ auth_type: 'oauth', scope: ['a', 'b'] }).scope).toBe('a b')
     expect(problems({ scope: { a: 1 } }).scope).toBe('must be text, or a list of scope names')
+  })
+})
+
+describe('profile_url from the catalogue', () => {
+  it('fills the preset profile_url only for a record with profile: true, the record winning', () => {
+    const github = { auth_type: 'oauth', provider: 'github', client_id: 'c' }
+    expect(expandProvider({ ...github, profile: true }).profile_url).toBe('https://api.github.com/user')
+    expect(expandProvider({ ...github, profile: 'yes' }).profile_url).toBe('https://api.github.com/user')
+    // Unused, it is not filled: providers.allow never refuses a URL the flow will not call.
+    expect(expandProvider(github).profile_url).toBeUndefined()
+    expect(expandProvider({ ...github, profile: false }).profile_url).toBeUndefined()
+    expect(
+      expandProvider({ ...github, profile: true, profile_url: 'https://ghe.example/api/v3/user' }).profile_url,
+    ).toBe('https://ghe.example/api/v3/user')
+    // A provider whose preset has no profile endpoint fills none.
+    expect(expandProvider({ auth_type: 'oauth', provider: 'slack', profile: true }).profile_url).toBeUndefined()
+  })
+
+  it('a catalogue flow with profile: true GETs the preset profile_url with the token', async () => {
+    const record = expandProvider({
+      auth_type: 'oauth',
+      provider: 'github',
+      auth_leg: '2',
+      access_url: 'https://token.example/token',
+      client_id: 'c',
+      client_secret: 's',
+      profile: true,
+    })
+    const sent: Array<{ url: string; request: HttpRequest }> = []
+    const ctx: FlowContext = {
+      record,
+      data: {},
+      callbackUrl: 'http://localhost:3000/callback',
+      state: 's',
+      params: {},
+      allowed: () => true,
+      http: async (url, request = {}) => {
+        sent.push({ url, request })
+        const body = url.startsWith('https://token.example')
+          ? { access_token: 'gho_1', token_type: 'bearer' }
+          : { login: 'octocat', id: 1 }
+        return { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }
+      },
+    }
+    const step = await twoLegged.start(ctx)
+    expect(step).toMatchObject({ deliver: { access_token: 'gho_1', profile: { login: 'octocat', id: 1 } } })
+    expect(sent[1]).toMatchObject({
+      url: 'https://api.github.com/user',
+      request: { method: 'GET', headers: { authorization: 'Bearer gho_1' } },
+    })
   })
 })

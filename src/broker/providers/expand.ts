@@ -1,5 +1,6 @@
 import type { FlowRecord } from '../../../flows/contract.js'
 import { extraParams } from '../../../flows/lib/oauth2.js'
+import { flag } from '../../../flows/lib/oidc.js'
 import { brokerError } from '../../errors/index.js'
 import { type CatalogueEntry, catalogue, SUBDOMAIN } from './catalogue.js'
 
@@ -27,7 +28,8 @@ export const subdomainFields = (entry: CatalogueEntry): string[] =>
 /**
  * A record with what its `provider` knows filled in: auth_version (and auth_leg 3) when the record
  * names no flow, the provider's URLs with `[subdomain]` filled from the record's `subdomain`, and the
- * broker's preset fields (client_auth, authorize_params, pkce …). The record's own fields win;
+ * broker's preset fields (client_auth, authorize_params, pkce …), and the preset's `profile_url` when the record
+ * asks for `profile`. The record's own fields win;
  * authorize_params merge, the record's on top. A `scope` given as a list is joined with the
  * provider's separator (a space without a provider). Runs before any check of the record's URLs.
  * A record without `provider` or a scope list is returned as it is, and loads nothing. With
@@ -50,6 +52,9 @@ export function expandProvider(record: FlowRecord, opts: { subdomainLater?: bool
         provider: entry.name,
       }
     : { ...record }
+  // Only when the flow will call it: an unused URL is never judged by providers.allow.
+  if (entry?.profile_url !== undefined && record.profile_url === undefined && flag(record.profile))
+    out.profile_url = entry.profile_url
   if (entry && entry.fixed.authorize_params !== undefined && record.authorize_params !== undefined)
     out.authorize_params = { ...extraParams(entry.fixed.authorize_params), ...extraParams(record.authorize_params) }
   if (scopeList) {

@@ -12,6 +12,8 @@ export interface ProviderInfo {
   scope_separator: string
   /** grant: Grant's catalogue; preset: the broker's fixtures/providers; grant+preset: both. */
   source: string
+  /** The preset's profile endpoint, used with `profile: true`. */
+  profile_url?: string
 }
 
 export interface ProviderList {
@@ -29,6 +31,7 @@ export function listProviders(): ProviderList {
       subdomain: e.subdomain,
       scope_separator: e.scope_separator,
       source: e.source,
+      ...(e.profile_url ? { profile_url: e.profile_url } : {}),
     })),
   }
 }

@@ -12,6 +12,8 @@ export const providerSchema = z
     flow: z.enum(FLOW_PRESET_NAMES as [string, ...string[]]),
     /** Record fields stored as they are (URLs, signature_method, client_auth, …). */
     record: z.record(z.union([z.string(), z.number(), z.boolean()])),
+    /** The user's profile endpoint (GET with the access token), filled into a record with `profile: true`. */
+    profile_url: z.string().url().optional(),
     scopes: z.array(z.string()).default([]),
     /** How this provider separates scopes (GitHub and Google: space; Facebook: comma). */
     scope_separator: z.string().default(' '),
