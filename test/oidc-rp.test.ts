@@ -1,9 +1,18 @@
+import { createPublicKey } from 'node:crypto'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { type CallbackApp, startCallbackApp } from './helpers/app.js'
 import { type BrokerProcess, startBroker } from './helpers/broker.js'
 import { Browser } from './helpers/browser.js'
 import { storeAt } from './helpers/flow-suite.js'
-import { type HandMadeProvider, rsaKey, startHandMadeProvider } from './helpers/hand-made-oidc.js'
+import {
+  ecKey,
+  type HandMadeProvider,
+  hs256Jwt,
+  rsaKey,
+  startHandMadeProvider,
+  unsignedJwt,
+} from './helpers/hand-made-oidc.js'
+import { CLIENT_SECRET } from './helpers/oidc-provider.js'
 
 // The OpenID Foundation's RP cases (`oidcc-client-test-*`) this file adds for a code-flow RP, the
 // user's profile (userinfo), and the identity a refresh must keep, through `broker serve` against
@@ -151,6 +160,50 @@ describe('refresh keeps the identity (OpenID Connect Core §12.2)', () => {
 })
 
 describe('oidcc-client-test cases for a code-flow RP', () => {
+  // An EC key published beside the RSA one (kid e1), for the ES256 cases.
+  const es256 = ecKey()
+  beforeAll(() => void hm.published.set('e1', es256))
+  afterAll(() => void hm.published.delete('e1'))
+
+  it.each([
+    ['oidcc-client-test / oidcc-client-test-idtoken-sig-rs256: RS256', {}],
+    ['ES256', { key: es256, kid: 'e1' }],
+  ])('accepts a good id_token signed %s: delivered as verified', async (_, plan) => {
+    hm.plan = plan
+    const got = await run(base(hm))
+    expect(got.error_description).toBeUndefined()
+    expect(got.id_token_verified).toBe('true')
+    expect(got.access_token).toBe('hm-access')
+  })
+
+  // What each case spoils, and what the app is told: invalid_id_token, and no token at all.
+  const publicPem = () => createPublicKey(hm.published.get('k1')!).export({ format: 'pem', type: 'spki' }).toString()
+  it.each([
+    ['oidcc-client-test-invalid-sig-rs256', () => ({ key: rsaKey() }), /signature does not verify/],
+    ['oidcc-client-test-invalid-sig-es256', () => ({ key: ecKey(), kid: 'e1' }), /signature does not verify/],
+    ['oidcc-client-test-idtoken-sig-none', () => ({ token: unsignedJwt }), /algorithm not allowed/],
+    [
+      'oidcc-client-test-invalid-sig-hs256 (signed with the client secret)',
+      () => ({ token: (c: Record<string, unknown>) => hs256Jwt(c, CLIENT_SECRET) }),
+      /algorithm not allowed/,
+    ],
+    [
+      'HS256 keyed with the provider public key (algorithm confusion)',
+      () => ({ token: (c: Record<string, unknown>) => hs256Jwt(c, publicPem(), 'k1') }),
+      /algorithm not allowed/,
+    ],
+    ['oidcc-client-test-missing-aud', () => ({ claims: { aud: undefined } }), /"aud"/],
+    ['oidcc-client-test-missing-sub', () => ({ claims: { sub: undefined } }), /"sub"/],
+    ['oidcc-client-test-missing-iat', () => ({ claims: { iat: undefined } }), /"iat"/],
+  ])('%s: the flow ends with invalid_id_token and no token', async (_, plan, why) => {
+    hm.plan = plan()
+    const got = await run({ ...base(hm), client_secret: CLIENT_SECRET })
+    expect(got.error).toBe('invalid_id_token')
+    expect(got.error_description).toMatch(why)
+    expect(got.access_token).toBeUndefined()
+    expect(got.id_token).toBeUndefined()
+  })
+
   it('oidcc-client-test-kid-absent-multiple-jwks: no kid and two RSA keys: verified against each candidate', async () => {
     hm.published.set('k2', rsaKey())
     try {
@@ -185,16 +238,27 @@ describe('oidcc-client-test cases for a code-flow RP', () => {
     }
   })
 
-  it('client_auth none is not refused at /store when the metadata does not list it: the token endpoint decides', async () => {
-    const basicOnly = await startHandMadeProvider({ token_endpoint_auth_methods_supported: ['client_secret_basic'] })
-    try {
-      const got = await run({ ...base(basicOnly), client_secret: undefined, client_auth: 'none' })
-      expect(got.access_token).toBe('hm-access')
-      expect(basicOnly.tokenRequests.at(-1)!.authorization).toBeUndefined()
-    } finally {
-      await basicOnly.stop()
-    }
-  })
+  it.each([
+    ['none', { client_secret: undefined }],
+    ['client_secret_post', { client_secret: CLIENT_SECRET }],
+    ['client_secret_jwt', { client_secret: CLIENT_SECRET }],
+    ['private_key_jwt', { client_secret: undefined, private_key: ecKey().export({ format: 'jwk' }) }],
+  ])(
+    'client_auth %s is not refused at /store when the metadata lists only client_secret_basic: the token endpoint decides',
+    async (method, fields) => {
+      const basicOnly = await startHandMadeProvider({ token_endpoint_auth_methods_supported: ['client_secret_basic'] })
+      try {
+        const got = await run({ ...base(basicOnly), ...fields, client_auth: method })
+        expect(got.access_token).toBe('hm-access')
+        const sent = basicOnly.tokenRequests.at(-1)!
+        expect(sent.authorization).toBeUndefined()
+        expect(sent.body.client_id).toBe('hm-client')
+        if (method.endsWith('_jwt')) expect(sent.body.client_assertion).toBeTruthy()
+      } finally {
+        await basicOnly.stop()
+      }
+    },
+  )
 
   it('mix-up without an issuer: a response iss of another origin than authorize_url fails before the code is redeemed', async () => {
     const honest = await startHandMadeProvider()

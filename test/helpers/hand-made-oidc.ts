@@ -1,4 +1,4 @@
-import { generateKeyPairSync, type KeyObject } from 'node:crypto'
+import { createHmac, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto'
 import { createServer, type Server } from 'node:http'
 import { SignJWT } from 'jose'
 
@@ -9,11 +9,15 @@ export interface TokenRequest {
   body: Record<string, unknown>
 }
 
-/** How the next id_token is made: claims to change, or another key or kid to sign with. */
+/** How the next id_token is made: claims to change (undefined drops one), or another key, kid or alg to sign with. */
 export interface IdTokenPlan {
   claims?: Record<string, unknown>
   key?: KeyObject
   kid?: string
+  /** The header's alg (default by the key: RS256 for RSA, ES256 for P-256). */
+  alg?: string
+  /** Makes the whole token from its claims instead (an unsigned or HMAC token). */
+  token?: (claims: Record<string, unknown>) => string
   /** More fields in the token answer. */
   answer?: Record<string, unknown>
   /** No kid in the header (the key is found by its type alone). */
@@ -50,6 +54,23 @@ export interface HandMadeProvider {
 
 /** A fresh RSA signing key. */
 export const rsaKey = (): KeyObject => generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey
+
+/** A fresh EC P-256 signing key. */
+export const ecKey = (): KeyObject => generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey
+
+/** The JWS alg a key signs with here: RS256 (RSA) or ES256 (P-256). */
+const algOf = (key: KeyObject): string => (key.asymmetricKeyType === 'ec' ? 'ES256' : 'RS256')
+
+const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url')
+
+/** A JWT signed with `alg: none` (no signature). */
+export const unsignedJwt = (claims: Record<string, unknown>): string => `${b64({ alg: 'none' })}.${b64(claims)}.`
+
+/** A JWT signed HS256 with `secret` (a client secret, or a public key's PEM in an algorithm-confusion attack). */
+export const hs256Jwt = (claims: Record<string, unknown>, secret: string | Buffer, kid?: string): string => {
+  const input = `${b64({ alg: 'HS256', ...(kid ? { kid } : {}) })}.${b64(claims)}`
+  return `${input}.${createHmac('sha256', secret).update(input).digest('base64url')}`
+}
 
 /**
  * A small OpenID provider written for the tests: discovery, JWKS, an authorization endpoint that
@@ -105,9 +126,14 @@ export async function startHandMadeProvider(
           return json(201, { request_uri: `urn:hm:${p.parRequests.length}`, expires_in: 60 })
         }
         if (url.pathname === '/jwks') {
-          const keys = [...p.published].map(([kid, k]) => ({ ...k.export({ format: 'jwk' }), kid, alg: 'RS256' }))
           // Only the public halves.
-          return json(200, { keys: keys.map(({ kid, alg, kty, n, e }) => ({ kid, alg, kty, n, e, use: 'sig' })) })
+          const keys = [...p.published].map(([kid, k]) => ({
+            ...createPublicKey(k).export({ format: 'jwk' }),
+            kid,
+            alg: algOf(k),
+            use: 'sig',
+          }))
+          return json(200, { keys })
         }
         if (url.pathname === '/userinfo') {
           p.userinfoRequests.push(req.headers.authorization ?? '')
@@ -141,9 +167,16 @@ export async function startHandMadeProvider(
             iat: now,
             exp: now + 300,
           }
-          const idToken = await new SignJWT({ ...claims, ...(nonce ? { nonce } : {}), ...p.plan.claims })
-            .setProtectedHeader({ alg: 'RS256', ...(p.plan.noKid ? {} : { kid: p.plan.kid ?? 'k1' }) })
-            .sign(p.plan.key ?? key)
+          const all = { ...claims, ...(nonce ? { nonce } : {}), ...p.plan.claims }
+          const signer = p.plan.key ?? key
+          const idToken = p.plan.token
+            ? p.plan.token(JSON.parse(JSON.stringify(all)) as Record<string, unknown>)
+            : await new SignJWT(all)
+                .setProtectedHeader({
+                  alg: p.plan.alg ?? algOf(signer),
+                  ...(p.plan.noKid ? {} : { kid: p.plan.kid ?? 'k1' }),
+                })
+                .sign(signer)
           return json(200, {
             access_token: 'hm-access',
             token_type: 'Bearer',
