@@ -139,3 +139,30 @@ describe('the provider key sets (JWKS)', () => {
     await expect(verify(jwt, uri, answer(200, '['.repeat(100)))).rejects.toThrow(/nests deeper than 32/)
   })
 })
+
+describe('explicit typing (RFC 8725 §3.11)', () => {
+  const claims = { aud: 'app', iss: 'https://op.example', exp: Math.floor(Date.now() / 1000) + 300 }
+  const signTyped = (key: KeyObject, typ: string | undefined) =>
+    new SignJWT({ sub: 'alice', ...claims })
+      .setProtectedHeader({ alg: 'ES256', kid: 'k1', ...(typ ? { typ } : {}) })
+      .setIssuedAt()
+      .sign(key)
+
+  it("refuses the provider's signed access token (typ at+jwt, RFC 9068) offered as an id_token", async () => {
+    const k1 = ec()
+    const op = provider(new Map([['k1', k1]]))
+    const check = { jwksUri: uniqueUri(), issuer: claims.iss, clientId: 'app' }
+    for (const typ of ['at+jwt', 'application/at+jwt', 'AT+JWT', 'logout+jwt']) {
+      await expect(verifyIdToken(await signTyped(k1, typ), check, op.http)).rejects.toThrow(/typ is .*not an id_token/)
+    }
+  })
+
+  it('accepts an id_token with no typ or typ JWT', async () => {
+    const k1 = ec()
+    const op = provider(new Map([['k1', k1]]))
+    const check = { jwksUri: uniqueUri(), issuer: claims.iss, clientId: 'app' }
+    for (const typ of [undefined, 'JWT']) {
+      expect((await verifyIdToken(await signTyped(k1, typ), check, op.http)).sub).toBe('alice')
+    }
+  })
+})

@@ -1,6 +1,7 @@
 import {
   createRemoteJWKSet,
   customFetch,
+  decodeProtectedHeader,
   errors,
   type JSONWebKeySet,
   jwksCache,
@@ -51,6 +52,9 @@ export interface IdTokenCheck {
 export async function verifyIdToken(idToken: string, check: IdTokenCheck, http: Http): Promise<JWTPayload> {
   let payload: JWTPayload
   try {
+    const typ = explicitType(idToken)
+    if (typ && NOT_ID_TOKENS.has(typ))
+      throw idTokenError(`its typ is ${typ}: a JWT of another kind (RFC 8725 §3.11), not an id_token`)
     payload = await verifySigned(idToken, check.jwksUri, http, {
       issuer: check.issuer,
       audience: check.clientId,
@@ -130,6 +134,25 @@ async function fetchKeySet(uri: string, http: Http): Promise<Response> {
     throw new FlowError({ description: `The provider's JWKS at ${uri} answered ${answer.status} without a key set` })
   }
   return new Response(answer.body, { status: 200, headers: { 'content-type': 'application/json' } })
+}
+
+/**
+ * JWTs that say they are something else (RFC 8725 §3.11 explicit typing): an access token (RFC 9068),
+ * a logout token, a DPoP proof, a security event. OpenID Connect gives id_tokens no `typ` of their own,
+ * so any other is let through; these are refused, or a provider's signed access token, which carries
+ * the same iss, sub, aud and exp, would pass for the user's id_token.
+ */
+const NOT_ID_TOKENS = new Set(['at+jwt', 'logout+jwt', 'dpop+jwt', 'secevent+jwt', 'token-introspection+jwt'])
+
+/** A JWS's `typ` as RFC 7515 §4.1.9 compares it (case-insensitive, `application/` optional); '' when absent. */
+function explicitType(jwt: string): string {
+  let typ: unknown
+  try {
+    typ = decodeProtectedHeader(jwt).typ
+  } catch {
+    return '' // not a JWS at all: jose's verification says so
+  }
+  return typeof typ === 'string' ? typ.toLowerCase().replace(/^application\//, '') : ''
 }
 
 const idTokenError = (why: string) =>

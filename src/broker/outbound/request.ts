@@ -21,8 +21,16 @@ export class OutboundError extends Error {
 
 export const MAX_ANSWER = 1_048_576
 
+/**
+ * How long a kept-alive connection to a provider may sit unused before the broker closes it (less when
+ * the provider's `Keep-Alive: timeout=N` says it closes sooner: Node then closes at N-1 s). Without it a
+ * connection stayed open until the provider closed it, and one that never does held a socket forever.
+ */
+export const IDLE_CONNECTION_MS = 30_000
+
 // Kept-alive connections per origin: a provider's token endpoint is called again and again.
-const agents = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) }
+const agentOptions = { keepAlive: true, timeout: IDLE_CONNECTION_MS }
+const agents = { http: new HttpAgent(agentOptions), https: new HttpsAgent(agentOptions) }
 
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void
 

@@ -1,3 +1,4 @@
+import { connect } from 'node:net'
 import type { FastifyInstance } from 'fastify'
 import { afterEach, describe, expect, it } from 'vitest'
 import { memoryBroker } from '../../../../test/helpers/deps.js'
@@ -70,6 +71,26 @@ describe('admin API', () => {
     expect(text).toMatch(/^event: flow\ndata: \{.*"hash":"h1".*\}\n\n$/)
     await reader.cancel()
   })
+
+  it('cuts off an event stream whose client stopped reading, instead of buffering every event', async () => {
+    const { app, broker } = await start(KEY)
+    await app.listen({ port: 0, host: '127.0.0.1' })
+    const { port } = app.server.address() as { port: number }
+    const socket = connect(port, '127.0.0.1')
+    await new Promise((resolve) => socket.once('connect', resolve))
+    socket.write(`GET /admin/events HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${KEY}\r\n\r\n`)
+    await new Promise((resolve) => socket.once('data', resolve)) // the head and the opening comment
+    socket.pause()
+    const closed = new Promise((resolve) => socket.once('close', resolve))
+    // 40 MB of events: far past what the kernel's socket buffers take, so the rest waits in the worker.
+    const plugin = 'p'.repeat(10_000)
+    for (let i = 0; i < 4000; i++)
+      broker.events.publish({ type: 'started', hash: `h${i}`, plugin, progress: 'started' })
+    socket.resume()
+    socket.on('data', () => undefined)
+    await closed
+    socket.destroy()
+  }, 20_000)
 
   it('takes the key through the shared bearer check: any scheme case, whitespace around it', async () => {
     const { app } = await start(KEY)

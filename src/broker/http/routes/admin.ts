@@ -8,6 +8,12 @@ import { bearerCheck } from '../security.js'
 
 /** Seconds between SSE comments, so proxies keep an idle stream open. */
 const PING_MS = 15_000
+/**
+ * What an event stream may hold unsent: a client that stops reading (a suspended laptop, a hostile
+ * one) is cut off past it rather than growing the worker's memory with every flow; a dashboard that
+ * reconnects reads the recent flows again from /admin/flows.
+ */
+export const MAX_UNSENT_BYTES = 1_048_576
 
 /**
  * The admin API the dashboard attaches to (`broker dashboard --attach`): GET /admin/flows (the
@@ -24,7 +30,14 @@ export default async function adminRoutes(app: FastifyInstance, { deps }: { deps
   const onFlow = (event: FlowEvent) => {
     log.add(event)
     const frame = `event: flow\ndata: ${JSON.stringify(event)}\n\n`
-    for (const res of streams) res.write(frame)
+    for (const res of streams) send(res, frame)
+  }
+  const send = (res: ServerResponse, text: string) => {
+    if (res.writableLength <= MAX_UNSENT_BYTES) res.write(text)
+    else {
+      streams.delete(res)
+      res.destroy()
+    }
   }
   deps.events.on('flow', onFlow)
   // Other workers' and instances' events must reach this one before it serves an attached dashboard.
@@ -54,7 +67,7 @@ export default async function adminRoutes(app: FastifyInstance, { deps }: { deps
     })
     res.write(': flow events\n\n')
     streams.add(res)
-    const ping = setInterval(() => res.write(': ping\n\n'), PING_MS)
+    const ping = setInterval(() => send(res, ': ping\n\n'), PING_MS)
     ping.unref()
     request.raw.once('close', () => {
       clearInterval(ping)
