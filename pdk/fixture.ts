@@ -5,81 +5,34 @@ import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import type * as Generated from './fixture-types.generated.js'
+import type { ScriptCall } from './fixture-types.generated.js'
 import type { Phase } from './phases.js'
 
-export interface ScriptCall {
-  call: string
-  args?: unknown[]
-  returns?: unknown[]
-  throws?: string
+// The fixture's types are generated from pdk/fixture.schema.json (npm run gen:fixture-types); what
+// JSON Schema cannot say is narrowed here.
+export type { Expectations, Matcher, ScriptCall } from './fixture-types.generated.js'
+
+/** A plugin given by its code: a kong-js-pdk module, or a Kong Lua plugin's folder or handler.lua. */
+export type ModulePluginSpec = Generated.ModulePlugin & { phases?: undefined }
+
+/** A call-script plugin: its calls by phase (the schema checks the phase names with `propertyNames`). */
+export type ScriptPluginSpec = Omit<Generated.CallScriptPlugin, 'phases'> & {
+  phases: Partial<Record<Phase, ScriptCall[]>>
+  module?: undefined
+  plugin_server?: undefined
 }
 
-export interface PluginSpec {
-  /** Required for call scripts; a module plugin's name comes from its path when absent. */
-  name?: string
-  id?: string
-  config?: Record<string, unknown>
-  module?: string
-  /** Run the module on a plugin server (the real kong-js-pluginserver) instead of in process. */
-  plugin_server?: boolean
-  phases?: Partial<Record<Phase, ScriptCall[]>>
-}
+/** One entry of `plugins`: a module plugin when `module` is set, else a call script. */
+export type PluginSpec = ModulePluginSpec | ScriptPluginSpec
 
-export interface Expectations {
-  status?: number | Record<string, unknown>
-  headers?: Record<string, unknown>
-  body?: unknown
-  source?: 'exit' | 'error' | 'service'
-  logs?: Array<{ level: string; contains: string }>
-  /** Log lines that must not appear (`level` optional). */
-  no_logs?: Array<{ level?: string; contains: string }>
-  /** Errors the scenario expects: each a substring of an `[error]` log line or of a plugin exception. */
-  errors?: string[]
-  upstream_request?: null | {
-    method?: unknown
-    path?: unknown
-    query?: unknown
-    headers?: Record<string, unknown>
-    body?: unknown
-  }
-  telemetry?: Array<Record<string, unknown>>
-}
+/** A valid fixture, as `loadFixture` returns it. */
+export type Fixture = Omit<Generated.Fixture, 'plugins'> & { plugins: PluginSpec[] }
 
-export interface Fixture {
-  name: string
-  description?: string
-  subsystem?: 'http' | 'stream'
-  run_phases?: Phase[]
-  config?: Record<string, unknown>
-  node?: Record<string, unknown>
-  cluster?: { id?: string }
-  route?: Record<string, unknown>
-  service?: Record<string, unknown>
-  consumers?: Array<Record<string, unknown>>
-  upstreams?: Array<Record<string, unknown>>
-  credentials?: Array<Record<string, unknown>>
-  consumer_groups?: Array<{ id: string; name: string; consumers?: string[] }>
-  vault?: Record<string, Record<string, string>>
-  request: {
-    id?: string
-    method?: string
-    url: string
-    headers?: Record<string, unknown>
-    body?: unknown
-    http_version?: number | null
-    client?: { ip?: string; port?: number }
-    tls?: string | { client_certificate_chain?: string }
-  }
-  upstream?: { status?: number; headers?: Record<string, unknown>; body?: unknown; chunks?: string[] }
-  /** More folders `require` searches for Lua plugins' modules, relative to the fixture file. */
-  lua_path?: string[]
-  /** Rows behind kong.db.<dao> for Lua plugins, as the Admin API takes them. */
-  db?: Record<string, Array<Record<string, unknown>>>
-  /** kong.configuration settings over Kong's defaults. */
-  kong_configuration?: Record<string, unknown>
-  plugins: PluginSpec[]
-  expect?: Expectations
-}
+// The schema's phase names are pdk/phases.ts's: a compile error here when one side gains a phase.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
+type Holds<T extends true> = T
+type _PhasesAgree = Holds<Same<Generated.Phase, Phase>>
 
 /** A fixture with where it came from. */
 export interface LoadedFixture {

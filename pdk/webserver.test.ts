@@ -3,7 +3,7 @@ import { kitFor } from './harness.js'
 
 describe('webserver.get_var', () => {
   it('names the protocol as nginx does ($server_protocol)', () => {
-    const proto = (http_version: number) =>
+    const proto = (http_version: 1 | 1.1 | 2 | 3) =>
       kitFor({ request: { url: 'http://h/', http_version } }).kit.webserver.get_var('server_protocol')
     expect(proto(1)).toBe('HTTP/1.0')
     expect(proto(1.1)).toBe('HTTP/1.1')
