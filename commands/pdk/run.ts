@@ -55,7 +55,7 @@ export default class PdkRun extends BrokerCommand {
 
   async run(): Promise<PdkRunResult> {
     const { argv, flags } = await this.parse(PdkRun)
-    const { results, report } = await runFixtures({
+    const { results, report, exitCode } = await runFixtures({
       paths: argv as string[],
       strict: flags.strict,
       pluginServer: flags['plugin-server'],
@@ -67,7 +67,7 @@ export default class PdkRun extends BrokerCommand {
     // Coloured on a terminal; hasColors() says no under NO_COLOR or TERM=dumb.
     const color = Boolean(process.stdout.isTTY && process.stdout.hasColors?.())
     if (!this.jsonEnabled()) process.stdout.write(renderRun(results, color))
-    if (results.some((r) => !r.passed)) process.exitCode = 1
+    process.exitCode = exitCode
     return report
   }
 }

@@ -1,4 +1,4 @@
-/** Replays one fixture: the lifecycle, the plugins in each phase, the proxied service, the checks. */
+/** Replays one fixture: the lifecycle, the plugins in each phase, the proxied service; verdict.ts judges the record. */
 import { basename } from 'node:path'
 import type { Context } from '../context.js'
 import { FixtureError, type LoadedFixture } from '../fixture.js'
@@ -9,9 +9,10 @@ import { BEFORE_UPSTREAM, LIFECYCLE, type Phase } from '../phases.js'
 import { errorBody, responseType, statusMessage } from '../response/formats.js'
 import { errorMessage, type CallRecord, type Recorder } from '../trace.js'
 import { plain } from './compare.js'
-import { checkExpectations, sourceOf, unexpectedErrors, type Failure, type UpstreamSnapshot } from './expect.js'
 import { handles, kongOrder, ScenarioModules, type ModuleOptions, type RunnablePlugin } from './plugins.js'
+import type { Failure, RunRecord, ScriptStep, UpstreamSnapshot } from './record.js'
 import { runScriptPhase, type ScriptCaller } from './script.js'
+import { verdict, type RunVerdict } from './verdict.js'
 import type { LuaRuntime } from '../lua/runtime.js'
 import { buildContext } from './setup.js'
 
@@ -25,6 +26,8 @@ export interface PhaseTrace {
 export interface ScenarioResult {
   name: string
   file: string
+  /** Pass or fail, and what failed (verdict.ts); `passed` and `failures` repeat its status and failures. */
+  verdict: RunVerdict
   passed: boolean
   response: { status: number; headers: HeadersTable; body: string; source: 'exit' | 'error' | 'service' }
   upstream_request: UpstreamSnapshot | null
@@ -97,6 +100,10 @@ function proxy(ctx: Context, loaded: LoadedFixture, plugins: RunnablePlugin[]): 
   }
 }
 
+/** The source as response.get_source reports it. */
+const sourceOf = (ctx: Context): 'exit' | 'error' | 'service' =>
+  ctx.response.unexpected ? 'error' : ctx.response.exited ? 'exit' : ctx.response.proxied ? 'service' : 'error'
+
 const trimmed = (headers: HeadersTable): HeadersTable =>
   Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, Array.isArray(v) ? v.map((x) => x.trim()) : v.trim()]))
 
@@ -153,7 +160,7 @@ export async function runScenario(
   const modules = new ScenarioModules(plugins, kit, ctx, () => record, moduleOptions)
   const lua = moduleOptions.scriptsThroughLua
   const via: ScriptCaller | undefined = lua && ((path, args) => lua.callKit(ctx, kit, record, path, args))
-  const failures: Failure[] = []
+  const steps: ScriptStep[] = []
   const phases: PhaseTrace[] = []
   const fileName = basename(loaded.file)
   let upstream: UpstreamSnapshot | null = null
@@ -176,8 +183,12 @@ export async function runScenario(
       phases.push(trace)
       ctx.plugin = { name: plugin.name, id: plugin.id, config: plugin.config }
       try {
-        if (plugin.kind === 'script') await runScriptPhase(plugin, phase, ctx, index, record, failures, fileName, via)
-        else if (plugin.kind === 'lua') {
+        if (plugin.kind === 'script') {
+          const ran = await runScriptPhase(plugin, phase, ctx, index, record, fileName, via)
+          steps.push(...ran.steps)
+          // a call that threw where its step states no `throws`: the plugin failed, as a Lua error would
+          if (ran.error !== undefined) throw new Error(ran.error)
+        } else if (plugin.kind === 'lua') {
           // a Lua error fails the phase as in Kong: a 500, the message and traceback in the error log
           const failed = await plugin.runtime.run(plugin, phase, ctx, kit, record, moduleOptions.timeoutMs ?? 10_000)
           if (failed !== undefined) throw new Error(failed)
@@ -217,21 +228,25 @@ export async function runScenario(
   ) {
     upstream = proxy(ctx, loaded, plugins)
   }
-  failures.push(...checkExpectations(f.expect, ctx, upstream), ...unexpectedErrors(f.expect, ctx, phases))
+  const response = {
+    status: ctx.response.status,
+    headers: ctx.response.headers.table().headers,
+    body: ctx.response.body?.toString('utf8') ?? null,
+    source: sourceOf(ctx),
+  }
+  const logs = ctx.logs.map((l) => ({ ...l }))
+  const produced: RunRecord = { steps, response, upstream, logs, telemetry: ctx.telemetry, phases }
+  const judged = verdict(f.expect, produced)
   return {
     name: f.name,
     file: loaded.file,
-    passed: failures.length === 0,
-    response: {
-      status: ctx.response.status,
-      headers: ctx.response.headers.table().headers,
-      body: ctx.response.body?.toString('utf8') ?? '',
-      source: sourceOf(ctx),
-    },
+    verdict: judged,
+    passed: judged.status === 'pass',
+    response: { ...response, body: response.body ?? '' },
     upstream_request: upstream,
     phases,
-    logs: ctx.logs.map((l) => ({ ...l })),
-    failures,
+    logs,
+    failures: judged.failures,
     telemetry: plain(ctx.telemetry) as unknown[],
   }
 }

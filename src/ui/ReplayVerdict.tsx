@@ -4,18 +4,19 @@ import type { Replay } from '../services/dashboard/pdk.js'
 
 const show = (v: unknown): string => JSON.stringify(v) ?? 'nil'
 
-/** The end of a replay: the final response and each failed expectation, expected against actual. */
+/** The end of a replay: its verdict (pdk/runner/verdict.ts), the final response and each failure, expected against actual. */
 export function ReplayVerdict({ replay }: { readonly replay: Replay }) {
   const { result } = replay
+  const passed = result.verdict.status === 'pass'
   return (
     <Box flexDirection="column">
-      <Text bold color={tint(result.passed ? 'green' : 'red')}>
-        {result.passed ? 'PASS' : 'FAIL'} {replay.name}
+      <Text bold color={tint(passed ? 'green' : 'red')}>
+        {passed ? 'PASS' : 'FAIL'} {replay.name}
       </Text>
       <Text>
         Final response {result.response.status} (source: {result.response.source})
       </Text>
-      {result.failures.map((f, i) => (
+      {result.verdict.failures.map((f, i) => (
         <Box key={i} flexDirection="column">
           <Text color={tint('red')}>✗ {f.path}</Text>
           <Text color={tint('red')} wrap="truncate-end">

@@ -8,7 +8,7 @@ const show = (v: unknown): string => {
 }
 
 function renderOne(r: ScenarioResult): string {
-  const lines: string[] = [`${r.passed ? 'PASS' : 'FAIL'} ${r.name} (${r.file})`]
+  const lines: string[] = [`${r.verdict.status === 'pass' ? 'PASS' : 'FAIL'} ${r.name} (${r.file})`]
   for (const p of r.phases) {
     lines.push(`  ${p.phase} · ${p.plugin}`)
     for (const c of p.calls) {
@@ -26,7 +26,7 @@ function renderOne(r: ScenarioResult): string {
     for (const v of Array.isArray(value) ? value : [value]) lines.push(`    ${name}: ${v}`)
   }
   if (r.response.body !== '') lines.push(...r.response.body.split('\n').map((l) => `    | ${l}`))
-  for (const f of r.failures) {
+  for (const f of r.verdict.failures) {
     lines.push(`  ✗ ${f.path}`, `      expected: ${show(f.expected)}`, `      actual:   ${show(f.actual)}`)
   }
   return lines.join('\n')
@@ -34,7 +34,7 @@ function renderOne(r: ScenarioResult): string {
 
 /** The whole report, ending with `N passed, M failed`; PASS, FAIL and ✗ lines coloured when `color`. */
 export function renderRun(results: ScenarioResult[], color = false): string {
-  const passed = results.filter((r) => r.passed).length
+  const passed = results.filter((r) => r.verdict.status === 'pass').length
   const text = [...results.map(renderOne), `${passed} passed, ${results.length - passed} failed`].join('\n\n') + '\n'
   if (!color) return text
   return text

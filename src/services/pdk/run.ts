@@ -6,6 +6,7 @@ import { FixtureError, loadFixture, type LoadedFixture } from '../../../pdk/fixt
 import { runScenario, type ScenarioResult } from '../../../pdk/runner/index.js'
 import { StartError } from '../../../pdk/plugin-server/index.js'
 import { closePlugins, preparePlugins, startPluginServers, type RunnablePlugin } from '../../../pdk/runner/plugins.js'
+import { exitCodeOf, verdict, type ErrorVerdict } from '../../../pdk/runner/verdict.js'
 
 export interface PdkRunOptions {
   /** Fixture files, or directories whose *.json files are fixtures. */
@@ -24,8 +25,8 @@ export interface PdkRunOptions {
   luaPath?: string[]
 }
 
-/** The registry error for a fixture that cannot run, by what is wrong. */
-function fixtureError(e: FixtureError) {
+/** The registry error the CLI prints for a fixture whose verdict is `error` (it cannot run: exit 2), by what is wrong. */
+function fixtureError({ error: e }: ErrorVerdict) {
   const details = { message: e.message, file: e.file, path: e.path }
   if (e.kind === 'config') return brokerError('pluginConfigInvalid', details)
   if (e.kind === 'module') return brokerError('luaModuleUnsupported', details)
@@ -92,7 +93,7 @@ async function prepare(
     return out
   } catch (e) {
     for (const p of done) closePlugins(p)
-    if (e instanceof FixtureError) throw fixtureError(e)
+    if (e instanceof FixtureError) throw fixtureError(verdict(undefined, e))
     throw e
   }
 }
@@ -100,7 +101,7 @@ async function prepare(
 /** Replays the fixtures in order; results are per fixture, reports keep the --json shape. */
 export async function runFixtures(
   options: PdkRunOptions,
-): Promise<{ results: ScenarioResult[]; report: PdkRunResult }> {
+): Promise<{ results: ScenarioResult[]; report: PdkRunResult; exitCode: 0 | 1 | 2 }> {
   const prepared = await prepare(options.paths, options.pluginServer === true, options.luaPath)
   const timeoutMs = options.timeout ?? options.pluginServerTimeout ?? 10_000
   const serverOptions = { command: options.pluginServerCmd, timeoutMs }
@@ -113,11 +114,15 @@ export async function runFixtures(
   })
   const results: ScenarioResult[] = []
   try {
-    for (const [loaded, plugins] of prepared)
-      results.push(await runScenario(loaded, plugins, {}, { strict: options.strict, servers, timeoutMs }))
-  } catch (e) {
-    if (e instanceof FixtureError) throw fixtureError(e)
-    throw e
+    for (const [loaded, plugins] of prepared) {
+      try {
+        results.push(await runScenario(loaded, plugins, {}, { strict: options.strict, servers, timeoutMs }))
+      } catch (e) {
+        // a fixture that cannot run after all (a Lua plugin requiring an unemulated module) stops the run
+        if (e instanceof FixtureError) throw fixtureError(verdict(loaded.fixture.expect, e))
+        throw e
+      }
+    }
   } finally {
     await servers?.close()
     for (const [, plugins] of prepared) closePlugins(plugins)
@@ -125,13 +130,13 @@ export async function runFixtures(
   const report = {
     fixtures: results.map((r) => ({
       name: r.name,
-      passed: r.passed,
+      passed: r.verdict.status === 'pass',
       response: r.response,
       upstream_request: r.upstream_request,
       phases: r.phases.map(({ phase, plugin, calls }) => ({ phase, plugin, calls })),
       logs: r.logs,
-      failures: r.failures,
+      failures: r.verdict.failures,
     })),
   }
-  return { results, report }
+  return { results, report, exitCode: exitCodeOf(results.map((r) => r.verdict)) }
 }

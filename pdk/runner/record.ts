@@ -1,0 +1,46 @@
+/** What a replay produced, as plain data: the input of the verdict (verdict.ts) and of its reports. */
+import type { HeadersTable } from '../headers.js'
+
+/** One thing the fixture stated that did not hold: where it is in the fixture (or the run), expected against actual. */
+export interface Failure {
+  path: string
+  expected: unknown
+  actual: unknown
+}
+
+/** What the upstream service was sent. */
+export interface UpstreamSnapshot {
+  method: string
+  path: string
+  query: string
+  headers: HeadersTable
+  body: string
+}
+
+/** One call of a call script as it ran: where it is, what the fixture said of it, and what happened. */
+export interface ScriptStep {
+  /** `$.plugins[<i>].phases.<phase>[<j>]` */
+  at: string
+  call: string
+  /** What the fixture says the call returns (trailing nils may be left out). */
+  returns?: unknown[]
+  /** A substring of the message the fixture says the call throws. */
+  throws?: string
+  /** No kit function of that name (`near`: the closest one), or what the call threw, or what it returned. */
+  outcome:
+    { kind: 'unknown'; near?: string } | { kind: 'threw'; message: string } | { kind: 'returned'; values: unknown[] }
+}
+
+/** Everything of a replay the verdict looks at, as plain data. */
+export interface RunRecord {
+  /** The call scripts' calls, in the order they ran. */
+  steps: readonly ScriptStep[]
+  /** The final response; `body` null when nothing set one. */
+  response: { status: number; headers: HeadersTable; body: string | null; source: 'exit' | 'error' | 'service' }
+  /** What the upstream was sent, or null when the request never reached it. */
+  upstream: UpstreamSnapshot | null
+  logs: ReadonlyArray<{ level: string; line: string }>
+  telemetry: readonly unknown[]
+  /** Each plugin's phase, with the error that ended it (a phase error, a timeout, a plugin exception). */
+  phases: ReadonlyArray<{ phase: string; plugin: string; error?: string }>
+}
