@@ -178,11 +178,17 @@ describe.each(SIZES)('broker dashboard at $columns×$rows (tmux)', (size) => {
       t.type(SECRET)
       await t.waitFor(new RegExp(`\\*{${SECRET.length}}`))
       expect(t.screen()).not.toContain(SECRET)
+      // The issuer stays empty: the endpoints are typed in.
+      await press(t, 'Enter')
+      await t.waitFor(/› issuer \(optional\)/)
       await press(t, 'Enter')
       t.type(provider.authorizeUrl)
       await press(t, 'Enter')
       t.type(provider.tokenUrl)
+      // callback, scope, client_auth (the broker's default), Store, and Enter on it.
       await press(t, 'Enter', 'Enter', 'Enter', 'Enter')
+      await t.waitFor(/› {2}Store/)
+      await press(t, 'Enter')
       const screen = await t.waitFor(/Stored \(oauth2-3\)/)
       expect(screen).not.toContain(SECRET)
       expect(screen).not.toMatch(/\*{4}/)

@@ -152,12 +152,16 @@ describe('broker dashboard in a real terminal (tmux)', { timeout: 120_000 }, () 
     term.type(SECRET)
     await term.waitFor(/\*{23}/)
     expect(term.screen()).not.toContain(SECRET)
-    term.send('Enter')
+    // The issuer stays empty: access_url is typed in.
+    await press(term, 'Enter')
+    await term.waitFor(/› issuer \(optional\)/)
+    await press(term, 'Enter')
     term.type('nope')
     await term.waitFor(/Enter an absolute http\(s\) URL/)
     term.send(...Array(4).fill('BSpace'))
     term.type(provider.tokenUrl)
-    await press(term, 'Enter', 'Down', 'Enter')
+    // callback, client_auth (the broker's default), Store.
+    await press(term, 'Enter', 'Down', 'Down', 'Enter')
     const screen = await term.waitFor(/Stored \(oauth2-2\)/)
     const hash = /hash\s+(\S{32})/.exec(screen)![1]!
     expect(screen).toMatch(new RegExp(`start URL\\s+http://localhost:${port}/start\\?hash=${hash}`))

@@ -3,7 +3,7 @@ import { useEffect, useState } from 'react'
 import type { StoredFlow } from '../services/broker-client.js'
 import { FLOW_PRESETS } from '../services/store/presets.js'
 import { secondsLeft } from './flow-rows.js'
-import { fieldError, formFields, formRecord, PRESETS } from './new-flow-form.js'
+import { fieldError, formFields, formRecord, nextChoice, PRESETS } from './new-flow-form.js'
 import { useKeys } from './useKeys.js'
 import { splitChunk } from './keys.js'
 import { editValue, TextField } from './TextField.js'
@@ -30,8 +30,8 @@ export function NewFlowPanel({
   const [failure, setFailure] = useState<string>()
   const [busy, setBusy] = useState(false)
   const name = PRESETS[preset]!
-  const fields = formFields(name)
-  const errorsOf = (v: Record<string, string>) => fields.map((f) => fieldError(f, v[f.field] ?? ''))
+  const fields = formFields(name, values)
+  const errorsOf = (v: Record<string, string>) => formFields(name, v).map((f) => fieldError(f, v[f.field] ?? ''))
   const errors = errorsOf(values)
   const valid = errors.every((e) => e === undefined)
   const typing = active && !stored && focus >= 1 && focus <= fields.length
@@ -40,7 +40,9 @@ export function NewFlowPanel({
   const submit = () => {
     const now = currentValues()
     if (busy) return notify({ text: 'Storing already…' })
-    const missing = fields.filter((_f, i) => errorsOf(now)[i] !== undefined).map((f) => f.field)
+    const missing = formFields(name, now)
+      .filter((_f, i) => errorsOf(now)[i] !== undefined)
+      .map((f) => f.field)
     if (missing.length) return notify({ text: `Fill in first: ${missing.join(', ')}.`, tone: 'error' })
     setBusy(true)
     setFailure(undefined)
@@ -66,6 +68,7 @@ export function NewFlowPanel({
 
   const handle = (input: string, key: Key) => {
     const focus = currentFocus()
+    const fields = formFields(name, currentValues())
     if (stored) {
       if (input === 'o') open(stored.url)
       if (input === 'n' || key.escape) {
@@ -78,8 +81,11 @@ export function NewFlowPanel({
     if (key.upArrow) return setFocus((f) => Math.max(0, f - 1))
     if (key.downArrow) return setFocus((f) => Math.min(fields.length + 1, f + 1))
     if (focus === 0) {
-      if (key.leftArrow || key.rightArrow)
+      if (key.leftArrow || key.rightArrow) {
+        // A refusal of the last Store was about that preset's record: it goes with it.
+        setFailure(undefined)
         setPreset((p) => (p + (key.rightArrow ? 1 : PRESETS.length - 1)) % PRESETS.length)
+      }
       if (key.return) setFocus(1)
       if (input === 'o') notify({ text: 'Nothing to open yet: store the flow first (its start URL is opened).' })
       if (input === 'n') notify({ text: 'This is a new flow already: fill in the fields.' })
@@ -91,8 +97,15 @@ export function NewFlowPanel({
       return
     }
     if (key.return) return setFocus((f) => f + 1)
-    const field = fields[focus - 1]!.field
-    setValues((v) => ({ ...v, [field]: editValue(v[field] ?? '', input, key) }))
+    const field = fields[focus - 1]!
+    if (field.kind === 'choice') {
+      if (key.leftArrow || key.rightArrow)
+        setValues((v) => ({ ...v, [field.field]: nextChoice(field, v[field.field] ?? '', key.rightArrow ? 1 : -1) }))
+      else if (key.backspace || key.delete) setValues((v) => ({ ...v, [field.field]: '' }))
+      else if (input) notify({ text: `${field.field} is a choice: ←→ pick one of its values.` })
+      return
+    }
+    setValues((v) => ({ ...v, [field.field]: editValue(v[field.field] ?? '', input, key) }))
   }
   useKeys((input, key) => splitChunk(input, key).forEach(([i, k]) => handle(i, k)), { isActive: active })
 
@@ -131,7 +144,7 @@ export function NewFlowPanel({
           key={`${name}.${f.field}`}
           label={f.required ? f.field : `${f.field} (optional)`}
           labelWidth={width + 11}
-          value={values[f.field] ?? ''}
+          value={f.kind === 'choice' ? `‹ ${values[f.field] || 'broker default'} ›` : (values[f.field] ?? '')}
           focused={active && focus === i + 1}
           masked={f.kind === 'secret'}
           error={(values[f.field] ?? '') !== '' || focus > i + 1 ? errors[i] : undefined}
