@@ -4,7 +4,7 @@ import { flowEvent, KEY, settle } from '../../test/helpers/ink.js'
 import { FlowEvents } from '../broker/events.js'
 import { localEventSource } from '../services/dashboard/source.js'
 import { Dashboard } from './Dashboard.js'
-import type { DashboardProps } from './types.js'
+import type { DashboardProps, StepWalker } from './types.js'
 
 function props(events = new FlowEvents()): DashboardProps {
   return {
@@ -109,5 +109,42 @@ describe('Dashboard', () => {
     expect(lines.at(-2)).toMatch(/^↑↓ field {2}←→ preset {2}Enter next\/store {2}o open start URL {2}n new/)
     expect(lines.at(-1)).toMatch(/q quit$/)
     for (const line of lines) expect(line.length).toBeLessThanOrEqual(80)
+  })
+
+  it('starts a new walk without the last walk\'s "The walk has ended" line', async () => {
+    const events = new FlowEvents()
+    const p = props(events)
+    // One hop, then the chain ends.
+    const walker = (url: string): StepWalker => {
+      let done = false
+      return {
+        get pending() {
+          return done ? undefined : url
+        },
+        get stopped() {
+          return done ? { reason: 'done' as const, message: 'the final answer: 200 OK' } : undefined
+        },
+        next: async () => {
+          done = true
+          return { n: 1, method: 'GET', url, status: 200, params: {}, cookies: [] }
+        },
+      }
+    }
+    const { lastFrame, stdin } = render(<Dashboard {...p} walker={walker} />)
+    events.publish({ type: 'stored', hash: 'WalkMe00xxxxxxxxxxxxxxxxxxxxxxxx', plugin: 'p', progress: 'stored' })
+    stdin.write('3')
+    await vi.waitFor(() => expect(lastFrame()).toContain('WalkMe00'))
+    for (const key of [KEY.enter, KEY.enter]) {
+      stdin.write(key)
+      await settle()
+    }
+    await vi.waitFor(() => expect(lastFrame()).toContain('Ended: the final answer'))
+    stdin.write(KEY.enter)
+    await vi.waitFor(() => expect(lastFrame()).toContain('The walk has ended: Esc to walk another.'))
+    stdin.write(KEY.escape)
+    await vi.waitFor(() => expect(lastFrame()).toContain('Flows (1)'))
+    stdin.write(KEY.enter)
+    await vi.waitFor(() => expect(lastFrame()).toContain('press Enter to follow'))
+    expect(lastFrame()).not.toContain('The walk has ended')
   })
 })

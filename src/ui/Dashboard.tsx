@@ -56,7 +56,7 @@ export function Dashboard(props: DashboardProps) {
   const [typing, setTyping] = useState(false)
   const [notice, setNotice] = useState<Notice & { at: number }>()
   const flows = useFlows(props.source)
-  const notify = useCallback((n: Notice) => setNotice({ ...n, at: Date.now() }), [])
+  const notify = useCallback((n: Notice | undefined) => setNotice(n && { ...n, at: Date.now() }), [])
   useEffect(() => {
     if (!notice) return
     const timer = setTimeout(() => setNotice((n) => (n === notice ? undefined : n)), NOTICE_MS)

@@ -162,4 +162,29 @@ describe('WalkPanel', () => {
     expect(lastFrame()).toMatch(/answer 409 Conflict \(application\/json\)/)
     expect(lastFrame()).toMatch(/"code": "FLOW_STARTED"/)
   })
+
+  it("leaves a walk left mid-hop behind: its late failure is not the next walk's", async () => {
+    let fail: (err: Error) => void = () => {}
+    const first: StepWalker = {
+      pending: 'http://127.0.0.1:9/slow',
+      next: () => new Promise((_r, reject) => (fail = reject)),
+    }
+    const walker = vi.fn((url: string) => (walker.mock.calls.length === 1 ? first : new ScriptedWalker(url)))
+    const { lastFrame, stdin } = render(<WalkPanel {...panel} flows={[flowEvent()]} broker={broker} walker={walker} />)
+    for (const key of [KEY.enter, KEY.enter]) {
+      stdin.write(key)
+      await settle()
+    }
+    await vi.waitFor(() => expect(lastFrame()).toContain('requesting…'))
+    stdin.write(KEY.escape)
+    await vi.waitFor(() => expect(lastFrame()).toContain('Flows (1)'))
+    stdin.write(KEY.enter)
+    await vi.waitFor(() => expect(lastFrame()).toContain('press Enter to follow'))
+    fail(new Error('connect ECONNREFUSED'))
+    await settle()
+    expect(lastFrame()).not.toContain('ECONNREFUSED')
+    // And the new walk steps on.
+    stdin.write(KEY.enter)
+    await vi.waitFor(() => expect(lastFrame()).toMatch(/#1\s+GET/))
+  })
 })

@@ -48,12 +48,17 @@ export function WalkPanel({
     if (!/^https?:\/\/[^/]/.test(target)) return setError(`Not an http(s) URL: ${target}`)
     setError(undefined)
     setEditing(false)
+    // What was said about the last walk ("The walk has ended") is not about this one.
+    notify(undefined)
     walk.begin(target)
   }
 
   const handle = (input: string, key: Key) => {
     if (!picking) {
-      if (key.escape) return walk.reset()
+      if (key.escape) {
+        notify(undefined)
+        return walk.reset()
+      }
       if (!(key.return || input === ' ' || input === 'n')) return
       if (walk.stopped) notify({ text: 'The walk has ended: Esc to walk another.' })
       else if (walk.busy) notify({ text: 'Still waiting for the answer of the last hop…' })

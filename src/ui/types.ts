@@ -23,6 +23,6 @@ export interface PanelProps {
   readonly width: number
   /** A panel says when keys are text (a field has focus), so digits and q are typed, not commands. */
   readonly onTyping: (typing: boolean) => void
-  /** Shows a line of feedback under the panel. */
-  readonly notify: (notice: Notice) => void
+  /** Shows a line of feedback under the panel; undefined clears it (it was about something now gone). */
+  readonly notify: (notice: Notice | undefined) => void
 }

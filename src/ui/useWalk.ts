@@ -48,6 +48,8 @@ export function useWalk(makeWalker: (url: string) => StepWalker): WalkState {
         setBusy(false)
       },
       (err: Error) => {
+        // A hop of a walk since replaced: its failure is not the new walk's.
+        if (walker.current !== w) return
         setStopped({ message: err.message, reason: 'error' })
         setBusy(false)
       },
@@ -66,6 +68,8 @@ export function useWalk(makeWalker: (url: string) => StepWalker): WalkState {
       setStart(url)
       setHops([])
       setStopped(undefined)
+      // A hop of the last walk may still be under way: its answer is dropped, and it does not hold this walk up.
+      setBusy(false)
       setPending(walker.current.pending)
     },
     step,
@@ -75,6 +79,7 @@ export function useWalk(makeWalker: (url: string) => StepWalker): WalkState {
       setHops([])
       setPending(undefined)
       setStopped(undefined)
+      setBusy(false)
     },
   }
 }
