@@ -13,14 +13,27 @@ const ev = (hash: string, over: Partial<FlowEvent> = {}): FlowEvent => ({
 })
 
 describe('FlowLog', () => {
-  it('keeps the latest state of each flow, the last changed last', () => {
+  it('keeps the latest state of each flow, in the order the flows were first seen (created)', () => {
     const log = new FlowLog()
     log.add(ev('a', { provider: 'idp.example' }))
     log.add(ev('b'))
     log.add(ev('a', { type: 'started', progress: 'started', provider: undefined }))
     expect(log.snapshot().map((f) => [f.hash, f.progress, f.provider])).toEqual([
-      ['b', 'stored', undefined],
       ['a', 'started', 'idp.example'],
+      ['b', 'stored', undefined],
+    ])
+  })
+
+  it('puts the flows seen since a snapshot after it, a flow in both at its snapshot place', () => {
+    const log = new FlowLog()
+    log.add(ev('known', { type: 'started', progress: 'started' }))
+    log.add(ev('new'))
+    log.addOlder([ev('old'), ev('known'), ev('older-still-listed')])
+    expect(log.snapshot().map((f) => [f.hash, f.progress])).toEqual([
+      ['old', 'stored'],
+      ['known', 'started'],
+      ['older-still-listed', 'stored'],
+      ['new', 'stored'],
     ])
   })
 

@@ -5,7 +5,9 @@ const KEEP_AFTER_EXPIRY_MS = 5 * 60_000
 
 /**
  * The current state of recent flows, built from flow events alone (never from the store): the
- * latest event of each hash, merged so fields an event lacks (provider, expiresAt) are kept.
+ * latest event of each hash, merged so fields an event lacks (provider, expiresAt) are kept. Flows
+ * stay in the order they were first seen (their creation): a list drawn from it does not reorder
+ * on every event, so a selection made by row position still points at the flow it was made on.
  */
 export class FlowLog {
   private readonly flows = new Map<string, FlowEvent>()
@@ -14,28 +16,26 @@ export class FlowLog {
 
   /** Records an event; returns the merged state of its flow. */
   add(event: FlowEvent): FlowEvent {
-    const before = this.flows.get(event.hash)
-    const merged = mergeFlow(before, event)
-    this.flows.delete(event.hash)
+    const merged = mergeFlow(this.flows.get(event.hash), event)
+    // Map.set on a known key keeps its place: the flow stays where it was created.
     this.flows.set(event.hash, merged)
     this.prune(event.at)
     return merged
   }
 
-  /** Adds flows known from before (a snapshot) behind the ones already here, which are newer. */
+  /**
+   * Adds flows known from before (a snapshot, oldest first) ahead of the ones seen since, which were
+   * created later; a flow in both keeps the snapshot's place and the later events' state.
+   */
   addOlder(events: readonly FlowEvent[]): void {
     const newer = [...this.flows.values()]
     this.flows.clear()
     for (const event of events) this.flows.set(event.hash, mergeFlow(this.flows.get(event.hash), event))
-    for (const event of newer) {
-      const merged = mergeFlow(this.flows.get(event.hash), event)
-      this.flows.delete(event.hash)
-      this.flows.set(event.hash, merged)
-    }
+    for (const event of newer) this.flows.set(event.hash, mergeFlow(this.flows.get(event.hash), event))
     this.prune(Date.now())
   }
 
-  /** The flows known, oldest first. */
+  /** The flows known, oldest (first seen) first. */
   snapshot(now = Date.now()): FlowEvent[] {
     this.prune(now)
     return [...this.flows.values()]

@@ -147,4 +147,35 @@ describe('Dashboard', () => {
     await vi.waitFor(() => expect(lastFrame()).toContain('press Enter to follow'))
     expect(lastFrame()).not.toContain('The walk has ended')
   })
+
+  it('keeps the flows in creation order, newest first, as events arrive: ↑ selects the flow above', async () => {
+    const events = new FlowEvents()
+    const p = props(events)
+    const { lastFrame, stdin } = render(<Dashboard {...p} />)
+    const flow = (hash: string, type: 'stored' | 'redirected', progress: string) =>
+      events.publish({
+        type,
+        hash: `${hash}xxxxxxxxxxxxxxxxxxxxxxxx`,
+        plugin: 'p',
+        progress,
+        expiresAt: Date.now() + 60_000,
+      })
+    flow('Oldest00', 'stored', 'stored')
+    flow('Middle00', 'stored', 'stored')
+    flow('Newest00', 'stored', 'stored')
+    await vi.waitFor(() => expect(lastFrame()).toMatch(/› Newest00[^]*Middle00[^]*Oldest00/))
+    await settle()
+    stdin.write(KEY.down)
+    await vi.waitFor(() => expect(lastFrame()).toMatch(/› Middle00/))
+    // The oldest flow moves on: it stays where it was created, and so does the selection.
+    flow('Oldest00', 'redirected', 'awaiting_callback')
+    await vi.waitFor(() => expect(lastFrame()).toMatch(/Oldest00.*awaiting callback/))
+    expect(lastFrame()).toMatch(/Newest00[^]*› Middle00[^]*Oldest00/)
+    stdin.write(KEY.up)
+    await vi.waitFor(() => expect(lastFrame()).toMatch(/› Newest00/))
+    vi.mocked(p.broker.hashCheck).mockRejectedValue(new Error('not looked up in this test'))
+    stdin.write(KEY.enter)
+    await vi.waitFor(() => expect(p.broker.hashCheck).toHaveBeenCalled())
+    expect(p.broker.hashCheck).toHaveBeenCalledWith('Newest00xxxxxxxxxxxxxxxxxxxxxxxx')
+  })
 })

@@ -41,10 +41,10 @@ export function FlowTable({
                 key={name}
                 color={tint(
                   name === 'progress'
-                    ? progressColor(row.progress)
+                    ? progressColor(row)
                     : name === 'error'
                       ? 'red'
-                      : name === 'left' && row.secondsLeft === 0
+                      : name === 'left' && row.expired
                         ? 'gray'
                         : undefined,
                 )}

@@ -26,16 +26,19 @@ export function RecordView({
   if (!check) return null
   const expiresAt = Date.parse(check.expires_at)
   const left = live?.secondsLeft ?? (Number.isNaN(expiresAt) ? undefined : secondsLeft(expiresAt, now))
-  const progress =
-    live?.progress ??
-    (left === 0 && !/completed|failed/.test(check.progress) ? 'expired' : check.progress.replace(/_/g, ' '))
+  // As the flows table words it: the last progress reached, then the time left or "expired".
+  const row = {
+    progress: live?.progress ?? check.progress.replace(/_/g, ' '),
+    expired: live?.expired ?? left === 0,
+    secondsLeft: left,
+  }
   const fields = Object.entries(check.record)
   const width = Math.max(8, ...fields.map(([k]) => k.length))
   return (
     <Box flexDirection="column">
       <Text bold wrap="truncate-end">
-        {check.hash.slice(0, 8)}… · {check.plugin} · <Text color={tint(progressColor(progress))}>{progress}</Text> ·{' '}
-        {left === undefined ? `${check.expires_in}s left` : left > 0 ? `${left}s left` : 'expired'}
+        {check.hash.slice(0, 8)}… · {check.plugin} · <Text color={tint(progressColor(row))}>{row.progress}</Text> ·{' '}
+        {row.expired ? 'expired' : `${left ?? check.expires_in}s left`}
       </Text>
       {check.description ? (
         <Text dimColor wrap="truncate-end">

@@ -133,7 +133,7 @@ export function WalkPanel({
             {selected ? '› ' : '  '}
             {cell(row.short, 10)}
             {cell(row.plugin, 22)}
-            <Text color={tint(progressColor(row.progress))}>{cell(row.progress, 18)}</Text>
+            <Text color={tint(progressColor(row))}>{cell(row.progress, 18)}</Text>
             {countdown(row)}
           </Text>
         )

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { mergeFlow } from '../broker/flow-log.js'
-import { countdown, secondsLeft, toRow } from './flow-rows.js'
+import { countdown, progressColor, secondsLeft, toRow } from './flow-rows.js'
 import { flowEvent } from '../../test/helpers/ink.js'
 
 describe('flow rows', () => {
@@ -10,16 +10,29 @@ describe('flow rows', () => {
     expect(secondsLeft(9_000, 10_000)).toBe(0)
   })
 
-  it('reads "expired" once an unfinished flow ran out of time', () => {
-    const row = toRow(flowEvent({ progress: 'awaiting_callback', expiresAt: 1000 }), 5000)
-    expect(row.progress).toBe('expired')
-    expect(countdown(row)).toBe('expired')
+  it('words every expired row one way: the last progress reached, then "expired" for the time left', () => {
+    for (const [progress, shown] of [
+      ['stored', 'stored'],
+      ['awaiting_callback', 'awaiting callback'],
+      ['completed', 'completed'],
+      ['failed', 'failed'],
+    ]) {
+      const row = toRow(flowEvent({ progress, expiresAt: 1000 }), 5000)
+      expect([row.progress, countdown(row)]).toEqual([shown, 'expired'])
+      expect(row.expired).toBe(true)
+    }
+    const live = toRow(flowEvent({ progress: 'stored', expiresAt: 9000 }), 5000)
+    expect([live.progress, countdown(live), live.expired]).toEqual(['stored', '4s', false])
   })
 
-  it('keeps the progress of a finished flow past its expiry, and shows a short hash', () => {
-    const row = toRow(flowEvent({ progress: 'completed', expiresAt: 1000 }), 5000)
-    expect(row.progress).toBe('completed')
-    expect(row.short).toBe('AbCdEfGh')
+  it("greys out the progress of a flow that expired unfinished, keeps a finished one's colour", () => {
+    expect(progressColor(toRow(flowEvent({ progress: 'stored', expiresAt: 1000 }), 5000))).toBe('gray')
+    expect(progressColor(toRow(flowEvent({ progress: 'completed', expiresAt: 1000 }), 5000))).toBe('green')
+    expect(progressColor(toRow(flowEvent({ progress: 'stored', expiresAt: 9000 }), 5000))).toBe('cyan')
+  })
+
+  it('shows a short hash', () => {
+    expect(toRow(flowEvent(), Date.now()).short).toBe('AbCdEfGh')
   })
 
   it('spells progress with spaces', () => {

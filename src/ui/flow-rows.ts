@@ -7,27 +7,28 @@ export interface FlowRow {
   readonly short: string
   readonly plugin: string
   readonly provider: string
-  /** stored, started, awaiting callback, exchanging, completed, failed or expired. */
+  /** The last progress the flow reached: stored, started, awaiting callback, exchanging, completed or failed. */
   readonly progress: string
   /** Whole seconds left, 0 once expired; undefined when the broker did not say. */
   readonly secondsLeft?: number
+  /** Its time is up (the `left` column reads "expired"), whatever progress it had reached. */
+  readonly expired: boolean
   readonly error?: string
 }
-
-const FINISHED = new Set(['completed', 'failed'])
 
 /** Whole seconds until `expiresAt`, never below 0. */
 export function secondsLeft(expiresAt: number, now: number): number {
   return Math.max(0, Math.ceil((expiresAt - now) / 1000))
 }
 
-/** The row of a flow at `now`: an unfinished flow whose time ran out reads "expired". */
+/**
+ * The row of a flow at `now`. One wording for expiry: the progress column keeps the last progress
+ * reached (`stored`, `completed` …) and the `left` column says `expired`, so an expired row reads
+ * `stored … expired` or `completed … expired`, never `expired expired`.
+ */
 export function toRow(flow: FlowEvent, now: number): FlowRow {
   const left = flow.expiresAt === undefined ? undefined : secondsLeft(flow.expiresAt, now)
-  const progress =
-    flow.type === 'expired' || (left === 0 && !FINISHED.has(flow.progress))
-      ? 'expired'
-      : flow.progress.replace(/_/g, ' ')
+  const progress = flow.progress.replace(/_/g, ' ')
   return {
     hash: flow.hash,
     short: flow.hash.slice(0, 8),
@@ -35,19 +36,21 @@ export function toRow(flow: FlowEvent, now: number): FlowRow {
     provider: flow.provider ?? '—',
     progress,
     secondsLeft: left,
+    expired: flow.type === 'expired' || left === 0,
     ...(flow.error ? { error: flow.error } : {}),
   }
 }
 
-/** The countdown column: `42s`, or "expired" at zero. */
-export const countdown = (row: FlowRow): string =>
-  row.secondsLeft === undefined ? '—' : row.secondsLeft > 0 ? `${row.secondsLeft}s` : 'expired'
+/** The countdown column: `42s`, or "expired" once the time is up. */
+export const countdown = (row: Pick<FlowRow, 'secondsLeft' | 'expired'>): string =>
+  row.expired ? 'expired' : row.secondsLeft === undefined ? '—' : `${row.secondsLeft}s`
 
-/** A colour for a progress label. */
-export function progressColor(progress: string): string | undefined {
+/** A colour for a row's progress: greyed out when the flow expired before it finished. */
+export function progressColor(row: Pick<FlowRow, 'progress' | 'expired'>): string | undefined {
+  const { progress } = row
   if (progress === 'failed') return 'red'
   if (progress === 'completed') return 'green'
-  if (progress === 'expired') return 'gray'
+  if (row.expired) return 'gray'
   if (progress === 'stored') return 'cyan'
   return 'yellow'
 }

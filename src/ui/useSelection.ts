@@ -34,8 +34,14 @@ export function useSelection(ids: readonly string[]): Selection {
   const index = resolve(selected, ids)
   const id = ids[index]
   // The first item shown is held by its id from then on, so the next one to arrive does not take its place.
+  // Read from the refs, not this render: a key (↓) handled before this effect ran has moved the selection
+  // already, and holding this render's item would undo it.
   useEffect(() => {
-    if (id !== undefined && latest().id !== id) setSelected({ id, index })
+    const sel = latest()
+    if (sel.id !== undefined && list.current.includes(sel.id)) return
+    const at = resolve(sel, list.current)
+    const held = list.current[at]
+    if (held !== undefined) setSelected({ id: held, index: at })
   }, [id, index, latest, setSelected])
   const current = () => resolve(latest(), list.current)
   return {
