@@ -127,6 +127,23 @@ describe('lifecycle', () => {
     expect(r.passed).toBe(true)
   })
 
+  it('a phase failing after the answer was sent (body_filter, log) leaves it as it was: source service', async () => {
+    for (const late of ['body_filter', 'log']) {
+      const r = await run({
+        request: { url: 'http://h/' },
+        upstream: { status: 202, body: 'accepted' },
+        plugins: [
+          script('late', { [late]: [{ call: 'response.set_status', args: [500] }] }),
+          script('reader', { log: [{ call: 'response.get_source', returns: ['service'] }] }),
+        ],
+        expect: { errors: ['function cannot be called in'], source: 'service', status: 202 },
+      })
+      expect([late, r.response.status, r.response.source, r.response.body]).toEqual([late, 202, 'service', 'accepted'])
+      expect(r.logs.some((l) => l.level === 'error' && l.line.includes(`${late} phase failed`))).toBe(true)
+      expect(r.failures).toEqual([])
+    }
+  })
+
   it('an unexpected throw in a script call is a plugin error too', async () => {
     const r = await run({
       request: { url: 'http://h/' },

@@ -107,15 +107,19 @@ const sourceOf = (ctx: Context): 'exit' | 'error' | 'service' =>
 const trimmed = (headers: HeadersTable): HeadersTable =>
   Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, Array.isArray(v) ? v.map((x) => x.trim()) : v.trim()]))
 
-/** Kong's answer to a plugin error: a 500 with source `error`, reported in the error log. */
+/**
+ * Kong's answer to a plugin error: reported in the error log, and while the answer can still change,
+ * a 500 with source `error`. Past that (body_filter, log: the client has the upstream's answer) Kong
+ * only logs it: `response.get_source` stays what the answer was (`service` for the upstream's).
+ */
 function fail(ctx: Context, plugin: RunnablePlugin, phase: Phase, message: string): void {
   ctx.logs.push({
     level: 'error',
     line: formatLine(ctx, 'error', `[${plugin.name}] ${phase} phase failed: ${message}`, 'handler:0'),
   })
-  ctx.response.unexpected = true
   ctx.phaseEnded = true
   if (!ANSWERABLE.has(phase)) return
+  ctx.response.unexpected = true
   const type = responseType(ctx.request.headers.all('accept').join(',') || undefined)
   const body = errorBody(type, statusMessage(500), ctx.requestId)
   ctx.response.status = 500

@@ -34,7 +34,8 @@ describe('PdkPanel', () => {
       stdin.write(KEY.enter)
     }
     await vi.waitFor(() => expect(lastFrame()).toContain('PASS'))
-    expect(lastFrame()).toContain('Final response 202')
+    // The upstream answered 202; the log phase's failure came after it was sent: the source is the service.
+    expect(lastFrame()).toContain("Final response 202 (source: service — the upstream's answer)")
   })
 
   it('shows a failed expectation in red with expected against actual', async () => {
@@ -56,5 +57,6 @@ describe('PdkPanel', () => {
     stdin.write(KEY.enter)
     await vi.waitFor(() => expect(lastFrame()).toContain('FAIL expects the wrong status'))
     expect(lastFrame()).toMatch(/✗ \$\.expect\.status\s+expected: 401\s+actual:\s+403/)
+    expect(lastFrame()).toContain('Final response 403 (source: exit — a plugin called kong.response.exit)')
   })
 })

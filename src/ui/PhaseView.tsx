@@ -36,7 +36,17 @@ export function PhaseView({
             : `→ ${c.returns?.length ? c.returns.map(show).join(', ') : 'nothing'}`}
         </Text>
       ))}
-      {trace.error !== undefined ? <Text color={tint('red')}> ✗ plugin error: {trace.error}</Text> : null}
+      {trace.error !== undefined ? (
+        // A long message wraps under its own start (a hanging indent), not back to column 0.
+        <Box>
+          <Box flexShrink={0}>
+            <Text color={tint('red')}> ✗ plugin error: </Text>
+          </Box>
+          <Box flexShrink={1}>
+            <Text color={tint('red')}>{trace.error}</Text>
+          </Box>
+        </Box>
+      ) : null}
       <Text> </Text>
       <Text bold>Response after this phase: {response.status}</Text>
       {headers.slice(0, 6).map((h) => (

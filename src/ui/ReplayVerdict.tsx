@@ -4,6 +4,13 @@ import type { Replay } from '../services/dashboard/pdk.js'
 
 const show = (v: unknown): string => JSON.stringify(v) ?? 'nil'
 
+/** What `response.get_source` means, as Kong defines it. */
+const SOURCES: Readonly<Record<string, string>> = {
+  service: "the upstream's answer",
+  exit: 'a plugin called kong.response.exit',
+  error: "Kong's own error answer",
+}
+
 /** The end of a replay: its verdict (pdk/runner/verdict.ts), the final response and each failure, expected against actual. */
 export function ReplayVerdict({ replay }: { readonly replay: Replay }) {
   const { result } = replay
@@ -13,8 +20,9 @@ export function ReplayVerdict({ replay }: { readonly replay: Replay }) {
       <Text bold color={tint(passed ? 'green' : 'red')}>
         {passed ? 'PASS' : 'FAIL'} {replay.name}
       </Text>
-      <Text>
-        Final response {result.response.status} (source: {result.response.source})
+      <Text wrap="truncate-end">
+        Final response {result.response.status} (source: {result.response.source}
+        <Text dimColor>{SOURCES[result.response.source] ? ` — ${SOURCES[result.response.source]}` : ''}</Text>)
       </Text>
       {result.verdict.failures.map((f, i) => (
         <Box key={i} flexDirection="column">
