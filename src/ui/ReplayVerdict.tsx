@@ -17,9 +17,19 @@ export function ReplayVerdict({ replay }: { readonly replay: Replay }) {
   const passed = result.verdict.status === 'pass'
   return (
     <Box flexDirection="column">
-      <Text bold color={tint(passed ? 'green' : 'red')}>
-        {passed ? 'PASS' : 'FAIL'} {replay.name}
-      </Text>
+      {/* A long fixture name wraps under itself, not back to column 0. */}
+      <Box>
+        <Box flexShrink={0}>
+          <Text bold color={tint(passed ? 'green' : 'red')}>
+            {passed ? 'PASS ' : 'FAIL '}
+          </Text>
+        </Box>
+        <Box flexShrink={1}>
+          <Text bold color={tint(passed ? 'green' : 'red')}>
+            {replay.name}
+          </Text>
+        </Box>
+      </Box>
       <Text wrap="truncate-end">
         Final response {result.response.status} (source: {result.response.source}
         <Text dimColor>{SOURCES[result.response.source] ? ` — ${SOURCES[result.response.source]}` : ''}</Text>)
