@@ -65,7 +65,8 @@ describe('FlowsPanel', () => {
     stdin.write(KEY.enter)
     await vi.waitFor(() => expect(lastFrame()).toContain('client_secret'))
     expect(b.hashCheck).toHaveBeenCalledWith('first000000000000000000000000000')
-    expect(lastFrame()).toMatch(/client_secret\s+\[redacted\]/)
+    // Two spaces between the longest name and its value, as in the New flow form.
+    expect(lastFrame()).toMatch(/ {2}client_id {6}cid\n {2}client_secret {2}\[redacted\]/)
     // Progress and countdown are the live flow's, as the table shows them, not the answer's (42 s).
     expect(lastFrame()).toMatch(/first000… · oauth_2_2-legged · stored · (60|59)s left/)
     stdin.write(KEY.escape)

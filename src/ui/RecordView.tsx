@@ -52,7 +52,7 @@ export function RecordView({
       {fields.map(([k, v]) => (
         <Text key={k} wrap="truncate-end">
           {'  '}
-          {k.padEnd(width)}{' '}
+          {k.padEnd(width + 2)}
           <Text color={tint(v === '[redacted]' ? 'gray' : undefined)}>
             {typeof v === 'string' ? v : JSON.stringify(v)}
           </Text>
