@@ -301,3 +301,16 @@ describe('links', () => {
     expect(broken, `${page}: links to nothing`).toEqual([])
   })
 })
+
+describe('the dashboard page', () => {
+  it('counts the shipped PDK fixtures as the panel lists them, and names the flow presets New flow offers', async () => {
+    const page = read('docs/dashboard.md')
+    const { listFixtures } = await import('../src/services/dashboard/pdk.js')
+    const shipped = listFixtures(join(root, 'fixtures/pdk')).length
+    expect(page).toContain(`Fixtures in fixtures/pdk (${shipped})`)
+    expect(page).toContain(`the ${shipped} fixtures shipped`)
+    const { FLOW_PRESET_NAMES } = await import('../src/services/store/presets.js')
+    const listed = /A form over the same presets[^(]*\(([^)]*)\)/.exec(page)![1]!.match(/`([^`]+)`/g)!
+    expect(listed.map((s) => s.slice(1, -1))).toEqual(FLOW_PRESET_NAMES)
+  })
+})
