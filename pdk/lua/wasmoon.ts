@@ -1,10 +1,11 @@
 /**
- * The LuaVm on wasmoon 1.16.0 (official Lua 5.4 in WebAssembly). Only the engine's state, its
- * allocator cap and its raw C API are used: values are moved with lua_tolstring / lua_pushlstring
+ * The LuaVm on wasmoon 1.16.0 (official Lua 5.4 in WebAssembly). Only its compiled module and the
+ * raw C API are used: values are moved with lua_tolstring / lua_pushlstring
  * through the WASM heap, because wasmoon's own conversion goes through NUL-terminated UTF-8 and
  * corrupts binary strings (bodies, digests).
  */
 import { createRequire } from 'node:module'
+import { setFlagsFromString } from 'node:v8'
 import type { LuaFactory as Factory } from 'wasmoon'
 import { LuaError, type HostFunction, type LuaVm, type LuaVmOptions } from './vm.js'
 import { Marshal, type Api } from './marshal.js'
@@ -13,6 +14,12 @@ const REGISTRY = -1001000
 const MASK_COUNT = 8
 // instructions between two looks at the clock: a tight loop is stopped within a tenth of a millisecond
 const HOOK_EVERY = 10_000
+// V8 recompiles a WASM function with its optimizing compiler once it has run about this much code
+// (V8's default: 1.8 MB). Booting one VM (Lua compiling the prelude and our modules) crossed the
+// default for 28 functions of the Lua interpreter, ≈ 330 ms of background compiling and ≈ 80 ms of
+// a `broker pdk run`'s CPU for a replay that then ran for a millisecond; at 200 MB one function is
+// recompiled, and a plugin whose Lua runs long is still optimized (replay speed measured unchanged).
+const TIERING_BUDGET = 200_000_000
 
 // one factory, one compiled WASM module per process; each VM is a Lua state of its own on it
 let factory: Factory | undefined
@@ -24,6 +31,9 @@ async function loadFactory(): Promise<Factory> {
   // wasmoon is a 150 KB UMD file: `import` makes Node scan it for CommonJS export names, ≈ 70 ms
   // of CPU measured per process; require() loads it without the scan.
   const { LuaFactory } = createRequire(import.meta.url)('wasmoon') as typeof import('wasmoon')
+  // read by V8 when a module is instantiated; process-wide, it also reaches Node's own small WASM
+  // (fetch's HTTP parser), for which the optimizing compiler makes no difference either
+  setFlagsFromString(`--wasm-tiering-budget=${TIERING_BUDGET}`)
   const instantiate = WebAssembly.instantiate
   // the exports are taken as the module is instantiated, the one moment they are visible
   WebAssembly.instantiate = (async (...args: Parameters<typeof instantiate>) => {
@@ -51,20 +61,52 @@ function fastApi(module: Api): Api {
   return fast as unknown as Api
 }
 
-/** A LuaVm on a new wasmoon engine. */
+/**
+ * A LuaVm on a new Lua state of wasmoon's module. The state is made here, not by wasmoon's
+ * LuaEngine: the engine registers its JS type extensions (≈ 10 ms of a process's CPU for the first)
+ * that values moved through the C API never use, and its allocator goes through the module's
+ * checked wrappers on each of Lua's allocations; this one counts bytes against the heap limit and
+ * calls the raw realloc and free.
+ */
 export async function createWasmoonVm(options: LuaVmOptions): Promise<LuaVm> {
   factory ??= await loadFactory()
-  const engine = await factory.createEngine({ enableProxy: false, injectObjects: false, traceAllocations: true })
-  engine.global.setMemoryMax(options.heapLimit)
-  const global = engine.global as unknown as GlobalLike
-  return new WasmoonVm(global, fastApi(global.lua.module))
+  const module = (await factory.getLuaModule()).module as unknown as Api
+  const api = fastApi(module)
+  const exports = raw as unknown as RawAlloc
+  const heap = { used: 0, max: options.heapLimit }
+  // Lua's lua_Alloc: (ud, ptr, osize, nsize); osize is the old block's size only when ptr is set
+  const alloc = api.addFunction((_ud: number, ptr: number, oldSize: number, newSize: number): number => {
+    if (newSize === 0) {
+      if (ptr) {
+        heap.used -= oldSize
+        exports.free(ptr)
+      }
+      return 0
+    }
+    const grown = ptr ? newSize - oldSize : newSize
+    if (grown > 0 && heap.used + grown > heap.max) return 0
+    const moved = exports.realloc(ptr, newSize)
+    if (moved) heap.used += grown
+    return moved
+  }, 'iiiii')
+  const L = exports.lua_newstate(alloc, 0)
+  if (!L) {
+    api.removeFunction(alloc)
+    throw new LuaError('not enough memory for a Lua state')
+  }
+  exports.luaL_openlibs(L)
+  return new WasmoonVm(L, api, heap, () => {
+    exports.lua_close(L)
+    api.removeFunction(alloc)
+  })
 }
 
-interface GlobalLike {
-  address: number
-  lua: { module: Api }
-  getMemoryUsed(): number
-  close(): void
+interface RawAlloc {
+  realloc(ptr: number, size: number): number
+  free(ptr: number): void
+  lua_newstate(alloc: number, ud: number): number
+  luaL_openlibs(L: number): void
+  lua_close(L: number): void
 }
 
 /** Loads a chunk onto the stack (or its error message); Lua's status code. */
@@ -87,10 +129,12 @@ class WasmoonVm implements LuaVm {
   private readonly names = new Map<string, number>()
 
   constructor(
-    private readonly global: GlobalLike,
+    L: number,
     api: Api,
+    private readonly heap: { used: number },
+    private readonly closeState: () => void,
   ) {
-    this.L = global.address
+    this.L = L
     this.api = api
     this.m = new Marshal(this.api)
     const hook = this.api.addFunction((L: number) => {
@@ -195,11 +239,11 @@ class WasmoonVm implements LuaVm {
   }
 
   heapUsed(): number {
-    return this.global.getMemoryUsed()
+    return this.heap.used
   }
 
   close(): void {
-    this.global.close()
+    this.closeState()
     for (const p of this.pointers) this.api.removeFunction(p)
     for (const p of this.names.values()) this.api._free(p)
     this.m.free()
