@@ -11,12 +11,8 @@
  * Wall time is each run's; CPU time (user + sys) is read from /proc/self/stat's reaped-children
  * counters on Linux (10 ms ticks), so it is the figure to trust on a busy machine.
  */
-import { spawnSync } from 'node:child_process'
-import { readFileSync } from 'node:fs'
-import { resolve } from 'node:path'
+import { BIN, median, once } from './whole-process.js'
 
-const ROOT = resolve(import.meta.dirname, '..')
-const BIN = resolve(ROOT, 'bin', 'run.js')
 const pairs = Number(process.argv[2] ?? 15)
 
 // kong-pdk's test harness, as its README shows it, running the js-hello fixture's plugin and request once.
@@ -28,36 +24,6 @@ t.Run(plugin, { message: 'bonjour' }).then(() => {
   if (t.response.headers.get('x-hello-from-javascript') !== 'Javascript says bonjour to example.com') process.exit(1)
 })`
 
-/** Reaped children's user + sys seconds so far (Linux), else undefined. */
-function childrenCpu(): number | undefined {
-  try {
-    const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1]!.split(' ')
-    // After "pid (comm) ": state is field 3, cutime 16 and cstime 17 (1-based), in clock ticks.
-    return (Number(fields[13]) + Number(fields[14])) / 100
-  } catch {
-    return undefined
-  }
-}
-
-interface Sample {
-  wall: number
-  cpu?: number
-}
-
-function once(args: string[]): Sample {
-  const cpu0 = childrenCpu()
-  const t0 = performance.now()
-  const r = spawnSync(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' })
-  const wall = (performance.now() - t0) / 1000
-  const cpu1 = childrenCpu()
-  if (r.status !== 0) throw new Error(`node ${args.join(' ')} exited ${r.status}:\n${r.stderr}`)
-  return { wall, cpu: cpu0 === undefined || cpu1 === undefined ? undefined : cpu1 - cpu0 }
-}
-
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b)
-  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2
-}
 const fmt = (x: number) => x.toFixed(2)
 
 /** A and B in turn, one warm-up each, then `pairs` counted pairs; ratios are taken pair by pair. */
