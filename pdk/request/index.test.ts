@@ -16,6 +16,16 @@ describe('request getters', () => {
     expect(kit.request.get_query()).toEqual({ x: '1', y: true })
   })
 
+  it("reads the query as Kong's $args: a query set for the service is what later calls see", () => {
+    const { kit } = kitFor({ request: { url: 'http://h/p?a=0&debug' } })
+    kit.service.request.set_raw_query('a=1&b=2')
+    expect(kit.request.get_raw_query()).toBe('a=1&b=2')
+    expect(kit.request.get_query()).toEqual({ a: '1', b: '2' })
+    kit.service.request.clear_query_arg('a')
+    expect(kit.request.get_query_arg('a')).toBeUndefined()
+    expect(kit.request.get_path_with_query()).toBe('/p?a=0&debug')
+  })
+
   it('get_query_arg gives the first of repeated arguments', () => {
     const { kit } = kitFor({ request: { url: 'http://h/?a=1&a=2' } })
     expect(kit.request.get_query_arg('a')).toBe('1')

@@ -97,8 +97,9 @@ export function createRequest(ctx: Context) {
     },
     get_raw_query(): string {
       checkPhase(ctx, A)
-      const q = req.uri.indexOf('?')
-      return q === -1 ? '' : req.uri.slice(q + 1)
+      // Kong reads nginx's $args, which kong.service.request.set_raw_query / set_query /
+      // clear_query_arg (and a Lua plugin's ngx.var.args) write: a later call sees the new query
+      return ctx.upstream.query
     },
     get_query_arg(name: string): string | true | undefined {
       checkPhase(ctx, A)

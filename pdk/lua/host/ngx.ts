@@ -64,7 +64,10 @@ function variable(ctx: Context, vars: Map<string, unknown>, name: string): unkno
       return decodeURIComponent(path)
     case 'args':
     case 'query_string':
-      return ctx.upstream.query === '' ? undefined : ctx.upstream.query
+      // nginx's $args: nil when the request has none (or a plugin set it to nil), "" when it was sent
+      // as a bare "?" or set to ""
+      if (ctx.upstream.query !== '') return ctx.upstream.query
+      return (emptyArgs.get(ctx) ?? req.uri.includes('?')) ? '' : undefined
     case 'is_args':
       return ctx.upstream.query === '' ? '' : '?'
     case 'host':
@@ -130,6 +133,8 @@ function variable(ctx: Context, vars: Map<string, unknown>, name: string): unkno
   return undefined
 }
 
+// whether an empty query reads as "" (after ngx.var.args = "") or nil (after ngx.var.args = nil)
+const emptyArgs = new WeakMap<Context, boolean>()
 const varsOf = new WeakMap<Context, Map<string, unknown>>()
 const vars = (ctx: Context) => {
   let m = varsOf.get(ctx)
@@ -155,8 +160,10 @@ export const NGX_OPS: Record<string, HostOp> = {
     const ctx = need(s)
     const n = String(name)
     const v = value === undefined || value === null ? undefined : bytesOf(value).toString('utf8')
-    if (n === 'args' || n === 'query_string') ctx.upstream.query = v ?? ''
-    else if (n === 'upstream_uri') {
+    if (n === 'args' || n === 'query_string') {
+      ctx.upstream.query = v ?? ''
+      emptyArgs.set(ctx, v !== undefined)
+    } else if (n === 'upstream_uri') {
       const [p, q] = (v ?? '/').split('?')
       ctx.upstream.path = p!
       if (q !== undefined) ctx.upstream.query = q
