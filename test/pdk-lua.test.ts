@@ -41,6 +41,28 @@ describe('broker pdk run with Lua plugins', () => {
     expect(r.stdout).toContain('x-hello-from-lua: Lua says bonjour to example.com')
   })
 
+  it('traces the writes a plugin makes through ngx.req, ngx.var, ngx.header and ngx.status', () => {
+    const r = pdk('fixtures/pdk/lua/ngx-writes.json')
+    expect(r.code).toBe(0)
+    for (const line of [
+      'ngx.req.set_header("X-Added", "yes") → nothing',
+      'ngx.req.clear_header("X-Drop") → nothing',
+      'ngx.req.set_method("PUT") → nothing',
+      'ngx.req.set_body_data("replaced body") → nothing',
+      'ngx.req.set_uri_args("page=2") → nothing',
+      'ngx.req.set_uri("/internal") → nothing',
+      'ngx.var.upstream_uri = "/v2/items"',
+      'ngx.header.X-Served-By = "lua"',
+      'ngx.header.Server = nil',
+      'ngx.status = 203',
+    ])
+      expect(r.stdout).toContain(`    ${line}\n`)
+    const { out } = json('fixtures/pdk/lua/args-cleared.json')
+    const calls = (out as unknown as { fixtures: Array<{ phases: Array<{ calls: unknown[] }> }> }).fixtures[0]!
+      .phases[0]!.calls
+    expect(calls).toContainEqual({ call: 'ngx.var.args', args: [null], returns: [] })
+  })
+
   it("refuses a config the schema refuses, exit 2, naming the field with Kong's message", () => {
     const r = json(bad('refused-config'))
     expect(r.code).toBe(2)

@@ -39,6 +39,8 @@ export class KitBridge {
   pending: Pending | undefined
   private fns: Array<KitFunction | undefined> = []
   private readonly logIds = new Set<number>()
+  // the name the trace gives the call running now, when it is not its kit path (ngx.req.set_header)
+  private shownAs: string | undefined
 
   constructor(private readonly probe: KitTree) {}
 
@@ -67,10 +69,21 @@ export class KitBridge {
     return [id, kind]
   }
 
+  /** `__kit_as(name, id, ...)`: a kit call the trace shows as `name` (an ngx.* write through the kit). */
+  readonly callAs = (name: unknown, ...input: unknown[]): unknown[] => {
+    this.shownAs = String(name)
+    try {
+      return this.call(...input)
+    } finally {
+      this.shownAs = undefined
+    }
+  }
+
   /** `__kit(id, ...)`: one kit call (log calls carry the Lua file:line first). */
   readonly call = (...input: unknown[]): unknown[] => {
     const id = input[0] as number
     const path = paths[id]!
+    const shown = this.shownAs ?? path
     const ctx = this.ctx
     if (!ctx || !this.kit) return [0, `kong.${path} called outside a request`]
     let fn = this.fns[id]
@@ -88,16 +101,16 @@ export class KitBridge {
       result = (fn as (...a: unknown[]) => unknown)(...args)
     } catch (e) {
       const message = errorMessage(e)
-      this.record?.({ call: path, args, throws: message })
+      this.record?.({ call: shown, args, throws: message })
       return [0, message]
     } finally {
       if (isLog) ctx.site = undefined
     }
     if (result instanceof Promise) {
-      this.pending = { promise: result, path, args }
+      this.pending = { promise: result, path: shown, args }
       return [3]
     }
-    return this.answer(path, args, result, ended)
+    return this.answer(shown, args, result, ended)
   }
 
   /** The status and values Lua gets for a kit result. */

@@ -78,6 +78,7 @@ export class LuaRuntime {
     const finder = new ModuleFinder(options.roots, options.templates)
     vm.register('__kit', bridge.call)
     vm.register('__kit_id', bridge.id)
+    vm.register('__kit_as', bridge.callAs)
     vm.register('__host', host.call)
     vm.register('__find', (name: unknown) => {
       const n = String(name)

@@ -1,6 +1,7 @@
 import { tint } from './theme.js'
 import { Box, Text } from 'ink'
 import type { ReplayStep } from '../services/dashboard/pdk.js'
+import { isAssignment } from '../../pdk/trace.js'
 
 const show = (v: unknown): string => {
   const text = JSON.stringify(v)
@@ -30,10 +31,13 @@ export function PhaseView({
       {trace.calls.map((c, i) => (
         <Text key={i} wrap="truncate-end" color={tint(c.throws !== undefined ? 'red' : undefined)}>
           {'  '}
-          {c.call}({c.args.map(show).join(', ')}){' '}
-          {c.throws !== undefined
-            ? `✗ ${c.throws}`
-            : `→ ${c.returns?.length ? c.returns.map(show).join(', ') : 'nothing'}`}
+          {isAssignment(c.call) && c.throws === undefined
+            ? `${c.call} = ${show(c.args[0] ?? undefined)}`
+            : `${c.call}(${c.args.map(show).join(', ')}) ${
+                c.throws !== undefined
+                  ? `✗ ${c.throws}`
+                  : `→ ${c.returns?.length ? c.returns.map(show).join(', ') : 'nothing'}`
+              }`}
         </Text>
       ))}
       {trace.error !== undefined ? (

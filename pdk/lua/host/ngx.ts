@@ -142,6 +142,9 @@ const vars = (ctx: Context) => {
   return m
 }
 
+/** A write a plugin made through ngx, in the trace beside the kit calls. */
+const record = (s: HostState, call: string, args: unknown[]): void => s.bridge.record?.({ call, args, returns: [] })
+
 const httpDate = (d: Date) =>
   `${DAYS[d.getUTCDay()]}, ${pad(d.getUTCDate())} ${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())} GMT`
 
@@ -156,7 +159,7 @@ export const NGX_OPS: Record<string, HostOp> = {
     return []
   },
   var_get: (s, name) => [variable(need(s), vars(need(s)), String(name))],
-  var_set: (s, name, value) => {
+  var_set: (s, name, value, as) => {
     const ctx = need(s)
     const n = String(name)
     const v = value === undefined || value === null ? undefined : bytesOf(value).toString('utf8')
@@ -169,6 +172,19 @@ export const NGX_OPS: Record<string, HostOp> = {
       if (q !== undefined) ctx.upstream.query = q
     } else if (n === 'upstream_host') ctx.upstream.host = v ?? ctx.upstream.host
     else vars(ctx).set(n, v)
+    record(s, typeof as === 'string' ? as : `ngx.var.${n}`, [value])
+    return []
+  },
+  // ngx.req.set_uri changes $uri; Kong proxies HTTP to $upstream_uri (the router's, or set_path's),
+  // so only a gRPC service, which nginx's grpc_pass sends $uri, receives the new path
+  set_uri: (s, uri, jump) => {
+    const ctx = need(s)
+    if (jump === true) throw new Error('ngx.req.set_uri(uri, true) (an internal redirect) is not emulated by broker')
+    const u = typeof uri === 'string' || Buffer.isBuffer(uri) ? bytesOf(uri).toString('utf8') : ''
+    if (u === '') throw new Error("bad argument #1 to 'set_uri' (a non-empty string expected)")
+    vars(ctx).set('uri', u)
+    if (ctx.upstream.scheme === 'grpc' || ctx.upstream.scheme === 'grpcs') ctx.upstream.path = u
+    record(s, 'ngx.req.set_uri', jump === undefined ? [uri] : [uri, jump])
     return []
   },
   phase: (s) => [s.ctx?.phase ?? 'init_worker'],
@@ -192,6 +208,7 @@ export const NGX_OPS: Record<string, HostOp> = {
   status_get: (s) => [need(s).response.status],
   status_set: (s, v) => {
     need(s).response.status = Number(v)
+    record(s, 'ngx.status', [v])
     return []
   },
   upstream: (s) => {
@@ -210,6 +227,7 @@ export const NGX_OPS: Record<string, HostOp> = {
     const h = need(s).response.headers
     if (value === undefined || value === null || (Array.isArray(value) && value.length === 0)) h.clear(String(name))
     else h.set(String(name), Array.isArray(value) ? value.map(String) : String(value))
+    record(s, `ngx.header.${String(name)}`, [value])
     return []
   },
   resp_headers: (s, max) => [need(s).response.headers.table(Number(max ?? 100) || Infinity).headers],

@@ -1,6 +1,7 @@
 /** The human trace of `broker pdk run`: phases, calls, final response, failures, summary line. */
 import { styleText } from 'node:util'
 import type { ScenarioResult } from '../../../pdk/runner/index.js'
+import { isAssignment } from '../../../pdk/trace.js'
 
 const show = (v: unknown): string => {
   const text = JSON.stringify(v)
@@ -12,6 +13,10 @@ function renderOne(r: ScenarioResult): string {
   for (const p of r.phases) {
     lines.push(`  ${p.phase} · ${p.plugin}`)
     for (const c of p.calls) {
+      if (isAssignment(c.call) && c.throws === undefined) {
+        lines.push(`    ${c.call} = ${show(c.args[0] ?? undefined)}`)
+        continue
+      }
       const call = `${c.call}(${c.args.map(show).join(', ')})`
       lines.push(
         c.throws !== undefined

@@ -1,7 +1,7 @@
 -- The `kong` global: the emulated kit (a JS function, __kit) seen with Lua's shapes.
 -- Only what must hold Lua values or control flow lives here: ctx tables, exit as a yield,
 -- case-insensitive header tables, kong.table, kong.db / kong.cache, kong.configuration.
-local K, KID = __kit, __kit_id
+local K, KID, KA = __kit, __kit_id, __kit_as
 local yield, getinfo, error, select, type = coroutine.yield, debug.getinfo, error, select, type
 local R = require "broker.request"
 
@@ -69,6 +69,12 @@ local function module(path, own)
   })
 end
 M.module = module
+
+--- A kit function that the trace shows as `name`: the ngx.* writes made through the kit.
+function M.kit_as(name, path)
+  local id = KID(path)
+  return function(...) return done(KA(name, id, ...)) end
+end
 
 -- kong.log is callable (notice level) and its functions name the plugin's file:line
 local log = module("log")

@@ -91,15 +91,23 @@ ngx.header = setmetatable({}, {
 })
 
 local header_mt = require("broker.kong").header_mt
+-- Writes to the request the service receives: through the kit (its checks, the same upstream
+-- request) or the host, and in the trace under the ngx name the plugin called.
+local kit_as = require("broker.kong").kit_as
+local req_set_header = kit_as("ngx.req.set_header", "service.request.set_header")
+local req_unset_header = kit_as("ngx.req.set_header", "service.request.clear_header")
+local req_clear_header = kit_as("ngx.req.clear_header", "service.request.clear_header")
+local req_set_method = kit_as("ngx.req.set_method", "service.request.set_method")
+local req_set_body = kit_as("ngx.req.set_body_data", "service.request.set_raw_body")
 ngx.req = {
   get_headers = function(max) return setmetatable(H("req_headers", max), header_mt) end,
   set_header = function(k, v)
-    if v == nil then return kong.service.request.clear_header(k) end
-    return kong.service.request.set_header(k, v)
+    if v == nil then return req_unset_header(k) end
+    return req_set_header(k, v)
   end,
-  clear_header = function(k) return kong.service.request.clear_header(k) end,
+  clear_header = function(k) return req_clear_header(k) end,
   get_method = function() return (H("upstream")) end,
-  set_method = function(m) return kong.service.request.set_method(METHODS[m] or m) end,
+  set_method = function(m) return req_set_method(METHODS[m] or m) end,
   http_version = function() return select(4, H("upstream")) end,
   start_time = function() return (H("start_time")) end,
   read_body = function() end,
@@ -110,17 +118,17 @@ ngx.req = {
     if body == "" then return nil end
     return body
   end,
-  set_body_data = function(s) return kong.service.request.set_raw_body(s) end,
+  set_body_data = function(s) return req_set_body(s) end,
   get_uri_args = function(max) return ngx.decode_args(select(3, H("upstream")), max) end,
   set_uri_args = function(args)
     if type(args) == "table" then args = ngx.encode_args(args) end
-    ngx.var.args = args
+    H("var_set", "args", args, "ngx.req.set_uri_args")
   end,
   get_post_args = function(max)
     local body = select(2, H("upstream"))
     return ngx.decode_args(body or "", max)
   end,
-  set_uri = function(uri) ngx.var.upstream_uri = uri end,
+  set_uri = function(uri, jump) H("set_uri", uri, jump) end,
   is_internal = function() return false end,
 }
 ngx.resp = { get_headers = function(max) return setmetatable(H("resp_headers", max), header_mt) end }
