@@ -66,6 +66,8 @@ ngx.log = function(level, ...)
   end
   return kong.log[LEVELS[level] or "notice"](table.concat(parts))
 end
+-- OpenResty's print is ngx.log(ngx.NOTICE, ...): a line in the error log, never the output
+print = function(...) return ngx.log(ngx.NOTICE, ...) end
 
 -- ngx.exit: Kong's error page for an error status, the phase's end otherwise
 ngx.exit = function(status)

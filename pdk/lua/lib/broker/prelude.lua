@@ -11,6 +11,12 @@ table.maxn = function(t)
   return n
 end
 math.pow = function(a, b) return a ^ b end
+-- LuaJIT's math.fmod is C's on doubles: a zero divisor gives nan, where Lua 5.4 raises for integers
+local fmod, mtype = math.fmod, math.type
+math.fmod = function(a, b)
+  if b == 0 and mtype(a) == "integer" and mtype(b) == "integer" then return fmod(a + 0.0, 0.0) end
+  return fmod(a, b)
+end
 math.mod = math.fmod
 math.ldexp = math.ldexp or function(m, e) return m * 2.0 ^ e end
 math.frexp = math.frexp or function(x)
@@ -152,3 +158,5 @@ package.loaded["table.clone"] = clone
 package.loaded["table.isarray"] = isarray
 package.loaded["jit"] = { version = "LuaJIT 2.1.0-beta3 (emulated by broker on Lua 5.4)", os = "Linux", arch = "x64",
   on = function() end, off = function() end, flush = function() end, status = function() return false end }
+-- LuaJIT has jit as a global too (code tests `if jit then`)
+jit = package.loaded["jit"]
