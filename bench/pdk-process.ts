@@ -11,7 +11,7 @@ const JS_FIXTURE = 'fixtures/pdk/kong-style-hello.json'
 const LUA_FIXTURE = 'fixtures/pdk/lua-hello.json'
 
 /** Prints the median Lua − JS difference of wall and CPU time, with the target's verdict. */
-export function luaProcessComparison(pairs = 7, seconds = 60): void {
+export function luaProcessComparison(pairs = 11, seconds = 60): void {
   const js = [BIN, 'pdk', 'run', JS_FIXTURE]
   const lua = [BIN, 'pdk', 'run', LUA_FIXTURE]
   once(js)
@@ -28,12 +28,13 @@ export function luaProcessComparison(pairs = 7, seconds = 60): void {
     })
     if (!diffs.length) return
     const d = ms(median(diffs))
-    const js = ms(median(runs.map(([j]) => get(j) ?? 0)))
+    const jsMs = ms(median(runs.map(([j]) => get(j) ?? 0)))
     const luaMs = ms(median(runs.map(([, l]) => get(l) ?? 0)))
     const verdict = d <= TARGET_MS ? 'ok' : 'MISS'
     console.log(
-      `  ${label.padEnd(4)} JS ${js} ms, Lua ${luaMs} ms: Lua − JS ${d >= 0 ? '+' : ''}${d} ms ` +
-        `(${ms(Math.min(...diffs))} … ${ms(Math.max(...diffs))}), target +${TARGET_MS} ms: ${verdict}`,
+      `  ${label.padEnd(4)} JS ${jsMs} ms, Lua ${luaMs} ms (medians); Lua − JS pair by pair: median ` +
+        `${d >= 0 ? '+' : ''}${d} ms (${ms(Math.min(...diffs))} … ${ms(Math.max(...diffs))}); ` +
+        `target +${TARGET_MS} ms: ${verdict}`,
     )
   }
   console.log(`whole process: broker pdk run ${LUA_FIXTURE}  vs  ${JS_FIXTURE} (${runs.length} pairs, medians)`)
