@@ -107,7 +107,8 @@ function variable(ctx: Context, vars: Map<string, unknown>, name: string): unkno
     case 'upstream_uri':
       return ctx.upstream.path + (ctx.upstream.query ? `?${ctx.upstream.query}` : '')
     case 'upstream_host':
-      return ctx.upstream.host
+      // the Host header nginx sends the service (Kong's proxy_set_header Host $upstream_host)
+      return ctx.upstream.headers.get('host') ?? ctx.upstream.host
     case 'upstream_scheme':
       return ctx.upstream.scheme
     case 'hostname':
@@ -170,8 +171,11 @@ export const NGX_OPS: Record<string, HostOp> = {
       const [p, q] = (v ?? '/').split('?')
       ctx.upstream.path = p!
       if (q !== undefined) ctx.upstream.query = q
-    } else if (n === 'upstream_host') ctx.upstream.host = v ?? ctx.upstream.host
-    else vars(ctx).set(n, v)
+    } else if (n === 'upstream_host') {
+      // as kong.service.request.set_header("Host", …), which writes this variable in Kong
+      if (v === undefined) ctx.upstream.headers.clear('Host')
+      else ctx.upstream.headers.set('Host', v)
+    } else vars(ctx).set(n, v)
     record(s, typeof as === 'string' ? as : `ngx.var.${n}`, [value])
     return []
   },
