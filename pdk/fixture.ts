@@ -47,8 +47,11 @@ export class FixtureError extends Error {
     readonly file: string,
     readonly path: string,
     readonly reason: string,
-    /** What kind of problem, when not the fixture's shape: an unreadable file (nothing in it to fix), a plugin config its schema refuses, an unemulated module. */
-    readonly kind?: 'unreadable' | 'config' | 'module',
+    /**
+     * What kind of problem, when not the fixture's shape: an unreadable file (nothing in it to fix), a
+     * plugin config its schema refuses, an unemulated module, a module on none of the Lua roots.
+     */
+    readonly kind?: 'unreadable' | 'config' | 'module' | 'lua-path',
   ) {
     super(`${file}: ${path}: ${reason}`)
     this.name = 'FixtureError'

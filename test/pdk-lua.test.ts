@@ -79,6 +79,16 @@ describe('broker pdk run with Lua plugins', () => {
     expect(r.stderr).not.toMatch(/\n\s+at /)
   })
 
+  it('fails at once, exit 2, naming the module and the folders searched, when a required module is on no Lua root', () => {
+    const r = pdk(bad('needs-rock'), '--lua-path', 'fixtures/pdk/plugins')
+    expect(r.code).toBe(2)
+    expect(r.stderr).toContain('LUA_MODULE_NOT_FOUND')
+    expect(r.stderr).toContain('$.plugins[0].module: requires "broker_example_rock_not_installed"')
+    expect(r.stderr).toContain('/usr/share/lua/5.1')
+    expect(r.stderr).toContain('fixtures/pdk/plugins')
+    expect(r.stderr).not.toMatch(/\n\s+at |stack traceback|no file '/)
+  })
+
   it("names both when a Lua plugin's name differs from its folder", () => {
     const r = pdk(bad('wrong-name'))
     expect(r.code).toBe(2)

@@ -9,7 +9,7 @@ import { createKit } from '../kit.js'
 import { buildContext } from '../runner/setup.js'
 import { kongConfiguration } from './configuration.js'
 import { luaPathTemplates } from './modules.js'
-import { LuaRuntime, ModuleMissing } from './runtime.js'
+import { LuaRuntime } from './runtime.js'
 import { LuaError } from './vm.js'
 
 /** A Lua plugin ready to run: Kong's handler in the fixture's runtime. */
@@ -150,8 +150,5 @@ export function runtimeFor(loaded: LoadedFixture, roots: string[], options: LuaO
 function loadError(e: unknown, file: string, path: string, runtime: LuaRuntime): unknown {
   if (e instanceof FixtureError) return e
   if (!(e instanceof LuaError)) return e
-  for (const [module, hint] of runtime.missing)
-    if (hint !== 'no file found' && e.message.includes(`module '${module}' not found`))
-      return new FixtureError(file, path, new ModuleMissing(module, hint).message, 'module')
-  return new FixtureError(file, path, `failed to load: ${e.message}`)
+  return runtime.missingModule(e.message, path) ?? new FixtureError(file, path, `failed to load: ${e.message}`)
 }

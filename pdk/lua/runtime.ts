@@ -13,7 +13,7 @@ import type { Recorder } from '../trace.js'
 import { values } from '../values.js'
 import { KitBridge } from './bridge.js'
 import { createHost, type HostState } from './host/index.js'
-import { LIB_DIR, ModuleFinder, notEmulated } from './modules.js'
+import { LIB_DIR, ModuleFinder, notEmulated, SYSTEM_DIRS } from './modules.js'
 import { createVm, type LuaVm } from './vm.js'
 
 export interface RuntimeOptions {
@@ -45,6 +45,9 @@ export interface RunTarget {
 const chunksOf = new WeakMap<Context, { body: Buffer | undefined; chunks: unknown[] }>()
 
 /** A module a plugin required that broker does not emulate. */
+/** What `missing` holds for a module found nowhere (as opposed to an unemulated module's hint). */
+const NOT_FOUND = 'no file found'
+
 export class ModuleMissing extends Error {
   constructor(
     readonly module: string,
@@ -90,7 +93,7 @@ export class LuaRuntime {
         rt.missing.set(n, hint)
         return [undefined, `\n\tbroker does not emulate '${n}' (${hint})`]
       }
-      rt.missing.set(n, 'no file found')
+      rt.missing.set(n, NOT_FOUND)
       return [undefined, found.map((f) => `\n\tno file '${f}'`).join('')]
     })
     vm.run(readFileSync(join(LIB_DIR, 'broker', 'prelude.lua')), '@broker/prelude.lua')
@@ -154,6 +157,29 @@ export class LuaRuntime {
     return undefined
   }
 
+  /**
+   * The fixture error for a Lua error that is a failed `require`: a module broker does not emulate
+   * (what to do instead), or one found in none of the Lua roots (where it was looked for); undefined
+   * for any other error.
+   */
+  missingModule(text: string, path: string): FixtureError | undefined {
+    for (const [module, hint] of this.missing) {
+      if (!text.includes(`module '${module}' not found`)) continue
+      if (hint !== NOT_FOUND)
+        return new FixtureError(this.options.file, path, new ModuleMissing(module, hint).message, 'module')
+      const roots = [...this.options.roots, ...SYSTEM_DIRS]
+      return new FixtureError(
+        this.options.file,
+        path,
+        `requires "${module}", which is in none of the Lua roots searched (${roots.join(', ')}${
+          this.options.templates.length ? `, LUA_PATH ${this.options.templates.join(';')}` : ''
+        })`,
+        'lua-path',
+      )
+    }
+    return undefined
+  }
+
   private async phase(plugin: RunTarget, phase: Phase, timeoutMs: number): Promise<string | undefined> {
     const message = `[${plugin.name}] ${phase} phase did not finish within ${timeoutMs} ms (--timeout): stopped`
     const state = await this.drive(plugin.index, timeoutMs, message, (token) =>
@@ -161,15 +187,8 @@ export class LuaRuntime {
     )
     if (state[0] !== 'error') return undefined
     const text = String(state[1])
-    for (const [module, hint] of this.missing) {
-      if (hint !== 'no file found' && text.includes(`module '${module}' not found`))
-        throw new FixtureError(
-          this.options.file,
-          `$.plugins[${plugin.index}].module`,
-          new ModuleMissing(module, hint).message,
-          'module',
-        )
-    }
+    const missing = this.missingModule(text, `$.plugins[${plugin.index}].module`)
+    if (missing) throw missing
     return text
   }
 

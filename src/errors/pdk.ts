@@ -18,6 +18,10 @@ export const PDK_ERRORS = {
     exit: 2,
     next: "Put a module of your own under that name on a folder in the fixture's lua_path (or --lua-path), or test this plugin with a real Kong.",
   },
+  LUA_MODULE_NOT_FOUND: {
+    exit: 2,
+    next: "Install the module (luarocks, or your system's Lua 5.1 packages) or add the folder that holds it to the fixture's lua_path (or --lua-path, LUA_PATH).",
+  },
 } as const satisfies Record<string, ErrorSpec & { readonly status?: never }>
 
 /** The messages of these codes, as templates (see index.ts). */
@@ -49,6 +53,12 @@ export const PDK_MESSAGES = {
   /** A Lua plugin requires a module broker does not emulate (resty.http, ffi …). */
   luaModuleUnsupported: {
     code: 'LUA_MODULE_UNSUPPORTED',
+    text: (v: { message: string }) => v.message,
+    details: (v: { file: string; path: string }) => ({ file: v.file, path: v.path }),
+  },
+  /** A Lua plugin requires a module found on none of the Lua roots (a rock the plugin depends on, not installed). */
+  luaModuleNotFound: {
+    code: 'LUA_MODULE_NOT_FOUND',
     text: (v: { message: string }) => v.message,
     details: (v: { file: string; path: string }) => ({ file: v.file, path: v.path }),
   },

@@ -30,6 +30,7 @@ function fixtureError({ error: e }: ErrorVerdict) {
   const details = { message: e.message, file: e.file, path: e.path }
   if (e.kind === 'config') return brokerError('pluginConfigInvalid', details)
   if (e.kind === 'module') return brokerError('luaModuleUnsupported', details)
+  if (e.kind === 'lua-path') return brokerError('luaModuleNotFound', details)
   return brokerError(e.kind === 'unreadable' ? 'fixtureUnreadable' : 'fixtureInvalid', details)
 }
 
