@@ -47,6 +47,12 @@ export default class Store extends BrokerCommand {
     'insecure-storage': Flags.boolean({
       summary: 'Without a keychain, keep secrets in a plaintext 0600 file instead.',
     }),
+    par: Flags.boolean({
+      summary:
+        "Push the authorization request to the provider first (PAR, RFC 9126), as --field par=true; --no-par even when the issuer's metadata requires it.",
+      allowNo: true,
+      helpGroup: 'RECORD',
+    }),
     ...fieldFlags,
   }
 
@@ -58,6 +64,7 @@ export default class Store extends BrokerCommand {
       return list
     }
     const fields = Object.fromEntries(RECORD_FIELDS.map((f) => [f.field, flags[f.flag] as string | undefined]))
+    if (flags.par !== undefined) fields.par = String(flags.par)
     const result = await storeViaBroker({
       broker: flags.broker,
       apiKey: flags['api-key'],

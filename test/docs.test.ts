@@ -120,6 +120,11 @@ describe('CLI flags', () => {
   interface FlagDef {
     char?: string
     allowNo?: boolean
+    type?: 'option' | 'boolean'
+    summary?: string
+    default?: unknown
+    env?: string
+    multiple?: boolean
   }
   interface CommandClass {
     flags?: Record<string, FlagDef>
@@ -193,6 +198,25 @@ describe('CLI flags', () => {
       sections.filter((s) => !all.has(s)),
       'docs/cli.md has sections for commands that do not exist',
     ).toEqual([])
+  })
+  // broker store has the most flags, one per record field, and grows with the record: its table is
+  // what the flags say, row for row (a flag missing, left over, or described otherwise fails here).
+  it('docs/cli.md lists the flags of broker store as the command defines them, in its order', async () => {
+    const cls = ((await import(pathToFileURL(join(root, 'commands/store.ts')).href)) as { default: CommandClass })
+      .default
+    const row = ([name, f]: [string, FlagDef]) => {
+      const names = [f.char && `\`-${f.char}\``, f.allowNo ? `\`--[no-]${name}\`` : `\`--${name}\``]
+      const extras = [
+        f.default !== undefined && ` (default ${String(f.default)})`,
+        f.env && ` (env \`${f.env}\`)`,
+        f.multiple && ' Repeatable.',
+      ]
+      return `| ${names.filter(Boolean).join(', ')}${f.type === 'option' ? ' <value>' : ''} | ${f.summary ?? ''}${extras.filter(Boolean).join('')} |`
+    }
+    const table = section(section(cli, '## `broker store`'), '### Flags')
+      .split('\n')
+      .filter((l) => l.startsWith('| `'))
+    expect(table).toEqual(Object.entries(cls.flags ?? {}).map(row))
   })
 })
 

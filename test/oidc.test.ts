@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type CallbackApp, startCallbackApp } from './helpers/app.js'
-import { type BrokerProcess, startBroker } from './helpers/broker.js'
+import { type BrokerProcess, runCli, startBroker } from './helpers/broker.js'
 import { Browser } from './helpers/browser.js'
 import { storeAt } from './helpers/flow-suite.js'
 import { CLIENT_SECRET, passInteractions, type StrictProvider, startStrictProvider } from './helpers/oidc-provider.js'
@@ -133,6 +133,28 @@ describe('OpenID Connect against a strict oidc-provider', () => {
     const res = await passInteractions(browser, first)
     expect(res.body).toBe('app got it')
     expect(lastDelivery().id_token_verified).toBe('true')
+    expect(lastDelivery().access_token).toBeTruthy()
+  })
+
+  it('broker store --par stores par and the flow pushes, as --field par=true does', async () => {
+    const args = [
+      ...['store', '--flow', 'oauth2-3', '--issuer', op.issuer, '--client-id', 'par-client'],
+      ...['--client-secret', CLIENT_SECRET, '--client-auth', 'basic', '--scope', 'openid'],
+      ...['--callback', app.callback, '--par', '--json'],
+    ]
+    const { code, stdout, stderr } = await runCli(args, { env: { BROKER_URL: broker.url } })
+    expect(code, stderr).toBe(0)
+    const { hash, url } = JSON.parse(stdout) as { hash: string; url: string }
+    const check = (await (await fetch(`${broker.url}/hash-check?hash=${hash}`)).json()) as {
+      record: Record<string, unknown>
+    }
+    expect(check.record.par).toBe('true')
+    const pushesBefore = op.requests.filter((r) => r === 'POST /request').length
+    const browser = new Browser()
+    const first = await browser.go(url)
+    expect(op.requests.filter((r) => r === 'POST /request').length).toBe(pushesBefore + 1)
+    expect([...new URL(first.hops[0]!.location!).searchParams.keys()].sort()).toEqual(['client_id', 'request_uri'])
+    expect((await passInteractions(browser, first)).body).toBe('app got it')
     expect(lastDelivery().access_token).toBeTruthy()
   })
 

@@ -41,7 +41,7 @@ export const RECORD_FIELDS: readonly RecordField[] = [
     'url',
     "The provider's device authorization URL (--flow device), unless an issuer gives it.",
   ),
-  f('par_url', 'url', "The provider's pushed authorization request URL (with --field par=true)."),
+  f('par_url', 'url', "The provider's pushed authorization request URL (with --par), unless an issuer gives it."),
   f('request_url', 'url', "The provider's request token URL (OAuth 1.0a)."),
   f('verify_url', 'url', 'The URL a third party verifies credentials at (OAuth Echo).'),
   f(
