@@ -1,8 +1,9 @@
 import { execFileSync, spawn, spawnSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs'
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ROOT } from './helpers/broker.js'
 import { freePort, waitFor } from './helpers/ports.js'
@@ -40,7 +41,8 @@ beforeAll(() => {
     cwd: ROOT,
     encoding: 'utf8',
   })
-  for (const f of files.split('\0').filter(Boolean))
+  // A worktree's node_modules may be a symbolic link (untracked, so listed here): linked below instead.
+  for (const f of files.split('\0').filter((f) => f && f !== 'node_modules'))
     if (existsSync(join(ROOT, f))) cpSync(join(ROOT, f), join(clone, f), { recursive: true })
   symlinkSync(join(ROOT, 'node_modules'), join(clone, 'node_modules'), 'dir')
   npm(['pack', '--silent', '--pack-destination', dir], clone)
@@ -105,6 +107,17 @@ describe('the packed package, installed globally', () => {
     expect(r.stderr).not.toMatch(/Error/)
     expect(r.stdout).toMatch(/1 passed, 0 failed/)
     expect(r.status).toBe(0)
+  })
+
+  it('broker pdk schema names the schema inside the installed copy, and a fixture pointing there runs', () => {
+    const r = run(['pdk', 'schema'])
+    expect(r.stderr).toBe('')
+    expect(r.stdout).toBe(`${join(installed, 'pdk', 'fixture.schema.json')}\n`)
+    const fixture = JSON.parse(readFileSync(join(installed, 'fixtures', 'pdk', 'js-hello.json'), 'utf8')) as object
+    const file = join(installed, 'fixtures', 'pdk', 'schema-elsewhere.json')
+    writeFileSync(file, JSON.stringify({ ...fixture, $schema: pathToFileURL(r.stdout.trim()).href }))
+    const ran = run(['pdk', 'run', file])
+    expect(ran.stdout).toMatch(/1 passed, 0 failed/)
   })
 
   it('broker serve answers /ping', async () => {

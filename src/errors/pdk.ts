@@ -8,7 +8,7 @@ export const PDK_ERRORS = {
   },
   FIXTURE_INVALID: {
     exit: 2,
-    next: 'Fix the field named above; docs/fixture-format.md describes every field (schema: pdk/fixture.schema.json in the package).',
+    next: 'Fix the field named above; docs/fixture-format.md describes every field (`broker pdk schema` prints where its JSON Schema is).',
   },
   PDK_PLUGIN_CONFIG_INVALID: {
     exit: 2,
