@@ -76,6 +76,7 @@ export default class Store extends BrokerCommand {
       open: flags.open,
       saveSecret: flags['save-secret'],
       insecureStorage: flags['insecure-storage'],
+      interactive: !this.jsonEnabled(),
       notify: (line) => process.stderr.write(`${terminalSafe(line)}\n`),
       // On a terminal only: a line rewritten each second (erased at the end), never a line per second in a log.
       countdown: process.stderr.isTTY

@@ -1,3 +1,6 @@
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type BrokerProcess, startBroker } from './helpers/broker.js'
 import { type OAuth2Provider, startOAuth2Provider } from './helpers/oauth2-provider.js'
@@ -53,6 +56,49 @@ describe('prompts in a real terminal (tmux)', () => {
       client_secret: secret,
       grant_type: 'client_credentials',
     })
+  })
+
+  // A confidential client (client_auth names a secret method) is asked for its secret; a public one
+  // (PKCE only, client_auth none, a device) never. XDG_CONFIG_HOME: no secrets file of the user's.
+  const noKeptSecrets = () => ({ BROKER_URL: broker.url, XDG_CONFIG_HOME: mkdtempSync(join(tmpdir(), 'broker-xdg-')) })
+  const codeFlow = (...more: string[]) => [
+    ...['store', '--flow', 'oauth2-3', '--client-id', 'web-app'],
+    ...['--authorize-url', 'https://provider.example/authorize', '--access-url', provider.tokenUrl],
+    ...['--callback', 'http://localhost:8080/done', ...more],
+  ]
+
+  it("asks for a confidential client's secret, masked, when nothing gave it", async () => {
+    const secret = 'conf1dential'
+    const t = terminal(codeFlow('--client-auth', 'basic'), noKeptSecrets())
+    await t.waitFor(/client_secret — OAuth 2 client secret/)
+    t.type(secret)
+    await t.waitFor(/\*{12}/)
+    expect(t.screen()).not.toContain(secret)
+    t.send('Enter')
+    expect(await t.exitCode()).toBe(0)
+    const hash = /hash=([\w-]{20,})/.exec(t.screen())?.[1]
+    expect(hash, t.screen()).toBeDefined()
+    const check = (await (await fetch(`${broker.url}/hash-check?hash=${hash}`)).json()) as {
+      record: Record<string, unknown>
+    }
+    // Stored (never shown back): the broker redacts what it holds.
+    expect(check.record.client_secret).toBe('[redacted]')
+    expect(t.screen()).not.toContain(secret)
+  })
+
+  it('never asks a public client (PKCE only) for a secret', async () => {
+    const t = terminal(codeFlow(), noKeptSecrets())
+    expect(await t.exitCode()).toBe(0)
+    expect(t.screen()).not.toMatch(/client_secret/)
+    expect(t.screen()).toMatch(/hash=/)
+  })
+
+  it('under --json on a terminal asks nothing: exit 2 naming --client-secret', async () => {
+    const t = terminal(codeFlow('--client-auth', 'basic', '--json'), noKeptSecrets())
+    expect(await t.exitCode()).toBe(2)
+    expect(t.screen()).toContain('"code": "MISSING_FIELDS"')
+    expect(t.screen()).toContain('client_secret (--client-secret)')
+    expect(t.screen()).not.toMatch(/client_secret — /)
   })
 
   it('stops at Ctrl-C in a prompt with one line, exit 1, nothing stored', async () => {

@@ -107,6 +107,26 @@ describe('broker store', () => {
     expect(stderr).toContain('MISSING_FIELDS')
   })
 
+  it("without a terminal, a confidential client's missing secret is exit 2 naming --client-secret; a public client stores", async () => {
+    const xdg = { ...env(), XDG_CONFIG_HOME: mkdtempSync(join(tmpdir(), 'broker-xdg-')) }
+    const args = [
+      ...['store', '--flow', 'oauth2-3', '--client-id', 'no-tty', '--callback', 'http://localhost:8080/done'],
+      ...['--authorize-url', 'https://provider.example/authorize', '--access-url', 'https://provider.example/token'],
+    ]
+    const confidential = await runCli([...args, '--client-auth', 'client_secret_basic'], { env: xdg })
+    expect(confidential.code).toBe(2)
+    expect(confidential.stdout).toBe('')
+    expect(confidential.stderr).toContain(
+      'Error MISSING_FIELDS: Missing required field: client_secret (--client-secret).',
+    )
+    const json = await runCli([...args, '--client-auth', 'basic', '--json'], { env: xdg })
+    expect(json.code).toBe(2)
+    expect(JSON.parse(json.stdout).error.code).toBe('MISSING_FIELDS')
+    const pkceOnly = await runCli(args, { env: xdg })
+    expect(pkceOnly.stderr).not.toMatch(/client_secret/)
+    expect(pkceOnly.code).toBe(0)
+  })
+
   it('says in one line which URL it tried when no broker answers', async () => {
     const port = await freePort()
     const { code, stderr } = await runCli([

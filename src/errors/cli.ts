@@ -9,7 +9,7 @@ export const CLI_ERRORS = {
   },
   MISSING_FIELDS: {
     exit: 2,
-    next: 'Pass them with the flags named above, or run the command in a terminal to be asked for them.',
+    next: 'Pass them with the flags named above, or run the command in a terminal (without --json) to be asked for them.',
   },
   CAPTURE_TIMEOUT: {
     exit: 1,

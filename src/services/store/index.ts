@@ -22,6 +22,8 @@ export interface StoreOptions extends RecordInput {
   insecureStorage?: boolean
   /** Plaintext secrets file for --insecure-storage. */
   secretsFile?: string
+  /** Whether missing fields may be asked for on a terminal (false under --json: a script reads the answer). */
+  interactive?: boolean
   /** Progress and notices (stderr). */
   notify: (line: string) => void
   /** A device flow's live countdown, rewritten in place (stderr on a terminal). */
@@ -67,7 +69,9 @@ export async function storeViaBroker(opts: StoreOptions): Promise<StoreResult> {
   const filledLater = entry && needs.length ? subdomainFields(entry) : []
   Object.assign(
     record,
-    await askMissing([...needs, ...missingFields(record, preset).filter((f) => !filledLater.includes(f))]),
+    await askMissing([...needs, ...missingFields(record, preset).filter((f) => !filledLater.includes(f))], undefined, {
+      interactive: opts.interactive,
+    }),
   )
   if (needs.length) Object.assign(record, expandProvider(record))
 

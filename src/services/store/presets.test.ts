@@ -28,6 +28,33 @@ describe('flow presets', () => {
     expect(missingFields({ ...base, signature_method: 'rsa_sha1' }, FLOW_PRESETS['oauth1-2'])).toEqual(['private_key'])
   })
 
+  it("wants a confidential client's secret, never a public client's", () => {
+    const code = { auth_type: 'oauth', auth_version: '2', auth_leg: '3', client_id: 'c', issuer: 'https://id.example' }
+    const preset = FLOW_PRESETS['oauth2-3']
+    // PKCE only (no client_auth) and client_auth none: a public client.
+    expect(missingFields(code, preset)).toEqual([])
+    expect(missingFields({ ...code, client_auth: 'none' }, preset)).toEqual([])
+    for (const client_auth of ['basic', 'client_secret_basic', 'post', 'client_secret_post', 'client_secret_jwt'])
+      expect(missingFields({ ...code, client_auth }, preset), client_auth).toEqual(['client_secret'])
+    expect(missingFields({ ...code, client_auth: 'basic', client_secret: 's' }, preset)).toEqual([])
+    // A device (RFC 8628) is a public client unless it says how it authenticates.
+    const device = {
+      auth_type: 'oauth',
+      auth_flow: 'device',
+      auth_version: '2',
+      client_id: 'tv',
+      issuer: 'https://id.example',
+    }
+    expect(missingFields(device, FLOW_PRESETS.device)).toEqual([])
+    expect(missingFields({ ...device, client_auth: 'none' }, FLOW_PRESETS.device)).toEqual([])
+    expect(missingFields({ ...device, client_auth: 'basic' }, FLOW_PRESETS.device)).toEqual(['client_secret'])
+    // Client credentials need the secret, unless the client signs with a key instead (or says it has none).
+    const cc = { auth_type: 'oauth', auth_version: '2', auth_leg: '2', client_id: 'c', access_url: 'https://p/t' }
+    expect(missingFields(cc, FLOW_PRESETS['oauth2-2'])).toEqual(['client_secret'])
+    expect(missingFields({ ...cc, client_auth: 'private_key_jwt' }, FLOW_PRESETS['oauth2-2'])).toEqual([])
+    expect(missingFields({ ...cc, client_auth: 'none' }, FLOW_PRESETS['oauth2-2'])).toEqual([])
+  })
+
   it('maps the refresh preset to the 2-legged plugin with grant_type refresh_token', () => {
     expect(FLOW_PRESETS['oauth2-refresh']!.fields).toEqual({
       auth_version: '2',

@@ -70,9 +70,20 @@ export const FLOW_PRESETS: Readonly<Record<string, FlowPreset>> = {
 
 export const FLOW_PRESET_NAMES = Object.keys(FLOW_PRESETS)
 
-/** The fields a record still lacks for its flow; OAuth 1.0a needs a secret or, for RSA-SHA1, a key. */
+// The client_auth values (aliases too) with which an OAuth 2 client proves itself with its client_secret.
+const SECRET_AUTH = new Set(['client_secret_post', 'post', 'client_secret_basic', 'basic', 'client_secret_jwt'])
+
+/**
+ * The fields a record still lacks for its flow. OAuth 1.0a needs a secret or, for RSA-SHA1, a key; an
+ * OAuth 2 client needs its client_secret when client_auth names a secret method (a confidential
+ * client), or for client credentials unless it signs with a key or says it has none. A public client
+ * (PKCE only, a device, client_auth none) is never asked for one.
+ */
 export function missingFields(record: Readonly<FlowRecord>, preset: FlowPreset | undefined): string[] {
-  const required = [...(preset?.required ?? [])]
+  const auth = record.client_auth === undefined ? undefined : String(record.client_auth)
+  const keyOrNone = auth === 'none' || auth === 'private_key_jwt'
+  const required = (preset?.required ?? []).filter((f) => !(keyOrNone && f === 'client_secret'))
+  if (String(record.auth_version) === '2' && auth !== undefined && SECRET_AUTH.has(auth)) required.push('client_secret')
   if (record.auth_version === '1' && record.consumer_key !== undefined) {
     required.push(
       String(record.signature_method ?? '')

@@ -33,14 +33,16 @@ const recordPrompt = (field: string): PromptSpec => {
 
 /**
  * Fills the missing fields: asks for each on a terminal (secrets masked, URLs validated); without
- * one, MISSING_FIELDS lists every missing field with its flag, exit 2. Ctrl-C at a prompt is CANCELLED.
+ * one, or when the caller may not ask (`interactive: false`, e.g. under --json), MISSING_FIELDS lists
+ * every missing field with its flag, exit 2. Ctrl-C at a prompt is CANCELLED.
  */
 export async function askMissing(
   missing: readonly string[],
   specOf: (field: string) => PromptSpec = recordPrompt,
+  { interactive = true }: { interactive?: boolean } = {},
 ): Promise<Record<string, string>> {
   if (!missing.length) return {}
-  if (!canPrompt()) {
+  if (!interactive || !canPrompt()) {
     throw brokerError('missingFields', { missing: missing.map((field) => ({ field, flag: specOf(field).flag })) })
   }
   const answers: Record<string, string> = {}
