@@ -243,6 +243,29 @@ describe('listening beyond loopback', () => {
   })
 })
 
+describe('providers.allow naming a link-local or metadata address', () => {
+  // Such an entry was accepted, and then a record naming that address passed /store: the broker
+  // never calls these addresses, so the list may not name them.
+  it.each([
+    ['169.254.169.254', '169.254.169.254'],
+    ['http://[fe80::1]:8080', 'http://[fe80::1]:8080'],
+    ['http://100.100.100.200/latest', 'http://100.100.100.200/latest'],
+  ])('broker serve --providers-allow %s exits 2 at start-up naming the key and the value', async (entry, shown) => {
+    const { code, stderr } = await runCli(['serve', '--port', '0', '--store', 'memory', '--providers-allow', entry])
+    expect(code).toBe(2)
+    expect(stderr).toContain('Error CONFIG_INVALID')
+    expect(stderr).toContain(`providers.allow.0 (command-line flag): "${shown}" names a link-local`)
+  })
+
+  it('a policy built without the config check still never lets such an address through /store', async () => {
+    const policy = compilePolicy({ listen: '127.0.0.1', providers: { allow: ['169.254.169.254', 'http://[fe80::1]'] } })
+    for (const url of ['http://169.254.169.254/latest/meta-data/', 'http://[fe80::1]/token']) {
+      const { destinationRefused } = await import('../src/broker/outbound/record-check.js')
+      expect(destinationRefused(url, policy), url).toBe('forbidden')
+    }
+  })
+})
+
 describe('slow clients', () => {
   let broker: Broker
   let app: FastifyInstance

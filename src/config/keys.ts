@@ -131,7 +131,7 @@ export const CONFIG_DOCS = {
   'providers.allow': {
     flag: 'providers-allow',
     shown: 'public addresses only',
-    help: 'Provider destinations record URLs may name: origins, URL prefixes or host patterns (*.example.com); unset: any public address (loopback and private ones only while listening on loopback)',
+    help: 'Provider destinations record URLs may name: origins, URL prefixes or host patterns (*.example.com); unset: any public address (loopback and private ones only while listening on loopback); never a link-local or metadata address (refused at start-up)',
   },
   'server.requestTimeout': {
     flag: 'request-timeout',

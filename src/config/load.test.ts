@@ -143,4 +143,29 @@ describe('host follows port', () => {
       'broker.example.com',
     )
   })
+
+  it('refuses a providers.allow entry naming a link-local, metadata or other never-called address', async () => {
+    for (const entry of ['169.254.169.254', 'http://169.254.169.254', 'http://[fe80::1]:8080/', '0.0.0.0']) {
+      const err = await loadConfig({
+        cwd: dir(),
+        env: {},
+        flags: { providers: { allow: ['https://ok.example', entry] } },
+      })
+        .then(() => undefined)
+        .catch((e: unknown) => e)
+      expect(err, entry).toBeInstanceOf(BrokerError)
+      expect((err as BrokerError).code).toBe('CONFIG_INVALID')
+      expect((err as BrokerError).details).toEqual({ key: 'providers.allow.1' })
+      expect((err as BrokerError).message).toContain(
+        `providers.allow.1 (command-line flag): "${entry}" names a link-local`,
+      )
+    }
+    // Loopback and private hosts may be named: the broker calls them when listed.
+    const { config } = await loadConfig({
+      cwd: dir(),
+      env: {},
+      flags: { providers: { allow: ['10.0.0.5', 'http://127.0.0.1:8080'] } },
+    })
+    expect(config.providers.allow).toEqual(['10.0.0.5', 'http://127.0.0.1:8080'])
+  })
 })

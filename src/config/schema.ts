@@ -1,5 +1,6 @@
 import { cpus } from 'node:os'
 import { z } from 'zod'
+import { classifyAddress, isIpLiteral } from './addresses.js'
 
 /** Delivery modes a stored record may ask for; see docs/http-api.md, "Delivery". */
 export const DELIVERY_MODES = ['query', 'form_post', 'code'] as const
@@ -156,6 +157,16 @@ export const configSchema = z
           .optional(),
       })
       .strict()
+      .superRefine(({ allow }, ctx) => {
+        allow?.forEach((entry, i) => {
+          if (namesForbiddenAddress(entry))
+            ctx.addIssue({
+              code: z.ZodIssueCode.custom,
+              path: ['allow', i],
+              message: `"${entry}" names a link-local, cloud metadata, unspecified, multicast or reserved address (169.254.0.0/16, fe80::/10, fd00:ec2::254 …): no provider lives there and the broker never calls one, listed or not; remove it`,
+            })
+        })
+      })
       .default({}),
     server: z
       .object({
@@ -192,6 +203,20 @@ export const configSchema = z
         message: `must not exceed server.requestTimeout (${config.server.requestTimeout})`,
       })
   })
+
+/**
+ * Whether a providers.allow entry (origin, URL prefix or host) names an address literal the address
+ * guard never connects to, in any spelling the URL parser reads (`2852039166` is 169.254.169.254).
+ */
+function namesForbiddenAddress(entry: string): boolean {
+  let host: string
+  try {
+    host = new URL(/^https?:\/\//i.test(entry) ? entry : `http://${entry}`).hostname
+  } catch {
+    return false
+  }
+  return isIpLiteral(host) && classifyAddress(host) === 'forbidden'
+}
 
 /** Whether a listen address reaches this machine only (127.0.0.0/8, ::1, localhost). */
 export function isLoopbackListen(listen: string): boolean {

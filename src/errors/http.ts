@@ -72,7 +72,7 @@ export const HTTP_ERRORS = {
   PROVIDER_NOT_ALLOWED: {
     status: 400,
     exit: 2,
-    next: "Name the provider's origin in `providers.allow` in the broker config, or use its public address.",
+    next: "Use the provider's public address, or name its origin in `providers.allow` in the broker config (loopback and private hosts only: link-local and metadata addresses are never called).",
   },
   CROSS_SITE: {
     status: 403,
@@ -325,8 +325,16 @@ export const HTTP_MESSAGES = {
   providerAddressNotAllowed: {
     code: 'PROVIDER_NOT_ALLOWED',
     text: (v: { field: string; origin: string }) =>
-      `The ${v.field} ${v.origin} names an internal address (loopback, private, link-local, metadata, multicast …) that this broker does not call; name it in providers.allow to allow it.`,
+      `The ${v.field} ${v.origin} names an internal address (loopback, private) that this broker does not call; name it in providers.allow to allow it.`,
     details: (v: { field: string }) => ({ field: v.field }),
+  },
+  /** Link-local, cloud metadata, unspecified, multicast, reserved: never called, so no list entry is suggested. */
+  providerAddressForbidden: {
+    code: 'PROVIDER_NOT_ALLOWED',
+    text: (v: { field: string; origin: string }) =>
+      `The ${v.field} ${v.origin} names a link-local, cloud metadata, multicast or reserved address: no provider lives there, and the broker never calls one.`,
+    details: (v: { field: string }) => ({ field: v.field }),
+    next: "Use the provider's own URL, as its documentation gives it.",
   },
   /** A provider request the policy stopped at connect time; the address it resolved to is not named. */
   providerRefused: {

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { FlowError } from '../../../flows/contract.js'
 import { providerFetch } from '../endpoints/context.js'
-import { classifyAddress } from './addresses.js'
+import { classifyAddress } from '../../config/addresses.js'
 import { compilePolicy, providerPolicy, type Resolver, setProviderPolicy } from './policy.js'
 
 // The connect-time guard against a real server on loopback that counts what reaches it: every

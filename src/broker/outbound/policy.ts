@@ -1,7 +1,7 @@
 import { lookup as dnsLookup } from 'node:dns/promises'
 import { urlParts } from '../../../flows/lib/urls.js'
 import { type BrokerConfig, isLoopbackListen } from '../../config/schema.js'
-import { type AddressClass, classifyAddress, isIpLiteral } from './addresses.js'
+import { type AddressClass, classifyAddress } from '../../config/addresses.js'
 
 /** Record fields that name a provider URL: checked against the policy at /store. Add new ones here. */
 export const PROVIDER_URL_FIELDS: string[] = [
@@ -66,7 +66,7 @@ const hostMatches = (e: Entry, hostname: string): boolean =>
  * `*.example.com` patterns). Without a list any public address is a destination; loopback and
  * private ones only while the broker itself listens on loopback (a developer's machine) or when
  * the list names their host; link-local, metadata, unspecified, multicast and broadcast addresses
- * never, unless the list names that very address.
+ * never.
  */
 export function compilePolicy(
   config: Pick<BrokerConfig, 'listen' | 'providers'>,
@@ -93,8 +93,8 @@ export function compilePolicy(
       const kind: AddressClass = classifyAddress(address)
       if (kind === 'public') return true
       if (kind === 'internal') return internalOk || named(hostname)
-      // A forbidden address only when the operator listed that very address as a provider.
-      return isIpLiteral(hostname) && named(hostname)
+      // Forbidden: never, listed or not (the config loader refuses a list that names one).
+      return false
     },
   }
 }

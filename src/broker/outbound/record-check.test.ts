@@ -31,6 +31,26 @@ describe('checkRecordDestinations', () => {
     expect(Object.keys(answer.fields as object).sort()).toEqual(['access_url', 'authorize_url'])
   })
 
+  it('tells a link-local or metadata URL that no providers.allow entry opens it; an internal one that one does', () => {
+    const refusal = (url: string) => {
+      try {
+        checkRecordDestinations({ auth_type: 'oauth', authorize_url: url }, policy)
+      } catch (err) {
+        if (err instanceof BrokerError) return err
+        throw err
+      }
+      throw new Error(`${url} passed`)
+    }
+    for (const url of ['http://169.254.169.254/latest', 'http://[fe80::1]/auth', 'http://[fd00:ec2::254]/auth']) {
+      const err = refusal(url)
+      expect(err.code, url).toBe('PROVIDER_NOT_ALLOWED')
+      expect(err.message, url).toMatch(/link-local|metadata/)
+      expect(`${err.message} ${err.next}`, url).not.toMatch(/providers\.allow/)
+    }
+    const internal = refusal('http://10.0.0.5/auth')
+    expect(internal.message).toContain('name it in providers.allow')
+  })
+
   it('lets public provider URLs through', () => {
     expect(codeOf({ authorize_url: 'https://a.example/auth', access_url: 'https://a.example/token' }).code).toBe('OK')
   })

@@ -2,7 +2,7 @@ import type { FlowRecord } from '../../../flows/contract.js'
 import { urlParts } from '../../../flows/lib/urls.js'
 import { type BrokerError, brokerError } from '../../errors/index.js'
 import { urlHasCredentials } from '../../redact.js'
-import { isIpLiteral } from './addresses.js'
+import { classifyAddress, isIpLiteral } from '../../config/addresses.js'
 import { PROVIDER_URL_FIELDS, type ProviderPolicy, providerPolicy } from './policy.js'
 
 /**
@@ -37,18 +37,14 @@ export function checkRecordDestinations(record: Readonly<FlowRecord>, policy = p
     const url = String(value)
     const verdict = verdictOf(url, policy)
     if (verdict === OK) continue
-    if (verdict !== 'listed' && verdict !== 'address') {
+    if (!(verdict in REFUSALS)) {
       ;(problems ??= {})[field] = verdict
       continue
     }
-    const origin = urlParts(url)?.origin ?? url.slice(0, 64)
+    const { message, problem } = REFUSALS[verdict as Refusal]
     refusals++
-    refused ??= brokerError(verdict === 'listed' ? 'providerNotAllowed' : 'providerAddressNotAllowed', {
-      field,
-      origin,
-    })
-    ;(problems ??= {})[field] =
-      verdict === 'listed' ? 'is not in providers.allow' : 'names an internal address this broker does not call'
+    refused ??= brokerError(message, { field, origin: urlParts(url)?.origin ?? url.slice(0, 64) })
+    ;(problems ??= {})[field] = problem
   }
   // An app's own callback parameters are its business; a password in it is not.
   if (typeof record.callback === 'string' && USERINFO.test(record.callback))
@@ -64,7 +60,18 @@ export function checkRecordDestinations(record: Readonly<FlowRecord>, policy = p
 }
 
 const OK = ''
-type Verdict = typeof OK | 'listed' | 'address' | (string & {})
+type Refusal = 'listed' | 'address' | 'forbidden'
+type Verdict = typeof OK | Refusal | (string & {})
+
+/** Each refusal's message, and its words in a VALIDATION answer beside other problems. */
+const REFUSALS = {
+  listed: { message: 'providerNotAllowed', problem: 'is not in providers.allow' },
+  address: { message: 'providerAddressNotAllowed', problem: 'names an internal address this broker does not call' },
+  forbidden: {
+    message: 'providerAddressForbidden',
+    problem: 'names a link-local, metadata or reserved address that no provider has',
+  },
+} as const satisfies Record<Refusal, { message: string; problem: string }>
 
 // Per policy, what each provider URL text came to: apps send the same few URLs with every /store,
 // and the checks of one URL cost about a microsecond (regexes, the allow-list) where a lookup costs
@@ -93,14 +100,17 @@ function urlProblem(url: string): string | undefined {
 }
 
 /**
- * Why a URL is no destination, as far as /store can tell without DNS: not under providers.allow
- * ('listed'), or an address literal (or localhost) the policy does not permit ('address'). Names
- * are judged again on their resolved addresses when the request is made.
+ * Why a URL is no destination, as far as /store can tell without DNS: an address literal no provider
+ * can have ('forbidden': link-local, metadata …, whatever the list says), not under providers.allow
+ * ('listed'), or an address literal (or localhost) the policy does not permit ('address'). Names are
+ * judged again on their resolved addresses when the request is made.
  */
-export function destinationRefused(url: string, policy = providerPolicy()): 'listed' | 'address' | undefined {
-  if (!policy.allows(url)) return 'listed'
+export function destinationRefused(url: string, policy = providerPolicy()): Refusal | undefined {
   const host = urlParts(url)?.hostname ?? ''
-  if (isIpLiteral(host)) return policy.permits(host, host) ? undefined : 'address'
+  const literal = isIpLiteral(host)
+  if (literal && classifyAddress(host) === 'forbidden') return 'forbidden'
+  if (!policy.allows(url)) return 'listed'
+  if (literal) return policy.permits(host, host) ? undefined : 'address'
   if (host === 'localhost' || host.endsWith('.localhost'))
     return policy.permits(host, '127.0.0.1') ? undefined : 'address'
   return undefined
@@ -111,8 +121,5 @@ export function assertProviderUrl(field: string, url: string, policy: ProviderPo
   const problem = urlProblem(url)
   if (problem) throw brokerError('invalidRecord', { fields: { [field]: problem } })
   const why = destinationRefused(url, policy)
-  if (why) {
-    const origin = urlParts(url)?.origin ?? url.slice(0, 64)
-    throw brokerError(why === 'listed' ? 'providerNotAllowed' : 'providerAddressNotAllowed', { field, origin })
-  }
+  if (why) throw brokerError(REFUSALS[why].message, { field, origin: urlParts(url)?.origin ?? url.slice(0, 64) })
 }

@@ -4,7 +4,7 @@ import type { LookupAddress, LookupAllOptions, LookupOneOptions } from 'node:dns
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib'
 import type { Readable } from 'node:stream'
 import type { HttpAnswer, HttpRequest } from '../../../flows/contract.js'
-import { isIpLiteral } from './addresses.js'
+import { isIpLiteral } from '../../config/addresses.js'
 import type { ProviderPolicy } from './policy.js'
 
 /** Why a provider request did not get an answer; `kind` is all an error text may say. */
