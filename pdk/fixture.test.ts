@@ -30,6 +30,14 @@ describe('fixture loading', () => {
     expect(failure(write('bad.json', '{nope')).message).toMatch(/bad\.json: \$: is not valid JSON/)
   })
 
+  it('says where invalid JSON is by line and column, not by character position', () => {
+    const e = failure(write('lines.json', '{\n  "name": "n",\n  "request": {"url": "http://h/",}\n}\n'))
+    expect(e.message).toContain(
+      'lines.json: $: is not valid JSON (Expected double-quoted property name at line 3, column 34)',
+    )
+    expect(e.message).not.toMatch(/position/)
+  })
+
   it('gives the JSON path of a bad field deep in a script', () => {
     const f = write(
       'deep.json',

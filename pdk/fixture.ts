@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url'
 import type * as Generated from './fixture-types.generated.js'
 import type { ScriptCall } from './fixture-types.generated.js'
 import type { Phase } from './phases.js'
+import { jsonErrorMessage } from './source-position.js'
 
 // The fixture's types are generated from pdk/fixture.schema.json (npm run gen:fixture-types); what
 // JSON Schema cannot say is narrowed here.
@@ -146,7 +147,7 @@ export function loadFixture(file: string): LoadedFixture {
   try {
     data = JSON.parse(text)
   } catch (e) {
-    throw new FixtureError(file, '$', `is not valid JSON (${(e as Error).message})`)
+    throw new FixtureError(file, '$', `is not valid JSON (${jsonErrorMessage(text, e)})`)
   }
   const check = validate()
   if (!check(data)) {

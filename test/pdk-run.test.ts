@@ -103,6 +103,30 @@ describe('broker pdk run', () => {
     expect(notJson.stderr).toContain('garbage.json: $: is not valid JSON')
   })
 
+  it('names the file, line and column of a syntax error in a plugin module, ESM or CommonJS', () => {
+    const plugin = (name: string, text: string) => {
+      writeFileSync(join(dir, name), text)
+      return fixture(`uses-${name}.json`, {
+        name: `loads ${name}`,
+        request: { url: 'http://example.com/' },
+        plugins: [{ name: 'broken', module: `./${name}` }],
+      })
+    }
+    const esm = plugin('broken.mjs', 'export class Plugin {\n  access(kong) {\n    oops oops\n  }\n}\n')
+    const cjs = plugin(
+      'broken.cjs',
+      'class Plugin {\n  access(kong) {\n    oops oops\n  }\n}\nmodule.exports = { Plugin }\n',
+    )
+    for (const [fixtureFile, module] of [
+      [esm, 'broken.mjs'],
+      [cjs, 'broken.cjs'],
+    ]) {
+      const r = pdk(fixtureFile!)
+      expect(r.code).toBe(2)
+      expect(r.stderr).toContain(`$.plugins[0].module: ${join(dir, module!)}:3:10: Unexpected identifier 'oops'`)
+    }
+  })
+
   it('shows a call that threw as the fixture expected as expected, not as ✗', () => {
     const r = pdk(join(root, 'fixtures/pdk/log-serialize.json'))
     expect(r.code).toBe(0)

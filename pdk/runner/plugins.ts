@@ -1,5 +1,5 @@
 /** The two kinds of plugins a fixture lists: kong-js-pdk modules and call scripts. */
-import { basename, extname, isAbsolute, resolve } from 'node:path'
+import { basename, extname, isAbsolute, relative, resolve } from 'node:path'
 import type { LuaOptions, LuaPlugin } from '../lua/plugin.js'
 import type { Context } from '../context.js'
 import { createFacade, openSession, type Facade } from '../facade.js'
@@ -16,6 +16,7 @@ import {
 } from '../plugin-server/index.js'
 import { rpcLog, serverLine, unhandledText } from '../plugin-server/log.js'
 import type { Recorder } from '../trace.js'
+import { placeText, syntaxErrorPlace } from '../source-position.js'
 import { stableUuid } from './setup.js'
 import { watchdog } from './watchdog.js'
 
@@ -92,10 +93,13 @@ export async function preparePlugins(loaded: LoadedFixture, options: ModuleOptio
       try {
         module = await loadPluginModule(abs)
       } catch (e) {
+        const place = await syntaxErrorPlace(e, abs)
         const reason =
           (e as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND'
             ? `cannot find module ${abs}`
-            : (e as Error).message
+            : place
+              ? `${placeText(shownPath(place.file), place)}: ${(e as Error).message}`
+              : (e as Error).message
         throw new FixtureError(loaded.file, `$.plugins[${index}].module`, reason)
       }
       // the plugin server names a module by its Name or its file; the fixture's name stands for the file
@@ -112,6 +116,12 @@ export async function preparePlugins(loaded: LoadedFixture, options: ModuleOptio
       }
     }),
   )
+}
+
+/** A path as the CLI shows it: relative to the current folder when under it, else as it is. */
+function shownPath(file: string): string {
+  const rel = relative(process.cwd(), file)
+  return rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : file
 }
 
 /** A Lua plugin's name as its folder gives it (the id of an unnamed entry derives from it). */

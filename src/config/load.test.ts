@@ -43,6 +43,16 @@ describe('loadConfig', () => {
     expect(config.store.expire).toBe(5)
   })
 
+  it('says where a config.json is not JSON, by line and column', async () => {
+    const cwd = dir()
+    writeFileSync(join(cwd, 'c.json'), '{\n  "port": 4000,\n  "store": { "driver": "memory", }\n}\n')
+    const err = await loadConfig({ cwd, file: 'c.json', env: {} }).catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(BrokerError)
+    expect((err as BrokerError).message).toBe(
+      `Cannot load the config file ${join(cwd, 'c.json')}: Expected double-quoted property name at line 3, column 34`,
+    )
+  })
+
   it('applies flags over env over file', async () => {
     const cwd = dir()
     writeFileSync(join(cwd, 'c.json'), JSON.stringify({ port: 1, store: { expire: 10, host: 'file' } }))

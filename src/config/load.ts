@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs'
 import { access, readFile } from 'node:fs/promises'
 import { extname, resolve } from 'node:path'
 import { z } from 'zod'
+import { jsonErrorMessage, lineText, placeText, syntaxErrorPlace } from '../../pdk/source-position.js'
 import { BrokerError, brokerError } from '../errors/index.js'
 import { importConfigModule } from './import-module.js'
 import { CONFIG_KEYS, envName, unwrap } from './keys.js'
@@ -69,7 +70,12 @@ export async function readConfigFile(file: string): Promise<Record<string, unkno
   let value: unknown
   try {
     if (ext === '.json') {
-      value = JSON.parse(await readFile(file, 'utf8'))
+      const text = await readFile(file, 'utf8')
+      try {
+        value = JSON.parse(text)
+      } catch (err) {
+        throw new Error(jsonErrorMessage(text, err), { cause: err })
+      }
     } else if (['.js', '.mjs', '.cjs'].includes(ext)) {
       const mod = await importConfigModule(file)
       value = mod.default ?? mod
@@ -78,12 +84,20 @@ export async function readConfigFile(file: string): Promise<Record<string, unkno
       throw new Error(`unsupported extension "${ext}" (use .js, .mjs, .cjs or .json)`)
     }
   } catch (err) {
-    throw brokerError('configLoadFailed', { file, reason: (err as Error).message })
+    throw brokerError('configLoadFailed', { file, reason: await loadFailure(err, file) })
   }
   if (!value || typeof value !== 'object' || Array.isArray(value)) {
     throw brokerError('configNotObject', { file })
   }
   return value as Record<string, unknown>
+}
+
+/** Why a config file failed to load: the error's message, with the line (and column) of a syntax error. */
+async function loadFailure(err: unknown, file: string): Promise<string> {
+  const message = String((err as Error)?.message ?? err)
+  const place = await syntaxErrorPlace(err, file)
+  if (!place) return message
+  return place.file === file ? `${message} at ${lineText(place)}` : `${message} at ${placeText(place.file, place)}`
 }
 
 // The loader's names for the key list, kept for callers that know them by these.

@@ -21,6 +21,7 @@ export const CONFIG_MESSAGES = {
     code: 'CONFIG_INVALID',
     text: (v: { file: string; reason: string }) => `Cannot load the config file ${v.file}: ${v.reason}`,
     details: (v: { file: string }) => ({ file: v.file }),
+    next: 'Fix the config file where the message says (for a .js file, `node --check <file>` shows a syntax error too).',
   },
   configNotObject: {
     code: 'CONFIG_INVALID',

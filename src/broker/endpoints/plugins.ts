@@ -10,6 +10,7 @@ import oauth23 from '../../../flows/oauth_2_3-legged.js'
 import oauthDevice2 from '../../../flows/oauth_device_2.js'
 import oauthEcho1 from '../../../flows/oauth_echo_1.js'
 import oauthOwner2 from '../../../flows/oauth_owner_resources_2.js'
+import { lineText, syntaxErrorPlace } from '../../../pdk/source-position.js'
 import { brokerError } from '../../errors/index.js'
 
 /**
@@ -76,7 +77,10 @@ async function loadPlugin(file: string, name: string): Promise<FlowPlugin> {
     mod = (await import(pathToFileURL(resolve(file)).href)) as Record<string, unknown>
   } catch (err) {
     const reason = withoutPaths((err as Error).message.split('\n')[0] ?? '')
-    throw brokerError('pluginLoadFailed', { plugin: name, reason })
+    // The place in the plugin's own file only: another file's would need its name.
+    const place = await syntaxErrorPlace(err, resolve(file))
+    const where = place?.file === resolve(file) ? ` at ${lineText(place)}` : ''
+    throw brokerError('pluginLoadFailed', { plugin: name, reason: `${reason}${where}` })
   }
   const candidate = (mod.default && typeof mod.default === 'object' ? mod.default : mod) as Partial<FlowPlugin>
   if (typeof candidate.start !== 'function') {

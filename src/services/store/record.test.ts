@@ -38,6 +38,12 @@ describe('buildRecord', () => {
     })
   })
 
+  it('says where a --file record is not JSON, by line and column', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'broker-record-'))
+    writeFileSync(join(dir, 'r.json'), '{\n  "client_id": "a"\n  "scope": "b"\n}\n')
+    expect(() => buildRecord({ flow: 'oauth2-3', file: 'r.json', cwd: dir })).toThrow(/at line 3, column 3/)
+  })
+
   it('refuses a record that names no flow', () => {
     expect(() => buildRecord({ fields: { client_id: 'x' } })).toThrow(/Say which flow to store/)
   })

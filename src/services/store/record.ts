@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import type { FlowRecord } from '../../../flows/contract.js'
 import { closest } from '../../../pdk/closest.js'
+import { jsonErrorMessage } from '../../../pdk/source-position.js'
 import { catalogue } from '../../broker/providers/catalogue.js'
 import { findProvider } from '../../broker/providers/expand.js'
 import { brokerError } from '../../errors/index.js'
@@ -72,7 +73,7 @@ function readRecordFile(path: string): Record<string, unknown> {
   try {
     parsed = JSON.parse(text)
   } catch (err) {
-    throw brokerError('recordFileNotJson', { file: path, reason: (err as Error).message })
+    throw brokerError('recordFileNotJson', { file: path, reason: jsonErrorMessage(text, err) })
   }
   if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
     throw brokerError('recordFileNotObject', { file: path })
