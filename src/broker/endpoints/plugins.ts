@@ -36,6 +36,10 @@ const EXTENSIONS = ['.js', '.mjs', '.cjs']
 /** Finds flow plugins among the built-ins, then in the user's `plugins.dir`; caches what it loads. */
 export class PluginRegistry {
   private readonly cache = new Map<string, FlowPlugin>()
+  // Loads under way, and loads that failed: Node keeps a module's failed import until the process
+  // ends, so a broken plugin fails alike for every request naming it; kept here, those requests
+  // neither import it nor look for the syntax error's place again. Bounded by the files in `dir`.
+  private readonly loading = new Map<string, Promise<FlowPlugin>>()
 
   constructor(private readonly dir?: string) {}
 
@@ -54,8 +58,11 @@ export class PluginRegistry {
         ? EXTENSIONS.map((ext) => join(this.dir!, name + ext)).find((f) => existsSync(f))
         : undefined
     if (!file) throw brokerError('pluginMissing', { plugin: name })
-    const plugin = await loadPlugin(file, name)
+    let loading = this.loading.get(name)
+    if (!loading) this.loading.set(name, (loading = loadPlugin(file, name)))
+    const plugin = await loading
     this.cache.set(name, plugin)
+    this.loading.delete(name)
     return plugin
   }
 
