@@ -52,6 +52,7 @@ export default class TestProvider extends BrokerCommand {
       scopes: flags.scope,
       open: flags.open,
       once: flags.once,
+      interactive: human,
       root: this.config.root,
       notify: (line) => process.stderr.write(`${line}\n`),
       report: (text) => human && this.log(`${text}\n`),

@@ -101,6 +101,14 @@ describe('prompts in a real terminal (tmux)', () => {
     expect(t.screen()).not.toMatch(/client_secret — /)
   })
 
+  it('test-provider under --json on a terminal asks nothing: exit 2 naming -k, -s and -h', async () => {
+    const t = terminal(['test-provider', 'github', '--json'], { BROKER_URL: broker.url })
+    expect(await t.exitCode()).toBe(2)
+    expect(t.screen()).toContain('"code": "MISSING_FIELDS"')
+    expect(t.screen()).toContain('-k/--key')
+    expect(t.screen()).not.toMatch(/key — Client id/)
+  })
+
   it('stops at Ctrl-C in a prompt with one line, exit 1, nothing stored', async () => {
     const t = terminal(['store', '--flow', 'oauth2-2'], { BROKER_URL: broker.url })
     await t.waitFor(/client_id — /)

@@ -22,6 +22,8 @@ export interface TestProviderOptions {
   open?: boolean
   /** Stop after the first round trip (and fail when it fails). */
   once?: boolean
+  /** Whether a missing -k/-s/-h may be asked for on the terminal (not under --json). */
+  interactive?: boolean
   /** The package root, where fixtures/providers lives. */
   root: string
   notify: (line: string) => void
@@ -71,7 +73,7 @@ export async function testProvider(opts: TestProviderOptions): Promise<TestProvi
     const hostOk = checkHost(opts.host)
     if (hostOk !== true) throw brokerError('hostInvalid', { problem: hostOk })
   }
-  const asked = await askMissing(missing, (f) => PROMPTS[f]!)
+  const asked = await askMissing(missing, (f) => PROMPTS[f]!, { interactive: opts.interactive })
   const { key, secret, host } = { ...given, ...asked } as { key: string; secret: string; host: string }
   const client = new BrokerClient(opts.broker ?? `http://${host}:3000`, { apiKey: opts.apiKey })
   // Say at once that no broker answers, not after the user has opened the app in a browser.
