@@ -86,6 +86,17 @@ describe('prompts in a real terminal (tmux)', () => {
     expect(t.screen()).not.toContain(secret)
   })
 
+  it('asks for the secret of a catalogue provider whose clients have one (GitHub); --client-auth none asks nothing', async () => {
+    const github = ['store', '--flow', 'github', '--client-id', 'gh-app', '--callback', 'http://localhost:8080/done']
+    const t = terminal(github, noKeptSecrets())
+    await t.waitFor(/client_secret — OAuth 2 client secret/)
+    t.send('C-c')
+    expect(await t.exitCode()).toBe(1)
+    const json = terminal([...github, '--json'], noKeptSecrets())
+    expect(await json.exitCode()).toBe(2)
+    expect(json.screen()).toContain('client_secret (--client-secret)')
+  })
+
   it('never asks a public client (PKCE only) for a secret', async () => {
     const t = terminal(codeFlow(), noKeptSecrets())
     expect(await t.exitCode()).toBe(0)

@@ -23,6 +23,8 @@ export interface CatalogueEntry {
   readonly fixed: Readonly<Record<string, unknown>>
   /** The preset's profile endpoint, for a provider without OpenID userinfo: a record's `profile_url` when it asks for `profile`. */
   readonly profile_url?: string
+  /** The preset says the provider's clients have a secret it requires (GitHub, Google …): the CLI asks for it. */
+  readonly confidential?: boolean
 }
 
 export const SUBDOMAIN = '[subdomain]'
@@ -57,6 +59,7 @@ interface Preset {
   scope_separator?: string
   pkce?: boolean
   profile_url?: string
+  confidential?: boolean
 }
 
 const URL_FIELDS = ['request_url', 'authorize_url', 'access_url'] as const
@@ -81,7 +84,11 @@ function build(grant: Record<string, GrantProvider>, presets: Record<string, Pre
     if (p.pkce === false) record.pkce = false
     const separator = p.scope_separator ?? (same ? base.scope_separator : ' ')
     const made = entry(name, oauth, record, separator, same ? 'grant+preset' : 'preset', p.title)
-    out.set(name, typeof p.profile_url === 'string' ? Object.freeze({ ...made, profile_url: p.profile_url }) : made)
+    const extra = {
+      ...(typeof p.profile_url === 'string' ? { profile_url: p.profile_url } : {}),
+      ...(p.confidential === true ? { confidential: true } : {}),
+    }
+    out.set(name, Object.keys(extra).length ? Object.freeze({ ...made, ...extra }) : made)
   }
   return new Map([...out].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
 }

@@ -64,14 +64,19 @@ export async function storeViaBroker(opts: StoreOptions): Promise<StoreResult> {
   const vaultOpts = { broker: client.url, insecure: opts.insecureStorage, file: opts.secretsFile, notify: opts.notify }
   // With --save-secret, a missing keychain is an error before anything is stored.
   const vault = opts.saveSecret ? openVault(vaultOpts) : undefined
-  fillKeptSecrets(record, missingFields(record, preset), vaultOpts)
+  const secretKind = { confidential: entry?.confidential === true }
+  fillKeptSecrets(record, missingFields(record, preset, secretKind), vaultOpts)
   // The URLs a subdomain fills are asked for as that subdomain.
   const filledLater = entry && needs.length ? subdomainFields(entry) : []
   Object.assign(
     record,
-    await askMissing([...needs, ...missingFields(record, preset).filter((f) => !filledLater.includes(f))], undefined, {
-      interactive: opts.interactive,
-    }),
+    await askMissing(
+      [...needs, ...missingFields(record, preset, secretKind).filter((f) => !filledLater.includes(f))],
+      undefined,
+      {
+        interactive: opts.interactive,
+      },
+    ),
   )
   if (needs.length) Object.assign(record, expandProvider(record))
 

@@ -55,6 +55,17 @@ describe('flow presets', () => {
     expect(missingFields({ ...cc, client_auth: 'none' }, FLOW_PRESETS['oauth2-2'])).toEqual([])
   })
 
+  it('wants the secret of a provider the catalogue calls confidential, unless the client says it has none or signs', () => {
+    const urls = { authorize_url: 'https://gh.example/authorize', access_url: 'https://gh.example/token' }
+    const code = { auth_type: 'oauth', auth_version: '2', auth_leg: '3', client_id: 'c', provider: 'github', ...urls }
+    const preset = FLOW_PRESETS['oauth2-3']
+    expect(missingFields(code, preset, { confidential: true })).toEqual(['client_secret'])
+    expect(missingFields({ ...code, client_secret: 's' }, preset, { confidential: true })).toEqual([])
+    expect(missingFields({ ...code, client_auth: 'none' }, preset, { confidential: true })).toEqual([])
+    expect(missingFields({ ...code, client_auth: 'private_key_jwt' }, preset, { confidential: true })).toEqual([])
+    expect(missingFields(code, preset)).toEqual([])
+  })
+
   it('maps the refresh preset to the 2-legged plugin with grant_type refresh_token', () => {
     expect(FLOW_PRESETS['oauth2-refresh']!.fields).toEqual({
       auth_version: '2',

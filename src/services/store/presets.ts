@@ -79,11 +79,20 @@ const SECRET_AUTH = new Set(['client_secret_post', 'post', 'client_secret_basic'
  * client), or for client credentials unless it signs with a key or says it has none. A public client
  * (PKCE only, a device, client_auth none) is never asked for one.
  */
-export function missingFields(record: Readonly<FlowRecord>, preset: FlowPreset | undefined): string[] {
+export function missingFields(
+  record: Readonly<FlowRecord>,
+  preset: FlowPreset | undefined,
+  /** The record's provider is known to give its clients a secret it requires (the catalogue's `confidential`). */
+  { confidential = false }: { confidential?: boolean } = {},
+): string[] {
   const auth = record.client_auth === undefined ? undefined : String(record.client_auth)
   const keyOrNone = auth === 'none' || auth === 'private_key_jwt'
   const required = (preset?.required ?? []).filter((f) => !(keyOrNone && f === 'client_secret'))
-  if (String(record.auth_version) === '2' && auth !== undefined && SECRET_AUTH.has(auth)) required.push('client_secret')
+  if (
+    String(record.auth_version) === '2' &&
+    ((auth !== undefined && SECRET_AUTH.has(auth)) || (confidential && !keyOrNone))
+  )
+    required.push('client_secret')
   if (record.auth_version === '1' && record.consumer_key !== undefined) {
     required.push(
       String(record.signature_method ?? '')

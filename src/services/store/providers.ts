@@ -14,6 +14,8 @@ export interface ProviderInfo {
   source: string
   /** The preset's profile endpoint, used with `profile: true`. */
   profile_url?: string
+  /** The preset says its clients have a secret the provider requires: `broker store` asks for it. */
+  confidential?: boolean
 }
 
 export interface ProviderList {
@@ -32,6 +34,7 @@ export function listProviders(): ProviderList {
       scope_separator: e.scope_separator,
       source: e.source,
       ...(e.profile_url ? { profile_url: e.profile_url } : {}),
+      ...(e.confidential ? { confidential: true } : {}),
     })),
   }
 }

@@ -14,6 +14,8 @@ export const providerSchema = z
     record: z.record(z.union([z.string(), z.number(), z.boolean()])),
     /** The user's profile endpoint (GET with the access token), filled into a record with `profile: true`. */
     profile_url: z.string().url().optional(),
+    /** The provider issues web apps a client secret it requires at the token endpoint: `broker store` asks for it. */
+    confidential: z.boolean().default(false),
     scopes: z.array(z.string()).default([]),
     /** How this provider separates scopes (GitHub and Google: space; Facebook: comma). */
     scope_separator: z.string().default(' '),
