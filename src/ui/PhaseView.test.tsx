@@ -36,4 +36,26 @@ describe('PhaseView', () => {
     expect(message.map((l) => l.trim()).join(' ')).toContain(ERROR)
     for (const line of lines) expect(line.length).toBeLessThanOrEqual(50)
   })
+
+  it('marks a throw the fixture expected as pdk run does, and one it did not as a failure', () => {
+    const step = (expected: boolean) => ({
+      trace: {
+        phase: 'access' as const,
+        plugin: 'p',
+        calls: [
+          {
+            call: 'request.get_header',
+            args: [1],
+            throws: 'header name must be a string',
+            ...(expected ? { expected: true as const } : {}),
+          },
+        ],
+      },
+      response: { status: 200, headers: {}, body: '' },
+    })
+    const expected = render(<PhaseView step={step(true)} index={1} total={1} />).lastFrame()!
+    expect(expected).toContain('request.get_header(1) ✓ throws as expected: header name must be a string')
+    const failed = render(<PhaseView step={step(false)} index={1} total={1} />).lastFrame()!
+    expect(failed).toContain('request.get_header(1) ✗ header name must be a string')
+  })
 })

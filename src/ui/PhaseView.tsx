@@ -29,13 +29,18 @@ export function PhaseView({
       </Text>
       {trace.calls.length === 0 ? <Text dimColor> (no kit calls)</Text> : null}
       {trace.calls.map((c, i) => (
-        <Text key={i} wrap="truncate-end" color={tint(c.throws !== undefined ? 'red' : undefined)}>
+        // A throw the fixture stated (`throws`) is part of a passing run: marked as pdk run marks it.
+        <Text
+          key={i}
+          wrap="truncate-end"
+          color={tint(c.throws !== undefined ? (c.expected ? 'green' : 'red') : undefined)}
+        >
           {'  '}
           {isAssignment(c.call) && c.throws === undefined
             ? `${c.call} = ${show(c.args[0] ?? undefined)}`
             : `${c.call}(${c.args.map(show).join(', ')}) ${
                 c.throws !== undefined
-                  ? `✗ ${c.throws}`
+                  ? `${c.expected ? '✓ throws as expected:' : '✗'} ${c.throws}`
                   : `→ ${c.returns?.length ? c.returns.map(show).join(', ') : 'nothing'}`
               }`}
         </Text>
