@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { cjsonEncode } from './codec.js'
+import { CODEC_OPS, cjsonEncode } from './codec.js'
 
 describe('cjson.encode byte for byte', () => {
   it('copies the bytes of a string that is not UTF-8, and keeps UTF-8 text as its bytes', () => {
@@ -7,5 +7,20 @@ describe('cjson.encode byte for byte', () => {
     expect(Buffer.from(text, 'latin1')).toEqual(
       Buffer.concat([Buffer.from('{"bin":"a'), Buffer.from([0xff]), Buffer.from('\\u0000","utf8":"é\\/"}', 'utf8')]),
     )
+  })
+})
+
+describe('ngx.base64.decode_base64url', () => {
+  const decode = (s: string) => CODEC_OPS.decode_base64url!(undefined as never, s)
+
+  it('takes padded input, as nginx does (Kong pads a JWT part before decoding it)', () => {
+    expect(decode('YWI=')).toEqual([Buffer.from('ab')])
+    expect(decode('YWI')).toEqual([Buffer.from('ab')])
+  })
+
+  it('refuses what is not base64url, and a length no encoding gives', () => {
+    expect(decode('YW+I')).toEqual([undefined, 'invalid input'])
+    expect(decode('YWJjZ')).toEqual([undefined, 'invalid input'])
+    expect(decode('Y=WI')).toEqual([undefined, 'invalid input'])
   })
 })

@@ -116,9 +116,10 @@ export const CODEC_OPS: Record<string, HostOp> = {
     return [Buffer.from(s, 'base64')]
   },
   encode_base64url: (_s, v) => [bytesOf(v).toString('base64url')],
+  // padding is allowed, as nginx's decoder stops at '=' (Kong's jwt pads before decoding)
   decode_base64url: (_s, v) => {
     const s = bytesOf(v).toString('latin1')
-    if (!/^[A-Za-z0-9_-]*$/.test(s)) return [undefined, 'invalid input']
+    if (!/^[A-Za-z0-9_-]*={0,2}$/.test(s) || s.replace(/=+$/, '').length % 4 === 1) return [undefined, 'invalid input']
     return [Buffer.from(s, 'base64url')]
   },
   digest: (_s, alg, data) => [digest(String(alg), data)],
