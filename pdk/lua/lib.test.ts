@@ -5,7 +5,7 @@ import { LIB_DIR } from './modules.js'
 import { createVm } from './vm.js'
 
 // The emulated modules Kong's bundled plugins require (cors, request-size-limiting via Penlight,
-// response-transformer, pre-/post-function, ip-restriction's schema), each loaded from its file
+// response-transformer, pre-/post-function, ip-restriction's schema, jwt's string.buffer), each loaded from its file
 // through package.preload in a bare VM with a stub ngx: the module alone, not the kit.
 const vm = await createVm({ heapLimit: 32 * 1024 * 1024 })
 afterAll(() => vm.close())
@@ -23,6 +23,7 @@ preload('kong.tools.mime_type', 'kong/tools/mime_type.lua')
 preload('kong.resty.mlcache', 'kong/resty/mlcache.lua')
 preload('kong.db.schema', 'kong/db/schema/init.lua')
 preload('kong.db.schema.typedefs', 'kong/db/schema/typedefs.lua')
+preload('string.buffer', 'string/buffer.lua')
 
 describe('emulated modules for the bundled plugins', () => {
   it('socket.url parses scheme, userinfo, host, port, path, query and fragment', () => {
@@ -82,6 +83,60 @@ describe('emulated modules for the bundled plugins', () => {
       'grpc',
       false,
       'test:3: kong.db.schema.typedefs.no_such_typedef is not emulated by broker',
+    ])
+  })
+
+  it('string.buffer chains put and putf, and reads with tostring, #, tostring() and ..', () => {
+    expect(
+      lua(`local buf = require("string.buffer").new()
+           local same = buf:put("a", 1, "."):put(2.5):putf("%s-%03d", "x", 7) == buf
+           local other = require("string.buffer").new():put("!")
+           buf:put(other, setmetatable({}, { __tostring = function() return "T" end }))
+           return same, buf:tostring(), #buf, tostring(buf), buf .. "|", "|" .. buf, #other`),
+    ).toEqual([true, 'a1.2.5x-007!T', 13, 'a1.2.5x-007!T', 'a1.2.5x-007!T|', '|a1.2.5x-007!T', 1])
+  })
+
+  it('string.buffer get consumes from the front: all, n bytes, several lengths at once', () => {
+    expect(
+      lua(`local buf = require("string.buffer").new():put("hello", " ", "world")
+           local a = buf:get(2)
+           local b, c = buf:get(3, 1)
+           local rest = buf:get()
+           local empty = buf:get()
+           local past = buf:put("xy"):get(10)
+           return a, b, c, rest, empty, past, #buf`),
+    ).toEqual(['he', 'llo', ' ', 'world', '', 'xy', 0])
+  })
+
+  it('string.buffer set, skip and reset return the buffer, and skip past the end empties it', () => {
+    expect(
+      lua(`local buf = require("string.buffer").new()
+           local r1 = buf:set("abcdef") == buf
+           local r2 = buf:skip(2) == buf
+           local after_skip = buf:tostring()
+           buf:put("g")
+           local with_g = buf:tostring()
+           local r3 = buf:skip(100) == buf
+           local len = #buf
+           local r4 = buf:put("z"):reset() == buf
+           return r1, r2, after_skip, with_g, r3, len, r4, #buf, buf:tostring()`),
+    ).toEqual([true, true, 'cdef', 'cdefg', true, 0, true, 0, ''])
+  })
+
+  it('string.buffer refuses what put cannot append, and serialization by name', () => {
+    expect(
+      lua(`local buffer = require "string.buffer"
+           local ok1, e1 = pcall(function() buffer.new():put("a", {}) end)
+           local ok2, e2 = pcall(buffer.encode, { 1 })
+           local ok3, e3 = pcall(function() buffer.new():decode() end)
+           return ok1, e1, ok2, e2, ok3, e3`),
+    ).toEqual([
+      false,
+      "test:2: bad argument #2 to 'put' (string expected, got table)",
+      false,
+      'string.buffer: encode is not emulated by broker',
+      false,
+      'test:4: string.buffer: decode is not emulated by broker',
     ])
   })
 })

@@ -30,7 +30,6 @@ export const NOT_EMULATED: Record<string, string> = {
   'resty.mlcache': 'use kong.cache, which is emulated',
   'resty.dns.resolver': 'DNS is not emulated',
   lpeg: 'LPeg is a C module; it is not emulated',
-  'string.buffer': "LuaJIT 2.1's string.buffer library is not emulated",
 }
 
 /** Whether `name` (or the package it is part of) is known to be unemulated; its hint. */
