@@ -1,11 +1,12 @@
 /**
  * `__host(op, ...)`: what broker's Lua modules (ngx, cjson, resty.*) need from JS: digests,
- * base64, JSON, regular expressions, time, and the request state behind ngx.var / ngx.req.
+ * signatures and keys (resty.openssl), base64, JSON, regular expressions, time, and the request state behind ngx.var / ngx.req.
  */
 import type { Context } from '../../context.js'
 import type { KitBridge } from '../bridge.js'
 import { CODEC_OPS } from './codec.js'
 import { NGX_OPS } from './ngx.js'
+import { OPENSSL_OPS } from './openssl.js'
 import { RE_OPS } from './re.js'
 
 /** An operation: the request state (undefined outside a request), then Lua's arguments. */
@@ -20,7 +21,7 @@ export interface HostState {
   begin(ctx: Context): void
 }
 
-const OPS: Record<string, HostOp> = { ...CODEC_OPS, ...RE_OPS, ...NGX_OPS }
+const OPS: Record<string, HostOp> = { ...CODEC_OPS, ...RE_OPS, ...NGX_OPS, ...OPENSSL_OPS }
 
 /** The host functions of one runtime. */
 export function createHost(bridge: KitBridge): HostState {
