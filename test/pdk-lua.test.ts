@@ -89,6 +89,29 @@ describe('broker pdk run with Lua plugins', () => {
     expect(r.stderr).not.toMatch(/\n\s+at |stack traceback|no file '/)
   })
 
+  it('verifies RS256 and raw ES256 JWTs with resty.openssl.pkey and HMACs with resty.openssl.mac, refusing forgeries', () => {
+    type Run = { passed: boolean; response: { status: number }; upstream_request: { headers: Record<string, string> } }
+    const run = (name: string) => {
+      const r = json(`fixtures/pdk/lua/${name}.json`)
+      expect(r.stderr).toBe('')
+      return (r.out as unknown as { fixtures: Run[] }).fixtures[0]!
+    }
+    const rs = run('jwt-rs256')
+    expect(rs.passed).toBe(true)
+    // built with string.buffer: put, putf, the length through #buf
+    expect(rs.upstream_request.headers).toMatchObject({
+      'x-jwt-subject': 'bob;alg=RS256;scope=orders:read',
+      'x-jwt-subject-length': '31',
+    })
+    expect(run('jwt-es256').upstream_request.headers['x-jwt-subject']).toBe('carol;alg=ES256')
+    for (const refused of ['jwt-es256-tampered', 'jwt-hs256-refused', 'hmac-wrong-path']) {
+      const f = run(refused)
+      expect([refused, f.passed, f.response.status]).toEqual([refused, true, 401])
+    }
+    const hmac = run('hmac-valid')
+    expect([hmac.response.status, hmac.upstream_request.headers['x-signature-verified']]).toEqual([201, 'hmac-sha256'])
+  })
+
   it("names both when a Lua plugin's name differs from its folder", () => {
     const r = pdk(bad('wrong-name'))
     expect(r.code).toBe(2)
