@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { LIB_DIR } from '../modules.js'
-import { createVm } from '../vm.js'
+import { createVm, LuaRef } from '../vm.js'
 import { OPENSSL_OPS } from './openssl.js'
 
 // broker's resty.openssl.digest / mac / pkey, loaded from their files in a bare VM whose __host
@@ -53,12 +53,14 @@ describe('resty.openssl.digest', () => {
       lua(`local digest = require "resty.openssl.digest"
            local d, err = digest.new("sha999")
            local ok, err2 = digest.new("sha256"):update({})
-           return d, err, ok, err2`),
+           local _, err3 = digest.new({})
+           return d, err, ok, err2, err3`),
     ).toEqual([
       undefined,
       'digest.new: invalid digest type "sha999"',
       undefined,
       'digest:update: expects a string at #1, got table',
+      'digest.new: expects a string digest name, got table',
     ])
   })
 })
@@ -183,6 +185,26 @@ describe('resty.openssl.pkey', () => {
     expect([sig, err]).toEqual([undefined, 'pkey:sign: a private key is needed to sign'])
   })
 
+  it('answers nil, err for a digest name or a padding of the wrong type, naming no address', () => {
+    expect(
+      lua(
+        `local k = assert(require("resty.openssl.pkey").new(...))
+         local r1, e1 = k:verify("sig", "data", {})
+         local r2, e2 = k:sign("data", "sha256", "pss")
+         local r3, e3 = k:verify("sig", "data", "sha256", 6.5)
+         return r1, e1, r2, e2, r3, e3`,
+        pem(rsa.privateKey, 'pkcs8'),
+      ),
+    ).toEqual([
+      undefined,
+      'pkey:verify: expects a string digest name, got table',
+      undefined,
+      'pkey:sign: expects a padding number (pkey.PADDINGS), got string',
+      undefined,
+      'pkey:verify: expects a padding number (pkey.PADDINGS), got number',
+    ])
+  })
+
   it('answers nil, err for text that is no key, a key of the wrong half, or a table', () => {
     const notKey = 'pkey.new: could not read the key (PEM, DER or JWK of an RSA, EC or Ed25519 key expected)'
     expect(
@@ -203,5 +225,16 @@ describe('resty.openssl.pkey', () => {
       'pkey.new: generating a key is not emulated by broker',
       'pkey.new: expects a string key, got number',
     ])
+  })
+})
+
+describe('the openssl host operations', () => {
+  it('name a value that is not a string by its type, never by its address', () => {
+    const op = OPENSSL_OPS.ossl_digest_known!
+    expect(op(undefined as never, new LuaRef('table', 0x1234))).toEqual([
+      undefined,
+      'digest.new: invalid digest type (a table)',
+    ])
+    expect(op(undefined as never, 'md5')).toEqual([true])
   })
 })

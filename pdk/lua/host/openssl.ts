@@ -29,7 +29,11 @@ function hashName(alg: unknown): string | undefined {
 }
 
 const fail = (where: string, message: string): unknown[] => [undefined, `${where}: ${message}`]
-const shown = (v: unknown) => JSON.stringify(bytesOf(v).toString('latin1').slice(0, 40))
+/** A value in a message: a string quoted (cut at 40 bytes), anything else by its type alone. */
+const shown = (v: unknown) =>
+  typeof v === 'string' || Buffer.isBuffer(v)
+    ? JSON.stringify(bytesOf(v).toString('latin1').slice(0, 40))
+    : `(a ${v === undefined ? 'nil' : typeof v === 'object' ? 'table' : typeof v})`
 
 /** A key from its text or bytes: PEM (private or public), JWK JSON, or DER (PKCS#8, SPKI, PKCS#1). */
 function readKey(data: Buffer, format: string, want: string): KeyObject {
@@ -38,9 +42,11 @@ function readKey(data: Buffer, format: string, want: string): KeyObject {
   const publicWanted = want !== 'pr'
   const attempts: Array<() => KeyObject> = []
   if ((format === '*' || format === 'PEM') && text.startsWith('-----BEGIN')) {
-    const isPrivate = /-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(text)
+    // keys only: node:crypto would also take a certificate's public key, lua-resty-openssl's pkey does not
+    const isPrivate = /^-----BEGIN (RSA |EC )?PRIVATE KEY-----/.test(text)
+    const isPublic = /^-----BEGIN (RSA )?PUBLIC KEY-----/.test(text)
     if (isPrivate && privateWanted) attempts.push(() => createPrivateKey(text))
-    if (!isPrivate && publicWanted) attempts.push(() => createPublicKey(text))
+    if (isPublic && publicWanted) attempts.push(() => createPublicKey(text))
   } else if ((format === '*' || format === 'JWK') && text.startsWith('{')) {
     const jwk = JSON.parse(text) as Record<string, unknown>
     if ('d' in jwk && privateWanted) attempts.push(() => createPrivateKey({ key: jwk, format: 'jwk' }))
@@ -132,8 +138,7 @@ export const OPENSSL_OPS: Record<string, HostOp> = {
     try {
       return [verify(alg, bytesOf(data), signOptions(key, padding, raw, false), bytesOf(signature))]
     } catch {
-      // a malformed signature (a DER that does not parse, a raw one of the wrong size) is not valid
-      return [false, 'pkey:verify: the signature is malformed']
+      return [false, 'pkey:verify: the signature does not fit the key and options']
     }
   },
   ossl_pkey_pem: (_s, der, isPrivate, which) => {

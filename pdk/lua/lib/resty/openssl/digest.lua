@@ -8,6 +8,7 @@ local mt = { __index = M, __name = "resty.openssl.digest" }
 --- digest.new([alg]): sha1 when no name is given, as OpenSSL's default.
 function M.new(alg)
   alg = alg or "sha1"
+  if type(alg) ~= "string" then return nil, "digest.new: expects a string digest name, got " .. type(alg) end
   local ok, err = H("ossl_digest_known", alg)
   if not ok then return nil, err end
   return setmetatable({ alg = alg, parts = {} }, mt)

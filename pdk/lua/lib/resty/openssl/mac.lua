@@ -12,6 +12,7 @@ function M.new(key, typ, cipher, md_alg)
   end
   if cipher ~= nil then return nil, "mac.new: HMAC takes no cipher" end
   md_alg = md_alg or "sha1"
+  if type(md_alg) ~= "string" then return nil, "mac.new: expects a string digest name, got " .. type(md_alg) end
   local ok, err = H("ossl_digest_known", md_alg)
   if not ok then return nil, (err:gsub("^digest%.new", "mac.new")) end
   return setmetatable({ key = key, alg = md_alg, parts = {} }, mt)

@@ -48,22 +48,28 @@ function M:to_PEM(which)
   return H("ossl_pkey_pem", self.der, self.private, which)
 end
 
--- data and digest name of a sign/verify call: a digest object brings both
-local function input(d, md_alg)
+-- data and digest name of a sign/verify call (a digest object brings both), its padding checked
+local function input(d, md_alg, padding)
+  if padding ~= nil and math.type(padding) ~= "integer" then
+    return nil, nil, "expects a padding number (pkey.PADDINGS), got " .. type(padding)
+  end
   if digest.istype(d) then return d:_input(), d.alg end
   if type(d) ~= "string" then return nil, nil, "expects a string or a digest instance, got " .. type(d) end
+  if md_alg ~= nil and type(md_alg) ~= "string" then
+    return nil, nil, "expects a string digest name, got " .. type(md_alg)
+  end
   return d, md_alg
 end
 
 function M:sign(d, md_alg, padding, opts)
-  local data, md, err = input(d, md_alg)
+  local data, md, err = input(d, md_alg, padding)
   if not data then return nil, "pkey:sign: " .. err end
   return H("ossl_pkey_sign", self.der, self.private, md, data, padding, type(opts) == "table" and opts.ecdsa_use_raw)
 end
 
 function M:verify(signature, d, md_alg, padding, opts)
   if type(signature) ~= "string" then return nil, "pkey:verify: expects a string signature, got " .. type(signature) end
-  local data, md, err = input(d, md_alg)
+  local data, md, err = input(d, md_alg, padding)
   if not data then return nil, "pkey:verify: " .. err end
   return H("ossl_pkey_verify", self.der, self.private, md, data, signature, padding,
     type(opts) == "table" and opts.ecdsa_use_raw)
