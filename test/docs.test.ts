@@ -298,6 +298,26 @@ describe('record fields', () => {
   })
 })
 
+describe('README', () => {
+  const readme = read('README.md')
+  const examples = (readme.match(/^```[^\n]*\n[\s\S]*?^```$/gm) ?? []).join('\n')
+
+  // Issue 25 made these record fields the API: each is shown in an example, and linked to its section.
+  it.each([
+    ['resource (an MCP server)', /--resource |"resource":/, 'mcp-servers-resource-discovery-and-registration'],
+    ['dpop_key / dpop', /--dpop|"dpop(_key)?":/, 'dpop-sender-constrained-tokens-rfc-9449'],
+    ['profile', /--profile |"profile":/, 'the-users-profile-profile'],
+    ['the device flow', /--flow device|"auth_flow": ?"device"/, 'the-device-flow-rfc-8628'],
+  ])('shows %s in an example and links to its section', (_, example, section) => {
+    expect(examples).toMatch(example)
+    expect(prose(readme)).toContain(`(docs/http-api.md#${section})`)
+  })
+
+  it("says that an authorization response's iss must match the issuer, or the origin of authorize_url without one", () => {
+    expect(prose(readme)).toMatch(/`iss`[^\n]*\n?[^\n]*`issuer`[\s\S]{0,200}`authorize_url`/)
+  })
+})
+
 describe('links', () => {
   /** GitHub's anchor of a heading: lowercased, punctuation but - and _ dropped, spaces to -. */
   const anchor = (heading: string) =>
