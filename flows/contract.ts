@@ -71,13 +71,25 @@ export interface Registration {
 }
 
 /**
+ * The grant a registered client is for: the code flow (with the broker's redirect URI, and refresh) by
+ * default, or client credentials (a confidential client without redirect URIs).
+ */
+export type RegistrationGrant = 'authorization_code' | 'client_credentials'
+
+/**
  * Where the broker keeps its registrations: sealed in the store, one per authorization server
- * (issuer) and redirect URI, until `expiresAt` (ms since the epoch) or the broker's registration.ttl.
+ * (issuer), redirect URI and grant, until `expiresAt` (ms since the epoch) or the broker's registration.ttl.
  */
 export interface Registrations {
-  get(issuer: string, redirectUri: string): Promise<Registration | undefined>
-  put(issuer: string, redirectUri: string, registration: Registration, expiresAt?: number): Promise<void>
-  drop(issuer: string, redirectUri: string): Promise<void>
+  get(issuer: string, redirectUri: string, grant?: RegistrationGrant): Promise<Registration | undefined>
+  put(
+    issuer: string,
+    redirectUri: string,
+    registration: Registration,
+    expiresAt?: number,
+    grant?: RegistrationGrant,
+  ): Promise<void>
+  drop(issuer: string, redirectUri: string, grant?: RegistrationGrant): Promise<void>
 }
 
 /** What a step returns: the runner acts on it. */

@@ -3,6 +3,7 @@ import { checkedEndpoints, endpoints } from './lib/oidc.js'
 import { checkSameIdentity, originalIdTokenProblems } from './lib/identity.js'
 import { fetchProfile, wantsProfile } from './lib/profile.js'
 import {
+  clientCredentialsProblem,
   droppingInvalid,
   keptClientProblem,
   registeredClient,
@@ -15,8 +16,10 @@ import { tokenAnswer, tokenFlowProblems } from './lib/token-flow.js'
 /**
  * OAuth 2 without the user: client credentials (RFC 6749 §4.4) by default, or the record's
  * `grant_type` — `refresh_token` with its `refresh_token` field included. A `resource` is named
- * (RFC 8707); a refresh with `resource` and no `client_id` uses the client the broker registered
- * (refused at /store when none is kept: a refresh never registers one); a
+ * (RFC 8707); without a `client_id`, client credentials use a confidential client the broker registers
+ * for that grant alone (RFC 7591), and a refresh the code flow's client the broker registered
+ * (refused at /store when none is kept: a refresh never registers one); any other grant needs a
+ * `client_id`; a
  * refresh carrying the login's `id_token` must get an id_token of the same identity (OIDC Core §12.2).
  */
 const plugin: FlowPlugin = {
@@ -32,28 +35,48 @@ const plugin: FlowPlugin = {
     Object.assign(problems, originalIdTokenProblems(record))
     if (Object.keys(problems).length) return problems
     const all = await tokenFlowProblems(record, io)
+    if (Object.keys(all).length || !registers(record)) return all
+    const e = await endpoints(record, io.http)
     // A refresh with no client_id uses the client the broker registered, and never registers one.
-    if (Object.keys(all).length || record.grant_type !== 'refresh_token' || !registers(record)) return all
-    return keptClientProblem(record, await endpoints(record, io.http), io)
+    if (grantOf(record) === 'refresh_token') return keptClientProblem(record, e, io)
+    if (grantOf(record) !== 'client_credentials')
+      return {
+        client_id: `is required for grant_type ${String(record.grant_type).slice(0, 100)}: the broker registers its own client only for client_credentials and the code flow`,
+      }
+    const problem = clientCredentialsProblem(record, e)
+    // A server that refuses the registration is refused now (502), not at /start, as in the code flow.
+    if (!Object.keys(problem).length && io.callbackUrl && io.registrations)
+      await registeredClient(
+        { record, http: io.http, callbackUrl: io.callbackUrl, registrations: io.registrations },
+        e,
+        { grant: 'client_credentials' },
+      )
+    return problem
   },
 
   async start(ctx: FlowContext): Promise<StepResult> {
     const r = ctx.record
-    const grant = typeof r.grant_type === 'string' && r.grant_type ? r.grant_type : 'client_credentials'
+    const grant = grantOf(r)
     const params: Record<string, string> = { grant_type: grant }
     if (grant === 'refresh_token') params.refresh_token = String(r.refresh_token)
     if (r.scope) params.scope = String(r.scope)
     if (typeof r.resource === 'string') params.resource = r.resource
     // The metadata's URLs (registration, userinfo) checked again, as tokenAnswer does (providers.allow).
     const e = await checkedEndpoints(r, ctx)
-    const client = await registeredClient(ctx, e, { keptOnly: grant === 'refresh_token' })
+    // Validated at /store: without a client_id, the grant is client credentials or a refresh.
+    const kind = grant === 'client_credentials' ? 'client_credentials' : 'authorization_code'
+    const client = await registeredClient(ctx, e, { keptOnly: grant === 'refresh_token', grant: kind })
     const cctx = withClient(ctx, client)
-    const { deliver, dpop } = await droppingInvalid(ctx, e, client, () => tokenAnswer(cctx, params))
+    const { deliver, dpop } = await droppingInvalid(ctx, e, client, () => tokenAnswer(cctx, params), kind)
     if (grant === 'refresh_token' && typeof r.id_token === 'string')
       checkSameIdentity(r.id_token, deliver.id_token, String(cctx.record.client_id ?? ''))
     const profile = wantsProfile(r) ? await fetchProfile(cctx, deliver, e, dpop) : undefined
     return { deliver: withResource(deliver, r, client, profile) }
   },
 }
+
+/** The record's grant: its `grant_type`, client credentials when it names none. */
+const grantOf = (r: Readonly<FlowRecord>): string =>
+  typeof r.grant_type === 'string' && r.grant_type ? r.grant_type : 'client_credentials'
 
 export default plugin

@@ -175,6 +175,54 @@ describe('MCP authorization: resource alone is enough', () => {
     }
   })
 
+  it('client credentials with resource and no client_id: a confidential client of that grant, kept apart from the code flow', async () => {
+    const codeFlow = await run({ resource: mcp.resource, callback: app.callback })
+    const before = registrations()
+    const cc = { auth_leg: '2', grant_type: 'client_credentials', resource: mcp.resource }
+    const { hash } = await storeAt(broker.url, cc)
+    // Registered at /store, as the code flow's client is: a server that refuses is told then.
+    expect(registrations()).toBe(before + 1)
+    const res = await fetch(`${broker.url}/start?hash=${hash}`)
+    const got = (await res.json()) as Record<string, string>
+    expect(res.status, JSON.stringify(got)).toBe(200)
+    expect(got.resource).toBe(mcp.resource)
+    expect(got.client_id).toBeTruthy()
+    expect(got.client_id).not.toBe(codeFlow.client_id)
+    expect(got.client_secret).toBeUndefined()
+    // The token is the registered client's own, for the resource.
+    expect(await callResource(mcp.resource, got.access_token!)).toMatchObject({
+      status: 200,
+      body: { sub: got.client_id },
+    })
+
+    // Without a grant_type: client credentials too, with the same kept client.
+    const again = await storeAt(broker.url, { auth_leg: '2', auth_version: '2', resource: mcp.resource })
+    const answer = (await (await fetch(`${broker.url}/start?hash=${again.hash}`)).json()) as Record<string, string>
+    expect(answer.client_id).toBe(got.client_id)
+    // The code flow still has its own client.
+    expect((await run({ resource: mcp.resource, callback: app.callback })).client_id).toBe(codeFlow.client_id)
+    expect(registrations()).toBe(before + 1)
+  })
+
+  it('refuses another grant with resource and no client_id at /store (400 naming client_id), registering nothing', async () => {
+    const before = registrations()
+    const res = await fetch(`${broker.url}/store`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        auth_leg: '2',
+        grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange',
+        resource: mcp.resource,
+      }),
+    })
+    const body = (await res.json()) as { code: string; fields: Record<string, string> }
+    expect(res.status, JSON.stringify(body)).toBe(400)
+    expect(body.code).toBe('VALIDATION')
+    expect(Object.keys(body.fields)).toEqual(['client_id'])
+    expect(body.fields.client_id).toContain('client_credentials')
+    expect(registrations()).toBe(before)
+  })
+
   it('shows the resource in /hash-check, never a registration secret', async () => {
     const { hash } = await storeAt(broker.url, { resource: mcp.resource, callback: app.callback })
     const check = (await (await fetch(`${broker.url}/hash-check?hash=${hash}`)).json()) as {

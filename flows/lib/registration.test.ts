@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest'
 import { FlowError, type HttpRequest, type Registration, type Registrations } from '../contract.js'
 import type { Endpoints } from './oidc.js'
-import { clientIdProblem, droppingInvalid, keptClientProblem, registeredClient } from './registration.js'
+import {
+  clientCredentialsProblem,
+  clientIdProblem,
+  droppingInvalid,
+  keptClientProblem,
+  registeredClient,
+} from './registration.js'
 
 const CALLBACK = 'http://localhost:3000/callback'
 const e = (over: Partial<Endpoints> = {}): Endpoints => ({
@@ -17,9 +23,9 @@ function memory(): Registrations & { kept: Map<string, Registration> } {
   const kept = new Map<string, Registration>()
   return {
     kept,
-    get: async (i, r) => kept.get(`${i} ${r}`),
-    put: async (i, r, reg) => void kept.set(`${i} ${r}`, reg),
-    drop: async (i, r) => void kept.delete(`${i} ${r}`),
+    get: async (i, r, g = 'authorization_code') => kept.get(`${i} ${r} ${g}`),
+    put: async (i, r, reg, _at, g = 'authorization_code') => void kept.set(`${i} ${r} ${g}`, reg),
+    drop: async (i, r, g = 'authorization_code') => void kept.delete(`${i} ${r} ${g}`),
   }
 }
 
@@ -104,6 +110,49 @@ describe('dynamic client registration (RFC 7591)', () => {
     await t.registrations.put('https://as.example', CALLBACK, { client_id: 'dyn-4' })
     await expect(droppingInvalid(t.io, e(), client, refuse)).rejects.toThrow('unknown client')
     expect(t.registrations.kept.size).toBe(1)
+  })
+
+  it('registers a confidential client of client_credentials alone, no redirect URI, kept apart from the code flow', async () => {
+    const t = io(
+      {},
+      { client_id: 'cc-1', client_secret: 'cc-secret', token_endpoint_auth_method: 'client_secret_basic' },
+    )
+    await t.registrations.put('https://as.example', CALLBACK, { client_id: 'code-1' })
+    const listed = e({ authMethods: ['none', 'private_key_jwt', 'client_secret_basic'] })
+    const client = await registeredClient(t.io, listed, { grant: 'client_credentials' })
+    expect(client).toEqual({ client_id: 'cc-1', client_secret: 'cc-secret', client_auth: 'client_secret_basic' })
+    expect(JSON.parse(t.sent[0]!.request!.body!)).toEqual({
+      client_name: 'broker',
+      grant_types: ['client_credentials'],
+      response_types: [],
+      token_endpoint_auth_method: 'client_secret_basic',
+    })
+    // Reused; the code flow's stays its own.
+    expect(await registeredClient(t.io, listed, { grant: 'client_credentials' })).toEqual(client)
+    expect(await registeredClient(t.io, listed)).toEqual({ client_id: 'code-1', client_auth: 'none' })
+    expect(t.sent).toHaveLength(1)
+    // invalid_client drops the client credentials one only.
+    const refuse = () => Promise.reject(new FlowError({ oauthError: 'invalid_client', description: 'unknown client' }))
+    await expect(droppingInvalid(t.io, listed, client, refuse, 'client_credentials')).rejects.toThrow('unknown')
+    expect([...t.registrations.kept.keys()]).toEqual([`https://as.example ${CALLBACK} authorization_code`])
+  })
+
+  it('registers a client credentials client with the secret method the server lists, and refuses one without a secret', async () => {
+    const t = io({}, { client_id: 'cc-2', client_secret: 's' })
+    await registeredClient(t.io, e({ authMethods: ['none', 'client_secret_post'] }), { grant: 'client_credentials' })
+    expect(JSON.parse(t.sent[0]!.request!.body!)).toMatchObject({ token_endpoint_auth_method: 'client_secret_post' })
+
+    const none = e({ authMethods: ['none', 'private_key_jwt'] })
+    expect(clientCredentialsProblem({ auth_type: 'oauth' }, none)).toEqual({
+      client_id: expect.stringMatching(/^is required: https:\/\/as.example lists no client_secret_basic/),
+    })
+    expect(clientCredentialsProblem({ auth_type: 'oauth', client_id: 'c' }, none)).toEqual({})
+
+    const secretless = io({}, { client_id: 'cc-3' })
+    await expect(registeredClient(secretless.io, e(), { grant: 'client_credentials' })).rejects.toThrow(
+      /for client_credentials answered without a client_secret/,
+    )
+    expect(secretless.registrations.kept.size).toBe(0)
   })
 
   it('needs a client_id when the server offers no registration', () => {

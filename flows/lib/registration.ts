@@ -1,4 +1,4 @@
-import { FlowError, type FlowContext, type FlowRecord, type Registration } from '../contract.js'
+import { FlowError, type FlowContext, type FlowRecord, type Registration, type RegistrationGrant } from '../contract.js'
 import type { Endpoints } from './oidc.js'
 import { parseBody, providerError } from './token-answer.js'
 
@@ -26,16 +26,37 @@ export function clientIdProblem(record: Readonly<FlowRecord>, e: Endpoints): Rec
   }
 }
 
+/** How a client registered for client credentials authenticates: the first secret method the server lists. */
+const SECRET_METHODS = ['client_secret_basic', 'client_secret_post', 'client_secret_jwt'] as const
+
+/** The method to register a client credentials client with; undefined when the server lists no secret method. */
+function secretMethod(e: Endpoints): string | undefined {
+  if (!e.authMethods?.length) return 'client_secret_basic'
+  return SECRET_METHODS.find((m) => e.authMethods!.includes(m))
+}
+
+/**
+ * Why the broker cannot register a client for client credentials at this server, as
+ * `{client_id: message}`: such a client has a secret, and the server lists no method to send one.
+ */
+export function clientCredentialsProblem(record: Readonly<FlowRecord>, e: Endpoints): Record<string, string> {
+  if (!registers(record) || secretMethod(e)) return {}
+  return {
+    client_id: `is required: ${e.issuer ?? 'the server'} lists no client_secret_basic, client_secret_post or client_secret_jwt for a client the broker would register for client_credentials`,
+  }
+}
+
 /**
  * The client this flow uses: none when the record names its own `client_id`; else the broker's
- * registration at the issuer for its callback URL (RFC 7591), kept in the store and shared by every
- * instance, registering anew when none is kept or it expired — unless `keptOnly` (a refresh: its
- * token belongs to the client it was issued to, and a new client could not use it).
+ * registration at the issuer for its callback URL and `grant` (RFC 7591; the code flow by default),
+ * kept in the store and shared by every instance, registering anew when none is kept or it expired —
+ * unless `keptOnly` (a refresh: its token belongs to the client it was issued to, and a new client
+ * could not use it).
  */
 export async function registeredClient(
   io: RegisterIo,
   e: Endpoints,
-  { keptOnly = false }: { keptOnly?: boolean } = {},
+  { keptOnly = false, grant = 'authorization_code' }: { keptOnly?: boolean; grant?: RegistrationGrant } = {},
 ): Promise<ClientFields | undefined> {
   if (!registers(io.record)) return undefined
   if (!e.registration || !e.issuer)
@@ -45,10 +66,10 @@ export async function registeredClient(
     })
   if (!io.registrations)
     throw new FlowError({ brokerCode: 'FAILED', description: 'This broker keeps no client registrations' })
-  const kept = await io.registrations.get(e.issuer, io.callbackUrl)
+  const kept = await io.registrations.get(e.issuer, io.callbackUrl, grant)
   if (!kept && keptOnly)
     throw new FlowError({ brokerCode: 'VALIDATION', description: `The record's client_id ${noKeptClient(e.issuer)}` })
-  const registration = kept ?? (await register(io, e))
+  const registration = kept ?? (await register(io, e, grant))
   return clientFields(registration)
 }
 
@@ -85,39 +106,49 @@ export const withClient = <C extends { record: Readonly<FlowRecord> }>(ctx: C, c
 
 /**
  * Runs a token request of a registered client; an `invalid_client` answer drops the kept
- * registration (when it is still that client), so the next flow registers again.
+ * registration of that `grant` (when it is still that client), so the next flow registers again.
  */
 export async function droppingInvalid<T>(
   io: RegisterIo,
   e: Endpoints,
   client: ClientFields | undefined,
   call: () => Promise<T>,
+  grant: RegistrationGrant = 'authorization_code',
 ): Promise<T> {
   try {
     return await call()
   } catch (err) {
     if (client && err instanceof FlowError && err.oauthError === 'invalid_client' && e.issuer && io.registrations) {
-      const kept = await io.registrations.get(e.issuer, io.callbackUrl)
-      if (kept?.client_id === client.client_id) await io.registrations.drop(e.issuer, io.callbackUrl)
+      const kept = await io.registrations.get(e.issuer, io.callbackUrl, grant)
+      if (kept?.client_id === client.client_id) await io.registrations.drop(e.issuer, io.callbackUrl, grant)
     }
     throw err
   }
 }
 
-/** RFC 7591 §3.1: registers the broker's callback as a code-flow client and keeps the answer. */
-async function register(io: RegisterIo, e: Endpoints): Promise<Registration> {
+/**
+ * RFC 7591 §3.1: registers the broker's callback as a code-flow client, or (`client_credentials`) a
+ * confidential client of that grant alone, without redirect URIs; keeps the answer.
+ */
+async function register(io: RegisterIo, e: Endpoints, grant: RegistrationGrant): Promise<Registration> {
   const r = io.record
-  const method = e.authMethods?.includes('none') ? 'none' : 'client_secret_basic'
+  const name = typeof r.client_name === 'string' && r.client_name ? r.client_name : 'broker'
+  const codeFlow = grant === 'authorization_code'
+  const method = codeFlow ? (e.authMethods?.includes('none') ? 'none' : 'client_secret_basic') : secretMethod(e)
+  if (!method) throw new FlowError({ brokerCode: 'VALIDATION', description: clientCredentialsProblem(r, e).client_id! })
+  const metadata = codeFlow
+    ? {
+        redirect_uris: [io.callbackUrl],
+        client_name: name,
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        token_endpoint_auth_method: method,
+      }
+    : { client_name: name, grant_types: ['client_credentials'], response_types: [], token_endpoint_auth_method: method }
   const answer = await io.http(e.registration!, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json' },
-    body: JSON.stringify({
-      redirect_uris: [io.callbackUrl],
-      client_name: typeof r.client_name === 'string' && r.client_name ? r.client_name : 'broker',
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      token_endpoint_auth_method: method,
-    }),
+    body: JSON.stringify(metadata),
   })
   const fields = parseBody(answer)
   const failure = fields && providerError(fields, answer.status)
@@ -129,6 +160,11 @@ async function register(io: RegisterIo, e: Endpoints): Promise<Registration> {
       description: `The client registration at ${e.issuer} answered ${answer.status} without a client_id`,
     })
   const text = (v: unknown) => (typeof v === 'string' && v ? v : undefined)
+  // Client credentials authenticate the client itself: a client without a secret could get no token.
+  if (!codeFlow && !text(fields.client_secret))
+    throw new FlowError({
+      description: `The client registration at ${e.issuer} for client_credentials answered without a client_secret`,
+    })
   const expires = typeof fields.client_secret_expires_at === 'number' ? fields.client_secret_expires_at : 0
   const registration: Registration = {
     client_id: clientId,
@@ -137,7 +173,7 @@ async function register(io: RegisterIo, e: Endpoints): Promise<Registration> {
     registration_access_token: text(fields.registration_access_token),
     client_secret_expires_at: expires,
   }
-  await io.registrations!.put(e.issuer!, io.callbackUrl, registration, expires > 0 ? expires * 1000 : undefined)
+  await io.registrations!.put(e.issuer!, io.callbackUrl, registration, expires > 0 ? expires * 1000 : undefined, grant)
   return registration
 }
 

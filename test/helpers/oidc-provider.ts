@@ -77,6 +77,8 @@ export async function startStrictProvider(port: number, redirectUri: string): Pr
       pushedAuthorizationRequests: { enabled: true },
       // Open dynamic registration (RFC 7591), as MCP servers' authorization servers offer it.
       registration: { enabled: true },
+      // Client credentials (RFC 6749 §4.4), for a client registered for that grant alone.
+      clientCredentials: { enabled: true },
       // RFC 8707: an access token asked for a resource is a JWT whose audience is that resource.
       resourceIndicators: {
         enabled: true,

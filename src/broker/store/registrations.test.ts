@@ -38,6 +38,20 @@ describe('RegistrationStore', () => {
     expect(await regs.get(ISSUER, CALLBACK)).toBeUndefined()
   })
 
+  it("keeps a client credentials registration apart from the code flow's, and leaves the code flow's key as it was", async () => {
+    const { redis, regs } = setup()
+    await regs.put(ISSUER, CALLBACK, REG)
+    const codeKey = (await redis.keys('*'))[0]
+    await regs.put(ISSUER, CALLBACK, { client_id: 'cc-1', client_secret: 'cc-secret' }, undefined, 'client_credentials')
+    expect(await redis.keys('*')).toHaveLength(2)
+    expect(await regs.get(ISSUER, CALLBACK)).toMatchObject(REG)
+    expect(await regs.get(ISSUER, CALLBACK, 'authorization_code')).toMatchObject(REG)
+    expect(await regs.get(ISSUER, CALLBACK, 'client_credentials')).toMatchObject({ client_id: 'cc-1' })
+    await regs.drop(ISSUER, CALLBACK, 'client_credentials')
+    expect(await regs.get(ISSUER, CALLBACK, 'client_credentials')).toBeUndefined()
+    expect(await redis.keys('*')).toEqual([codeKey])
+  })
+
   it('is found by every instance sharing the store and its secrets, and by none with other secrets', async () => {
     const redis = new RedisMock() as unknown as Redis
     await setup(SECRETS, redis).regs.put(ISSUER, CALLBACK, REG)

@@ -1,13 +1,13 @@
 import type { Redis } from 'ioredis'
-import type { Registration, Registrations } from '../../../flows/contract.js'
+import type { Registration, RegistrationGrant, Registrations } from '../../../flows/contract.js'
 import type { Keys } from './keys.js'
 import { decodeRegistration, encodeRegistration } from './registration-codec.js'
 import type { Sealer } from './seal.js'
 
 /**
  * The broker's client registrations in the store, shared by every instance: one per authorization
- * server and redirect URI, named by a keyed digest of both and sealed like a flow (a dump shows no
- * client_id, secret or server). Each lives until its secret expires, else `ttlSeconds`.
+ * server, redirect URI and grant, named by a keyed digest of them and sealed like a flow (a dump shows
+ * no client_id, secret or server). Each lives until its secret expires, else `ttlSeconds`.
  */
 export class RegistrationStore implements Registrations {
   constructor(
@@ -19,9 +19,9 @@ export class RegistrationStore implements Registrations {
     private readonly io: { read: Guard; write: Guard },
   ) {}
 
-  async get(issuer: string, redirectUri: string): Promise<Registration | undefined> {
+  async get(issuer: string, redirectUri: string, grant?: RegistrationGrant): Promise<Registration | undefined> {
     for (let generation = 0; generation < this.sealer.generations; generation++) {
-      const sealing = this.sealer.derive('registration', id(issuer, redirectUri), generation)
+      const sealing = this.sealer.derive('registration', id(issuer, redirectUri, grant), generation)
       const key = this.keys.registration(sealing.name)
       const value = await this.io.read(() => this.redis.get(key))
       if (value === null) continue
@@ -34,17 +34,23 @@ export class RegistrationStore implements Registrations {
     return undefined
   }
 
-  async put(issuer: string, redirectUri: string, registration: Registration, expiresAt?: number): Promise<void> {
-    const sealing = this.sealer.derive('registration', id(issuer, redirectUri))
+  async put(
+    issuer: string,
+    redirectUri: string,
+    registration: Registration,
+    expiresAt?: number,
+    grant?: RegistrationGrant,
+  ): Promise<void> {
+    const sealing = this.sealer.derive('registration', id(issuer, redirectUri, grant))
     const key = this.keys.registration(sealing.name)
     const value = encodeRegistration(registration, (json) => this.sealer.seal(sealing, key, json))
     const ms = expiresAt === undefined ? this.ttlSeconds * 1000 : Math.max(1, expiresAt - Date.now())
     await this.io.write(() => this.redis.set(key, value, 'PX', ms))
   }
 
-  async drop(issuer: string, redirectUri: string): Promise<void> {
+  async drop(issuer: string, redirectUri: string, grant?: RegistrationGrant): Promise<void> {
     const names = Array.from({ length: this.sealer.generations }, (_, generation) =>
-      this.keys.registration(this.sealer.derive('registration', id(issuer, redirectUri), generation).name),
+      this.keys.registration(this.sealer.derive('registration', id(issuer, redirectUri, grant), generation).name),
     )
     // One DEL per key: under Redis Cluster the names sit on different slots.
     await Promise.all(names.map((key) => this.io.write(() => this.redis.del(key))))
@@ -53,5 +59,7 @@ export class RegistrationStore implements Registrations {
 
 type Guard = <T>(op: () => Promise<T>) => Promise<T>
 
-// NUL cannot occur in a URL, so no two pairs make the same id.
-const id = (issuer: string, redirectUri: string) => `${issuer}\0${redirectUri}`
+// NUL cannot occur in a URL, so no two pairs make the same id. The code flow's id is the pair alone (as
+// kept before client credentials had registrations of their own); another grant's adds its name.
+const id = (issuer: string, redirectUri: string, grant: RegistrationGrant = 'authorization_code') =>
+  grant === 'authorization_code' ? `${issuer}\0${redirectUri}` : `${issuer}\0${redirectUri}\0${grant}`
