@@ -57,12 +57,14 @@ const plugin: FlowPlugin = {
   async start(ctx: FlowContext): Promise<StepResult> {
     const r = ctx.record
     const grant = grantOf(r)
-    const params: Record<string, string> = { grant_type: grant }
-    if (grant === 'refresh_token') params.refresh_token = String(r.refresh_token)
-    if (r.scope) params.scope = String(r.scope)
-    if (typeof r.resource === 'string') params.resource = r.resource
     // The metadata's URLs (registration, userinfo) checked again, as tokenAnswer does (providers.allow).
     const e = await checkedEndpoints(r, ctx)
+    const params: Record<string, string> = { grant_type: grant }
+    if (grant === 'refresh_token') params.refresh_token = String(r.refresh_token)
+    // Client credentials without a scope ask for the resource's (RFC 9728); a refresh keeps the scope it was granted.
+    const scope = r.scope ?? (grant === 'client_credentials' ? e.scope : undefined)
+    if (scope) params.scope = String(scope)
+    if (typeof r.resource === 'string') params.resource = r.resource
     // Validated at /store: without a client_id, the grant is client credentials or a refresh.
     const kind = grant === 'client_credentials' ? 'client_credentials' : 'authorization_code'
     const client = await registeredClient(ctx, e, { keptOnly: grant === 'refresh_token', grant: kind })

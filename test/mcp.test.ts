@@ -189,10 +189,10 @@ describe('MCP authorization: resource alone is enough', () => {
     expect(got.client_id).toBeTruthy()
     expect(got.client_id).not.toBe(codeFlow.client_id)
     expect(got.client_secret).toBeUndefined()
-    // The token is the registered client's own, for the resource.
-    expect(await callResource(mcp.resource, got.access_token!)).toMatchObject({
+    // The token is the registered client's own, for the resource, with the scope of the resource's challenge.
+    expect(await callResource(mcp.resource, got.access_token!)).toEqual({
       status: 200,
-      body: { sub: got.client_id },
+      body: { sub: got.client_id, scope: 'mcp:tools' },
     })
 
     // Without a grant_type: client credentials too, with the same kept client.
