@@ -161,8 +161,10 @@ describe('the device flow against a hand-made provider', () => {
         return
       }
       polls++
+      const answer = answers.shift() ?? 'authorization_pending'
+      if (answer === 'tokens') return res.end(JSON.stringify({ access_token: `at-${polls}`, token_type: 'Bearer' }))
       res.statusCode = 400
-      res.end(JSON.stringify({ error: answers.shift() ?? 'authorization_pending' }))
+      res.end(JSON.stringify({ error: answer }))
     })
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()))
     const address = server.address()
@@ -199,6 +201,24 @@ describe('the device flow against a hand-made provider', () => {
     // /start sends a browser to verification_uri when there is no complete one.
     const start = await fetch(String(stored.body.url), { redirect: 'manual' })
     expect(start.headers.get('location')).toBe(`${base}/verify`)
+  })
+
+  it('redeems once when five polls arrive together after the user approved: one 200, then 409', async () => {
+    interval = 0.2
+    answers = ['tokens', 'tokens']
+    polls = 0
+    const stored = await storeHere()
+    const replies = await Promise.all([1, 2, 3, 4, 5].map(() => poll(stored.body.hash)))
+    expect(polls).toBe(1)
+    const delivered = replies.filter((r) => r.status === 200)
+    expect(delivered).toHaveLength(1)
+    expect(delivered[0]!.body).toMatchObject({ access_token: 'at-1', token_type: 'Bearer' })
+    // The others came while it ran (202: ask again) or after it delivered (409).
+    for (const r of replies.filter((x) => x.status !== 200)) expect([202, 409]).toContain(r.status)
+    const after = await poll(stored.body.hash)
+    expect(after.status).toBe(409)
+    expect(after.body.code).toBe('FLOW_FINISHED')
+    expect(polls).toBe(1)
   })
 
   it('reports expired_token as 400 FAILED, once the provider says so', async () => {
