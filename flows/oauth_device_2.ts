@@ -11,6 +11,7 @@ import { dpopProblems, flowDpop } from './lib/dpop.js'
 import { checkIdToken } from './lib/id-token.js'
 import { deliverable, parseBody, requestToken } from './lib/oauth2.js'
 import { cachedEndpoints, endpointProblems, endpoints, metadataFieldProblems, type Endpoints } from './lib/oidc.js'
+import { fetchProfile, wantsProfile } from './lib/profile.js'
 import { providerError } from './lib/token-answer.js'
 import { isHttpUrl } from './lib/urls.js'
 
@@ -25,7 +26,8 @@ const MAX_INTERVAL = 300
 /**
  * OAuth 2 device authorization grant (RFC 8628): /store asks the provider for a device and user code;
  * the user enters the code at the provider's verification URI (GET /start sends a browser there) on
- * any device; the app polls POST /result `{hash}` until the tokens come.
+ * any device; the app polls POST /result `{hash}` until the tokens come (with the user's profile
+ * when the record asks for it).
  */
 const plugin: FlowPlugin = {
   description: 'OAuth 2 device authorization grant (RFC 8628): the user signs in on another device',
@@ -122,6 +124,7 @@ const plugin: FlowPlugin = {
     }
     const verified = await checkIdToken(ctx, token, e)
     const deliver = deliverable(token, r)
+    if (wantsProfile(r)) deliver.profile = await fetchProfile(ctx, token, e, dpop?.key)
     if (dpop?.made) deliver.dpop_jwk = dpop.made
     return { deliver: verified === undefined ? deliver : { ...deliver, id_token_verified: verified } }
   },

@@ -115,6 +115,22 @@ describe('the device flow against oidc-provider', () => {
     expect(check.progress).toBe('failed')
   })
 
+  it("delivers the user's profile with profile: true (userinfo, after the token)", async () => {
+    const stored = await storeDevice({
+      client_id: 'device-public',
+      client_auth: 'none',
+      scope: 'openid',
+      profile: true,
+    })
+    expect(stored.status, JSON.stringify(stored.body)).toBe(200)
+    await decideDevice(String(stored.body.url))
+    const result = await pollUntilDecided(stored.body.hash)
+    expect(result.status, JSON.stringify(result.body)).toBe(200)
+    expect(result.body.id_token_verified).toBe(true)
+    expect(result.body.profile).toEqual({ sub: 'alice' })
+    expect(op.requests.filter((r) => r.line === 'GET /me').at(-1)?.scheme).toBe('Bearer')
+  })
+
   it('polls 5 s slower after slow_down, and not before', async () => {
     const stored = await storeDevice({ client_id: 'device-public', client_auth: 'none' })
     op.device.slowDowns = 1
