@@ -12,6 +12,7 @@ import { checkIdToken } from './lib/id-token.js'
 import { deliverable, parseBody, requestToken } from './lib/oauth2.js'
 import { cachedEndpoints, endpointProblems, endpoints, metadataFieldProblems, type Endpoints } from './lib/oidc.js'
 import { fetchProfile, wantsProfile } from './lib/profile.js'
+import { withResource } from './lib/registration.js'
 import { providerError } from './lib/token-answer.js'
 import { isHttpUrl } from './lib/urls.js'
 
@@ -123,8 +124,9 @@ const plugin: FlowPlugin = {
       throw err
     }
     const verified = await checkIdToken(ctx, token, e)
-    const deliver = deliverable(token, r)
-    if (wantsProfile(r)) deliver.profile = await fetchProfile(ctx, token, e, dpop?.key)
+    const profile = wantsProfile(r) ? await fetchProfile(ctx, token, e, dpop?.key) : undefined
+    // The resource the app named, as the other flows deliver it.
+    const deliver = withResource(deliverable(token, r), r, undefined, profile)
     if (dpop?.made) deliver.dpop_jwk = dpop.made
     return { deliver: verified === undefined ? deliver : { ...deliver, id_token_verified: verified } }
   },

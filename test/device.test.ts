@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http'
+import { createServer, type Server, type ServerResponse } from 'node:http'
 import { type JWK } from 'jose'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type BrokerProcess, startBroker } from './helpers/broker.js'
@@ -160,10 +160,18 @@ describe('the device flow against a hand-made provider', () => {
   let interval: number | undefined
   let answers: string[] = []
   let polls = 0
+  /** Every request's path and form parameters, in order. */
+  const sent: { url: string; params: URLSearchParams }[] = []
   beforeAll(async () => {
     server = createServer((req, res) => {
+      let body = ''
+      req.on('data', (chunk: Buffer) => (body += chunk.toString()))
+      req.on('end', () => answer(req.url, body, res))
+    })
+    const answer = (url: string | undefined, body: string, res: ServerResponse) => {
+      sent.push({ url: url ?? '', params: new URLSearchParams(body) })
       res.setHeader('content-type', 'application/json')
-      if (req.url === '/device') {
+      if (url === '/device') {
         const verification_uri = `${base}/verify`
         res.end(
           JSON.stringify({
@@ -181,14 +189,14 @@ describe('the device flow against a hand-made provider', () => {
       if (answer === 'tokens') return res.end(JSON.stringify({ access_token: `at-${polls}`, token_type: 'Bearer' }))
       res.statusCode = 400
       res.end(JSON.stringify({ error: answer }))
-    })
+    }
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()))
     const address = server.address()
     base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`
   })
   afterAll(() => new Promise<void>((r) => server.close(() => r())))
 
-  const storeHere = () =>
+  const storeHere = (extra: Record<string, unknown> = {}) =>
     post('/store', {
       auth_flow: 'device',
       auth_version: '2',
@@ -196,6 +204,7 @@ describe('the device flow against a hand-made provider', () => {
       client_auth: 'none',
       device_authorization_url: `${base}/device`,
       access_url: `${base}/token`,
+      ...extra,
     })
 
   it('takes 5 s as the interval when none is given: five polls at once reach the provider once', async () => {
@@ -235,6 +244,21 @@ describe('the device flow against a hand-made provider', () => {
     expect(after.status).toBe(409)
     expect(after.body.code).toBe('FLOW_FINISHED')
     expect(polls).toBe(1)
+  })
+
+  it('names the resource in the device and token requests (RFC 8707), and delivers it back', async () => {
+    interval = 0.2
+    answers = ['tokens']
+    const resource = 'https://mcp.example.com/mcp'
+    const stored = await storeHere({ resource })
+    expect(stored.status, JSON.stringify(stored.body)).toBe(200)
+    const result = await pollUntilDecided(stored.body.hash)
+    expect(result.status, JSON.stringify(result.body)).toBe(200)
+    expect(result.body.resource).toBe(resource)
+    expect(sent.slice(-2).map((r) => [r.url, r.params.get('resource')])).toEqual([
+      ['/device', resource],
+      ['/token', resource],
+    ])
   })
 
   it('reports expired_token as 400 FAILED, once the provider says so', async () => {
