@@ -2,6 +2,7 @@ import { generateKeyPairSync, hash } from 'node:crypto'
 import { decodeJwt, decodeProtectedHeader } from 'jose'
 import { describe, expect, it } from 'vitest'
 import type { FlowContext, HttpAnswer, HttpRequest } from '../contract.js'
+import passwordFlow from '../oauth_owner_resources_2.js'
 import { flowDpop } from './dpop.js'
 import type { Endpoints } from './oidc.js'
 import { fetchProfile } from './profile.js'
@@ -87,5 +88,38 @@ describe('fetchProfile with a DPoP-bound token (RFC 9449 §7)', () => {
       await key(),
     )
     expect(sent[0]!.headers).toEqual({ authorization: 'Bearer tok', accept: 'application/json, application/jwt' })
+  })
+})
+
+describe('the password flow (oauth_owner_resources_2)', () => {
+  it("delivers the user's profile with profile: true, from profile_url with the token", async () => {
+    const sent: { url: string; request?: HttpRequest }[] = []
+    const answers = [json({ access_token: 'tok-1', token_type: 'Bearer' }), json({ sub: 'alice', name: 'Alice' })]
+    const ctx: FlowContext = {
+      record: {
+        auth_type: 'oauth',
+        auth_flow: 'owner_resources',
+        auth_version: '2',
+        client_id: 'c',
+        access_url: 'https://as.example/token',
+        username: 'alice',
+        password: 'pw',
+        profile: true,
+        profile_url: 'https://as.example/me',
+      },
+      data: {},
+      callbackUrl: 'http://localhost:3000/callback',
+      state: 'st',
+      params: {},
+      allowed: () => true,
+      http: async (url, request) => {
+        sent.push({ url, request })
+        return answers.shift()!
+      },
+    }
+    const step = await passwordFlow.start!(ctx)
+    expect(step).toMatchObject({ deliver: { access_token: 'tok-1', profile: { sub: 'alice', name: 'Alice' } } })
+    expect(sent.map((s) => s.url)).toEqual(['https://as.example/token', 'https://as.example/me'])
+    expect(sent[1]!.request!.headers!.authorization).toBe('Bearer tok-1')
   })
 })

@@ -1,4 +1,4 @@
-import type { FlowContext, FlowRecord, StepResult, StoreIo } from '../contract.js'
+import type { FlowContext, FlowRecord, StoreIo } from '../contract.js'
 import { clientAuthProblems } from './client-auth.js'
 import { type DpopKey, dpopProblems, flowDpop } from './dpop.js'
 import { checkIdToken } from './id-token.js'
@@ -28,13 +28,8 @@ export async function tokenFlowProblems(record: Readonly<FlowRecord>, io: StoreI
 /**
  * One token request with `params` at the record's (or its issuer's) token endpoint, delivered as
  * the app gets it; an id_token in the answer (a refresh with openid) is verified when the broker
- * knows the provider's keys.
+ * knows the provider's keys. With the DPoP key the token is bound to (a later request with the token proves it).
  */
-export async function tokenStep(ctx: FlowContext, params: Record<string, string>): Promise<StepResult> {
-  return { deliver: (await tokenAnswer(ctx, params)).deliver }
-}
-
-/** As `tokenStep`, with the DPoP key the token is bound to (a later request with the token proves it). */
 export async function tokenAnswer(
   ctx: FlowContext,
   params: Record<string, string>,
