@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from 'node:crypto'
 import { type Server, createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { FastifyInstance } from 'fastify'
@@ -22,6 +23,13 @@ beforeAll(async () => {
     req.resume()
     if (req.url?.startsWith('/request')) return res.end(requestTokenAnswer)
     if (req.url?.startsWith('/access')) return res.end('oauth_token=AT&oauth_token_secret=ATS')
+    if (req.url?.startsWith('/device')) {
+      res.setHeader('content-type', 'application/json')
+      const verification_uri = `${providerUrl}/verify`
+      return res.end(
+        JSON.stringify({ device_code: 'DC-SECRET', user_code: 'WDJB-MJHT', verification_uri, expires_in: 60 }),
+      )
+    }
     res.writeHead(500, { 'content-type': 'text/html' })
     res.end('<html>\u0007\u001b[31mboom\r\nSet-Cookie: x=1 client_secret=LEAKED-IN-BODY ' + 'x'.repeat(2000))
   })
@@ -74,6 +82,52 @@ describe('redaction', () => {
     expect(check.body).not.toMatch(/TOP-SECRET/)
     expect(check.json().record.authorize_params.prompt).toBe('consent')
     expect(check.json().record.client_id).toBe('c')
+  })
+
+  it("shows issue 25's record fields in /hash-check, dpop_key and id_token redacted in every form", async () => {
+    const key = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey
+    const jwk = key.export({ format: 'jwk' })
+    const pem = key.export({ format: 'pem', type: 'pkcs8' }).toString()
+    const check = async (record: Record<string, unknown>) => {
+      const res = await store(record)
+      expect(res.statusCode, res.body).toBe(200)
+      const answer = await app.inject({ url: `/hash-check?hash=${(res.json() as { hash: string }).hash}` })
+      for (const secret of [String(jwk.d), 'PRIVATE KEY', 'DC-SECRET', 'RT-SECRET', 'ID-TOKEN-SIG'])
+        expect(answer.body).not.toContain(secret)
+      return answer.json() as { progress: string; record: Record<string, unknown> }
+    }
+    const shown = {
+      resource: 'https://mcp.example.com/mcp',
+      client_name: 'my app',
+      profile: true,
+      profile_url: `${providerUrl}/me`,
+    }
+    for (const dpop_key of [jwk, JSON.stringify(jwk), pem]) {
+      const { record } = await check(threeLegged({ ...shown, dpop_key }))
+      expect(record).toMatchObject({ ...shown, dpop_key: '[redacted]', client_secret: '[redacted]' })
+    }
+    const b64 = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url')
+    const refresh = await check({
+      auth_version: '2',
+      auth_leg: '2',
+      grant_type: 'refresh_token',
+      refresh_token: 'RT-SECRET',
+      id_token: `${b64({ alg: 'RS256' })}.${b64({ iss: providerUrl, sub: 'alice', aud: 'c' })}.ID-TOKEN-SIG`,
+      client_id: 'c',
+      access_url: `${providerUrl}/token`,
+      dpop: true,
+    })
+    expect(refresh.record).toMatchObject({ id_token: '[redacted]', refresh_token: '[redacted]', dpop: true })
+    const device = await check({
+      auth_flow: 'device',
+      auth_version: '2',
+      client_id: 'c',
+      device_authorization_url: `${providerUrl}/device`,
+      access_url: `${providerUrl}/token`,
+      dpop_key: pem,
+    })
+    expect(device.progress).toBe('awaiting_user')
+    expect(device.record).toMatchObject({ device_authorization_url: `${providerUrl}/device`, dpop_key: '[redacted]' })
   })
 
   it('refuses provider URLs that carry credentials, naming the field', async () => {
