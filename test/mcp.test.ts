@@ -236,6 +236,18 @@ describe('MCP authorization: resource alone is enough', () => {
 })
 
 describe('broker store --resource … --capture', () => {
+  it('runs client credentials for an MCP server with --flow oauth2-2 and nothing but the resource', async () => {
+    const run = spawnCli(['store', '--flow', 'oauth2-2', '--resource', mcp.resource, '--capture', '--json'], {
+      env: { BROKER_URL: broker.url },
+    })
+    const { code, stdout, stderr } = await run.exited
+    expect(code, stderr).toBe(0)
+    const out = JSON.parse(stdout) as { plugin: string; captured: { result: Record<string, string> } }
+    expect(out.plugin).toBe('oauth_2_2-legged')
+    expect(out.captured.result.resource).toBe(mcp.resource)
+    expect((await callResource(mcp.resource, out.captured.result.access_token!)).status).toBe(200)
+  })
+
   it('captures a token for an MCP server in one command (--json prints it)', async () => {
     const run = spawnCli(['store', '--resource', mcp.resource, '--capture', '--json'], {
       env: { BROKER_URL: broker.url },

@@ -15,6 +15,18 @@ describe('flow presets', () => {
     expect(missingFields(record, FLOW_PRESETS['oauth2-3'])).toEqual(['client_id'])
   })
 
+  it('leaves the endpoints and the client to the broker when a resource discovers them (RFC 9728, RFC 7591)', () => {
+    const resource = 'https://mcp.example.com/mcp'
+    const cc = { auth_type: 'oauth', auth_version: '2', auth_leg: '2', resource }
+    expect(missingFields(cc, FLOW_PRESETS['oauth2-2'])).toEqual([])
+    const refresh = { ...cc, grant_type: 'refresh_token', refresh_token: 'rt' }
+    expect(missingFields(refresh, FLOW_PRESETS['oauth2-refresh'])).toEqual([])
+    expect(missingFields({ ...cc, auth_leg: '3' }, FLOW_PRESETS['oauth2-3'])).toEqual([])
+    // The device and password flows name their client themselves, and discover nothing from a resource.
+    const device = { auth_type: 'oauth', auth_flow: 'device', auth_version: '2', resource }
+    expect(missingFields(device, FLOW_PRESETS.device)).toEqual(['client_id', 'device_authorization_url', 'access_url'])
+  })
+
   it('wants a consumer secret for HMAC and a private key for RSA-SHA1', () => {
     const base = {
       auth_type: 'oauth',

@@ -102,9 +102,15 @@ export function missingFields(
         : 'consumer_secret',
     )
   }
+  // A resource (RFC 9728) names its authorization server, and the broker registers a client there (RFC 7591)
+  // when the record names none; the device and password flows discover nothing from it.
+  const fromResource = record.resource !== undefined && record.auth_version === '2' && record.auth_flow === undefined
   // An issuer's metadata names the endpoints: the broker discovers them at /store.
-  const discovered = record.issuer ? new Set(['authorize_url', 'access_url', 'device_authorization_url']) : undefined
+  const discovered =
+    record.issuer || fromResource ? new Set(['authorize_url', 'access_url', 'device_authorization_url']) : undefined
+  const registered = fromResource && !record.client_id ? new Set(['client_id', 'client_secret']) : undefined
   return [...new Set(required)].filter(
-    (field) => (record[field] === undefined || record[field] === '') && !discovered?.has(field),
+    (field) =>
+      (record[field] === undefined || record[field] === '') && !discovered?.has(field) && !registered?.has(field),
   )
 }
