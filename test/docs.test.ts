@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest'
 import type { FlowPlugin } from '../flows/contract.js'
 import { errorsDoc } from '../scripts/errors-doc.js'
 import { CONFIG_KEYS } from '../src/config/keys.js'
+import { PROGRESS } from '../src/broker/store/flow-codec.js'
 import { ERRORS } from '../src/errors/index.js'
 import { RECORD_FIELDS } from '../src/services/store/fields.js'
 
@@ -295,6 +296,17 @@ describe('record fields', () => {
   it('lists no field the code never names', () => {
     const unknown = [...all()].filter((f) => !new RegExp(`\\b${f}\\b`).test(code))
     expect(unknown, 'fields docs/http-api.md lists that nothing in flows/ or src/broker/ names').toEqual([])
+  })
+})
+
+describe('progress values', () => {
+  it('docs/http-api.md has a row for each, and docs/dashboard.md names each as the dashboard shows it', () => {
+    const rows = tableRows(section(read('docs/http-api.md'), '## Progress'), '`progress`').map(
+      (r) => codeNames(r[0]!)[0],
+    )
+    expect(rows).toEqual([...PROGRESS])
+    const dashboard = prose(read('docs/dashboard.md'))
+    for (const progress of PROGRESS) expect(dashboard, progress).toContain(progress.replace(/_/g, ' '))
   })
 })
 
