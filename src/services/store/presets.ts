@@ -77,7 +77,8 @@ const SECRET_AUTH = new Set(['client_secret_post', 'post', 'client_secret_basic'
  * The fields a record still lacks for its flow. OAuth 1.0a needs a secret or, for RSA-SHA1, a key; an
  * OAuth 2 client needs its client_secret when client_auth names a secret method (a confidential
  * client), or for client credentials unless it signs with a key or says it has none. A public client
- * (PKCE only, a device, client_auth none) is never asked for one.
+ * (PKCE only, a device, client_auth none) is never asked for one. The endpoints an issuer or a resource
+ * discovers are never asked for, nor the client the broker registers at a resource's server.
  */
 export function missingFields(
   record: Readonly<FlowRecord>,
