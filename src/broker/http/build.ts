@@ -3,6 +3,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } 
 import type { BrokerDeps } from '../deps.js'
 import { brokerError } from '../../errors/index.js'
 import { clientErrorHandler, installErrorHandling } from './errors.js'
+import { parseForm } from './form.js'
 import { installJsonDepthLimit, securityHeaders } from './security.js'
 import { flowRoutes } from './routes/flows.js'
 import { signRoutes } from './routes/sign.js'
@@ -51,7 +52,8 @@ export async function buildServer(deps: BrokerDeps): Promise<FastifyInstance> {
   // Bodies are JSON or forms. Fastify's default text/plain parser handed /store a string, refused as a
   // malformed record (400) where any other type is 415: text/plain is 415 with them.
   app.removeContentTypeParser('text/plain')
-  await app.register(formbody, { bodyLimit: deps.config.body.limit })
+  // Forms are parsed as formbody's default parser does, with V8's decoder (form.ts).
+  await app.register(formbody, { bodyLimit: deps.config.body.limit, parser: parseForm })
   // While draining, answers to requests in flight close their keep-alive connection, so close() ends.
   let draining = false
   // Callback-style hooks: these run on every request, and an async hook costs a promise each time.
