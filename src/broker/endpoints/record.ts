@@ -136,8 +136,7 @@ export async function validateRecord(
       problems.delivery = `is not allowed here; allowed: ${config.delivery.allow.join(', ')}`
     }
   }
-  if (plugin.validate)
-    Object.assign(problems, await pluginProblems(plugin.validate.bind(plugin), normalized, config, own))
+  if (plugin.validate) Object.assign(problems, await pluginProblems(plugin, normalized, config, own))
   // Only the deployment's refusal: its own code and advice. Anything else wrong too: every field at once.
   if (refused && Object.keys(problems).length === 1) throw refused
   if (Object.keys(problems).length) throw brokerError('invalidRecord', { fields: problems })
@@ -149,13 +148,21 @@ export async function validateRecord(
  * guarded fetch as every flow step). A provider that fails there is the provider's error (502/504).
  */
 async function pluginProblems(
-  validate: NonNullable<FlowPlugin['validate']>,
+  plugin: FlowPlugin,
   record: FlowRecord,
   config: Readonly<BrokerConfig>,
   own: Pick<StoreIo, 'callbackUrl' | 'registrations'>,
 ): Promise<Record<string, string>> {
+  // Built field by field and called as a method: spreading two objects into it and binding
+  // `validate` made validateRecord 15.4k instructions of every /store, 5.6k without (bench/instructions.ts).
+  const io: StoreIo = {
+    http: storeHttp(config),
+    allowed: allowedDestination,
+    callbackUrl: own.callbackUrl,
+    registrations: own.registrations,
+  }
   try {
-    return await validate(record, { ...storeIo(config), ...own })
+    return await plugin.validate!(record, io)
   } catch (err) {
     throw atStoreError(err)
   }
@@ -164,11 +171,16 @@ async function pluginProblems(
 /** What a plugin may use at /store: the guarded fetch of every flow step, and the deployment's URL rules. */
 export function storeIo(config: Readonly<BrokerConfig>): StoreIo {
   return {
-    http: (url, request) => providerFetch(url, request, config.provider.timeout),
+    http: storeHttp(config),
     // providers.allow, and address literals the policy refuses: the same rules as the record's own URLs.
     allowed: allowedDestination,
   }
 }
+
+const storeHttp =
+  (config: Readonly<BrokerConfig>): StoreIo['http'] =>
+  (url, request) =>
+    providerFetch(url, request, config.provider.timeout)
 
 /** A provider's failure at /store is the provider's error (502/504), not the record's; anything else as it is. */
 export function atStoreError(err: unknown): unknown {
