@@ -31,10 +31,10 @@ export function flowContext(
     http: (url, request) =>
       providerFetch(url, request, deadline === undefined ? timeout : Math.min(timeout, deadline - Date.now()), timeout),
     allowed: allowedDestination,
-    // Made when a step asks: most steps never register a client.
-    get registrations() {
-      return deps.store.registrations(config.registration.ttl)
-    },
+    // A plain value, not a getter made per call: an object literal with an accessor is built by the
+    // runtime (4.3k instructions of each /store that runs its first step there, bench/instructions.ts).
+    // The store hands out one kept instance.
+    registrations: deps.store.registrations(config.registration.ttl),
   }
 }
 

@@ -62,6 +62,7 @@ export class FlowStore {
   private readonly ledger: MemoryLedger | undefined
   private readonly replicas: number
   private readonly waitMs: number
+  private kept: { ttlSeconds: number; store: RegistrationStore } | undefined
 
   constructor(redis: Redis, opts: FlowStoreOptions) {
     this.keys = makeKeys(opts.prefix ?? 'broker:')
@@ -246,12 +247,20 @@ export class FlowStore {
     await this.send(() => this.redis.set(key, WAITING, 'PX', Math.max(1, Math.ceil(ms))))
   }
 
-  /** The broker's client registrations (RFC 7591), each kept `ttlSeconds` unless its secret expires sooner. */
+  /**
+   * The broker's client registrations (RFC 7591), each kept `ttlSeconds` unless its secret expires
+   * sooner. Every flow step's context and every /store asks for them: the one for the last ttl asked
+   * is kept (it holds no state of its own), rather than made per request.
+   */
   registrations(ttlSeconds: number): RegistrationStore {
-    return new RegistrationStore(this.redis, this.keys, this.sealer, ttlSeconds, {
-      read: (op) => this.send(op),
-      write: (op) => this.write(op),
-    })
+    if (this.kept?.ttlSeconds !== ttlSeconds) {
+      const store = new RegistrationStore(this.redis, this.keys, this.sealer, ttlSeconds, {
+        read: (op) => this.send(op),
+        write: (op) => this.write(op),
+      })
+      this.kept = { ttlSeconds, store }
+    }
+    return this.kept.store
   }
 
   /** Round trip to the store, for readiness checks. */
