@@ -134,10 +134,10 @@ describe('Dashboard', () => {
     events.publish({ type: 'stored', hash: 'WalkMe00xxxxxxxxxxxxxxxxxxxxxxxx', plugin: 'p', progress: 'stored' })
     stdin.write('3')
     await vi.waitFor(() => expect(lastFrame()).toContain('WalkMe00'))
-    for (const key of [KEY.enter, KEY.enter]) {
-      stdin.write(key)
-      await settle()
-    }
+    // Each key once the screen is ready for it: under load a second Enter sent early was lost.
+    stdin.write(KEY.enter)
+    await vi.waitFor(() => expect(lastFrame()).toContain('press Enter to follow'))
+    stdin.write(KEY.enter)
     await vi.waitFor(() => expect(lastFrame()).toContain('Ended: the final answer'))
     stdin.write(KEY.enter)
     await vi.waitFor(() => expect(lastFrame()).toContain('The walk has ended: Esc to walk another.'))
