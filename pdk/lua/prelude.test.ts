@@ -73,6 +73,13 @@ describe('the LuaJIT / 5.1 compatibility prelude', () => {
       ])
       expect(lua('return os.getenv("HOME")')).toEqual(['/home/web_user'])
     })
+
+    it('there is no shell: os.execute runs nothing and answers as sh does for a command it cannot find', () => {
+      // Penlight's utils.executeex (Kong's kong.tools.system, loaded by kong.reports) then reports a failure
+      expect(lua('return os.execute()')).toEqual([false])
+      expect(lua('return os.execute("uname -ms")')).toEqual([undefined, 'exit', 127])
+      expect(lua('return pcall(io.popen, "uname")')).toEqual([false, "'popen' not supported"])
+    })
   })
 
   it('moves bytes both ways unchanged (NUL, invalid UTF-8)', () => {

@@ -160,3 +160,11 @@ package.loaded["jit"] = { version = "LuaJIT 2.1.0-beta3 (emulated by broker on L
   on = function() end, off = function() end, flush = function() end, status = function() return false end }
 -- LuaJIT has jit as a global too (code tests `if jit then`)
 jit = package.loaded["jit"]
+
+-- There is no shell (wasm's system() cannot spawn one): os.execute() says so, and a command runs
+-- nothing, answering as sh does for a command it cannot find (Lua 5.2's form, which OpenResty's
+-- LuaJIT uses too). Penlight's utils.executeex, which Kong's kong.tools.system calls, then fails.
+os.execute = function(cmd)
+  if cmd == nil then return false end
+  return nil, "exit", 127
+end
