@@ -52,6 +52,12 @@ export class KitBridge {
     this.record = record
   }
 
+  /** No scenario any more: kit calls fail until the next `use`. */
+  leave(): void {
+    this.kit = this.ctx = this.record = undefined
+    this.fns = []
+  }
+
   /** `__kit_id(path)`: an id and "function" or "module", or nothing for a name the kit lacks. */
   readonly id = (path: unknown): unknown[] => {
     if (typeof path !== 'string') return []

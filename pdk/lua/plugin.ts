@@ -5,7 +5,8 @@
 import { existsSync, statSync } from 'node:fs'
 import { basename, dirname, isAbsolute, resolve } from 'node:path'
 import { FixtureError, type LoadedFixture, type PluginSpec } from '../fixture.js'
-import { createKit } from '../kit.js'
+import type { Context } from '../context.js'
+import { createKit, type KitTree } from '../kit.js'
 import { buildContext } from '../runner/setup.js'
 import { kongConfiguration } from './configuration.js'
 import { luaPathTemplates } from './modules.js'
@@ -95,10 +96,7 @@ export async function prepareLuaPlugins(
       const { name, handler } = found[n]!
       let config: Record<string, unknown>
       try {
-        const [conf, errors] = runtime.vm.call('__broker_schema', name, spec.config ?? {}) as [
-          Record<string, unknown>,
-          Record<string, string> | undefined,
-        ]
+        const [conf, errors] = runtime.schema(name, spec.config ?? {})
         if (errors) {
           const [field, reason] = Object.entries(errors).sort()[0]!
           throw new FixtureError(
@@ -140,11 +138,17 @@ export function runtimeFor(loaded: LoadedFixture, roots: string[], options: LuaO
     templates: luaPathTemplates(process.env.LUA_PATH),
     configuration: kongConfiguration(f),
     db: (f.db ?? {}) as Record<string, unknown[]>,
-    probe: createKit(buildContext(f)),
+    probe: probeOf(f),
     heapLimit: options.heapLimit ?? 128 * 1024 * 1024,
     file: loaded.file,
     chunks: f.upstream?.chunks,
   })
+}
+
+/** The kit a fixture's Lua plugins load with: the fixture's node and configuration, no request yet. */
+function probeOf(f: LoadedFixture['fixture']): { kit: KitTree; ctx: Context } {
+  const ctx = buildContext(f)
+  return { kit: createKit(ctx), ctx }
 }
 
 function loadError(e: unknown, file: string, path: string, runtime: LuaRuntime): unknown {

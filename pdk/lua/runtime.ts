@@ -25,8 +25,12 @@ export interface RuntimeOptions {
   configuration: Record<string, unknown>
   /** The fixture's `db` section. */
   db: Record<string, unknown[]>
-  /** A kit to resolve `kong.*` names against while plugins load (no request yet). */
-  probe: KitTree
+  /**
+   * The kit plugins' files load with (Kong loads them in its init phase, before any request):
+   * `kong.*` names resolve against it, and calls made at load time (`kong.node.get_hostname()`
+   * at a module's top level) run on it, its context in init_worker, the earliest phase modelled.
+   */
+  probe: { kit: KitTree; ctx: Context }
   /** Bytes the Lua heap may hold. */
   heapLimit: number
   /** The fixture file (errors name it). */
@@ -75,7 +79,7 @@ export class LuaRuntime {
 
   static async create(options: RuntimeOptions): Promise<LuaRuntime> {
     const vm = await createVm({ heapLimit: options.heapLimit })
-    const bridge = new KitBridge(options.probe)
+    const bridge = new KitBridge(options.probe.kit)
     const host = createHost(bridge)
     const rt = new LuaRuntime(vm, bridge, host, options)
     const finder = new ModuleFinder(options.roots, options.templates)
@@ -113,8 +117,30 @@ export class LuaRuntime {
     name: string,
     conf: Record<string, unknown>,
   ): { priority: number; version?: string; phases: string[] } {
-    const [priority, version, phases] = this.vm.call('__broker_load', index, name, conf) as [number, string, string[]]
+    const [priority, version, phases] = this.loading(
+      () => this.vm.call('__broker_load', index, name, conf) as [number, string, string[]],
+    )
     return { priority: priority ?? 0, version, phases: phases ?? [] }
+  }
+
+  /** A plugin's schema.lua: its config with the defaults filled, and the fields it refuses. */
+  schema(name: string, conf: unknown): [Record<string, unknown>, Record<string, string> | undefined] {
+    return this.loading(
+      () =>
+        this.vm.call('__broker_schema', name, conf) as [Record<string, unknown>, Record<string, string> | undefined],
+    )
+  }
+
+  /** Runs `load` with the probe kit in the bridge, so a module's top-level kit calls answer. */
+  private loading<T>(load: () => T): T {
+    const { kit, ctx } = this.options.probe
+    ctx.phase = 'init_worker'
+    this.bridge.use(kit, ctx, undefined)
+    try {
+      return load()
+    } finally {
+      this.bridge.leave()
+    }
   }
 
   /** Runs one plugin's phase; resolves with the error (traceback included) when the plugin failed. */
