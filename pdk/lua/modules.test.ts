@@ -1,5 +1,8 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { notEmulated } from './modules.js'
+import { FALLBACK_DIR, LIB_DIR, ModuleFinder, notEmulated } from './modules.js'
 
 describe('the hint for a module broker does not emulate', () => {
   it('names the resty.openssl submodule asked for, and what is emulated beside it', () => {
@@ -10,5 +13,26 @@ describe('the hint for a module broker does not emulate', () => {
       'only resty.openssl.digest, resty.openssl.mac and resty.openssl.pkey of the OpenSSL bindings are emulated',
     )
     expect(notEmulated('string.buffer')).toBeUndefined()
+  })
+})
+
+describe('where require finds a module', () => {
+  it("takes broker's resty.redis only when no root has one: a stub of the user's own wins", () => {
+    const root = mkdtempSync(join(tmpdir(), 'broker-modules-'))
+    try {
+      const found = (roots: string[]) => {
+        const hit = new ModuleFinder(roots).find('resty.redis')
+        return Array.isArray(hit) ? undefined : hit.file
+      }
+      expect(found([root])).toBe(join(FALLBACK_DIR, 'resty', 'redis.lua'))
+      mkdirSync(join(root, 'resty'))
+      writeFileSync(join(root, 'resty', 'redis.lua'), 'return {}')
+      expect(found([root])).toBe(join(root, 'resty', 'redis.lua'))
+      // the modules broker emulates because Kong's are C or FFI still win over a root's
+      writeFileSync(join(root, 'luatz.lua'), 'return {}')
+      expect(new ModuleFinder([root]).find('luatz')).toMatchObject({ file: join(LIB_DIR, 'luatz', 'init.lua') })
+    } finally {
+      rmSync(root, { recursive: true, force: true })
+    }
   })
 })

@@ -1,7 +1,8 @@
 /**
  * Where `require` finds Lua modules: the modules broker writes (C, FFI or OpenResty underneath in
  * Kong, so they win over same-named files), then the plugin's own root, the fixture's `lua_path`,
- * `--lua-path`, `LUA_PATH` templates and the system Lua folders.
+ * `--lua-path`, `LUA_PATH` templates, the system Lua folders, and last broker's fallbacks
+ * (resty.redis), which any of those overrides.
  */
 import { existsSync, readFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
@@ -11,6 +12,12 @@ const HERE = dirname(fileURLToPath(import.meta.url))
 
 /** The folder of broker's own Lua modules (beside the sources; a build copies only .ts). */
 export const LIB_DIR = [join(HERE, 'lib'), resolve(HERE, '../../../pdk/lua/lib')].find((d) => existsSync(d))!
+
+/**
+ * broker's modules that a file on a Lua root or in the system folders overrides: they are searched
+ * last, so a stub (or the real library) of the user's own wins.
+ */
+export const FALLBACK_DIR = join(LIB_DIR, 'fallback')
 
 /** Folders a Debian or luarocks Lua 5.1 install puts pure-Lua modules in (Penlight resolves there). */
 export const SYSTEM_DIRS = ['/usr/local/share/lua/5.1', '/usr/share/lua/5.1']
@@ -33,10 +40,19 @@ export const NOT_EMULATED: Record<string, string> = {
   'resty.openssl.bn': 'big numbers are not emulated',
   'ngx.socket': 'sockets are not emulated',
   socket: 'LuaSocket is not emulated (socket.url is)',
-  'resty.redis': 'Redis clients are not emulated',
   'resty.mlcache': 'use kong.cache, which is emulated',
   'resty.dns.resolver': 'DNS is not emulated',
   lpeg: 'LPeg is a C module; it is not emulated',
+}
+
+/**
+ * Modules (and `ngx` fields) that load, so a plugin that requires them for a feature the fixture
+ * does not use still runs, but whose use fails the fixture: what to do instead.
+ */
+export const NOT_EMULATED_IN_USE: Record<string, string> = {
+  'resty.redis':
+    'Redis is not emulated, a replay opens no connection: a redis policy (rate-limiting\'s policy "redis") cannot run; policy "local" can',
+  'ngx.socket': 'sockets are not emulated, a replay opens no connection',
 }
 
 /** Whether `name` (or the package it is part of) is known to be unemulated; its hint. */
@@ -75,6 +91,7 @@ export class ModuleFinder {
       ...roots.flatMap(templates),
       ...extraTemplates,
       ...SYSTEM_DIRS.flatMap(templates),
+      ...templates(FALLBACK_DIR),
     ]
   }
 
