@@ -89,6 +89,18 @@ describe('broker pdk run with Lua plugins', () => {
     expect(r.stderr).not.toMatch(/\n\s+at |stack traceback|no file '/)
   })
 
+  it('loads resty.redis, so a plugin that requires it runs, but fails at once, exit 2, when the plugin uses it', () => {
+    const r = pdk(bad('uses-redis'))
+    expect(r.code).toBe(2)
+    expect(r.stderr).toContain('LUA_MODULE_UNSUPPORTED')
+    expect(r.stderr).toContain('$.plugins[0].module: calls resty.redis.new() of "resty.redis"')
+    expect(r.stderr).toContain('a redis policy (rate-limiting\'s policy "redis") cannot run; policy "local" can')
+    expect(r.stderr).not.toMatch(/\n\s+at |stack traceback/)
+    // the same plugin with its local policy passes: a shared dict counts, luatz names the window
+    const ok = json('fixtures/pdk/lua/window-limit-allowed.json')
+    expect(ok.code).toBe(0)
+  })
+
   it('verifies RS256 and raw ES256 JWTs with resty.openssl.pkey and HMACs with resty.openssl.mac, refusing forgeries', () => {
     type Run = { passed: boolean; response: { status: number }; upstream_request: { headers: Record<string, string> } }
     const run = (name: string) => {
