@@ -69,6 +69,10 @@ describe('broker pdk run with Lua plugins', () => {
     expect(r.out).toMatchObject({ error: { code: 'PDK_PLUGIN_CONFIG_INVALID' } })
     expect(JSON.stringify(r.out)).toContain('$.plugins[0].config.limit: value should be between 1 and 100')
     expect(json(bad('unknown-field')).out).toMatchObject({ error: { code: 'PDK_PLUGIN_CONFIG_INVALID' } })
+    // the plugin entity's own checks (a conditional on config.policy) name the field from the config
+    const conditional = json(bad('redis-without-host'))
+    expect(conditional.code).toBe(2)
+    expect(JSON.stringify(conditional.out)).toContain('$.plugins[0].config.redis_host: required field missing')
   })
 
   it('fails at once, exit 2, when a plugin requires a module broker does not emulate', () => {

@@ -92,6 +92,8 @@ local function validate(def, v)
     end
     ::ok::
   end
+  if def.eq ~= nil and v ~= def.eq then return "value must be " .. tostring(def.eq) end
+  if def.ne ~= nil and v == def.ne then return "value must not be " .. tostring(def.ne) end
   if def.custom_validator then
     local ok, err = def.custom_validator(v)
     if not ok then return err or "invalid value" end
@@ -131,11 +133,20 @@ local function process(def, v, path, errs)
   return v
 end
 
+-- a field by name, or by a dotted path from the entity ("config.redis.host")
+local function field(t, name)
+  for part in name:gmatch("[^.]+") do
+    if type(t) ~= "table" then return nil end
+    t = t[part]
+  end
+  return t
+end
+
 local function entity_checks(def, out, path, errs)
   local prefix = path == "" and "" or path .. "."
   for _, c in ipairs(def.entity_checks or {}) do
     local name, arg = next(c)
-    local function set(f) return out[f] ~= nil and out[f] ~= null end
+    local function set(f) local v = field(out, f) return v ~= nil and v ~= null end
     if name == "at_least_one_of" then
       local any = false
       for _, f in ipairs(arg) do if set(f) then any = true end end
@@ -161,9 +172,9 @@ local function entity_checks(def, out, path, errs)
         errs["@entity"] = "all or none of these fields must be set: " .. table.concat(q, ", ")
       end
     elseif name == "conditional" then
-      local iv = out[arg.if_field]
+      local iv = field(out, arg.if_field)
       if iv ~= nil and not validate(arg.if_match, iv) then
-        local tv = out[arg.then_field]
+        local tv = field(out, arg.then_field)
         local m = (tv == nil and arg.then_match.required) and "required field missing" or (tv ~= nil and validate(arg.then_match, tv))
         if m then errs[prefix .. arg.then_field] = m end
       end
@@ -202,6 +213,10 @@ function M.process(schema, conf)
   if not config_def then return conf end
   local errs = {}
   local out = check(config_def, conf or {}, "", errs)
+  -- the plugin schema's own checks name fields from the entity ("config.second"), as Kong's do
+  local entity_errs = {}
+  entity_checks(schema, { config = out }, "", entity_errs)
+  for k, m in pairs(entity_errs) do errs[k == "@entity" and k or (k:gsub("^config%.", ""))] = m end
   if next(errs) then return nil, errs end
   return out
 end
