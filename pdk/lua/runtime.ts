@@ -195,9 +195,10 @@ export class LuaRuntime {
   }
 
   /**
-   * The fixture error for a Lua error that is a failed `require`: a module broker does not emulate
-   * (what to do instead), or one found in none of the Lua roots (where it was looked for); undefined
-   * for any other error.
+   * The fixture error for a call of a module that loads but is not emulated (resty.redis), made
+   * since the runtime started, or for a Lua error that is a failed `require`: a module broker does
+   * not emulate (what to do instead), or one found in none of the Lua roots (where it was looked
+   * for); undefined for any other error.
    */
   missingModule(text: string, path: string): FixtureError | undefined {
     if (this.used) {
