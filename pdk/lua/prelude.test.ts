@@ -28,6 +28,22 @@ describe('the LuaJIT / 5.1 compatibility prelude', () => {
     ).toEqual([2, 42, 42, 15, -1, 1024, 3])
   })
 
+  it("has the whole bit module with LuaBitOp's 32-bit signed results", () => {
+    expect(
+      lua(`return bit.tohex(bit.bswap(0x12345678)), bit.arshift(-256, 8), bit.rshift(-256, 8), bit.lshift(1, 31),
+        bit.tohex(bit.rol(0x12345678, 12)), bit.tohex(bit.ror(0x12345678, 12)), bit.bnot(0), bit.bxor(7, 2, 1),
+        bit.bor(1, 2, 4), bit.tohex(-1, -4), bit.tohex(255, 2), bit.tobit(2^32 + 5)`),
+    ).toEqual(['78563412', -1, 16777215, -2147483648, '45678123', '67812345', -1, 4, 7, 'FFFF', 'ff', 5])
+  })
+
+  it("has LuaJIT's table extensions as fields and modules, table.maxn and math.frexp", () => {
+    expect(
+      lua(`return table.isarray({ 1, 2, 3 }), table.isarray({ 1, nil, 3 }), table.isarray({ a = 1 }), table.isarray({}),
+        table.nkeys({ 1, a = 2 }), table.isempty({}), require("table.clone")({ 5 })[1], table.maxn({ [1] = 1, [10] = 2 }),
+        math.frexp(8)`),
+    ).toEqual([true, false, false, true, 2, true, 5, 10, 0.5, 4])
+  })
+
   it('gives math.fmod by zero nan as LuaJIT does (C fmod), and jit as a global', () => {
     expect(lua('local n = math.fmod(5, 0) return n ~= n, math.fmod(-5, 2), math.fmod(5.5, 2)')).toEqual([true, -1, 1.5])
     expect(lua('return jit ~= nil, jit == require("jit"), type(jit.version)')).toEqual([true, true, 'string'])

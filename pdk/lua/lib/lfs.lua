@@ -1,32 +1,26 @@
--- A stand-in for LuaFileSystem, written for broker. Penlight's pl.path requires `lfs` when it loads,
--- and request-size-limiting asks it for a buffered body file's size. A replayed plugin has no files
--- of its own (bodies stay in memory), so nothing here reads the host's disk: every question about a
--- path gets the `nil, message` a missing file gets.
-local stand_in = { _VERSION = "LuaFileSystem (broker emulation)" }
+-- `lfs` for broker: LuaFileSystem's names with no filesystem behind them. Penlight's pl.path loads
+-- lfs, and Kong's request-size-limiting asks it for the size of a body spooled to disk; a replay
+-- keeps every body in memory, so each path is answered as LuaFileSystem answers a missing one.
+local M = { _VERSION = "LuaFileSystem (broker emulation)" }
 
-local function no_such(path)
-  return nil, tostring(path) .. ": No such file or directory (broker does not emulate a filesystem)", 2
+local function missing(path)
+  local message = ("%s: No such file or directory (broker does not emulate a filesystem)"):format(tostring(path))
+  return nil, message, 2
 end
 
-for _, name in ipairs({ "attributes", "symlinkattributes", "mkdir", "rmdir", "chdir", "touch", "link" }) do
-  stand_in[name] = no_such
+-- Reading a path's attributes, and every change to the tree: as for a path that does not exist.
+M.attributes, M.symlinkattributes = missing, missing
+M.mkdir, M.rmdir, M.chdir, M.touch, M.link = missing, missing, missing, missing, missing
+
+-- Listing a folder raises rather than returning, as LuaFileSystem's does for one it cannot open.
+M.dir = function(path)
+  local _, message = missing(path)
+  error(message, 2)
 end
 
-function stand_in.dir(path)
-  error(select(2, no_such(path)), 2)
-end
+M.currentdir = function() return "/" end
+M.setmode = function() return true, "binary" end
+M.lock = function() return nil, "locks are not emulated" end
+M.unlock = M.lock
 
-function stand_in.currentdir()
-  return "/"
-end
-
-function stand_in.lock()
-  return nil, "locks are not emulated"
-end
-stand_in.unlock = stand_in.lock
-
-function stand_in.setmode()
-  return true, "binary"
-end
-
-return stand_in
+return M

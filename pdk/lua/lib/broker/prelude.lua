@@ -1,170 +1,228 @@
--- Lua 5.1 / LuaJIT names and behaviours that Kong plugin code relies on, on Lua 5.4.
--- Written for broker; run once per VM before any plugin code.
-local type, select, floor, tointeger = type, select, math.floor, math.tointeger
-local sformat, debug = string.format, debug
+-- broker's prelude: run once in each Lua 5.4 VM before any plugin code, it gives plugins the names
+-- and the number formatting of the Lua 5.1 / LuaJIT 2.1 that Kong runs them on. Each section says
+-- which LuaJIT behaviour it stands for; prelude.test.ts checks each against what LuaJIT prints.
+local _G, type, select, pairs, next = _G, type, select, pairs, next
+local floor, huge, mtype, tointeger = math.floor, math.huge, math.type, math.tointeger
+local fmt54, concat, pack, unpack54 = string.format, table.concat, table.pack, table.unpack
+local getinfo, getupvalue, upvaluejoin = debug.getinfo, debug.getupvalue, debug.upvaluejoin
 
-unpack = table.unpack
+---------------------------------------------------------------------------------------------------
+-- Names Lua 5.1 had and 5.4 dropped or renamed.
+unpack = unpack54
+loadstring = function(chunk, chunkname) return load(chunk, chunkname, "t") end
+string.gfind = string.gmatch
 table.getn = function(t) return #t end
 table.maxn = function(t)
-  local n = 0
-  for k in pairs(t) do if type(k) == "number" and k > n then n = k end end
-  return n
+  local largest = 0
+  for key in pairs(t) do
+    if mtype(key) ~= nil and key > largest then largest = key end
+  end
+  return largest
 end
-math.pow = function(a, b) return a ^ b end
--- LuaJIT's math.fmod is C's on doubles: a zero divisor gives nan, where Lua 5.4 raises for integers
-local fmod, mtype = math.fmod, math.type
-math.fmod = function(a, b)
-  if b == 0 and mtype(a) == "integer" and mtype(b) == "integer" then return fmod(a + 0.0, 0.0) end
-  return fmod(a, b)
-end
-math.mod = math.fmod
-math.ldexp = math.ldexp or function(m, e) return m * 2.0 ^ e end
+math.pow = function(base, exponent) return base ^ exponent end
+math.ldexp = math.ldexp or function(mantissa, exponent) return mantissa * 2.0 ^ exponent end
 math.frexp = math.frexp or function(x)
   if x == 0 then return 0.0, 0 end
-  local e = floor(math.log(math.abs(x), 2)) + 1
-  return x / 2.0 ^ e, e
+  local exponent = floor(math.log(math.abs(x), 2)) + 1
+  return x / 2.0 ^ exponent, exponent
 end
-string.gfind = string.gmatch
+do
+  -- C's fmod on doubles, as LuaJIT has it: a zero divisor is nan where 5.4 raises for two integers.
+  local fmod54 = math.fmod
+  math.fmod = function(a, b)
+    if b == 0 and mtype(a) == "integer" and mtype(b) == "integer" then return fmod54(a * 1.0, 0.0) end
+    return fmod54(a, b)
+  end
+  math.mod = math.fmod
+end
 
--- loadstring(s, name) and load with a function or string, as 5.1 had them
-loadstring = function(s, name) return load(s, name, "t") end
+---------------------------------------------------------------------------------------------------
+-- Function environments. 5.4 keeps a function's globals in its upvalue named _ENV (when it has one):
+-- getfenv reads that upvalue, setfenv points it at a fresh cell holding the new table.
+local function resolve_function(target, depth)
+  if type(target) ~= "number" then return target end
+  local frame = getinfo(target + depth, "f")
+  if frame == nil then error("bad argument #1 (invalid level)", depth + 1) end
+  return frame.func
+end
 
--- setfenv / getfenv through a function's _ENV upvalue
-local function env_index(f)
-  local i = 1
-  while true do
-    local name = debug.getupvalue(f, i)
-    if name == "_ENV" then return i end
-    if name == nil then return nil end
-    i = i + 1
+local function env_upvalue(fn)
+  local count = getinfo(fn, "u").nups
+  for index = 1, count do
+    if getupvalue(fn, index) == "_ENV" then return index end
   end
 end
-local function func_of(f, level)
-  if type(f) == "number" then
-    local info = debug.getinfo(f + level, "f")
-    if not info then error("bad argument #1 (invalid level)", level + 1) end
-    return info.func
+
+getfenv = function(target)
+  if target == 0 then return _G end
+  local fn = resolve_function(target or 1, 2)
+  local index = env_upvalue(fn)
+  if index == nil then return _G end
+  return select(2, getupvalue(fn, index))
+end
+
+setfenv = function(target, env)
+  local fn = resolve_function(target, 2)
+  local index = env_upvalue(fn)
+  if index ~= nil then
+    local cell = function() return env end
+    upvaluejoin(fn, index, cell, 1)
   end
-  return f
-end
-getfenv = function(f)
-  if f == 0 then return _G end
-  f = func_of(f or 1, 2)
-  local i = env_index(f)
-  if not i then return _G end
-  local _, env = debug.getupvalue(f, i)
-  return env
-end
-setfenv = function(f, env)
-  f = func_of(f, 2)
-  local i = env_index(f)
-  if i then debug.upvaluejoin(f, i, function() return env end, 1) end
-  return f
+  return fn
 end
 
--- LuaJIT prints every number with "%.14g": 10/2 is "5", 2^53 is "9.007199254741e+15"
-local function num2str(n)
-  if n ~= n then return (sformat("%f", n):find("-", 1, true) and "-nan" or "nan") end
-  if n == math.huge then return "inf" end
-  if n == -math.huge then return "-inf" end
-  return sformat("%.14g", n)
-end
-local raw_tostring = tostring
-tostring = function(v)
-  if type(v) == "number" then return num2str(v) end
-  return raw_tostring(v)
-end
-print = function(...)
-  local out = {}
-  for i = 1, select("#", ...) do out[i] = tostring((select(i, ...))) end
-  io.write(table.concat(out, "\t"), "\n")
+---------------------------------------------------------------------------------------------------
+-- Numbers as text. LuaJIT has one number type and writes it with "%.14g": 10/2 reads "5",
+-- 2^53 reads "9.007199254741e+15"; nan and the infinities are spelled as C's printf spells them.
+local function number_text(n)
+  if n ~= n then return fmt54("%f", n):sub(1, 1) == "-" and "-nan" or "nan" end
+  if n == huge or n == -huge then return n > 0 and "inf" or "-inf" end
+  return fmt54("%.14g", n)
 end
 
--- string.format as LuaJIT: %d/%x/%o/%c of a float truncate, %s of a number prints as tostring
-local conv_int = { d = true, i = true, x = true, X = true, o = true, c = true, u = true }
-string.format = function(fmt, ...)
-  local args = table.pack(...)
-  local n = 0
-  for flags, conv in fmt:gmatch("%%([-+ #0]*%d*%.?%d*)([%a%%])") do
-    if conv ~= "%" then
-      n = n + 1
-      local a = args[n]
-      if conv_int[conv] and type(a) == "number" and not tointeger(a) then
-        args[n] = a >= 0 and floor(a) or -floor(-a)
-      elseif conv == "s" and type(a) == "number" then
-        args[n] = num2str(a)
+do
+  local tostring54 = tostring
+  tostring = function(value)
+    if type(value) == "number" then return number_text(value) end
+    return tostring54(value)
+  end
+end
+
+-- string.format as LuaJIT: an integer conversion of a float truncates toward zero, %u is %d, and
+-- %s of a number writes it as tostring does.
+do
+  local integer_conversion = { c = 1, d = 1, i = 1, o = 1, u = 1, x = 1, X = 1 }
+  local SPEC = "%%([-+ #0]*%d*%.?%d*)([%a%%])"
+  string.format = function(template, ...)
+    local args = pack(...)
+    local at = 0
+    for _, conversion in template:gmatch(SPEC) do
+      if conversion ~= "%" then
+        at = at + 1
+        local arg = args[at]
+        if type(arg) == "number" then
+          if integer_conversion[conversion] and not tointeger(arg) then
+            args[at] = arg < 0 and -floor(-arg) or floor(arg)
+          elseif conversion == "s" then
+            args[at] = number_text(arg)
+          end
+        end
       end
     end
+    return fmt54((template:gsub("%%([-+ #0]*%d*%.?%d*)u", "%%%1d")), unpack54(args, 1, args.n))
   end
-  fmt = fmt:gsub("%%([-+ #0]*%d*%.?%d*)u", "%%%1d")
-  return sformat(fmt, table.unpack(args, 1, args.n))
 end
 
--- bit (LuaBitOp): 32-bit signed results
-local function tobit(x)
-  x = floor(x) & 0xffffffff
-  if x >= 0x80000000 then x = x - 0x100000000 end
-  return x
+-- print writes a line to the output here; ngx.lua makes it a log notice, as OpenResty's is.
+print = function(...)
+  local parts = {}
+  for i = 1, select("#", ...) do parts[i] = tostring((select(i, ...))) end
+  io.write(concat(parts, "\t"), "\n")
 end
-local function u(x) return floor(x) & 0xffffffff end
-local bit = {
-  tobit = tobit,
-  bnot = function(x) return tobit(~u(x)) end,
-  band = function(x, ...) local r = u(x) for i = 1, select("#", ...) do r = r & u((select(i, ...))) end return tobit(r) end,
-  bor = function(x, ...) local r = u(x) for i = 1, select("#", ...) do r = r | u((select(i, ...))) end return tobit(r) end,
-  bxor = function(x, ...) local r = u(x) for i = 1, select("#", ...) do r = r ~ u((select(i, ...))) end return tobit(r) end,
-  lshift = function(x, n) return tobit(u(x) << (n & 31)) end,
-  rshift = function(x, n) return tobit(u(x) >> (n & 31)) end,
-  arshift = function(x, n) return tobit(tobit(x) // (1 << (n & 31))) end,
-  rol = function(x, n) n = n & 31 return tobit((u(x) << n) | (u(x) >> (32 - n))) end,
-  ror = function(x, n) n = n & 31 return tobit((u(x) >> n) | (u(x) << (32 - n))) end,
-  bswap = function(x)
-    x = u(x)
-    return tobit(((x & 0xff) << 24) | ((x & 0xff00) << 8) | ((x >> 8) & 0xff00) | (x >> 24))
-  end,
-  tohex = function(x, n)
+
+---------------------------------------------------------------------------------------------------
+-- The bit module (LuaBitOp), which LuaJIT opens as a global: 32-bit operations, results signed.
+do
+  local MASK, SIGN, WRAP = 0xffffffff, 0x80000000, 0x100000000
+  local function word(x) return floor(x) & MASK end -- the low 32 bits, unsigned
+  local function signed(w) return w >= SIGN and w - WRAP or w end
+  local function fold(op)
+    return function(x, ...)
+      local acc = word(x)
+      for i = 1, select("#", ...) do acc = op(acc, word((select(i, ...)))) end
+      return signed(acc)
+    end
+  end
+  local bit = {}
+  bit.tobit = function(x) return signed(word(x)) end
+  bit.bnot = function(x) return signed(~word(x) & MASK) end
+  bit.band = fold(function(a, b) return a & b end)
+  bit.bor = fold(function(a, b) return a | b end)
+  bit.bxor = fold(function(a, b) return a ~ b end)
+  bit.lshift = function(x, n) return signed((word(x) << (n & 31)) & MASK) end
+  bit.rshift = function(x, n) return signed(word(x) >> (n & 31)) end
+  bit.arshift = function(x, n) return signed(word(x)) // (1 << (n & 31)) end -- floor division keeps the sign
+  bit.rol = function(x, n)
+    local w, s = word(x), n & 31
+    return signed(((w << s) | (w >> (32 - s))) & MASK)
+  end
+  bit.ror = function(x, n)
+    local w, s = word(x), n & 31
+    return signed(((w >> s) | (w << (32 - s))) & MASK)
+  end
+  bit.bswap = function(x)
+    local w = word(x)
+    local b0, b1, b2, b3 = w & 0xff, (w >> 8) & 0xff, (w >> 16) & 0xff, w >> 24
+    return signed((b0 << 24) | (b1 << 16) | (b2 << 8) | b3)
+  end
+  bit.tohex = function(x, n)
     n = n or 8
-    local upper = n < 0
-    n = math.abs(n)
-    local s = sformat(upper and "%08X" or "%08x", u(x))
-    return s:sub(-n)
-  end,
-}
-package.loaded.bit = bit
-_G.bit = bit -- LuaJIT opens it as a global too
-
--- LuaJIT's table extensions
-local function isempty(t) return next(t) == nil end
-local function nkeys(t) local n = 0 for _ in pairs(t) do n = n + 1 end return n end
-local function clear(t) for k in pairs(t) do t[k] = nil end end
-local function clone(t) local c = {} for k, v in pairs(t) do c[k] = v end return setmetatable(c, getmetatable(t)) end
-local function isarray(t)
-  if type(t) ~= "table" then return false end
-  local n = 0
-  for k in pairs(t) do
-    if type(k) ~= "number" or k < 1 or floor(k) ~= k then return false end
-    n = n + 1
+    local hex = fmt54(n < 0 and "%08X" or "%08x", word(x))
+    return hex:sub(-math.abs(n))
   end
-  for i = 1, n do if t[i] == nil then return false end end
-  return true
+  package.loaded.bit = bit
+  _G.bit = bit
 end
-table.new = function() return {} end
-table.clear, table.isempty, table.nkeys, table.clone, table.isarray = clear, isempty, nkeys, clone, isarray
-package.loaded["table.new"] = table.new
-package.loaded["table.clear"] = clear
-package.loaded["table.isempty"] = isempty
-package.loaded["table.nkeys"] = nkeys
-package.loaded["table.clone"] = clone
-package.loaded["table.isarray"] = isarray
-package.loaded["jit"] = { version = "LuaJIT 2.1.0-beta3 (emulated by broker on Lua 5.4)", os = "Linux", arch = "x64",
-  on = function() end, off = function() end, flush = function() end, status = function() return false end }
--- LuaJIT has jit as a global too (code tests `if jit then`)
-jit = package.loaded["jit"]
 
--- There is no shell (wasm's system() cannot spawn one): os.execute() says so, and a command runs
--- nothing, answering as sh does for a command it cannot find (Lua 5.2's form, which OpenResty's
--- LuaJIT uses too). Penlight's utils.executeex, which Kong's kong.tools.system calls, then fails.
-os.execute = function(cmd)
-  if cmd == nil then return false end
+---------------------------------------------------------------------------------------------------
+-- LuaJIT's table extensions, as modules (require "table.new") and as fields of table.
+do
+  local ext = {}
+  ext.new = function() return {} end -- the size hints only preallocate in LuaJIT
+  ext.clear = function(t)
+    for key in pairs(t) do t[key] = nil end
+  end
+  ext.isempty = function(t) return next(t) == nil end
+  ext.nkeys = function(t)
+    local count = 0
+    for _ in pairs(t) do count = count + 1 end
+    return count
+  end
+  ext.clone = function(t)
+    local copy = {}
+    for key, value in pairs(t) do copy[key] = value end
+    return setmetatable(copy, getmetatable(t))
+  end
+  ext.isarray = function(t)
+    if type(t) ~= "table" then return false end
+    -- every key a whole number from 1, and none of 1..count missing
+    local count = 0
+    for key in pairs(t) do
+      if mtype(key) == nil or key < 1 or key ~= floor(key) then return false end
+      count = count + 1
+    end
+    for i = 1, count do
+      if t[i] == nil then return false end
+    end
+    return true
+  end
+  for name, fn in pairs(ext) do
+    table[name] = fn
+    package.loaded["table." .. name] = fn
+  end
+end
+
+---------------------------------------------------------------------------------------------------
+-- The jit module and global (code tests `if jit then`); nothing compiles here.
+do
+  local noop = function() end
+  jit = {
+    version = "LuaJIT 2.1.0-beta3 (emulated by broker on Lua 5.4)",
+    os = "Linux",
+    arch = "x64",
+    on = noop,
+    off = noop,
+    flush = noop,
+    status = function() return false end,
+  }
+  package.loaded.jit = jit
+end
+
+---------------------------------------------------------------------------------------------------
+-- No shell: wasm's system() cannot start one. os.execute() without a command says so; a command runs
+-- nothing and answers as sh does for a command it cannot find (Lua 5.2's three values, as OpenResty's
+-- LuaJIT gives them). Penlight's utils.executeex, which Kong's kong.tools.system calls, then fails.
+os.execute = function(command)
+  if command == nil then return false end
   return nil, "exit", 127
 end
