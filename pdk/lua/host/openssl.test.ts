@@ -11,10 +11,10 @@ import { OPENSSL_OPS } from './openssl.js'
 const vm = await createVm({ heapLimit: 32 * 1024 * 1024 })
 afterAll(() => vm.close())
 vm.register('__host', (op, ...args) => OPENSSL_OPS[String(op)]!(undefined as never, ...args))
-for (const name of ['digest', 'mac', 'pkey']) {
-  const file = `resty/openssl/${name}.lua`
+for (const name of ['resty.openssl.digest', 'resty.openssl.mac', 'resty.openssl.pkey', 'broker.input_parts']) {
+  const file = `${name.replaceAll('.', '/')}.lua`
   const src = readFileSync(join(LIB_DIR, file), 'utf8')
-  vm.run(`package.preload["resty.openssl.${name}"] = assert(load(${JSON.stringify(src)}, "@${file}"))`, '=preload')
+  vm.run(`package.preload["${name}"] = assert(load(${JSON.stringify(src)}, "@${file}"))`, '=preload')
 }
 vm.run('function run(code, ...) return assert(load(code, "=test"))(...) end', '=run')
 const lua = (code: string, ...args: unknown[]) => vm.call('run', code, ...args)

@@ -16,14 +16,7 @@ end
 
 function M.istype(v) return getmetatable(v) == mt end
 
-function M:update(...)
-  for i = 1, select("#", ...) do
-    local s = select(i, ...)
-    if type(s) ~= "string" then return nil, "digest:update: expects a string at #" .. i .. ", got " .. type(s) end
-    self.parts[#self.parts + 1] = s
-  end
-  return true
-end
+M.update, M.reset = require("broker.input_parts").methods("digest")
 
 -- the bytes hashed so far, for pkey:sign / pkey:verify given a digest object
 function M:_input() return table.concat(self.parts) end
@@ -36,11 +29,6 @@ function M:final(s)
   local out, err = H("ossl_digest", self.alg, self:_input())
   self.parts = {}
   return out, err
-end
-
-function M:reset()
-  self.parts = {}
-  return true
 end
 
 return M

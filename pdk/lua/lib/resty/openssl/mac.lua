@@ -20,14 +20,7 @@ end
 
 function M.istype(v) return getmetatable(v) == mt end
 
-function M:update(...)
-  for i = 1, select("#", ...) do
-    local s = select(i, ...)
-    if type(s) ~= "string" then return nil, "mac:update: expects a string at #" .. i .. ", got " .. type(s) end
-    self.parts[#self.parts + 1] = s
-  end
-  return true
-end
+M.update, M.reset = require("broker.input_parts").methods("mac")
 
 function M:final(s)
   if s ~= nil then
@@ -37,11 +30,6 @@ function M:final(s)
   local out, err = H("ossl_hmac", self.alg, self.key, table.concat(self.parts))
   self.parts = {}
   return out, err
-end
-
-function M:reset()
-  self.parts = {}
-  return true
 end
 
 return M
