@@ -33,6 +33,11 @@ function redisOptions(store: StoreConfig, connectionName?: string): RedisOptions
     // Fail fast while Redis is away (a 503, not a hang) and let ioredis reconnect in the background.
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
+    // A command sent before the connection dropped may have been carried out with its reply lost.
+    // Replaying it is not safe: the flow store's writes are SET NX and compare-and-set scripts, whose
+    // replay finds its own first write and reads as a clash (a 500, a start URL refused). It fails
+    // (store.timeout, then STORE_UNAVAILABLE) and the app or user tries again.
+    autoResendUnfulfilledCommands: false,
     commandTimeout: store.timeout,
     connectTimeout: Math.max(500, store.timeout),
     retryStrategy: (times: number) => Math.min(100 * times, 1000),
@@ -59,7 +64,15 @@ async function newClient(store: StoreConfig, connectionName?: string): Promise<R
       enableAutoPipelining: true,
       lazyConnect: true,
       clusterRetryStrategy: (times: number) => Math.min(100 * times, 1000),
-      redisOptions: { password, tls, commandTimeout, connectTimeout, reconnectOnError, maxRetriesPerRequest: 1 },
+      redisOptions: {
+        password,
+        tls,
+        commandTimeout,
+        connectTimeout,
+        reconnectOnError,
+        maxRetriesPerRequest: 1,
+        autoResendUnfulfilledCommands: false,
+      },
     }) as unknown as Redis
   }
   if (store.sentinels) {
