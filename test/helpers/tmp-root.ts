@@ -1,0 +1,15 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
+/**
+ * vitest's global setup: every temporary file and folder of a test run (configs, vaults, pid files,
+ * Redis data, browser profiles, the brokers the tests spawn) goes under one folder of its own, removed
+ * when the run ends, instead of a thousand folders left behind in the system's temp dir. Test files and
+ * the processes they start inherit TMPDIR, which os.tmpdir() reads.
+ */
+export default function setup(): () => void {
+  const root = mkdtempSync(join(tmpdir(), 'broker-tests-'))
+  process.env.TMPDIR = root
+  return () => rmSync(root, { recursive: true, force: true, maxRetries: 3 })
+}
