@@ -5,6 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type CallbackApp, startCallbackApp } from './helpers/app.js'
 import { type BrokerProcess, startBroker } from './helpers/broker.js'
 import { Browser } from './helpers/browser.js'
+import { type FaultProxy, startFaultProxy } from './helpers/fault-proxy.js'
+import { type OAuth2Provider, startOAuth2Provider } from './helpers/oauth2-provider.js'
 import { waitFor } from './helpers/ports.js'
 import { type RedisServer, startRedis } from './helpers/redis.js'
 
@@ -146,6 +148,89 @@ describe('the store goes away', () => {
       'hash-check after SIGCONT',
     )
   })
+})
+
+describe('the store loses replies (a command carried out, its answer cut off)', () => {
+  let redis: RedisServer
+  let proxy: FaultProxy
+  let provider: OAuth2Provider
+  let app: CallbackApp
+  let broker: BrokerProcess
+
+  beforeAll(async () => {
+    redis = await startRedis()
+    proxy = await startFaultProxy(redis.port)
+    provider = await startOAuth2Provider()
+    app = await startCallbackApp()
+    broker = await startBroker({
+      args: ['--store', 'redis', '--store-port', String(proxy.port), '--workers', '2'],
+      env: { BROKER_STORE_TIMEOUT: '300' },
+    })
+  })
+  afterAll(async () => {
+    await broker?.stop()
+    proxy?.close()
+    await provider?.stop()
+    await app?.close()
+    await redis?.stop()
+  })
+
+  const flow = async () => {
+    const res = await answered(
+      `${broker.url}/store`,
+      json({
+        auth_version: '2',
+        auth_leg: '3',
+        client_id: 'c',
+        client_secret: 's',
+        authorize_url: provider.authorizeUrl,
+        access_url: provider.tokenUrl,
+        callback: app.callback,
+        state: 'app-state',
+      }),
+    )
+    const body = (await res.json()) as { hash?: string; url?: string; code?: string }
+    const statuses = [res.status]
+    if (res.status !== 200) return { statuses, codes: [body.code], delivered: false }
+    const walk = await new Browser().go(body.url!)
+    statuses.push(...walk.hops.map((h) => h.status))
+    const codes: unknown[] = []
+    if (walk.status >= 400) codes.push((JSON.parse(walk.body) as { code: string }).code)
+    const check = await answered(`${broker.url}/hash-check?hash=${body.hash}`)
+    statuses.push(check.status)
+    await check.arrayBuffer()
+    return { statuses, codes, delivered: walk.body === 'app got it' }
+  }
+
+  it('answers each request with its own answer or 503 STORE_UNAVAILABLE, never a 500, and completes flows once replies come back', async () => {
+    // Every 9th Redis reply (across both workers' connections) is lost: the connection is cut after
+    // Redis carried the command out. A replayed SET NX or claim would meet its own first write.
+    proxy.chaos(9)
+    const results: Awaited<ReturnType<typeof flow>>[] = []
+    const until = Date.now() + 20_000
+    await Promise.all(
+      Array.from({ length: 3 }, async () => {
+        for (let i = 0; i < 40 && Date.now() < until; i++) results.push(await flow())
+      }),
+    )
+    proxy.chaos(0)
+    expect(proxy.cuts).toBeGreaterThan(5)
+    const statuses = results.flatMap((r) => r.statuses)
+    // 302s along the way, 200 from the app, /hash-check and /store; 503 where a reply was lost; 409 for
+    // a start URL whose claim Redis carried out but whose answer was lost (used once, as it must be).
+    expect(statuses.filter((s) => ![200, 302, 409, 503].includes(s)), JSON.stringify(results)).toEqual([])
+    expect(results.flatMap((r) => r.codes).filter((c) => c !== 'STORE_UNAVAILABLE' && c !== 'FLOW_STARTED')).toEqual([])
+    expect(statuses).toContain(503)
+    expect(results.some((r) => r.delivered)).toBe(true)
+    // Nothing delivered to the app was the broker's own failure dressed as a provider's.
+    expect(app.received.map((r) => r.query.broker_error ?? r.body.broker_error).filter(Boolean)).toEqual([])
+
+    // Replies come back: every flow completes, on both workers' reconnected clients.
+    await waitFor(async () => (await flow()).delivered, 10_000, 'a whole flow once replies come back')
+    for (let i = 0; i < 6; i++) expect((await flow()).delivered).toBe(true)
+    expect(broker.proc.exitCode).toBeNull()
+    expect(broker.stderr()).not.toMatch(/unexpected error|exited \(/)
+  }, 90_000)
 })
 
 describe('providers that hang or answer garbage', () => {

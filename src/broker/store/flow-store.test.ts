@@ -1,7 +1,8 @@
-import { createServer, type Server, Socket } from 'node:net'
+import type { Socket } from 'node:net'
 import { Redis } from 'ioredis'
 import RedisMock from 'ioredis-mock'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startFaultProxy } from '../../../test/helpers/fault-proxy.js'
 import { type RedisServer, startRedis } from '../../../test/helpers/redis.js'
 import { configSchema } from '../../config/schema.js'
 import { newId } from '../ids.js'
@@ -302,57 +303,15 @@ describe('FlowStore writes on a real Redis', () => {
   })
 })
 
-/**
- * A loopback proxy in front of Redis that, once armed, lets the next command through and cuts the
- * connection instead of handing back its reply: a write Redis carried out whose answer was lost (Redis
- * killed mid-reply, a network cut). Later connections pass through.
- */
-async function replyLosingProxy(port: number): Promise<{ port: number; arm(): void; close(): void }> {
-  let armed = false
-  const sockets = new Set<Socket>()
-  const server: Server = createServer((inbound) => {
-    const upstream = new Socket()
-    upstream.connect(port, '127.0.0.1')
-    sockets.add(inbound).add(upstream)
-    let dropNext = false
-    inbound.on('data', (chunk) => {
-      if (armed) {
-        armed = false
-        dropNext = true
-      }
-      upstream.write(chunk)
-    })
-    upstream.on('data', (chunk) => {
-      if (dropNext) {
-        inbound.destroy()
-        upstream.destroy()
-      } else inbound.write(chunk)
-    })
-    for (const s of [inbound, upstream]) {
-      s.on('error', () => undefined)
-      s.on('close', () => (inbound.destroy(), upstream.destroy()))
-    }
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  return {
-    port: (server.address() as { port: number }).port,
-    arm: () => void (armed = true),
-    close: () => {
-      for (const s of sockets) s.destroy()
-      server.close()
-    },
-  }
-}
-
 describe('FlowStore when a reply is lost', () => {
   it('answers STORE_UNAVAILABLE for a write Redis did but never answered, never replays it into INTERNAL', async () => {
-    const proxy = await replyLosingProxy(redis.port)
+    const proxy = await startFaultProxy(redis.port)
     const config = configSchema.parse({ store: { host: '127.0.0.1', port: proxy.port, driver: 'redis', timeout: 400 } })
     const viaProxy = await connectStore(config.store, 'redis')
     try {
       const store = new FlowStore(viaProxy, { expireSeconds: 60, callbackWaitSeconds: 600, secrets: SECRETS })
       const e = entry()
-      proxy.arm()
+      proxy.loseNextReply()
       // Redis keeps the flow; the broker, never told, must not call its own retry a clash (a 500).
       const err = await store.create(e).then(
         () => undefined,
@@ -363,7 +322,7 @@ describe('FlowStore when a reply is lost', () => {
       // the replay would find the flow already claimed, a user's valid start URL answered 409.
       const second = entry()
       await store.create(second)
-      proxy.arm()
+      proxy.loseNextReply()
       const lost = await store.claim(second.hash).then(
         () => undefined,
         (x: { code?: string }) => x,
