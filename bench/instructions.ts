@@ -4,7 +4,7 @@
  * between runs, against ±20% and more for req/s), for deciding whether a small change pays. Needs valgrind (Debian: apt-get install valgrind).
  *
  *   npm run build && node --import tsx bench/instructions.ts [--target broker|baseline|floor] [--only store|start|hash-check]
- *       [--requests 3000] [--warm 30000] [--dist dist] [--top 30] [--inclusive]
+ *       [--requests 3000] [--warm 30000] [--dist dist] [--top 30] [--inclusive] [--callers <function>]
  *
  * One broker worker (or the baseline, bare — or the script BENCH_BASELINE names — or as the sealed floor, one process) runs under callgrind with instrumentation off;
  * autocannon warms it up (the JIT compiles for tens of thousands of requests), then instrumentation
@@ -37,6 +37,7 @@ const { values: opts } = parseArgs({
     dist: { type: 'string', default: 'dist' },
     top: { type: 'string', default: '30' },
     inclusive: { type: 'boolean', default: false },
+    callers: { type: 'string' },
   },
 })
 const ROOT = resolve(import.meta.dirname, '..')
@@ -176,6 +177,36 @@ function report(pid: number): void {
   console.log(`Most instructions ${opts.inclusive ? 'including callees' : 'of their own'} (main thread, per request):`)
   for (const [name, n] of [...self].sort((a, b) => b[1] - a[1]).slice(0, Number(opts.top)))
     console.log(`  ${k(n).padStart(7)}  ${name.slice(0, 140)}`)
+  if (opts.callers) callersOf(opts.callers, join(out, main), names, k)
+}
+
+/** --callers: who calls the functions whose name contains `name`, and with how many of its instructions. */
+function callersOf(name: string, dump: string, names: (a: number) => string | undefined, k: (n: number) => string) {
+  const tree = execFileSync('callgrind_annotate', ['--tree=caller', '--inclusive=no', '--threshold=100', dump], {
+    maxBuffer: 1 << 28,
+  }).toString()
+  const label = (text: string) => {
+    const jit = /\?\?\?:0x([0-9a-f]+)/.exec(text)
+    return jit ? `JS ${names(parseInt(jit[1]!, 16)) ?? `0x${jit[1]}`}` : text.replace(/ \[[^\]]*\]$/, '')
+  }
+  const byCaller = new Map<string, number>()
+  let pending: Array<[string, number]> = []
+  for (const line of tree.split('\n')) {
+    const m = /^\s*([\d,]+) \([^)]*\)\s+([<*])\s+(.*)$/.exec(line)
+    if (!m) {
+      if (!line.trim()) pending = []
+      continue
+    }
+    const n = Number(m[1]!.replaceAll(',', ''))
+    if (m[2] === '<') pending.push([label(m[3]!), n])
+    else {
+      if (m[3]!.includes(name)) for (const [c, x] of pending) byCaller.set(c, (byCaller.get(c) ?? 0) + x)
+      pending = []
+    }
+  }
+  console.log(`Callers of ${name} (main thread, per request):`)
+  for (const [c, n] of [...byCaller].sort((a, b) => b[1] - a[1]).slice(0, Number(opts.top)))
+    console.log(`  ${k(n).padStart(7)}  ${c.slice(0, 140)}`)
 }
 
 /** Address → JavaScript function name, from the map --perf-basic-prof writes. */
