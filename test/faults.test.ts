@@ -218,7 +218,10 @@ describe('the store loses replies (a command carried out, its answer cut off)', 
     const statuses = results.flatMap((r) => r.statuses)
     // 302s along the way, 200 from the app, /hash-check and /store; 503 where a reply was lost; 409 for
     // a start URL whose claim Redis carried out but whose answer was lost (used once, as it must be).
-    expect(statuses.filter((s) => ![200, 302, 409, 503].includes(s)), JSON.stringify(results)).toEqual([])
+    expect(
+      statuses.filter((s) => ![200, 302, 409, 503].includes(s)),
+      JSON.stringify(results),
+    ).toEqual([])
     expect(results.flatMap((r) => r.codes).filter((c) => c !== 'STORE_UNAVAILABLE' && c !== 'FLOW_STARTED')).toEqual([])
     expect(statuses).toContain(503)
     expect(results.some((r) => r.delivered)).toBe(true)
