@@ -40,7 +40,9 @@ local function validate(def, v)
   local t = def.type
   if t == "string" then
     if type(v) ~= "string" then return TYPE_MSG.string end
-    if def.len_min and #v < def.len_min then return "length must be at least " .. def.len_min end
+    -- Kong accepts no empty string unless the field's len_min says otherwise (one_of and len_eq answer first)
+    local len_min = def.len_min or ((def.one_of or def.len_eq) and 0 or 1)
+    if #v < len_min then return "length must be at least " .. len_min end
     if def.len_max and #v > def.len_max then return "length must be at most " .. def.len_max end
     if def.len_eq and #v ~= def.len_eq then return "length must be " .. def.len_eq end
     if def.match and not v:match(def.match) then return "invalid value: " .. v end
@@ -182,6 +184,16 @@ local function entity_checks(def, out, path, errs)
   end
 end
 
+-- whether a field at `path` (or under it; "" is the whole config) has an error
+local function errors_under(errs, path)
+  for k in pairs(errs) do
+    if path == "" or k == path or k:sub(1, #path + 1) == path .. "." or k:sub(1, #path + 1) == path .. "[" then
+      return true
+    end
+  end
+  return false
+end
+
 check = function(def, conf, path, errs)
   local out = {}
   local known = {}
@@ -201,6 +213,11 @@ check = function(def, conf, path, errs)
     if not known[k] then errs[path == "" and tostring(k) or path .. "." .. tostring(k)] = "unknown field" end
   end
   entity_checks(def, out, path, errs)
+  -- a record's own validator runs once its fields are valid, and names the record (the config as a whole: @entity)
+  if def.custom_validator and not errors_under(errs, path) then
+    local ok, err = def.custom_validator(out)
+    if not ok then errs[path == "" and "@entity" or path] = err or "invalid value" end
+  end
   return out
 end
 

@@ -30,7 +30,15 @@ T.host = { type = "string", host = true }
 T.host_with_optional_port = { type = "string" }
 T.hosts = { type = "array", elements = T.host }
 T.path = { type = "string", starts_with = "/" }
-T.url = { type = "string" }
+-- a URL needs a scheme and a host, as Kong's socket.url check asks
+local function validate_url(v)
+  local parsed, err = require("socket.url").parse(v)
+  if not parsed then return nil, "could not parse url. " .. tostring(err) end
+  if not parsed.host then return nil, "missing host in url" end
+  if not parsed.scheme then return nil, "missing scheme in url" end
+  return true
+end
+T.url = { type = "string", custom_validator = validate_url }
 T.header_name = { type = "string", match = "^[%w!#$%%&'*+.^_`|~-]+$" }
 T.http_method = { type = "string", match = "^%u+$" }
 T.ip = { type = "string", ip = true }
@@ -50,6 +58,23 @@ T.regex_or_plain_pattern = { type = "string" }
 T.pem = { type = "string" }
 T.utf8_name = { type = "string" }
 T.protocol = { type = "string", one_of = ALL }
+
+-- The queue parameters of Kong's logging plugins (http-log, statsd, datadog, opentelemetry,
+-- zipkin): kong.tools.queue reads them. max_bytes has no default (no byte limit); -1 as
+-- concurrency_limit means one timer per entry.
+T.queue = {
+  type = "record",
+  fields = {
+    { max_batch_size = { type = "integer", default = 1, between = { 1, 1000000 } } },
+    { max_coalescing_delay = { type = "number", default = 1, between = { 0, 3600 } } },
+    { max_entries = { type = "integer", default = 10000, between = { 1, 1000000 } } },
+    { max_bytes = { type = "integer" } },
+    { max_retry_time = { type = "number", default = 60 } },
+    { initial_retry_delay = { type = "number", default = 0.01, between = { 0.001, 1000000 } } },
+    { max_retry_delay = { type = "number", default = 60, between = { 0.001, 1000000 } } },
+    { concurrency_limit = { type = "integer", default = 1, one_of = { -1, 1 } } },
+  },
+}
 
 -- Kong's typedefs are callable: `typedefs.protocols { default = {...} }` gives a copy of the
 -- field with the overrides applied (ip-restriction's schema calls it so).
