@@ -76,11 +76,20 @@ describe('broker pdk run with Lua plugins', () => {
   })
 
   it('fails at once, exit 2, when a plugin requires a module broker does not emulate', () => {
+    const r = pdk(bad('needs-x509'))
+    expect(r.code).toBe(2)
+    expect(r.stderr).toContain('LUA_MODULE_UNSUPPORTED')
+    expect(r.stderr).toContain('$.plugins[0].module: requires "resty.openssl.x509"')
+    expect(r.stderr).not.toMatch(/\n\s+at /)
+  })
+
+  it('loads resty.http, so a plugin that sends from a timer runs, but fails, exit 2, when the plugin makes a client', () => {
     const r = pdk(bad('needs-http'))
     expect(r.code).toBe(2)
     expect(r.stderr).toContain('LUA_MODULE_UNSUPPORTED')
-    expect(r.stderr).toContain('$.plugins[0].module: requires "resty.http"')
-    expect(r.stderr).not.toMatch(/\n\s+at /)
+    expect(r.stderr).toContain('$.plugins[0].module: calls resty.http.new() of "resty.http"')
+    expect(r.stderr).toContain('a replay opens no connection: to test the sending code, put a stub resty.http')
+    expect(r.stderr).not.toMatch(/\n\s+at |stack traceback/)
   })
 
   it('fails at once, exit 2, naming the module and the folders searched, when a required module is on no Lua root', () => {

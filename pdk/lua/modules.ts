@@ -2,7 +2,7 @@
  * Where `require` finds Lua modules: the modules broker writes (C, FFI or OpenResty underneath in
  * Kong, so they win over same-named files), then the plugin's own root, the fixture's `lua_path`,
  * `--lua-path`, `LUA_PATH` templates, the system Lua folders, and last broker's fallbacks
- * (resty.redis), which any of those overrides.
+ * (resty.redis, resty.http), which any of those overrides.
  */
 import { existsSync, readFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
@@ -28,7 +28,6 @@ export const SYSTEM_DIRS = ['/usr/local/share/lua/5.1', '/usr/share/lua/5.1']
  */
 export const NOT_EMULATED: Record<string, string> = {
   ffi: 'LuaJIT FFI has no equivalent on the Lua 5.4 VM broker runs',
-  'resty.http': 'outgoing HTTP is not emulated; stub it in lua_path with a module of your own',
   'resty.ada': 'URL parsing through libada is not emulated',
   'resty.openssl':
     'only resty.openssl.digest, resty.openssl.mac and resty.openssl.pkey of the OpenSSL bindings are emulated',
@@ -52,6 +51,8 @@ export const NOT_EMULATED: Record<string, string> = {
 export const NOT_EMULATED_IN_USE: Record<string, string> = {
   'resty.redis':
     'Redis is not emulated, a replay opens no connection: a redis policy (rate-limiting\'s policy "redis") cannot run; policy "local" can',
+  'resty.http':
+    'outgoing HTTP is not emulated, a replay opens no connection: to test the sending code, put a stub resty.http of your own on lua_path',
   'ngx.socket': 'sockets are not emulated, a replay opens no connection',
 }
 

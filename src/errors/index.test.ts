@@ -116,7 +116,11 @@ const SAMPLES: { [Id in MessageId]: MessageArgs<Id> } = {
     },
   ],
   luaModuleUnsupported: [
-    { message: 'lua.json: $.plugins[0].module: requires "resty.http"', file: 'lua.json', path: '$.plugins[0].module' },
+    {
+      message: 'lua.json: $.plugins[0].module: requires "resty.openssl.x509"',
+      file: 'lua.json',
+      path: '$.plugins[0].module',
+    },
   ],
   luaModuleNotFound: [
     { message: 'lua.json: $.plugins[0].module: requires "luatz"', file: 'lua.json', path: '$.plugins[0].module' },

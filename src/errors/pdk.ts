@@ -50,7 +50,7 @@ export const PDK_MESSAGES = {
     text: (v: { message: string }) => v.message,
     details: (v: { file: string; path: string }) => ({ file: v.file, path: v.path }),
   },
-  /** A Lua plugin requires a module broker does not emulate (resty.http, ffi …). */
+  /** A Lua plugin requires a module broker does not emulate (resty.openssl.x509, ffi …). */
   luaModuleUnsupported: {
     code: 'LUA_MODULE_UNSUPPORTED',
     text: (v: { message: string }) => v.message,
