@@ -26,6 +26,15 @@ describe('the modules that load but fail on use', () => {
   })
 })
 
+describe('resty.ada', () => {
+  it("is broker's own, on Node's URL: no longer refused", () => {
+    expect(notEmulated('resty.ada')).toBeUndefined()
+    expect(new ModuleFinder([]).find('resty.ada.search')).toMatchObject({
+      file: join(LIB_DIR, 'resty', 'ada', 'search.lua'),
+    })
+  })
+})
+
 describe('where require finds a module', () => {
   it("takes broker's resty.redis only when no root has one: a stub of the user's own wins", () => {
     const root = mkdtempSync(join(tmpdir(), 'broker-modules-'))

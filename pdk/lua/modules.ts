@@ -28,7 +28,6 @@ export const SYSTEM_DIRS = ['/usr/local/share/lua/5.1', '/usr/share/lua/5.1']
  */
 export const NOT_EMULATED: Record<string, string> = {
   ffi: 'LuaJIT FFI has no equivalent on the Lua 5.4 VM broker runs',
-  'resty.ada': 'URL parsing through libada is not emulated',
   'resty.openssl':
     'only resty.openssl.digest, resty.openssl.mac and resty.openssl.pkey of the OpenSSL bindings are emulated',
   'resty.openssl.x509': 'X.509 certificates are not emulated (resty.openssl.pkey reads PEM, DER and JWK keys)',

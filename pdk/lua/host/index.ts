@@ -1,9 +1,11 @@
 /**
  * `__host(op, ...)`: what broker's Lua modules (ngx, cjson, resty.*) need from JS: digests,
- * signatures and keys (resty.openssl), base64, JSON, regular expressions, time, and the request state behind ngx.var / ngx.req.
+ * signatures and keys (resty.openssl), URLs (resty.ada), base64, JSON, regular expressions, time, and the request state
+ * behind ngx.var / ngx.req.
  */
 import type { Context } from '../../context.js'
 import type { KitBridge } from '../bridge.js'
+import { ADA_OPS } from './ada.js'
 import { CODEC_OPS } from './codec.js'
 import { NGX_OPS } from './ngx.js'
 import { OPENSSL_OPS } from './openssl.js'
@@ -21,7 +23,7 @@ export interface HostState {
   begin(ctx: Context): void
 }
 
-const OPS: Record<string, HostOp> = { ...CODEC_OPS, ...RE_OPS, ...NGX_OPS, ...OPENSSL_OPS }
+const OPS: Record<string, HostOp> = { ...CODEC_OPS, ...RE_OPS, ...NGX_OPS, ...OPENSSL_OPS, ...ADA_OPS }
 
 /** The host functions of one runtime. */
 export function createHost(bridge: KitBridge): HostState {
