@@ -83,6 +83,16 @@ describe('broker pdk run with Lua plugins', () => {
     expect(r.stderr).not.toMatch(/\n\s+at /)
   })
 
+  it("stops at a schema that names a typedef broker has not written, with the schema's line and no Lua traceback", () => {
+    const r = pdk(bad('unknown-typedef'))
+    expect(r.code).toBe(2)
+    expect(r.stderr).toContain('FIXTURE_INVALID')
+    expect(r.stderr).toContain(
+      '$.plugins[0].module: failed to load: kong/plugins/lua-unknown-typedef/schema.lua:5: kong.db.schema.typedefs.no_such_typedef is not emulated by broker',
+    )
+    expect(r.stderr).not.toMatch(/stack traceback|in function 'error'|broker\/boot\.lua/)
+  })
+
   it('loads resty.http, so a plugin that sends from a timer runs, but fails, exit 2, when the plugin makes a client', () => {
     const r = pdk(bad('needs-http'))
     expect(r.code).toBe(2)

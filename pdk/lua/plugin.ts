@@ -154,5 +154,7 @@ function probeOf(f: LoadedFixture['fixture']): { kit: KitTree; ctx: Context } {
 function loadError(e: unknown, file: string, path: string, runtime: LuaRuntime): unknown {
   if (e instanceof FixtureError) return e
   if (!(e instanceof LuaError)) return e
-  return runtime.missingModule(e.message, path) ?? new FixtureError(file, path, `failed to load: ${e.message}`)
+  // the message keeps its `file:line`; Lua's traceback would only name broker's own loader
+  const message = e.message.replace(/\nstack traceback:[\s\S]*$/, '')
+  return runtime.missingModule(e.message, path) ?? new FixtureError(file, path, `failed to load: ${message}`)
 }
