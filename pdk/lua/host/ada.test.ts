@@ -102,6 +102,12 @@ describe('resty.ada', () => {
       'unable to set href',
       'mailto:someone@example.com',
     ])
+    expect(
+      lua(`local ada = require "resty.ada"
+           local same = ada.parse("https://x.test/p"):set_host("X.test:443")
+           local a, ea = ada.parse("https://x.test/p"):set_hostname("exa mple")
+           return same and same:get_href(), a, ea`),
+    ).toEqual(['https://x.test/p', undefined, 'unable to set hostname'])
     expect(lua('return pcall(function() require("resty.ada").parse("http://h.test/"):set_search(nil) end)')).toEqual([
       false,
       'invalid query',

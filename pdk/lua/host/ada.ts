@@ -75,9 +75,11 @@ function refused(u: URL, part: Part, value: string): boolean {
     case 'password':
       return !hasHost(u) || u.hostname === '' || u.protocol === 'file:'
     case 'host':
-      return u.host !== value.toLowerCase()
-    case 'hostname':
-      return u.hostname !== value.toLowerCase()
+    case 'hostname': {
+      // the value as this scheme would serialize it ("X.test:443" on https is "x.test"): the same host is no refusal
+      const as = parse(`${u.protocol}//${value}/`)
+      return as === undefined || as[part] !== u[part]
+    }
     case 'port':
       return !hasHost(u) || u.hostname === '' || u.protocol === 'file:' || !/^\d*$/.test(value) || Number(value) > 65535
     case 'pathname':
