@@ -229,8 +229,24 @@ describe('the store loses replies (a command carried out, its answer cut off)', 
     const told = app.received.map((r) => r.query.broker_error ?? r.body.broker_error).filter(Boolean)
     expect(told.filter((c) => c !== 'STORE_UNAVAILABLE')).toEqual([])
 
-    // Replies come back: every flow completes, on both workers' reconnected clients.
-    await waitFor(async () => (await flow()).delivered, 10_000, 'a whole flow once replies come back')
+    // Replies come back: every flow completes, once both workers' clients have reconnected (new
+    // connections, so each worker gets asked).
+    await waitFor(
+      async () => {
+        const oks = await Promise.all(
+          Array.from({ length: 8 }, async () => {
+            const stored = await answered(`${broker.url}/hash-check?hash=${'x'.repeat(32)}`, {
+              headers: { connection: 'close' },
+            })
+            await stored.arrayBuffer()
+            return stored.status !== 503
+          }),
+        )
+        return oks.every(Boolean)
+      },
+      10_000,
+      "both workers' store clients to answer again",
+    )
     for (let i = 0; i < 6; i++) expect((await flow()).delivered).toBe(true)
     expect(broker.proc.exitCode).toBeNull()
     expect(broker.stderr()).not.toMatch(/unexpected error|exited \(/)
