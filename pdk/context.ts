@@ -1,5 +1,7 @@
 /** The state of one emulated request: what the kit reads and changes while the phases run. */
+import type { OutboundEntry } from './fixture-types.generated.js'
 import { HeaderList } from './headers.js'
+import type { SentRequest } from './outbound.js'
 import type { Phase } from './phases.js'
 
 /** Gateway configuration the kit consults (Kong's kong.conf names). */
@@ -122,6 +124,8 @@ export interface Context {
     vaults: Record<string, Record<string, string>>
     captures: { unnamed: string[]; named: Record<string, string> }
     strippedPrefix?: string
+    /** The fixture's answers to resty.http calls; undefined when it has none (resty.http then fails on use). */
+    outbound?: OutboundEntry[]
   }
   request: ClientRequest
   /** After real-IP processing (nginx remote_addr / remote_port). */
@@ -135,6 +139,8 @@ export interface Context {
   webCtx: Map<string, unknown>
   logs: LogEntry[]
   telemetry: TelemetryEntry[]
+  /** The requests Lua plugins sent with resty.http, in order. */
+  outbound: SentRequest[]
   plugin?: CurrentPlugin
   /** Where a script plugin's call sits (file:line), for log lines. */
   site?: string

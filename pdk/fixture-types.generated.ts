@@ -157,6 +157,10 @@ export interface Fixture {
     chunks?: [string, ...string[]]
   }
   /**
+   * Answers to the HTTP calls Lua plugins make with resty.http (lua-resty-http), tried in order: the first entry whose request matches answers. A call no entry matches fails the fixture (PDK_OUTBOUND_UNMATCHED).
+   */
+  outbound?: OutboundEntry[]
+  /**
    * More folders where `require` finds Lua modules for Lua plugins, relative to the fixture file (after the plugin's own root, before --lua-path and LUA_PATH).
    */
   lua_path?: string[]
@@ -179,6 +183,43 @@ export interface Fixture {
 }
 export interface HeaderMap {
   [k: string]: string | number | boolean | (string | number | boolean)[]
+}
+export interface OutboundEntry {
+  request: OutboundRequest
+  response: OutboundResponse | OutboundFailure
+}
+/**
+ * What a resty.http call sends: `url` as scheme://host[:port]/path[?query] (the default port left out); `headers` a subset, names case-insensitive, null for absent; `body` a string (exact), a matcher, or JSON.
+ */
+export interface OutboundRequest {
+  method?: string | Matcher
+  url: string | Matcher
+  headers?: {
+    [k: string]: string | unknown[] | null | Matcher
+  }
+  body?: unknown
+}
+/**
+ * A partial matcher: {"$type": "number"} (Lua type names: nil, boolean, number, string, table; or a list), {"$match": "regex"} on text, {"$contains": x} (a substring, a subset of a table, or elements of a list).
+ */
+export interface Matcher {
+  $type?: string | string[]
+  $match?: string
+  $contains?: unknown
+}
+export interface OutboundResponse {
+  status: number
+  headers?: HeaderMap
+  /**
+   * A string is sent as is; anything else as JSON (with Content-Type: application/json unless headers say otherwise).
+   */
+  body?: unknown
+}
+export interface OutboundFailure {
+  /**
+   * The call answers nil and this error, as lua-resty-http does for a failed connection (e.g. "timeout", "connection refused").
+   */
+  error: string
 }
 export interface ModulePlugin {
   /**
@@ -246,6 +287,10 @@ export interface Expectations {
     }
     body?: unknown
   } | null
+  /**
+   * The resty.http requests the plugins made, in order, all of them: each entry is matched as an `outbound` request is (a subset of the headers, matchers allowed).
+   */
+  outbound?: OutboundRequest[]
   telemetry?: {
     [k: string]: unknown
   }[]
@@ -260,12 +305,4 @@ export interface Expectations {
    * Errors the scenario expects, each a substring of an [error] log line or of a plugin exception. Any other error fails the fixture.
    */
   errors?: string[]
-}
-/**
- * A partial matcher: {"$type": "number"} (Lua type names: nil, boolean, number, string, table; or a list), {"$match": "regex"} on text, {"$contains": x} (a substring, a subset of a table, or elements of a list).
- */
-export interface Matcher {
-  $type?: string | string[]
-  $match?: string
-  $contains?: unknown
 }

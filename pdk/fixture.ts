@@ -50,9 +50,10 @@ export class FixtureError extends Error {
     readonly reason: string,
     /**
      * What kind of problem, when not the fixture's shape: an unreadable file (nothing in it to fix), a
-     * plugin config its schema refuses, an unemulated module, a module on none of the Lua roots.
+     * plugin config its schema refuses, an unemulated module, a module on none of the Lua roots, an
+     * outbound HTTP call no `outbound` entry answers.
      */
-    readonly kind?: 'unreadable' | 'config' | 'module' | 'lua-path',
+    readonly kind?: 'unreadable' | 'config' | 'module' | 'lua-path' | 'outbound',
   ) {
     super(`${file}: ${path}: ${reason}`)
     this.name = 'FixtureError'

@@ -98,7 +98,34 @@ describe('broker pdk run with Lua plugins', () => {
     expect(r.code).toBe(2)
     expect(r.stderr).toContain('LUA_MODULE_UNSUPPORTED')
     expect(r.stderr).toContain('$.plugins[0].module: calls resty.http.new() of "resty.http"')
-    expect(r.stderr).toContain('a replay opens no connection: to test the sending code, put a stub resty.http')
+    expect(r.stderr).toContain(
+      'a replay opens no connection: resty.http is answered from the fixture\'s "outbound" list, which this fixture does not have',
+    )
+    expect(r.stderr).not.toMatch(/\n\s+at |stack traceback/)
+  })
+
+  it('answers resty.http from the fixture\'s "outbound", shows the call in the trace, and checks expect.outbound', () => {
+    const r = json('fixtures/pdk/lua/introspect-active.json')
+    expect(r.code).toBe(0)
+    const calls = (r.out as { fixtures: Array<{ phases: Array<{ calls: unknown[] }> }> }).fixtures[0]!.phases[0]!.calls
+    expect(calls).toContainEqual({
+      call: 'resty.http.request_uri',
+      args: ['POST', 'https://auth.example/oauth2/introspect'],
+      returns: [200],
+    })
+    expect(pdk('fixtures/pdk/lua/introspect-timeout.json').stdout).toContain(
+      'resty.http.request_uri("POST", "https://auth.example/oauth2/introspect") → null, "timeout"',
+    )
+  })
+
+  it('fails, exit 2, naming the method and URL, when no "outbound" entry answers a resty.http call', () => {
+    const r = pdk(bad('introspect-unmatched'))
+    expect(r.code).toBe(2)
+    expect(r.stderr).toContain('PDK_OUTBOUND_UNMATCHED')
+    expect(r.stderr).toContain(
+      '$.outbound: resty.http.request_uri(POST https://auth.example/oauth2/introspect) matches no entry of "outbound": add one',
+    )
+    expect(r.stderr).toContain('Add an entry to the fixture\'s "outbound" list')
     expect(r.stderr).not.toMatch(/\n\s+at |stack traceback/)
   })
 

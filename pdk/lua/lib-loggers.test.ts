@@ -5,15 +5,10 @@ import { LIB_DIR } from './modules.js'
 import { createVm } from './vm.js'
 
 // What Kong's logging plugins (http-log, statsd, datadog …) need: typedefs.queue through broker's
-// schema processing, kong.tools.queue, and the resty.http fallback, each loaded from its file through
+// schema processing and kong.tools.queue, each loaded from its file through
 // package.preload in a bare VM with a stub ngx and a stub kong whose log lines the test reads.
 const vm = await createVm({ heapLimit: 32 * 1024 * 1024 })
 afterAll(() => vm.close())
-const told: string[] = []
-vm.register('__unsupported', (module, what) => {
-  told.push(`${String(module)} ${String(what)}`)
-  return [`${String(what)}() is not emulated by broker`]
-})
 vm.run('function run(code, ...) return assert(load(code, "=test"))(...) end', '=run')
 const lua = (code: string, ...args: unknown[]) => vm.call('run', code, ...args)
 const preload = (name: string, file: string) => {
@@ -31,8 +26,6 @@ preload('kong.db.schema', 'kong/db/schema/init.lua')
 preload('kong.db.schema.typedefs', 'kong/db/schema/typedefs.lua')
 preload('broker.schema', 'broker/schema.lua')
 preload('kong.tools.queue', 'kong/tools/queue.lua')
-preload('broker.unsupported', 'broker/unsupported.lua')
-preload('resty.http', 'fallback/resty/http.lua')
 
 // a plugin schema with a queue, as http-log's (the queue typedef, maybe called with a default)
 const process = (conf: unknown, field = 'typedefs.queue') =>
@@ -169,15 +162,5 @@ describe('kong.tools.queue', () => {
     expect(raised('Queue.enqueue({ name = "n" }, function() end, nil, 1)')).toMatch(
       /arg #1 \(queue_conf\) max_batch_size must be a number$/,
     )
-  })
-})
-
-describe('resty.http (a fallback)', () => {
-  it('loads, and making a client tells the host and raises at the plugin line', () => {
-    told.length = 0
-    const [ok, err] = lua('local http = require "resty.http"; return pcall(function() return http.new() end)')
-    expect(ok).toBe(false)
-    expect(err).toBe('test:1: resty.http.new() is not emulated by broker')
-    expect(told).toEqual(['resty.http resty.http.new'])
   })
 })

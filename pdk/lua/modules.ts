@@ -51,7 +51,7 @@ export const NOT_EMULATED_IN_USE: Record<string, string> = {
   'resty.redis':
     'Redis is not emulated, a replay opens no connection: a redis policy (rate-limiting\'s policy "redis") cannot run; policy "local" can',
   'resty.http':
-    'outgoing HTTP is not emulated, a replay opens no connection: to test the sending code, put a stub resty.http of your own on lua_path',
+    'a replay opens no connection: resty.http is answered from the fixture\'s "outbound" list, which this fixture does not have; add one (docs/fixture-format.md), or put a stub resty.http of your own on lua_path',
   'ngx.socket': 'sockets are not emulated, a replay opens no connection',
 }
 

@@ -232,7 +232,9 @@ export class LuaRuntime {
     const state = await this.drive(plugin.index, timeoutMs, message, (token) =>
       this.vm.call('__broker_start', token, plugin.index, phase),
     )
-    // a use of resty.redis fails the fixture even when the plugin caught the error (pcall)
+    // a use of resty.redis, or a resty.http call no `outbound` entry answers, fails the fixture even
+    // when the plugin caught the error (pcall)
+    if (this.host.unmatched) throw new FixtureError(this.options.file, '$.outbound', this.host.unmatched, 'outbound')
     if (state[0] !== 'error' && !this.used) return undefined
     const text = String(state[1])
     const missing = this.missingModule(text, `$.plugins[${plugin.index}].module`)

@@ -1,4 +1,6 @@
-/** Value comparison for expectations: JSON-like deep equality and plain rendering. */
+/** Value comparison for expectations: JSON-like deep equality, bodies and headers, and plain rendering. */
+import { headerKey, type HeadersTable } from '../headers.js'
+import type { Failure } from './record.js'
 
 /** A value as JSON shows it: nil → null, Buffers → text, Values already unpacked by the caller. */
 export function plain(v: unknown): unknown {
@@ -95,4 +97,42 @@ export function trimNulls(list: unknown[]): unknown[] {
   const out = [...list]
   while (out.length > 0 && out[out.length - 1] === null) out.pop()
   return out
+}
+
+const isTextMatcher = (v: unknown): boolean =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) && Object.keys(v).length === 1 && '$match' in v
+
+/** A body against what is expected: text exactly (or a `$match`), anything else as JSON. */
+export function compareBody(expected: unknown, actual: string | null, path: string, out: Failure[]): void {
+  if (typeof expected === 'string' || isTextMatcher(expected)) {
+    if (!matches(expected, actual)) out.push({ path, expected, actual })
+    return
+  }
+  let parsed: unknown
+  try {
+    parsed = actual === null ? null : JSON.parse(actual)
+  } catch {
+    parsed = actual
+  }
+  if (!matches(expected, parsed)) out.push({ path, expected, actual: parsed })
+}
+
+/** Expected headers as a subset of `actual`: names case-insensitive, null for absent, an array for a repeated header. */
+export function compareHeaders(
+  expected: Record<string, unknown>,
+  actual: HeadersTable,
+  path: string,
+  out: Failure[],
+): void {
+  const byKey = new Map(Object.entries(actual).map(([k, v]) => [headerKey(k), v]))
+  for (const [name, want] of Object.entries(expected)) {
+    const got = byKey.get(headerKey(name)) ?? null
+    const same =
+      want === null
+        ? got === null
+        : Array.isArray(want)
+          ? matches(want, Array.isArray(got) ? got : got === null ? null : [got])
+          : matches(want, got)
+    if (!same) out.push({ path: `${path}.${name}`, expected: want, actual: got })
+  }
 }

@@ -1,45 +1,14 @@
 /** The fixture's `expect` block against a replay's record; the verdict (verdict.ts) is its only caller. */
 import type { Expectations } from '../fixture.js'
-import { headerKey, type HeadersTable } from '../headers.js'
-import { isSubset, matches } from './compare.js'
+import { checkOutbound } from '../outbound.js'
+import { compareBody, compareHeaders, isSubset, matches } from './compare.js'
 import type { Failure, RunRecord } from './record.js'
 
 const LEVEL_ALIASES: Record<string, string> = { err: 'error', deprecation: 'warn' }
 
-function compareBody(expected: unknown, actual: string | null, path: string, out: Failure[]): void {
-  if (typeof expected === 'string' || isTextMatcher(expected)) {
-    if (!matches(expected, actual)) out.push({ path, expected, actual })
-    return
-  }
-  let parsed: unknown
-  try {
-    parsed = actual === null ? null : JSON.parse(actual)
-  } catch {
-    parsed = actual
-  }
-  if (!matches(expected, parsed)) out.push({ path, expected, actual: parsed })
-}
-
-function compareHeaders(expected: Record<string, unknown>, actual: HeadersTable, path: string, out: Failure[]): void {
-  const byKey = new Map(Object.entries(actual).map(([k, v]) => [headerKey(k), v]))
-  for (const [name, want] of Object.entries(expected)) {
-    const got = byKey.get(headerKey(name)) ?? null
-    const same =
-      want === null
-        ? got === null
-        : Array.isArray(want)
-          ? matches(want, Array.isArray(got) ? got : got === null ? null : [got])
-          : matches(want, got)
-    if (!same) out.push({ path: `${path}.${name}`, expected: want, actual: got })
-  }
-}
-
 /** A log level as the log lines name it (`err` ≡ `error`, `deprecation` ≡ `warn`). */
 export const levelOf = (level: string): string =>
   (Object.hasOwn(LEVEL_ALIASES, level) ? LEVEL_ALIASES[level] : undefined) ?? level
-
-const isTextMatcher = (v: unknown): boolean =>
-  typeof v === 'object' && v !== null && !Array.isArray(v) && Object.keys(v).length === 1 && '$match' in v
 
 /** Every failed expectation, with its path in the fixture. */
 export function checkExpectations(expect: Expectations | undefined, run: RunRecord): Failure[] {
@@ -83,6 +52,7 @@ export function checkExpectations(expect: Expectations | undefined, run: RunReco
       if (want.body !== undefined) compareBody(want.body, upstream.body, '$.expect.upstream_request.body', out)
     }
   }
+  if (expect.outbound) out.push(...checkOutbound(expect.outbound, run.outbound))
   expect.telemetry?.forEach((want, i) => {
     if (!run.telemetry.some((t) => isSubset(want, t)))
       out.push({ path: `$.expect.telemetry[${i}]`, expected: want, actual: run.telemetry })

@@ -239,7 +239,15 @@ export async function runScenario(
     source: sourceOf(ctx),
   }
   const logs = ctx.logs.map((l) => ({ ...l }))
-  const produced: RunRecord = { steps, response, upstream, logs, telemetry: ctx.telemetry, phases }
+  const produced: RunRecord = {
+    steps,
+    response,
+    upstream,
+    logs,
+    telemetry: ctx.telemetry,
+    phases,
+    outbound: ctx.outbound,
+  }
   const judged = verdict(f.expect, produced)
   return {
     name: f.name,

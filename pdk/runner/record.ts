@@ -1,5 +1,6 @@
 /** What a replay produced, as plain data: the input of the verdict (verdict.ts) and of its reports. */
 import type { HeadersTable } from '../headers.js'
+import type { SentRequest } from '../outbound.js'
 
 /** One thing the fixture stated that did not hold: where it is in the fixture (or the run), expected against actual. */
 export interface Failure {
@@ -41,6 +42,8 @@ export interface RunRecord {
   upstream: UpstreamSnapshot | null
   logs: ReadonlyArray<{ level: string; line: string }>
   telemetry: readonly unknown[]
+  /** The requests Lua plugins sent with resty.http, in order (answered from the fixture's `outbound`). */
+  outbound: readonly SentRequest[]
   /** Each plugin's phase, with the error that ended it (a phase error, a timeout, a plugin exception). */
   phases: ReadonlyArray<{ phase: string; plugin: string; error?: string }>
 }

@@ -175,6 +175,7 @@ export function buildContext(f: Fixture, defaults: { requestId?: string } = {}):
       vaults: f.vault ?? {},
       captures: { unnamed: match.unnamed, named: match.named },
       strippedPrefix: match.prefix,
+      outbound: f.outbound,
     },
     request: {
       method: (f.request.method ?? 'GET').toUpperCase(),
@@ -215,6 +216,7 @@ export function buildContext(f: Fixture, defaults: { requestId?: string } = {}):
     webCtx: new Map(),
     logs: [],
     telemetry: [],
+    outbound: [],
     startTime: Date.now(),
     requestId: f.request.id ?? defaults.requestId ?? stableUuid(`request:${f.name}`).replace(/-/g, ''),
     phaseEnded: false,

@@ -11,6 +11,7 @@ const ran = (over: Partial<RunRecord> = {}): RunRecord => ({
   logs: [],
   telemetry: [],
   phases: [{ phase: 'access', plugin: 'p' }],
+  outbound: [],
   ...over,
 })
 
@@ -34,6 +35,16 @@ describe('verdict', () => {
     expect(v.failures).toEqual([
       { path: '$.expect.status', expected: 201, actual: 200 },
       { path: '$.expect.body', expected: { a: 1 }, actual: 'ok' },
+    ])
+  })
+
+  it('checks expect.outbound against the resty.http requests the replay made', () => {
+    const outbound = [{ method: 'POST', url: 'https://auth.example/introspect', headers: {}, body: 'token=a' }]
+    expect(verdict({ outbound: [{ method: 'POST', url: { $match: 'introspect$' } }] }, ran({ outbound })).status).toBe(
+      'pass',
+    )
+    expect(verdict({ outbound: [{ url: 'https://auth.example/other' }] }, ran({ outbound })).failures).toEqual([
+      { path: '$.expect.outbound[0].url', expected: 'https://auth.example/other', actual: outbound[0]!.url },
     ])
   })
 

@@ -125,6 +125,13 @@ const SAMPLES: { [Id in MessageId]: MessageArgs<Id> } = {
   luaModuleNotFound: [
     { message: 'lua.json: $.plugins[0].module: requires "luatz"', file: 'lua.json', path: '$.plugins[0].module' },
   ],
+  outboundUnmatched: [
+    {
+      message: 'lua.json: $.outbound: resty.http.request_uri(GET https://auth.example/) matches no entry of "outbound"',
+      file: 'lua.json',
+      path: '$.outbound',
+    },
+  ],
   missingFields: [
     {
       missing: [

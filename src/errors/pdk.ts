@@ -22,6 +22,10 @@ export const PDK_ERRORS = {
     exit: 2,
     next: "Install the module (luarocks, or your system's Lua 5.1 packages) or add the folder that holds it to the fixture's lua_path (or --lua-path, LUA_PATH).",
   },
+  PDK_OUTBOUND_UNMATCHED: {
+    exit: 2,
+    next: 'Add an entry to the fixture\'s "outbound" list whose request matches that call (entries are tried in order; docs/fixture-format.md), or check the URL the plugin builds.',
+  },
 } as const satisfies Record<string, ErrorSpec & { readonly status?: never }>
 
 /** The messages of these codes, as templates (see index.ts). */
@@ -59,6 +63,12 @@ export const PDK_MESSAGES = {
   /** A Lua plugin requires a module found on none of the Lua roots (a rock the plugin depends on, not installed). */
   luaModuleNotFound: {
     code: 'LUA_MODULE_NOT_FOUND',
+    text: (v: { message: string }) => v.message,
+    details: (v: { file: string; path: string }) => ({ file: v.file, path: v.path }),
+  },
+  /** A Lua plugin's resty.http call that no entry of the fixture's `outbound` answers. */
+  outboundUnmatched: {
+    code: 'PDK_OUTBOUND_UNMATCHED',
     text: (v: { message: string }) => v.message,
     details: (v: { file: string; path: string }) => ({ file: v.file, path: v.path }),
   },

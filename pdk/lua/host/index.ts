@@ -1,12 +1,13 @@
 /**
  * `__host(op, ...)`: what broker's Lua modules (ngx, cjson, resty.*) need from JS: digests,
  * signatures and keys (resty.openssl), URLs (resty.ada), base64, JSON, regular expressions, time, and the request state
- * behind ngx.var / ngx.req.
+ * behind ngx.var / ngx.req, outbound HTTP answered from the fixture (resty.http).
  */
 import type { Context } from '../../context.js'
 import type { KitBridge } from '../bridge.js'
 import { ADA_OPS } from './ada.js'
 import { CODEC_OPS } from './codec.js'
+import { HTTP_OPS } from './http.js'
 import { NGX_OPS } from './ngx.js'
 import { OPENSSL_OPS } from './openssl.js'
 import { RE_OPS } from './re.js'
@@ -19,11 +20,13 @@ export interface HostState {
   bridge: KitBridge
   /** The `__host` function Lua calls. */
   call: (...args: unknown[]) => unknown[]
+  /** The first resty.http call no `outbound` entry answered (it fails the fixture). */
+  unmatched?: string
   /** A new request begins. */
   begin(ctx: Context): void
 }
 
-const OPS: Record<string, HostOp> = { ...CODEC_OPS, ...RE_OPS, ...NGX_OPS, ...OPENSSL_OPS, ...ADA_OPS }
+const OPS: Record<string, HostOp> = { ...CODEC_OPS, ...RE_OPS, ...NGX_OPS, ...OPENSSL_OPS, ...ADA_OPS, ...HTTP_OPS }
 
 /** The host functions of one runtime. */
 export function createHost(bridge: KitBridge): HostState {
