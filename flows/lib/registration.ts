@@ -126,6 +126,10 @@ export async function droppingInvalid<T>(
   }
 }
 
+/** The registration answer's fields the broker keeps, and the most characters it keeps of each. */
+const KEPT_FIELDS = ['client_id', 'client_secret', 'token_endpoint_auth_method', 'registration_access_token'] as const
+const MAX_KEPT_FIELD = 4096
+
 /**
  * RFC 7591 §3.1: registers the broker's callback as a code-flow client, or (`client_credentials`) a
  * confidential client of that grant alone, without redirect URIs; keeps the answer.
@@ -159,13 +163,22 @@ async function register(io: RegisterIo, e: Endpoints, grant: RegistrationGrant):
     throw new FlowError({
       description: `The client registration at ${e.issuer} answered ${answer.status} without a client_id`,
     })
+  // What is kept is bounded: a server answering a client_id of most of a megabyte would have every flow
+  // at it carry that much, and the kept registrations grow the store by as much per issuer.
+  const long = KEPT_FIELDS.find((f) => typeof fields[f] === 'string' && fields[f].length > MAX_KEPT_FIELD)
+  if (long)
+    throw new FlowError({
+      description: `The client registration at ${e.issuer} answered a ${long} of ${String(fields[long]).length} characters (at most ${MAX_KEPT_FIELD})`,
+    })
   const text = (v: unknown) => (typeof v === 'string' && v ? v : undefined)
   // Client credentials authenticate the client itself: a client without a secret could get no token.
   if (!codeFlow && !text(fields.client_secret))
     throw new FlowError({
       description: `The client registration at ${e.issuer} for client_credentials answered without a client_secret`,
     })
-  const expires = typeof fields.client_secret_expires_at === 'number' ? fields.client_secret_expires_at : 0
+  // 1e400 parses to Infinity: no date, so no expiry (the store keeps it registration.ttl at most anyway).
+  const given = fields.client_secret_expires_at
+  const expires = typeof given === 'number' && Number.isFinite(given) ? given : 0
   const registration: Registration = {
     client_id: clientId,
     client_secret: text(fields.client_secret),

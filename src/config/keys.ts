@@ -84,7 +84,7 @@ export const CONFIG_DOCS = {
   },
   'store.memoryLimit': {
     flag: 'store-memory-limit',
-    help: 'Megabytes of flows the embedded store keeps; a new flow past it is refused with 503 STORE_FULL',
+    help: 'Megabytes of flows (and client registrations) the embedded store keeps; a new flow past it is refused with 503 STORE_FULL',
   },
   'session.secret': {
     flag: 'session-secret',

@@ -254,10 +254,17 @@ export class FlowStore {
    */
   registrations(ttlSeconds: number): RegistrationStore {
     if (this.kept?.ttlSeconds !== ttlSeconds) {
-      const store = new RegistrationStore(this.redis, this.keys, this.sealer, ttlSeconds, {
-        read: (op) => this.send(op),
-        write: (op) => this.write(op),
-      })
+      const store = new RegistrationStore(
+        this.redis,
+        this.keys,
+        this.sealer,
+        ttlSeconds,
+        {
+          read: (op) => this.send(op),
+          write: (op) => this.write(op),
+        },
+        this.ledger,
+      )
       this.kept = { ttlSeconds, store }
     }
     return this.kept.store

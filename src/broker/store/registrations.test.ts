@@ -38,6 +38,17 @@ describe('RegistrationStore', () => {
     expect(await regs.get(ISSUER, CALLBACK)).toBeUndefined()
   })
 
+  it('lives registration.ttl at most, however far (or Infinity) the server puts client_secret_expires_at', async () => {
+    const { redis, regs } = setup()
+    await regs.put(ISSUER, CALLBACK, REG, 1e20)
+    await regs.put('https://b.example', CALLBACK, REG, Infinity)
+    const keys = await redis.keys('*')
+    expect(keys).toHaveLength(2)
+    for (const key of keys) expect(await redis.ttl(key)).toBeLessThanOrEqual(86_400)
+    // ioredis-mock instances share one keyspace: the next test starts from an empty one.
+    await redis.flushall()
+  })
+
   it("keeps a client credentials registration apart from the code flow's, and leaves the code flow's key as it was", async () => {
     const { redis, regs } = setup()
     await regs.put(ISSUER, CALLBACK, REG)

@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis'
 import type { Registration, RegistrationGrant, Registrations } from '../../../flows/contract.js'
 import type { Keys } from './keys.js'
+import type { MemoryLedger } from './memory-ledger.js'
 import { decodeRegistration, encodeRegistration } from './registration-codec.js'
 import type { Sealer } from './seal.js'
 
@@ -17,6 +18,8 @@ export class RegistrationStore implements Registrations {
     private readonly ttlSeconds: number,
     /** The store's guards: a failure becomes STORE_UNAVAILABLE; a write waits for store.replicas. */
     private readonly io: { read: Guard; write: Guard },
+    /** The embedded store's ledger: a registration counts against store.memoryLimit like a flow. */
+    private readonly ledger?: MemoryLedger,
   ) {}
 
   async get(issuer: string, redirectUri: string, grant?: RegistrationGrant): Promise<Registration | undefined> {
@@ -44,8 +47,13 @@ export class RegistrationStore implements Registrations {
     const sealing = this.sealer.derive('registration', id(issuer, redirectUri, grant))
     const key = this.keys.registration(sealing.name)
     const value = encodeRegistration(registration, (json) => this.sealer.seal(sealing, key, json))
-    const ms = expiresAt === undefined ? this.ttlSeconds * 1000 : Math.max(1, expiresAt - Date.now())
+    // An authorization server's expiry shortens the lifetime, never lengthens it: a date centuries
+    // ahead (or 1e400, Infinity once parsed) is no PX Redis takes, and no reason to keep a client longer.
+    const ttlMs = this.ttlSeconds * 1000
+    const ms = expiresAt === undefined ? ttlMs : Math.max(1, Math.floor(Math.min(ttlMs, expiresAt - Date.now())))
+    this.ledger?.admit(key, value)
     await this.io.write(() => this.redis.set(key, value, 'PX', ms))
+    this.ledger?.wrote(key, value.length, ms)
   }
 
   async drop(issuer: string, redirectUri: string, grant?: RegistrationGrant): Promise<void> {

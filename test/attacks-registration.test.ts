@@ -1,0 +1,130 @@
+import { createServer, type Server, type ServerResponse } from 'node:http'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type BrokerProcess, startBroker } from './helpers/broker.js'
+import { type RedisServer, startRedis } from './helpers/redis.js'
+
+// Issue 27, round four: what a hostile authorization server can make of the registrations the broker
+// keeps (RFC 7591). Its issuers are paths on one server (`/as/<answer>/<n>`): an attacker who may store
+// flows can name as many of them as it likes, each one registered and kept apart.
+
+let hostile: Server
+let hostileUrl = ''
+
+const send = (res: ServerResponse, status: number, body: unknown) => {
+  res.writeHead(status, { 'content-type': 'application/json' })
+  res.end(typeof body === 'string' ? body : JSON.stringify(body))
+}
+
+/** The registration answer of each hostile variant (the issuer path's second segment). */
+const REGISTER: Record<string, () => string> = {
+  // Within MAX_ANSWER, kept whole: the embedded store's limit must count it.
+  big: () =>
+    JSON.stringify({
+      client_id: `big-${'c'.repeat(3_000)}`,
+      client_secret: 's'.repeat(3_000),
+      registration_access_token: 'r'.repeat(3_000),
+    }),
+  // A client_id of 900 KB: nothing that size is a client identifier.
+  huge: () => JSON.stringify({ client_id: 'h'.repeat(900_000), client_secret: 'huge-secret' }),
+  // JSON's 1e400 parses to Infinity; a fraction of a second; beyond any date Redis can keep.
+  infinite: () => '{"client_id":"inf-client","client_secret":"inf-secret","client_secret_expires_at":1e400}',
+  fraction: () =>
+    '{"client_id":"frac-client","client_secret":"frac-secret","client_secret_expires_at":4102444800.0001}',
+  'far-future': () =>
+    JSON.stringify({ client_id: 'far-client', client_secret: 'far-s', client_secret_expires_at: 1e17 }),
+}
+
+beforeAll(async () => {
+  hostile = createServer((req, res) => {
+    req.resume()
+    req.on('end', () => {
+      const path = new URL(req.url ?? '/', 'http://x').pathname
+      const meta = /^\/\.well-known\/oauth-authorization-server(\/as\/[\w-]+\/\d+)$/.exec(path)
+      if (meta) {
+        const issuer = `${hostileUrl}${meta[1]}`
+        return send(res, 200, {
+          issuer,
+          authorization_endpoint: `${issuer}/authorize`,
+          token_endpoint: `${issuer}/token`,
+          registration_endpoint: `${issuer}/register`,
+          code_challenge_methods_supported: ['S256'],
+          token_endpoint_auth_methods_supported: ['client_secret_basic'],
+        })
+      }
+      const register = /^\/as\/([\w-]+)\/\d+\/register$/.exec(path)
+      if (register && req.method === 'POST') return send(res, 201, REGISTER[register[1]!]!())
+      send(res, 404, { error: 'not_found' })
+    })
+  })
+  await new Promise<void>((r) => hostile.listen(0, '127.0.0.1', () => r()))
+  hostileUrl = `http://127.0.0.1:${(hostile.address() as { port: number }).port}`
+})
+
+afterAll(async () => {
+  await new Promise<void>((r) => hostile.close(() => r()))
+})
+
+const store = (broker: BrokerProcess, issuer: string) =>
+  fetch(`${broker.url}/store`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ auth_version: '2', auth_leg: '3', issuer, callback: 'http://localhost:9/cb' }),
+  })
+
+describe('a hostile authorization server and the registrations the broker keeps', () => {
+  let broker: BrokerProcess
+  beforeAll(async () => {
+    broker = await startBroker({ args: ['--store', 'memory', '--store-memory-limit', '1'] })
+  })
+  afterAll(async () => {
+    await broker.stop()
+  })
+
+  it("counts kept registrations against the embedded store's memory limit: STORE_FULL, not a worker that grows until it dies", async () => {
+    // About 12 KB sealed each: 1 MB holds fewer than a hundred, with the flows.
+    const statuses: number[] = []
+    for (let n = 0; n < 120 && !statuses.includes(503); n++) {
+      const res = await store(broker, `${hostileUrl}/as/big/${n}`)
+      statuses.push(res.status)
+      const body = (await res.json()) as { code?: string }
+      if (res.status !== 200) expect(body.code).toBe('STORE_FULL')
+    }
+    expect(statuses).toContain(503)
+    // Still serving, and still refusing rather than growing.
+    expect((await fetch(`${broker.url}/ping`)).status).toBe(200)
+  }, 60_000)
+})
+
+describe('a hostile registration answer (a real Redis)', () => {
+  let broker: BrokerProcess
+  let redis: RedisServer
+  beforeAll(async () => {
+    redis = await startRedis()
+    broker = await startBroker({ args: ['--store', 'redis', '--store-port', String(redis.port)] })
+  })
+  afterAll(async () => {
+    await broker.stop()
+    await redis.stop()
+  })
+
+  it('a client_id of 900 KB is a provider error, and nothing is kept', async () => {
+    const res = await store(broker, `${hostileUrl}/as/huge/1`)
+    const body = (await res.json()) as { code: string; message: string }
+    expect(res.status).toBe(502)
+    expect(body.code).toBe('PROVIDER_ERROR')
+    expect(body.message.length).toBeLessThan(1_000)
+  })
+
+  it.each(['infinite', 'fraction', 'far-future'])(
+    'a client_secret_expires_at the store cannot keep (%s) still registers: the flow is stored, not a 503 blaming the store',
+    async (variant) => {
+      const res = await store(broker, `${hostileUrl}/as/${variant}/1`)
+      const body = (await res.json()) as { code?: string; hash?: string }
+      expect(body.code).toBeUndefined()
+      expect(res.status).toBe(200)
+      expect(body.hash).toBeTruthy()
+      // Kept: a second flow at that issuer reuses the registration.
+      expect((await store(broker, `${hostileUrl}/as/${variant}/1`)).status).toBe(200)
+    },
+  )
+})
