@@ -147,6 +147,14 @@ export function usable(record: Readonly<FlowRecord>, e: Endpoints, allowed: (url
   return e
 }
 
+/**
+ * An endpoint URL of the metadata as text: null (what some servers write for "none") is absent; any
+ * other value that is not text is its JSON, which the URL checks then refuse by name (null and `{}`
+ * reached them as they were and failed /store with a 500).
+ */
+const metaUrl = (v: unknown): string | undefined =>
+  v === undefined || v === null ? undefined : typeof v === 'string' ? v : JSON.stringify(v)
+
 function merge(
   record: Readonly<FlowRecord>,
   meta: ProviderMetadata | undefined,
@@ -154,11 +162,11 @@ function merge(
 ): Endpoints {
   return {
     issuer: text(record.issuer) ?? resource?.issuer,
-    authorize: text(record.authorize_url) ?? meta?.authorization_endpoint,
-    token: text(record.access_url) ?? meta?.token_endpoint,
-    jwks: text(record.jwks_uri) ?? meta?.jwks_uri,
-    par: text(record.par_url) ?? meta?.pushed_authorization_request_endpoint,
-    device: text(record.device_authorization_url) ?? meta?.device_authorization_endpoint,
+    authorize: text(record.authorize_url) ?? metaUrl(meta?.authorization_endpoint),
+    token: text(record.access_url) ?? metaUrl(meta?.token_endpoint),
+    jwks: text(record.jwks_uri) ?? metaUrl(meta?.jwks_uri),
+    par: text(record.par_url) ?? metaUrl(meta?.pushed_authorization_request_endpoint),
+    device: text(record.device_authorization_url) ?? metaUrl(meta?.device_authorization_endpoint),
     usePar: record.par !== undefined ? flag(record.par) : meta?.require_pushed_authorization_requests === true,
     issAlways: meta?.authorization_response_iss_parameter_supported === true,
     authMethods: Array.isArray(meta?.token_endpoint_auth_methods_supported)
@@ -167,8 +175,8 @@ function merge(
     dpopAlgs: Array.isArray(meta?.dpop_signing_alg_values_supported)
       ? meta.dpop_signing_alg_values_supported
       : undefined,
-    registration: meta?.registration_endpoint,
-    userinfo: text(record.profile_url) ?? meta?.userinfo_endpoint,
+    registration: metaUrl(meta?.registration_endpoint),
+    userinfo: text(record.profile_url) ?? metaUrl(meta?.userinfo_endpoint),
     scope: resource?.scope,
   }
 }

@@ -3,9 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type BrokerProcess, startBroker } from './helpers/broker.js'
 import { type RedisServer, startRedis } from './helpers/redis.js'
 
-// Issue 27, round four: what a hostile authorization server can make of the registrations the broker
-// keeps (RFC 7591). Its issuers are paths on one server (`/as/<answer>/<n>`): an attacker who may store
-// flows can name as many of them as it likes, each one registered and kept apart.
+// Issue 27, round four: what a hostile (or sloppy) authorization server can make of the broker with its
+// metadata and of the registrations the broker keeps (RFC 7591). Its issuers are paths on one server
+// (`/as/<variant>/<n>`): an attacker who may store flows can name as many of them as it likes, each one
+// discovered, registered and kept apart.
 
 let hostile: Server
 let hostileUrl = ''
@@ -34,6 +35,16 @@ const REGISTER: Record<string, () => string> = {
     JSON.stringify({ client_id: 'far-client', client_secret: 'far-s', client_secret_expires_at: 1e17 }),
 }
 
+/** Metadata fields of each variant, over the honest ones. */
+const METADATA: Record<string, Record<string, unknown>> = {
+  // Servers that mean "none" write null.
+  'null-jwks': { jwks_uri: null },
+  'null-userinfo': { userinfo_endpoint: null },
+  'null-authorize': { authorization_endpoint: null },
+  'object-device': { device_authorization_endpoint: {} },
+  'number-device': { device_authorization_endpoint: 1 },
+}
+
 beforeAll(async () => {
   hostile = createServer((req, res) => {
     req.resume()
@@ -42,13 +53,16 @@ beforeAll(async () => {
       const meta = /^\/\.well-known\/oauth-authorization-server(\/as\/[\w-]+\/\d+)$/.exec(path)
       if (meta) {
         const issuer = `${hostileUrl}${meta[1]}`
+        const variant = meta[1]!.split('/')[2]!
         return send(res, 200, {
           issuer,
           authorization_endpoint: `${issuer}/authorize`,
           token_endpoint: `${issuer}/token`,
           registration_endpoint: `${issuer}/register`,
+          device_authorization_endpoint: `${issuer}/device`,
           code_challenge_methods_supported: ['S256'],
           token_endpoint_auth_methods_supported: ['client_secret_basic'],
+          ...METADATA[variant],
         })
       }
       const register = /^\/as\/([\w-]+)\/\d+\/register$/.exec(path)
@@ -127,4 +141,39 @@ describe('a hostile registration answer (a real Redis)', () => {
       expect((await store(broker, `${hostileUrl}/as/${variant}/1`)).status).toBe(200)
     },
   )
+})
+
+describe('hostile issuer metadata', () => {
+  let broker: BrokerProcess
+  beforeAll(async () => {
+    broker = await startBroker({ args: ['--store', 'memory'] })
+  })
+  afterAll(async () => {
+    await broker.stop()
+  })
+
+  const storeRecord = (record: Record<string, unknown>) =>
+    fetch(`${broker.url}/store`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(record),
+    })
+
+  it.each([
+    [
+      'null-jwks',
+      { auth_version: '2', auth_leg: '3', client_id: 'a', scope: 'openid', callback: 'http://localhost:9/cb' },
+      200,
+    ],
+    ['null-userinfo', { auth_version: '2', auth_leg: '2', client_id: 'a', client_secret: 'b', profile: true }, 400],
+    ['null-authorize', { auth_version: '2', auth_leg: '3', client_id: 'a', callback: 'http://localhost:9/cb' }, 400],
+    ['object-device', { auth_flow: 'device', auth_version: '2', client_id: 'a' }, 400],
+    ['number-device', { auth_flow: 'device', auth_version: '2', client_id: 'a' }, 400],
+  ])('%s: a field of the wrong type is absent or refused by name, never a 500', async (variant, record, status) => {
+    const res = await storeRecord({ ...record, issuer: `${hostileUrl}/as/${variant}/1` })
+    const body = (await res.json()) as { code?: string; message?: string }
+    expect(body.code).not.toBe('INTERNAL')
+    expect(res.status).toBe(status)
+    expect(broker.stderr()).not.toContain('unexpected error')
+  })
 })
