@@ -31,6 +31,9 @@ const REGISTER: Record<string, () => string> = {
   infinite: () => '{"client_id":"inf-client","client_secret":"inf-secret","client_secret_expires_at":1e400}',
   fraction: () =>
     '{"client_id":"frac-client","client_secret":"frac-secret","client_secret_expires_at":4102444800.0001}',
+  // A method the broker holds nothing for: every flow at this issuer would fail at /start.
+  'private-key-jwt': () =>
+    JSON.stringify({ client_id: 'pkj-client', client_secret: 'pkj-s', token_endpoint_auth_method: 'private_key_jwt' }),
   'far-future': () =>
     JSON.stringify({ client_id: 'far-client', client_secret: 'far-s', client_secret_expires_at: 1e17 }),
 }
@@ -127,6 +130,16 @@ describe('a hostile registration answer (a real Redis)', () => {
     expect(res.status).toBe(502)
     expect(body.code).toBe('PROVIDER_ERROR')
     expect(body.message.length).toBeLessThan(1_000)
+  })
+
+  it('a token_endpoint_auth_method the broker cannot authenticate with is a provider error at /store, and nothing is kept', async () => {
+    for (let i = 0; i < 2; i++) {
+      const res = await store(broker, `${hostileUrl}/as/private-key-jwt/1`)
+      const body = (await res.json()) as { code: string; message: string }
+      expect(res.status).toBe(502)
+      expect(body.code).toBe('PROVIDER_ERROR')
+      expect(body.message).toContain('private_key_jwt')
+    }
   })
 
   it.each(['infinite', 'fraction', 'far-future'])(

@@ -129,6 +129,8 @@ export async function droppingInvalid<T>(
 /** The registration answer's fields the broker keeps, and the most characters it keeps of each. */
 const KEPT_FIELDS = ['client_id', 'client_secret', 'token_endpoint_auth_method', 'registration_access_token'] as const
 const MAX_KEPT_FIELD = 4096
+/** The methods a registered client can authenticate with: the broker holds at most a client_secret. */
+const USABLE_METHODS: readonly string[] = ['none', ...SECRET_METHODS]
 
 /**
  * RFC 7591 §3.1: registers the broker's callback as a code-flow client, or (`client_credentials`) a
@@ -171,6 +173,13 @@ async function register(io: RegisterIo, e: Endpoints, grant: RegistrationGrant):
       description: `The client registration at ${e.issuer} answered a ${long} of ${String(fields[long]).length} characters (at most ${MAX_KEPT_FIELD})`,
     })
   const text = (v: unknown) => (typeof v === 'string' && v ? v : undefined)
+  // The server may change the method asked for (§3.2.1), but only to one the broker can use with what
+  // it holds: private_key_jwt (no key) failed every flow at that server, for as long as it was kept.
+  const answered = text(fields.token_endpoint_auth_method)
+  if (answered !== undefined && !USABLE_METHODS.includes(answered))
+    throw new FlowError({
+      description: `The client registration at ${e.issuer} answered token_endpoint_auth_method ${answered.slice(0, 40)}, which the broker cannot authenticate with (it holds only a client_secret)`,
+    })
   // Client credentials authenticate the client itself: a client without a secret could get no token.
   if (!codeFlow && !text(fields.client_secret))
     throw new FlowError({
