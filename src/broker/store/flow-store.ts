@@ -232,7 +232,11 @@ export class FlowStore {
     const replies = (await this.send(() =>
       this.redis.multi().set(key, POLLING, 'PX', ms, 'NX').get(key).pttl(key).exec(),
     )) as Array<[unknown, unknown]>
-    if (replies[0]?.[1] === 'OK') return { taken: true }
+    if (replies[0]?.[1] === 'OK') {
+      // The embedded store forgets a lapsed lease only when it is read again: the ledger sweeps it.
+      this.ledger?.wrote(key, POLLING.length, ms)
+      return { taken: true }
+    }
     const left = Number(replies[2]?.[1])
     return {
       taken: false,
@@ -244,7 +248,9 @@ export class FlowStore {
   /** Holds a flow's poll lease for `ms` from now: after a poll, the interval before the next. */
   async holdPollLease(hash: string, ms: number): Promise<void> {
     const key = this.keys.poll(this.sealer.derive('poll', hash).name)
-    await this.send(() => this.redis.set(key, WAITING, 'PX', Math.max(1, Math.ceil(ms))))
+    const px = Math.max(1, Math.ceil(ms))
+    await this.send(() => this.redis.set(key, WAITING, 'PX', px))
+    this.ledger?.wrote(key, WAITING.length, px)
   }
 
   /**

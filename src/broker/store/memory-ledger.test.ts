@@ -5,7 +5,10 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { memoryBroker } from '../../../test/helpers/deps.js'
 import { buildServer } from '../http/build.js'
 import type { Broker } from '../index.js'
-import { SWEEP_MS } from './memory-ledger.js'
+import type { Redis } from 'ioredis'
+import RedisMock from 'ioredis-mock'
+import { FlowStore } from './flow-store.js'
+import { MemoryLedger, SWEEP_MS } from './memory-ledger.js'
 
 setFlagsFromString('--expose-gc')
 const gc = runInNewContext('gc') as () => void
@@ -62,4 +65,24 @@ describe('the embedded store', () => {
     expect((await app.inject({ method: 'POST', url: '/store', payload: bigRecord() })).statusCode).toBe(200)
     await app.close()
   }, 30_000)
+
+  it("sweeps a device flow's poll lease once it lapses: the mock keeps a key nobody reads again for ever", async () => {
+    // A keyspace of its own: ioredis-mock instances on one host and port share theirs.
+    const redis = new RedisMock({ port: 64_999 }) as unknown as Redis
+    const ledger = new MemoryLedger(redis, 1024 * 1024)
+    const store = new FlowStore(redis, {
+      expireSeconds: 60,
+      callbackWaitSeconds: 600,
+      secrets: ['a store secret of at least thirty-two characters'],
+      ledger,
+    })
+    expect(await store.takePollLease('a-device-flow-hash', 50)).toEqual({ taken: true })
+    await store.holdPollLease('a-device-flow-hash', 50)
+    expect(ledger.size).toBe(1)
+    await sleep(100)
+    await ledger.sweep()
+    expect(ledger.size).toBe(0)
+    expect(await redis.dbsize()).toBe(0)
+    ledger.close()
+  })
 })
