@@ -23,6 +23,8 @@ const SLOW_DOWN = 5
 /** Bounds on what a server may ask: a flow's lifetime and the pause between polls, in seconds. */
 const MAX_LIFETIME = 3600
 const MAX_INTERVAL = 300
+/** The longest verification URI taken: /start sends the browser there, and a Location of a megabyte reaches nobody. */
+const MAX_URI = 2048
 
 /**
  * OAuth 2 device authorization grant (RFC 8628): /store asks the provider for a device and user code;
@@ -79,7 +81,7 @@ const plugin: FlowPlugin = {
     const device = body && deviceAnswer(body)
     if (answer.status !== 200 || !device)
       throw new FlowError({
-        description: `The device authorization endpoint answered ${answer.status} without a device code`,
+        description: `The device authorization endpoint answered ${answer.status} without a device code, a user code and an http(s) verification_uri of at most ${MAX_URI} characters`,
       })
     // A key the broker makes is made now: every poll's proof is signed with the key the token is bound to.
     const dpop = await flowDpop(record, {}, e.dpopAlgs)
@@ -152,13 +154,15 @@ function deviceAnswer(body: Record<string, unknown>):
   const expires = Number(body.expires_in)
   const interval = body.interval === undefined ? DEFAULT_INTERVAL : Number(body.interval)
   if (typeof device_code !== 'string' || !device_code || typeof user_code !== 'string' || !user_code) return undefined
-  if (typeof uri !== 'string' || !isHttpUrl(uri)) return undefined
+  if (typeof uri !== 'string' || uri.length > MAX_URI || !isHttpUrl(uri)) return undefined
   if (!Number.isFinite(expires) || expires <= 0 || !Number.isFinite(interval) || interval < 0) return undefined
   return {
     device_code,
     user_code: user_code.slice(0, 64),
     verification_uri: uri,
-    ...(typeof complete === 'string' && isHttpUrl(complete) ? { verification_uri_complete: complete } : {}),
+    ...(typeof complete === 'string' && complete.length <= MAX_URI && isHttpUrl(complete)
+      ? { verification_uri_complete: complete }
+      : {}),
     expires_in: Math.min(MAX_LIFETIME, Math.ceil(expires)),
     // Not rounded: a test provider polls in fractions of a second.
     interval: Math.min(MAX_INTERVAL, interval),

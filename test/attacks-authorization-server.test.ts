@@ -46,6 +46,21 @@ const METADATA: Record<string, Record<string, unknown>> = {
   'null-authorize': { authorization_endpoint: null },
   'object-device': { device_authorization_endpoint: {} },
   'number-device': { device_authorization_endpoint: 1 },
+  // Its pushed requests and device codes answer with URLs of a megabyte (/par, /device below).
+  'long-urls': { require_pushed_authorization_requests: true },
+}
+
+/** What the `long-urls` variant answers at its PAR and device endpoints: a browser is sent to both. */
+const LONG = `urn:x:${'x'.repeat(900_000)}`
+const LONG_ANSWERS: Record<string, unknown> = {
+  par: { request_uri: LONG, expires_in: 60 },
+  device: {
+    device_code: 'dc',
+    user_code: 'UC',
+    verification_uri: 'http://127.0.0.1:9/verify',
+    verification_uri_complete: `http://127.0.0.1:9/verify?user_code=${'x'.repeat(900_000)}`,
+    expires_in: 60,
+  },
 }
 
 beforeAll(async () => {
@@ -63,11 +78,14 @@ beforeAll(async () => {
           token_endpoint: `${issuer}/token`,
           registration_endpoint: `${issuer}/register`,
           device_authorization_endpoint: `${issuer}/device`,
+          pushed_authorization_request_endpoint: `${issuer}/par`,
           code_challenge_methods_supported: ['S256'],
           token_endpoint_auth_methods_supported: ['client_secret_basic'],
           ...METADATA[variant],
         })
       }
+      const long = /^\/as\/long-urls\/\d+\/(par|device)$/.exec(path)
+      if (long) return send(res, long[1] === 'par' ? 201 : 200, LONG_ANSWERS[long[1]!])
       const register = /^\/as\/([\w-]+)\/\d+\/register$/.exec(path)
       if (register && req.method === 'POST') return send(res, 201, REGISTER[register[1]!]!())
       send(res, 404, { error: 'not_found' })
@@ -188,5 +206,40 @@ describe('hostile issuer metadata', () => {
     expect(body.code).not.toBe('INTERNAL')
     expect(res.status).toBe(status)
     expect(broker.stderr()).not.toContain('unexpected error')
+  })
+
+  it('a request_uri of 900 KB from the PAR endpoint fails the flow to its callback: /start never answers a Location of megabytes', async () => {
+    const res = await storeRecord({
+      auth_version: '2',
+      auth_leg: '3',
+      issuer: `${hostileUrl}/as/long-urls/1`,
+      client_id: 'a',
+      client_auth: 'none',
+      callback: 'http://localhost:9/cb',
+    })
+    const { hash } = (await res.json()) as { hash: string }
+    const start = await fetch(`${broker.url}/start?hash=${hash}`, { redirect: 'manual' })
+    const location = start.headers.get('location') ?? ''
+    expect(start.status).toBe(302)
+    expect(location.length).toBeLessThan(8192)
+    const back = new URL(location)
+    expect(back.origin + back.pathname).toBe('http://localhost:9/cb')
+    expect(back.searchParams.get('broker_error')).toBe('PROVIDER_ERROR')
+    expect(back.searchParams.get('error_description')).toContain('request_uri of')
+  })
+
+  it('a verification_uri_complete of 900 KB is left out: /start sends the browser to verification_uri', async () => {
+    const res = await storeRecord({
+      auth_flow: 'device',
+      auth_version: '2',
+      issuer: `${hostileUrl}/as/long-urls/1`,
+      client_id: 'a',
+      client_auth: 'none',
+    })
+    const body = (await res.json()) as { hash: string; verification_uri_complete?: string }
+    expect(res.status).toBe(200)
+    expect(body.verification_uri_complete).toBeUndefined()
+    const start = await fetch(`${broker.url}/start?hash=${body.hash}`, { redirect: 'manual' })
+    expect(start.headers.get('location')).toBe('http://127.0.0.1:9/verify')
   })
 })

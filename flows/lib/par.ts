@@ -3,6 +3,9 @@ import { endpointRequest } from './client-auth.js'
 import { type DpopKey, sendWithDpop } from './dpop.js'
 import { readProviderJson } from './provider-json.js'
 
+/** The longest request_uri taken (RFC 9126's are short URNs). */
+const MAX_REQUEST_URI = 2048
+
 /**
  * Pushes an authorization request (RFC 9126) with the flow's client authentication and returns
  * the `request_uri` the browser carries to the authorization endpoint instead of the parameters.
@@ -31,5 +34,10 @@ export async function pushAuthorizationRequest(
       description: `The pushed authorization request endpoint answered ${answer.status} without a request_uri`,
     })
   }
+  // The browser carries it in the authorization URL (/start's Location): a megabyte of it reaches nobody.
+  if (body.request_uri.length > MAX_REQUEST_URI)
+    throw new FlowError({
+      description: `The pushed authorization request endpoint answered a request_uri of ${body.request_uri.length} characters (at most ${MAX_REQUEST_URI})`,
+    })
   return body.request_uri
 }
