@@ -72,6 +72,24 @@ describe('admin API', () => {
     await reader.cancel()
   })
 
+  it('carries the security headers every answer does: the stream names flows by their hashes', async () => {
+    const { app } = await start(KEY)
+    await app.listen({ port: 0, host: '127.0.0.1' })
+    const { port } = app.server.address() as { port: number }
+    const res = await fetch(`http://127.0.0.1:${port}/admin/events`, { headers: { authorization: `Bearer ${KEY}` } })
+    const flows = await app.inject({ url: '/admin/flows', headers: { authorization: `Bearer ${KEY}` } })
+    for (const name of [
+      'cache-control',
+      'x-content-type-options',
+      'referrer-policy',
+      'x-frame-options',
+      'content-security-policy',
+      'cross-origin-resource-policy',
+    ])
+      expect([name, res.headers.get(name)]).toEqual([name, flows.headers[name]])
+    await res.body!.cancel()
+  })
+
   it('cuts off an event stream whose client stopped reading, instead of buffering every event', async () => {
     const { app, broker } = await start(KEY)
     await app.listen({ port: 0, host: '127.0.0.1' })

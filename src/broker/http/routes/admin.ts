@@ -59,11 +59,12 @@ export default async function adminRoutes(app: FastifyInstance, { deps }: { deps
   app.get('/admin/events', async (request, reply) => {
     reply.hijack()
     const res = reply.raw
+    // Hijacked: the security headers the reply holds (build.ts) are written here, or the stream has none.
     res.writeHead(200, {
+      ...reply.getHeaders(),
       'content-type': 'text/event-stream',
       'cache-control': 'no-store',
       connection: 'keep-alive',
-      'x-content-type-options': 'nosniff',
     })
     res.write(': flow events\n\n')
     streams.add(res)
