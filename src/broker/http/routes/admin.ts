@@ -1,4 +1,4 @@
-import type { ServerResponse } from 'node:http'
+import type { OutgoingHttpHeaders, ServerResponse } from 'node:http'
 import type { FastifyInstance } from 'fastify'
 import type { FlowEvent } from '../../events.js'
 import { brokerError } from '../../../errors/index.js'
@@ -61,7 +61,7 @@ export default async function adminRoutes(app: FastifyInstance, { deps }: { deps
     const res = reply.raw
     // Hijacked: the security headers the reply holds (build.ts) are written here, or the stream has none.
     res.writeHead(200, {
-      ...reply.getHeaders(),
+      ...(reply.getHeaders() as OutgoingHttpHeaders),
       'content-type': 'text/event-stream',
       'cache-control': 'no-store',
       connection: 'keep-alive',
