@@ -6,6 +6,7 @@ import {
   clientCredentialsProblem,
   droppingInvalid,
   keptClientProblem,
+  ownEndpointProblems,
   registeredClient,
   registers,
   withClient,
@@ -36,6 +37,8 @@ const plugin: FlowPlugin = {
     if (Object.keys(problems).length) return problems
     const all = await tokenFlowProblems(record, io)
     if (Object.keys(all).length || !registers(record)) return all
+    const own = ownEndpointProblems(record)
+    if (Object.keys(own).length) return own
     const e = await endpoints(record, io.http)
     // A refresh with no client_id uses the client the broker registered, and never registers one.
     if (grantOf(record) === 'refresh_token') return keptClientProblem(record, e, io)

@@ -17,6 +17,7 @@ import { fetchProfile, wantsProfile } from './lib/profile.js'
 import { randomPool } from './lib/random.js'
 import {
   clientIdProblem,
+  ownEndpointProblems,
   droppingInvalid,
   registeredClient,
   registers,
@@ -60,6 +61,7 @@ const plugin: FlowPlugin = {
       ...endpointProblems(record, e, { authorize: true }, io.allowed),
       ...dpopProblems(record, e.dpopAlgs),
       ...clientIdProblem(record, e),
+      ...ownEndpointProblems(record),
       ...problems,
     }
     // A server that refuses the registration is refused now (502), not at /start.

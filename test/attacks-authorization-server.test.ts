@@ -10,6 +10,8 @@ import { type RedisServer, startRedis } from './helpers/redis.js'
 
 let hostile: Server
 let hostileUrl = ''
+/** Every request to `/evil/…`: an endpoint a record names in place of the honest server's. */
+const evil: Array<{ path: string; authorization: string; body: string }> = []
 
 const send = (res: ServerResponse, status: number, body: unknown) => {
   res.writeHead(status, { 'content-type': 'application/json' })
@@ -34,6 +36,8 @@ const REGISTER: Record<string, () => string> = {
   // A method the broker holds nothing for: every flow at this issuer would fail at /start.
   'private-key-jwt': () =>
     JSON.stringify({ client_id: 'pkj-client', client_secret: 'pkj-s', token_endpoint_auth_method: 'private_key_jwt' }),
+  // An honest server's confidential client: its secret must only ever go to that server.
+  honest: () => JSON.stringify({ client_id: 'honest-client', client_secret: 'the-honest-secret' }),
   'far-future': () =>
     JSON.stringify({ client_id: 'far-client', client_secret: 'far-s', client_secret_expires_at: 1e17 }),
 }
@@ -65,9 +69,14 @@ const LONG_ANSWERS: Record<string, unknown> = {
 
 beforeAll(async () => {
   hostile = createServer((req, res) => {
-    req.resume()
+    let raw = ''
+    req.on('data', (d: Buffer) => (raw += d))
     req.on('end', () => {
       const path = new URL(req.url ?? '/', 'http://x').pathname
+      if (path.startsWith('/evil/')) {
+        evil.push({ path, authorization: req.headers.authorization ?? '', body: raw })
+        return send(res, 400, { error: 'invalid_grant' })
+      }
       const meta = /^\/\.well-known\/oauth-authorization-server(\/as\/[\w-]+\/\d+)$/.exec(path)
       if (meta) {
         const issuer = `${hostileUrl}${meta[1]}`
@@ -242,4 +251,29 @@ describe('hostile issuer metadata', () => {
     const start = await fetch(`${broker.url}/start?hash=${body.hash}`, { redirect: 'manual' })
     expect(start.headers.get('location')).toBe('http://127.0.0.1:9/verify')
   })
+
+  it.each([
+    ['access_url', { auth_leg: '2' }, 1],
+    ['par_url', { auth_leg: '3', par: true, callback: 'http://localhost:9/cb' }, 2],
+  ])(
+    "a record naming its own %s beside an issuer where the broker registers: the registered client's secret never goes there",
+    async (field, rest, n) => {
+      evil.length = 0
+      const res = await storeRecord({
+        auth_version: '2',
+        issuer: `${hostileUrl}/as/honest/${n}`,
+        [field]: `${hostileUrl}/evil/${field}`,
+        ...rest,
+      })
+      const body = (await res.json()) as { hash?: string; code?: string; fields?: Record<string, string> }
+      if (body.hash) await fetch(`${broker.url}/start?hash=${body.hash}`, { redirect: 'manual' })
+      const seen = JSON.stringify(evil)
+      const basic = Buffer.from('honest-client:the-honest-secret').toString('base64')
+      expect(seen).not.toContain('the-honest-secret')
+      expect(seen).not.toContain(basic)
+      expect(res.status).toBe(400)
+      expect(body.code).toBe('VALIDATION')
+      expect(body.fields?.[field]).toContain('registers')
+    },
+  )
 })

@@ -26,6 +26,24 @@ export function clientIdProblem(record: Readonly<FlowRecord>, e: Endpoints): Rec
   }
 }
 
+/** The record's endpoints that would receive the client's credentials (its secret, or an assertion made with it). */
+const CREDENTIAL_ENDPOINTS = ['access_url', 'par_url'] as const
+
+/**
+ * Why a record without `client_id` may not name its own token or PAR endpoint, as `{field: message}`:
+ * the broker's registered client is the issuer's, and its secret goes only to the issuer's own
+ * endpoints (its metadata's). A record naming another one had the secret sent there.
+ */
+export function ownEndpointProblems(record: Readonly<FlowRecord>): Record<string, string> {
+  if (!registers(record)) return {}
+  const problems: Record<string, string> = {}
+  for (const field of CREDENTIAL_ENDPOINTS)
+    if (record[field] !== undefined)
+      problems[field] =
+        `is not taken without a client_id: the broker registers its own client at the issuer and sends its secret only to the issuer's own endpoints; give a client_id to use your own ${field}`
+  return problems
+}
+
 /** How a client registered for client credentials authenticates: the first secret method the server lists. */
 const SECRET_METHODS = ['client_secret_basic', 'client_secret_post', 'client_secret_jwt'] as const
 
@@ -59,6 +77,8 @@ export async function registeredClient(
   { keptOnly = false, grant = 'authorization_code' }: { keptOnly?: boolean; grant?: RegistrationGrant } = {},
 ): Promise<ClientFields | undefined> {
   if (!registers(io.record)) return undefined
+  const [field, problem] = Object.entries(ownEndpointProblems(io.record))[0] ?? []
+  if (field) throw new FlowError({ brokerCode: 'VALIDATION', description: `The record's ${field} ${problem}` })
   if (!e.registration || !e.issuer)
     throw new FlowError({
       brokerCode: 'VALIDATION',
