@@ -17,8 +17,8 @@ import { fetchProfile, wantsProfile } from './lib/profile.js'
 import { randomPool } from './lib/random.js'
 import {
   clientIdProblem,
-  ownEndpointProblems,
   droppingInvalid,
+  ownEndpointProblems,
   registeredClient,
   registers,
   withClient,
