@@ -34,6 +34,15 @@ describe('requestParams', () => {
     }
   })
 
+  it('takes parameters named after Object.prototype members like any other, and never __proto__', async () => {
+    const out = await paramsOf(undefined, {
+      url: '/p?constructor=c&toString=t&hasOwnProperty=h&__proto__=x&valueOf=v',
+      payload: { code: 'the-code' },
+    })
+    expect(out).toEqual({ code: 'the-code', constructor: 'c', toString: 't', hasOwnProperty: 'h', valueOf: 'v' })
+    expect(Object.keys(out)).not.toContain('__proto__')
+  })
+
   it('takes a list\'s first value by default (a repeated query field), or its JSON text with "json" (/sign)', async () => {
     const request = { url: '/p?hash=one&hash=two', payload: { body: [{ a: 1 }, 2] } }
     expect(await paramsOf(undefined, request)).toEqual({ hash: 'one', body: '{"a":1}' })

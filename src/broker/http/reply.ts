@@ -12,12 +12,15 @@ export type ListValues = 'first' | 'json'
  * takes strings. A JSON object (e.g. the signing helper's `parameters`) travels as JSON text, not dropped.
  */
 export function requestParams(request: FastifyRequest, lists: ListValues = 'first'): Record<string, string> {
-  const out: Record<string, string> = {}
+  // Own keys only: a parameter named `constructor` or `toString` is a parameter like any other (on a
+  // plain object it found Object.prototype's and was dropped). `__proto__` is never taken: app
+  // frameworks read it as the object's prototype.
+  const out = Object.create(null) as Record<string, string>
   for (const source of [request.body, request.query]) {
     if (!source || typeof source !== 'object') continue
     for (const [k, v] of Object.entries(source as Record<string, unknown>)) {
       const value = lists === 'first' && Array.isArray(v) ? v[0] : v
-      if (out[k] !== undefined || value === null || value === undefined) continue
+      if (k === '__proto__' || Object.hasOwn(out, k) || value === null || value === undefined) continue
       out[k] = typeof value === 'object' ? JSON.stringify(value) : String(value)
     }
   }
