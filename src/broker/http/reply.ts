@@ -12,10 +12,11 @@ export type ListValues = 'first' | 'json'
  * takes strings. A JSON object (e.g. the signing helper's `parameters`) travels as JSON text, not dropped.
  */
 export function requestParams(request: FastifyRequest, lists: ListValues = 'first'): Record<string, string> {
-  // Own keys only: a parameter named `constructor` or `toString` is a parameter like any other (on a
-  // plain object it found Object.prototype's and was dropped). `__proto__` is never taken: app
-  // frameworks read it as the object's prototype.
-  const out = Object.create(null) as Record<string, string>
+  // Own keys only: a parameter named `constructor` or `toString` is a parameter like any other (the
+  // check found Object.prototype's and dropped it). `__proto__` is never taken: app frameworks read it
+  // as the object's prototype. A plain object, not Object.create(null): V8 keeps that one in
+  // dictionary mode, and this runs on every /start and /callback.
+  const out: Record<string, string> = {}
   for (const source of [request.body, request.query]) {
     if (!source || typeof source !== 'object') continue
     for (const [k, v] of Object.entries(source as Record<string, unknown>)) {
