@@ -81,6 +81,8 @@ export type RegistrationGrant = 'authorization_code' | 'client_credentials'
  * (issuer), redirect URI and grant, until `expiresAt` (ms since the epoch) or the broker's registration.ttl.
  */
 export interface Registrations {
+  /** The `client_name` of every client the broker registers: the deployment's (registration.clientName), never a record's. */
+  readonly clientName: string
   get(issuer: string, redirectUri: string, grant?: RegistrationGrant): Promise<Registration | undefined>
   put(
     issuer: string,
@@ -90,6 +92,15 @@ export interface Registrations {
     grant?: RegistrationGrant,
   ): Promise<void>
   drop(issuer: string, redirectUri: string, grant?: RegistrationGrant): Promise<void>
+  /** The authorization server a kept registration has this client_id at, if any. */
+  owner(clientId: string): Promise<string | undefined>
+  /**
+   * Links a protected resource to the authorization server whose tokens for it were delivered (the first
+   * link stays until it lapses, renewed by each delivery); returns the server it is linked to.
+   */
+  bindResource(resource: string, redirectUri: string, issuer: string): Promise<string>
+  /** The authorization server a protected resource is linked to by bindResource, if any. */
+  resourceIssuer(resource: string, redirectUri: string): Promise<string | undefined>
 }
 
 /** What a step returns: the runner acts on it. */

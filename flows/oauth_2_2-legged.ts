@@ -1,4 +1,4 @@
-import type { FlowContext, FlowPlugin, FlowRecord, StepResult } from './contract.js'
+import { FlowError, type FlowContext, type FlowPlugin, type FlowRecord, type StepResult } from './contract.js'
 import { checkedEndpoints, endpoints } from './lib/oidc.js'
 import { checkSameIdentity, originalIdTokenProblems } from './lib/identity.js'
 import { fetchProfile, wantsProfile } from './lib/profile.js'
@@ -7,6 +7,7 @@ import {
   droppingInvalid,
   keptClientProblem,
   ownEndpointProblems,
+  refreshIssuerProblem,
   registeredClient,
   registers,
   withClient,
@@ -36,7 +37,13 @@ const plugin: FlowPlugin = {
     Object.assign(problems, originalIdTokenProblems(record))
     if (Object.keys(problems).length) return problems
     const all = await tokenFlowProblems(record, io)
-    if (Object.keys(all).length || !registers(record)) return all
+    if (Object.keys(all).length) return all
+    // A refresh by resource: only to the server whose tokens the broker delivered for it, client_id or not.
+    const issuerProblem =
+      grantOf(record) === 'refresh_token'
+        ? await refreshIssuerProblem(record, await endpoints(record, io.http), io)
+        : {}
+    if (Object.keys(issuerProblem).length || !registers(record)) return issuerProblem
     const own = ownEndpointProblems(record)
     if (Object.keys(own).length) return own
     const e = await endpoints(record, io.http)
@@ -62,6 +69,9 @@ const plugin: FlowPlugin = {
     const grant = grantOf(r)
     // The metadata's URLs (registration, userinfo) checked again, as tokenAnswer does (providers.allow).
     const e = await checkedEndpoints(r, ctx)
+    // Checked again: what the resource names may have changed since /store.
+    const [field, problem] = Object.entries(await refreshIssuerProblem(r, e, ctx))[0] ?? []
+    if (field) throw new FlowError({ brokerCode: 'VALIDATION', description: `The record's ${field} ${problem}` })
     const params: Record<string, string> = { grant_type: grant }
     if (grant === 'refresh_token') params.refresh_token = String(r.refresh_token)
     // Client credentials without a scope ask for the resource's (RFC 9728); a refresh keeps the scope it was granted.

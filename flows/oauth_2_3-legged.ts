@@ -6,9 +6,12 @@ import { deliverable, extraParams, pkcePair, requestToken, wantsPkce } from './l
 import {
   cachedEndpoints,
   checkedEndpoints,
+  discovers,
   endpointProblems,
   endpoints,
   metadataFieldProblems,
+  pinEndpoints,
+  pinnedEndpoints,
   usable,
   type Endpoints,
 } from './lib/oidc.js'
@@ -18,6 +21,7 @@ import { randomPool } from './lib/random.js'
 import {
   clientIdProblem,
   droppingInvalid,
+  foreignAuthorizeProblem,
   ownEndpointProblems,
   registeredClient,
   registers,
@@ -50,17 +54,18 @@ const plugin: FlowPlugin = {
       ...dpopProblems(record),
     }
     if (Object.keys(problems).length) return problems
-    const discovers = record.issuer !== undefined || discoversFromResource(record)
-    if (!discovers) {
+    const discovered = discovers(record)
+    if (!discovered) {
       for (const field of ['authorize_url', 'access_url'])
         if (record[field] === undefined) problems[field] = 'is required (or an issuer or resource to discover it from)'
     }
     // Discovery at /store: a bad issuer is refused now, and the metadata is cached for /start.
-    const e = discovers ? await endpoints(record, io.http) : cachedEndpoints(record)!
+    const e = discovered ? await endpoints(record, io.http) : cachedEndpoints(record)!
     const all = {
       ...endpointProblems(record, e, { authorize: true }, io.allowed),
       ...dpopProblems(record, e.dpopAlgs),
       ...clientIdProblem(record, e),
+      ...foreignAuthorizeProblem(record, e),
       ...ownEndpointProblems(record),
       ...problems,
     }
@@ -74,15 +79,17 @@ const plugin: FlowPlugin = {
     const known = cachedEndpoints(ctx.record)
     // Without discovery, a push, DPoP or a registration, the step stays synchronous: it runs at /store for every such flow.
     if (known && !known.usePar && !wantsDpop(ctx.record) && !registers(ctx.record))
-      return authorizeRedirect(ctx, usable(ctx.record, known, ctx.allowed), {})
+      return pinned(ctx.record, authorizeRedirect(ctx, usable(ctx.record, known, ctx.allowed), {}), known)
     return checkedEndpoints(ctx.record, ctx).then(async (e) => {
       const dpop = await withDpop(ctx, e)
       // The registered client is the flow's from here on: /callback redeems the code as the client it was issued to.
       const client = await registeredClient(ctx, e)
-      const step = e.usePar
-        ? await pushedRedirect(withClient(ctx, client), e, dpop)
-        : authorizeRedirect(withClient(ctx, client), e, dpop)
-      return client && 'redirect' in step ? { ...step, save: { ...step.save, client } } : step
+      // A registered client's redirect URI is its issuer's own (issuerRedirect): the code comes back there.
+      const cctx = client?.redirect_uri ? { ...withClient(ctx, client), callbackUrl: client.redirect_uri } : ctx
+      const step = e.usePar ? await pushedRedirect(cctx, e, dpop) : authorizeRedirect(cctx, e, dpop)
+      if (!client || !('redirect' in step)) return pinned(ctx.record, step, e)
+      const save = { ...step.save, client, ...(client.redirect_uri ? { redirect_uri: client.redirect_uri } : {}) }
+      return pinned(ctx.record, { ...step, save }, e)
     })
   },
 
@@ -94,12 +101,16 @@ const plugin: FlowPlugin = {
         oauthError: 'invalid_request',
         description: 'The provider sent no authorization code to the callback',
       })
-    const e = await checkedEndpoints(r, ctx)
+    // Where /start sent the user, as it was then: a resource or metadata that names another server
+    // now gets nothing of this flow (the code, the verifier, the client's secret).
+    const kept = pinnedEndpoints(ctx.data)
+    const e = kept ? usable(r, kept, ctx.allowed) : await checkedEndpoints(r, ctx)
     checkIssuer(ctx.params.iss, e)
     const params: Record<string, string> = {
       grant_type: 'authorization_code',
       code,
-      redirect_uri: ctx.callbackUrl,
+      // The redirect URI of the authorization request (RFC 6749 §4.1.3): a registered client's is its issuer's own.
+      redirect_uri: typeof ctx.data.redirect_uri === 'string' ? ctx.data.redirect_uri : ctx.callbackUrl,
     }
     if (typeof ctx.data.code_verifier === 'string') params.code_verifier = ctx.data.code_verifier
     if (typeof r.resource === 'string') params.resource = r.resource
@@ -117,11 +128,20 @@ const plugin: FlowPlugin = {
     const nonce = typeof ctx.data.oidc_nonce === 'string' ? ctx.data.oidc_nonce : undefined
     const verified = await checkIdToken(cctx, token, e, nonce)
     const profile = wantsProfile(r) ? await fetchProfile(cctx, token, e, dpop?.key) : undefined
-    const deliver = withResource(deliverable(token, r, ctx.params), r, client, profile)
+    // Tokens of a protected resource name the server that issued them: a refresh goes there alone.
+    const issuer = discoversFromResource(r) ? e.issuer : undefined
+    if (issuer) await ctx.registrations?.bindResource(String(r.resource), ctx.callbackUrl, issuer)
+    const deliver = withResource(deliverable(token, r, ctx.params), r, client, profile, issuer)
     if (dpop?.made) deliver.dpop_jwk = dpop.made
     if (verified === undefined) return { deliver }
     return { deliver: { ...deliver, id_token_verified: verified }, save: { id_token_verified: verified } }
   },
+}
+
+/** The step with the endpoints it used kept in the flow's data, when they came from discovery (pinEndpoints). */
+function pinned(record: Readonly<FlowRecord>, step: StepResult, e: Endpoints): StepResult {
+  if (!('redirect' in step) || !discovers(record)) return step
+  return { ...step, save: { ...step.save, endpoints: pinEndpoints(e) } }
 }
 
 /** What DPoP adds to the authorization request (RFC 9449 §10): `dpop_jkt`, and the key the broker made, to keep. */

@@ -83,6 +83,15 @@ const plugin: FlowPlugin = {
       throw new FlowError({
         description: `The device authorization endpoint answered ${answer.status} without a device code, a user code and an http(s) verification_uri of at most ${MAX_URI} characters`,
       })
+    // The browser is sent there from /start: the deployment's providers.allow rules it as any record URL.
+    for (const field of ['verification_uri', 'verification_uri_complete'] as const) {
+      const uri = device[field]
+      if (uri !== undefined && !io.allowed(uri))
+        throw new FlowError({
+          brokerCode: 'PROVIDER_NOT_ALLOWED',
+          description: `The device authorization answered a ${field} outside providers.allow (${new URL(uri).origin.slice(0, 200)}): the user is never sent there`,
+        })
+    }
     // A key the broker makes is made now: every poll's proof is signed with the key the token is bound to.
     const dpop = await flowDpop(record, {}, e.dpopAlgs)
     const { device_code, interval, expires_in, ...shown } = device

@@ -18,12 +18,15 @@ const send = (res: ServerResponse, status: number, body: unknown) => {
   res.end(typeof body === 'string' ? body : JSON.stringify(body))
 }
 
+let bigClients = 0
+
 /** The registration answer of each hostile variant (the issuer path's second segment). */
 const REGISTER: Record<string, () => string> = {
   // Within MAX_ANSWER, kept whole: the embedded store's limit must count it.
+  // Each its own client_id: one the broker keeps at another server is refused (a mix-up).
   big: () =>
     JSON.stringify({
-      client_id: `big-${'c'.repeat(3_000)}`,
+      client_id: `big-${++bigClients}-${'c'.repeat(3_000)}`,
       client_secret: 's'.repeat(3_000),
       registration_access_token: 'r'.repeat(3_000),
     }),
@@ -276,4 +279,31 @@ describe('hostile issuer metadata', () => {
       expect(body.fields?.[field]).toContain('registers')
     },
   )
+})
+
+describe("the device flow's verification URIs and providers.allow", () => {
+  it('refuses at /store a verification_uri outside providers.allow: /start never sends the browser there', async () => {
+    // The server is allowed; where it sends the user (127.0.0.1:9) is not.
+    const strict = await startBroker({ args: ['--store', 'memory', '--providers-allow', hostileUrl] })
+    try {
+      const res = await fetch(`${strict.url}/store`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          auth_flow: 'device',
+          auth_version: '2',
+          issuer: `${hostileUrl}/as/long-urls/2`,
+          client_id: 'a',
+          client_auth: 'none',
+        }),
+      })
+      const body = (await res.json()) as { code: string; message: string; hash?: string }
+      expect(res.status, JSON.stringify(body)).toBe(400)
+      expect(body.code).toBe('PROVIDER_NOT_ALLOWED')
+      expect(body.message).toContain('verification_uri outside providers.allow (http://127.0.0.1:9)')
+      expect(body.hash).toBeUndefined()
+    } finally {
+      await strict.stop()
+    }
+  })
 })

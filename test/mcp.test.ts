@@ -86,7 +86,7 @@ describe('MCP authorization: resource alone is enough', () => {
     expect(registrations()).toBe(before + 1)
   })
 
-  it('refuses a refresh with no client_id where no registration is kept (400 naming client_id), registering nothing', async () => {
+  it('refuses a refresh by resource where this broker delivered no tokens for it (400 naming issuer), and one with no client_id where none is kept, registering nothing', async () => {
     // A refresh token belongs to the client it was issued to: a client registered for the refresh could not use it.
     const got = await run({ resource: mcp.resource, callback: app.callback })
     const other = await startBroker({ args: ['--store', 'memory'] })
@@ -106,11 +106,29 @@ describe('MCP authorization: resource alone is enough', () => {
       const body = (await res.json()) as { code: string; fields: Record<string, string> }
       expect(res.status, JSON.stringify(body)).toBe(400)
       expect(body.code).toBe('VALIDATION')
-      expect(Object.keys(body.fields)).toEqual(['client_id'])
-      expect(body.fields.client_id).toContain(op.issuer)
+      // It delivered no tokens for the resource: the refresh token's server is the app's to name.
+      expect(Object.keys(body.fields)).toEqual(['issuer'])
+      expect(body.fields.issuer).toContain('give the issuer delivered with the tokens')
+      // Named, and no client kept there: the client_id is the app's to give.
+      const named = await fetch(`${other.url}/store`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ ...refresh, issuer: got.issuer }),
+      })
+      const answer1 = (await named.json()) as { code: string; fields: Record<string, string> }
+      expect(named.status, JSON.stringify(answer1)).toBe(400)
+      expect(Object.keys(answer1.fields)).toEqual(['client_id'])
+      expect(answer1.fields.client_id).toContain(op.issuer)
       expect(registrations()).toBe(before)
       // With the client_id the app received with the tokens, the same refresh works there.
-      const { hash } = await storeAt(other.url, { ...refresh, client_id: got.client_id!, client_auth: 'none' })
+      // Another broker delivered no tokens for the resource: the app names the server they came from.
+      expect(got.issuer).toBe(op.issuer)
+      const { hash } = await storeAt(other.url, {
+        ...refresh,
+        issuer: got.issuer!,
+        client_id: got.client_id!,
+        client_auth: 'none',
+      })
       const answer = await fetch(`${other.url}/start?hash=${hash}`)
       const refreshed = (await answer.json()) as Record<string, string>
       expect(answer.status, JSON.stringify(refreshed)).toBe(200)

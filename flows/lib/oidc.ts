@@ -140,6 +140,25 @@ export async function checkedEndpoints(
   return usable(record, await endpoints(record, io.http), io.allowed)
 }
 
+/**
+ * Endpoints as a flow keeps them with its data: what /start discovered (issuer, endpoints, the
+ * resource's scope) is used as is at /callback, never discovered again. A protected resource or an
+ * issuer's metadata may name another server by then (a hostile MCP server does, after the first
+ * look), and the code, the PKCE verifier and the client's secret must go only where the user was sent.
+ */
+export const pinEndpoints = (e: Endpoints): Record<string, unknown> => ({ ...e })
+
+/** The endpoints a flow's data kept at /start (pinEndpoints), or undefined when it kept none. */
+export function pinnedEndpoints(data: Readonly<Record<string, unknown>>): Endpoints | undefined {
+  const kept = data.endpoints
+  if (!kept || typeof kept !== 'object' || Array.isArray(kept)) return undefined
+  return kept as Endpoints
+}
+
+/** Whether a record's endpoints come from discovery (an issuer, or a protected resource): then a flow pins them. */
+export const discovers = (record: Readonly<FlowRecord>): boolean =>
+  text(record.issuer) !== undefined || discoversFromResource(record)
+
 /** `e` when every URL the metadata gave is allowed; else a PROVIDER_NOT_ALLOWED FlowError naming the first. */
 export function usable(record: Readonly<FlowRecord>, e: Endpoints, allowed: (url: string) => boolean): Endpoints {
   for (const [field, problem] of Object.entries(metadataUrlProblems(record, e, allowed)))

@@ -5,11 +5,15 @@ import {
   clientCredentialsProblem,
   clientIdProblem,
   droppingInvalid,
+  foreignAuthorizeProblem,
+  issuerRedirect,
   keptClientProblem,
   registeredClient,
 } from './registration.js'
 
 const CALLBACK = 'http://localhost:3000/callback'
+/** The code flow's redirect URI at https://as.example: the callback with that issuer's own segment. */
+const AS_CALLBACK = issuerRedirect(CALLBACK, 'https://as.example')
 const e = (over: Partial<Endpoints> = {}): Endpoints => ({
   issuer: 'https://as.example',
   token: 'https://as.example/token',
@@ -21,10 +25,22 @@ const e = (over: Partial<Endpoints> = {}): Endpoints => ({
 
 function memory(): Registrations & { kept: Map<string, Registration> } {
   const kept = new Map<string, Registration>()
+  const links = new Map<string, string>()
   return {
     kept,
+    clientName: 'broker',
+    owner: async (c) => links.get(`owner ${c}`),
+    bindResource: async (res, r, i) => {
+      const bound = links.get(`res ${res} ${r}`) ?? i
+      links.set(`res ${res} ${r}`, bound)
+      return bound
+    },
+    resourceIssuer: async (res, r) => links.get(`res ${res} ${r}`),
     get: async (i, r, g = 'authorization_code') => kept.get(`${i} ${r} ${g}`),
-    put: async (i, r, reg, _at, g = 'authorization_code') => void kept.set(`${i} ${r} ${g}`, reg),
+    put: async (i, r, reg, _at, g = 'authorization_code') => {
+      kept.set(`${i} ${r} ${g}`, reg)
+      links.set(`owner ${reg.client_id}`, i)
+    },
     drop: async (i, r, g = 'authorization_code') => void kept.delete(`${i} ${r} ${g}`),
   }
 }
@@ -51,10 +67,11 @@ describe('dynamic client registration (RFC 7591)', () => {
   it('registers the callback as a public code-flow client when the server lists none, and reuses it', async () => {
     const t = io({ client_name: 'my app' }, { client_id: 'dyn-1', token_endpoint_auth_method: 'none' })
     const client = await registeredClient(t.io, e({ authMethods: ['none', 'client_secret_basic'] }))
-    expect(client).toEqual({ client_id: 'dyn-1', client_auth: 'none' })
+    expect(client).toEqual({ client_id: 'dyn-1', client_auth: 'none', redirect_uri: AS_CALLBACK })
     expect(JSON.parse(t.sent[0]!.request!.body!)).toEqual({
-      redirect_uris: [CALLBACK],
-      client_name: 'my app',
+      redirect_uris: [AS_CALLBACK],
+      // The deployment's name, never the record's (one record named the client every user consents to).
+      client_name: 'broker',
       grant_types: ['authorization_code', 'refresh_token'],
       response_types: ['code'],
       token_endpoint_auth_method: 'none',
@@ -73,10 +90,11 @@ describe('dynamic client registration (RFC 7591)', () => {
     expect(await keptClientProblem(t.io.record, e(), t.io)).toEqual({
       client_id: expect.stringContaining('as.example'),
     })
-    await t.registrations.put('https://as.example', CALLBACK, { client_id: 'dyn-kept' })
+    await t.registrations.put('https://as.example', AS_CALLBACK, { client_id: 'dyn-kept' })
     expect(await registeredClient(t.io, e(), { keptOnly: true })).toEqual({
       client_id: 'dyn-kept',
       client_auth: 'none',
+      redirect_uri: AS_CALLBACK,
     })
     expect(await keptClientProblem(t.io.record, e(), t.io)).toEqual({})
     expect(t.sent).toHaveLength(0)
@@ -89,7 +107,12 @@ describe('dynamic client registration (RFC 7591)', () => {
       client_name: 'broker',
       token_endpoint_auth_method: 'client_secret_basic',
     })
-    expect(client).toEqual({ client_id: 'dyn-2', client_secret: 's3cret', client_auth: 'client_secret_basic' })
+    expect(client).toEqual({
+      client_id: 'dyn-2',
+      client_secret: 's3cret',
+      client_auth: 'client_secret_basic',
+      redirect_uri: AS_CALLBACK,
+    })
   })
 
   it("fails with the server's own words when it refuses, and keeps nothing", async () => {
@@ -107,7 +130,7 @@ describe('dynamic client registration (RFC 7591)', () => {
     await expect(droppingInvalid(t.io, e(), client, refuse)).rejects.toThrow('unknown client')
     expect(t.registrations.kept.size).toBe(0)
     // Another flow registered meanwhile: its registration stays.
-    await t.registrations.put('https://as.example', CALLBACK, { client_id: 'dyn-4' })
+    await t.registrations.put('https://as.example', AS_CALLBACK, { client_id: 'dyn-4' })
     await expect(droppingInvalid(t.io, e(), client, refuse)).rejects.toThrow('unknown client')
     expect(t.registrations.kept.size).toBe(1)
   })
@@ -117,7 +140,7 @@ describe('dynamic client registration (RFC 7591)', () => {
       {},
       { client_id: 'cc-1', client_secret: 'cc-secret', token_endpoint_auth_method: 'client_secret_basic' },
     )
-    await t.registrations.put('https://as.example', CALLBACK, { client_id: 'code-1' })
+    await t.registrations.put('https://as.example', AS_CALLBACK, { client_id: 'code-1' })
     const listed = e({ authMethods: ['none', 'private_key_jwt', 'client_secret_basic'] })
     const client = await registeredClient(t.io, listed, { grant: 'client_credentials' })
     expect(client).toEqual({ client_id: 'cc-1', client_secret: 'cc-secret', client_auth: 'client_secret_basic' })
@@ -129,12 +152,59 @@ describe('dynamic client registration (RFC 7591)', () => {
     })
     // Reused; the code flow's stays its own.
     expect(await registeredClient(t.io, listed, { grant: 'client_credentials' })).toEqual(client)
-    expect(await registeredClient(t.io, listed)).toEqual({ client_id: 'code-1', client_auth: 'none' })
+    expect(await registeredClient(t.io, listed)).toEqual({
+      client_id: 'code-1',
+      client_auth: 'none',
+      redirect_uri: AS_CALLBACK,
+    })
     expect(t.sent).toHaveLength(1)
     // invalid_client drops the client credentials one only.
     const refuse = () => Promise.reject(new FlowError({ oauthError: 'invalid_client', description: 'unknown client' }))
     await expect(droppingInvalid(t.io, listed, client, refuse, 'client_credentials')).rejects.toThrow('unknown')
-    expect([...t.registrations.kept.keys()]).toEqual([`https://as.example ${CALLBACK} authorization_code`])
+    expect([...t.registrations.kept.keys()]).toEqual([`https://as.example ${AS_CALLBACK} authorization_code`])
+  })
+
+  it('gives each issuer its own redirect URI (RFC 9700 §4.4.2): a code comes back only for the server it was asked of', () => {
+    const a = issuerRedirect(CALLBACK, 'https://as.example')
+    const b = issuerRedirect(CALLBACK, 'https://evil.example')
+    expect(a).toMatch(/^http:\/\/localhost:3000\/callback\/[\w-]{22}$/)
+    expect(b).not.toBe(a)
+    expect(issuerRedirect(CALLBACK, 'https://as.example')).toBe(a)
+  })
+
+  it('refuses a registration answer with a client_id this broker keeps at another server, and keeps nothing (a mix-up)', async () => {
+    const t = io({}, { client_id: 'honest-client', client_secret: 'evil' })
+    await t.registrations.put('https://honest.example', issuerRedirect(CALLBACK, 'https://honest.example'), {
+      client_id: 'honest-client',
+    })
+    const evil = e({ issuer: 'https://evil.example', registration: 'https://evil.example/reg' })
+    await expect(registeredClient(t.io, evil)).rejects.toThrow(
+      /client_id this broker keeps for another authorization server/,
+    )
+    expect(await t.registrations.get('https://evil.example', issuerRedirect(CALLBACK, 'https://evil.example'))).toBe(
+      undefined,
+    )
+  })
+
+  it("will not register where the metadata's authorization endpoint is on another origin than the issuer", async () => {
+    const t = io({}, { client_id: 'dyn-x' })
+    const mixed = e({ issuer: 'https://evil.example', authorize: 'https://honest.example/authorize' })
+    expect(foreignAuthorizeProblem({ auth_type: 'oauth' }, mixed)).toEqual({
+      authorize_url: expect.stringContaining('another origin (https://honest.example)'),
+    })
+    await expect(registeredClient(t.io, mixed)).rejects.toThrow(/another origin/)
+    expect(t.sent).toHaveLength(0)
+    // Its own client_id: the record decides; the same origin: no problem.
+    expect(foreignAuthorizeProblem({ auth_type: 'oauth', client_id: 'c' }, mixed)).toEqual({})
+    expect(foreignAuthorizeProblem({ auth_type: 'oauth' }, e({ authorize: 'https://as.example/a' }))).toEqual({})
+  })
+
+  it('never drops the shared registration for a request a record shaped with token_params', async () => {
+    const t = io({ token_params: { client_secret: 'x' } }, { client_id: 'dyn-5' })
+    const client = await registeredClient(t.io, e())
+    const refuse = () => Promise.reject(new FlowError({ oauthError: 'invalid_client', description: 'bad secret' }))
+    await expect(droppingInvalid(t.io, e(), client, refuse)).rejects.toThrow('bad secret')
+    expect(t.registrations.kept.size).toBe(1)
   })
 
   it('registers a client credentials client with the secret method the server lists, and refuses one without a secret', async () => {

@@ -1,6 +1,9 @@
 import { FlowError, type FlowContext, type FlowRecord, type Registration, type RegistrationGrant } from '../contract.js'
+import { createHash } from 'node:crypto'
 import type { Endpoints } from './oidc.js'
+import { discoversFromResource } from './resource.js'
 import { parseBody, providerError } from './token-answer.js'
+import { urlParts } from './urls.js'
 
 /** What registering needs of a step's context (or of /store's io). */
 export type RegisterIo = Pick<FlowContext, 'record' | 'callbackUrl' | 'http' | 'registrations'>
@@ -10,6 +13,34 @@ export interface ClientFields {
   client_id: string
   client_secret?: string
   client_auth: string
+  /** The code flow client's redirect URI: the broker's callback URL for this issuer alone (issuerRedirect). */
+  redirect_uri?: string
+}
+
+/**
+ * The redirect URI a client the broker registers at `issuer` has: the broker's callback URL with a
+ * path segment of that issuer's own (a digest of it), so that a code can only come back for the
+ * server it was asked of (RFC 9700 §4.4.2, a mix-up defence): a hostile server that sends the user to
+ * another server's authorization endpoint, with that server's client, gets its code sent to that
+ * server's redirect URI, where no flow of the hostile server waits.
+ */
+export function issuerRedirect(callbackUrl: string, issuer: string): string {
+  return `${callbackUrl}/${createHash('sha256').update(issuer).digest('base64url').slice(0, 22)}`
+}
+
+/**
+ * Why the broker will not register its own client at this server, as `{authorize_url: message}`: its
+ * metadata sends the user to an authorization endpoint on another origin than the issuer's. The user
+ * would sign in at that other server with the client this one registers (a client_id it chose), and
+ * its code would come back here: a mix-up. A record naming its own client_id decides for itself.
+ */
+export function foreignAuthorizeProblem(record: Readonly<FlowRecord>, e: Endpoints): Record<string, string> {
+  if (!registers(record) || !e.issuer || !e.authorize || record.authorize_url !== undefined) return {}
+  const at = urlParts(e.authorize)?.origin
+  if (at === undefined || at === urlParts(e.issuer)?.origin) return {}
+  return {
+    authorize_url: `is refused for a client the broker registers: the metadata of ${e.issuer.slice(0, 200)} names an authorization_endpoint on another origin (${at.slice(0, 200)}), where the user would sign in with a client this server chose (a mix-up, RFC 9700 §4.4); give a client_id of your own to use it`,
+  }
 }
 
 /** Whether the record will have the broker register a client: it names none. */
@@ -86,12 +117,20 @@ export async function registeredClient(
     })
   if (!io.registrations)
     throw new FlowError({ brokerCode: 'FAILED', description: 'This broker keeps no client registrations' })
-  const kept = await io.registrations.get(e.issuer, io.callbackUrl, grant)
+  const [foreign] = Object.values(foreignAuthorizeProblem(io.record, e))
+  if (foreign) throw new FlowError({ description: `The authorization endpoint ${foreign}` })
+  const redirect = redirectFor(io.callbackUrl, e.issuer, grant)
+  const kept = await io.registrations.get(e.issuer, redirect, grant)
   if (!kept && keptOnly)
     throw new FlowError({ brokerCode: 'VALIDATION', description: `The record's client_id ${noKeptClient(e.issuer)}` })
-  const registration = kept ?? (await register(io, e, grant))
-  return clientFields(registration)
+  const registration = kept ?? (await register(io, e, grant, redirect))
+  const fields = clientFields(registration)
+  return grant === 'authorization_code' ? { ...fields, redirect_uri: redirect } : fields
 }
+
+/** The redirect URI a registration is kept under: the code flow's per issuer; client credentials have none of their own. */
+const redirectFor = (callbackUrl: string, issuer: string, grant: RegistrationGrant): string =>
+  grant === 'authorization_code' ? issuerRedirect(callbackUrl, issuer) : callbackUrl
 
 const noKeptClient = (issuer: string) =>
   `is required for a refresh: this broker keeps no client it registered at ${issuer} (it expired or was never made), and a refresh token works only for the client it was issued to; give the client_id delivered with the tokens`
@@ -106,7 +145,34 @@ export async function keptClientProblem(
   io: Partial<Pick<RegisterIo, 'callbackUrl' | 'registrations'>>,
 ): Promise<Record<string, string>> {
   if (!registers(record) || !e.issuer || !e.registration || !io.registrations || !io.callbackUrl) return {}
-  return (await io.registrations.get(e.issuer, io.callbackUrl)) ? {} : { client_id: noKeptClient(e.issuer) }
+  const kept = await io.registrations.get(e.issuer, issuerRedirect(io.callbackUrl, e.issuer))
+  return kept ? {} : { client_id: noKeptClient(e.issuer) }
+}
+
+/**
+ * Why a refresh that finds its authorization server from a protected resource alone may not go
+ * there, as `{field: message}`: a refresh token goes only to the server that issued it, and what a
+ * resource names may change (a hostile MCP server names another server once it has tokens to take).
+ * The server is the one whose tokens for this resource the broker delivered (bindResource); with none,
+ * the app names it (`issuer`, delivered with the tokens).
+ */
+export async function refreshIssuerProblem(
+  record: Readonly<FlowRecord>,
+  e: Endpoints,
+  io: Partial<Pick<RegisterIo, 'callbackUrl' | 'registrations'>>,
+): Promise<Record<string, string>> {
+  if (record.grant_type !== 'refresh_token' || !discoversFromResource(record) || !e.issuer) return {}
+  if (!io.registrations || !io.callbackUrl) return {}
+  const resource = String(record.resource)
+  const bound = await io.registrations.resourceIssuer(resource, io.callbackUrl)
+  if (bound === undefined)
+    return {
+      issuer: `is required for a refresh by resource here: this broker delivered no tokens for ${resource.slice(0, 200)} it could tell the authorization server of; give the issuer delivered with the tokens (a refresh token goes only to the server that issued it)`,
+    }
+  if (bound === e.issuer) return {}
+  return {
+    resource: `names the authorization server ${e.issuer.slice(0, 200)} now, but this broker's tokens for it came from ${bound.slice(0, 200)}: a refresh token goes only to the server that issued it; give issuer ${bound.slice(0, 200)} (delivered with the tokens) to refresh there`,
+  }
 }
 
 /** A registered client's fields, ready to lay over the record. */
@@ -121,12 +187,17 @@ export function clientFields(kept: Registration): ClientFields {
 }
 
 /** The step's context with a registered client laid over its record (unchanged without one). */
-export const withClient = <C extends { record: Readonly<FlowRecord> }>(ctx: C, client: ClientFields | undefined): C =>
-  client ? { ...ctx, record: { ...ctx.record, ...client } } : ctx
+export function withClient<C extends { record: Readonly<FlowRecord> }>(ctx: C, client: ClientFields | undefined): C {
+  if (!client) return ctx
+  const { redirect_uri: _, ...fields } = client
+  return { ...ctx, record: { ...ctx.record, ...fields } }
+}
 
 /**
  * Runs a token request of a registered client; an `invalid_client` answer drops the kept
- * registration of that `grant` (when it is still that client), so the next flow registers again.
+ * registration of that `grant` (when it is still that client), so the next flow registers again —
+ * only for a request the broker built alone: a record with `token_params` shapes the request too, and
+ * one app could otherwise drop the client every app shares.
  */
 export async function droppingInvalid<T>(
   io: RegisterIo,
@@ -138,9 +209,18 @@ export async function droppingInvalid<T>(
   try {
     return await call()
   } catch (err) {
-    if (client && err instanceof FlowError && err.oauthError === 'invalid_client' && e.issuer && io.registrations) {
-      const kept = await io.registrations.get(e.issuer, io.callbackUrl, grant)
-      if (kept?.client_id === client.client_id) await io.registrations.drop(e.issuer, io.callbackUrl, grant)
+    const own = io.record.token_params === undefined
+    if (
+      client &&
+      own &&
+      err instanceof FlowError &&
+      err.oauthError === 'invalid_client' &&
+      e.issuer &&
+      io.registrations
+    ) {
+      const redirect = redirectFor(io.callbackUrl, e.issuer, grant)
+      const kept = await io.registrations.get(e.issuer, redirect, grant)
+      if (kept?.client_id === client.client_id) await io.registrations.drop(e.issuer, redirect, grant)
     }
     throw err
   }
@@ -156,15 +236,21 @@ const USABLE_METHODS: readonly string[] = ['none', ...SECRET_METHODS]
  * RFC 7591 §3.1: registers the broker's callback as a code-flow client, or (`client_credentials`) a
  * confidential client of that grant alone, without redirect URIs; keeps the answer.
  */
-async function register(io: RegisterIo, e: Endpoints, grant: RegistrationGrant): Promise<Registration> {
+async function register(
+  io: RegisterIo,
+  e: Endpoints,
+  grant: RegistrationGrant,
+  redirect: string,
+): Promise<Registration> {
   const r = io.record
-  const name = typeof r.client_name === 'string' && r.client_name ? r.client_name : 'broker'
+  // The name every user of this shared client consents to is the deployment's, never one record's.
+  const name = io.registrations!.clientName
   const codeFlow = grant === 'authorization_code'
   const method = codeFlow ? (e.authMethods?.includes('none') ? 'none' : 'client_secret_basic') : secretMethod(e)
   if (!method) throw new FlowError({ brokerCode: 'VALIDATION', description: clientCredentialsProblem(r, e).client_id! })
   const metadata = codeFlow
     ? {
-        redirect_uris: [io.callbackUrl],
+        redirect_uris: [redirect],
         client_name: name,
         grant_types: ['authorization_code', 'refresh_token'],
         response_types: ['code'],
@@ -205,6 +291,13 @@ async function register(io: RegisterIo, e: Endpoints, grant: RegistrationGrant):
     throw new FlowError({
       description: `The client registration at ${e.issuer} for client_credentials answered without a client_secret`,
     })
+  // A client_id this broker keeps at another server: that server's client, claimed by this one to have
+  // its user's code sent here (a mix-up through registration). Nothing is kept.
+  const owner = await io.registrations!.owner(clientId)
+  if (owner !== undefined && owner !== e.issuer)
+    throw new FlowError({
+      description: `The client registration at ${e.issuer} answered a client_id this broker keeps for another authorization server: refused (a mix-up through registration)`,
+    })
   // 1e400 parses to Infinity: no date, so no expiry (the store keeps it registration.ttl at most anyway).
   const given = fields.client_secret_expires_at
   const expires = typeof given === 'number' && Number.isFinite(given) ? given : 0
@@ -215,19 +308,25 @@ async function register(io: RegisterIo, e: Endpoints, grant: RegistrationGrant):
     registration_access_token: text(fields.registration_access_token),
     client_secret_expires_at: expires,
   }
-  await io.registrations!.put(e.issuer!, io.callbackUrl, registration, expires > 0 ? expires * 1000 : undefined, grant)
+  await io.registrations!.put(e.issuer!, redirect, registration, expires > 0 ? expires * 1000 : undefined, grant)
   return registration
 }
 
-/** What the app gets besides the token answer: the `resource` it named, the client_id the broker registered, the user's profile. */
+/**
+ * What the app gets besides the token answer: the `resource` it named, the authorization server that
+ * issued the tokens (when the broker found it from the resource), the client_id the broker registered,
+ * the user's profile.
+ */
 export function withResource(
   deliver: Record<string, unknown>,
   record: Readonly<FlowRecord>,
   client: ClientFields | undefined,
   profile?: Record<string, unknown>,
+  issuer?: string,
 ): Record<string, unknown> {
   const out = { ...deliver }
   if (typeof record.resource === 'string') out.resource = record.resource
+  if (issuer) out.issuer = issuer
   if (client) out.client_id = client.client_id
   if (profile) out.profile = profile
   // The app's own state stays last, as deliverable puts it.

@@ -57,6 +57,7 @@ describe('serveFlags', () => {
       'rate.store': 'rate-store',
       'rate.start': 'rate-start',
       'rate.window': 'rate-window',
+      'registration.clientName': 'registration-client-name',
       'registration.ttl': 'registration-ttl',
     })
   })

@@ -107,6 +107,10 @@ export const CONFIG_DOCS = {
     flag: 'registration-ttl',
     help: 'Seconds a client the broker registered itself (RFC 7591, for a record without client_id) is reused, unless its secret expires sooner',
   },
+  'registration.clientName': {
+    flag: 'registration-client-name',
+    help: 'The client_name of every client the broker registers itself (RFC 7591), what users see on a consent screen; never taken from a record',
+  },
   'body.limit': { flag: 'body-limit', help: 'Largest request body in bytes; 413 above' },
   'log.level': {
     flag: 'log-level',

@@ -123,7 +123,10 @@ export const configSchema = z
       .strict()
       .default({}),
     registration: z
-      .object({ ttl: z.number().int().min(60).max(31_536_000).default(86_400) })
+      .object({
+        ttl: z.number().int().min(60).max(31_536_000).default(86_400),
+        clientName: z.string().min(1).max(200).default('broker'),
+      })
       .strict()
       .default({}),
     body: z

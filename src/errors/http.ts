@@ -164,6 +164,10 @@ export const HTTP_MESSAGES = {
   callbackWithoutState: { code: 'UNKNOWN_STATE', text: 'The callback carries neither state nor oauth_token.' },
   stateNotIssued: { code: 'UNKNOWN_STATE', text: 'The state parameter was not issued by this broker.' },
   noFlowWaits: { code: 'UNKNOWN_STATE', text: 'No flow waits for this callback: it expired or never existed.' },
+  wrongRedirect: {
+    code: 'UNKNOWN_STATE',
+    text: 'No flow waits for this callback at this address: the flow was sent to another authorization server, whose answer comes back to its own redirect URI.',
+  },
   unknownResult: {
     code: 'UNKNOWN_RESULT',
     text: 'No result under this code: it was redeemed already or expired.',

@@ -67,6 +67,7 @@ const SAMPLES: { [Id in MessageId]: MessageArgs<Id> } = {
   callbackWithoutState: [],
   stateNotIssued: [],
   noFlowWaits: [],
+  wrongRedirect: [],
   unknownResult: [],
   pluginMissing: [{ plugin: 'oauth_9_3-legged' }],
   pluginLoadFailed: [{ plugin: 'custom', reason: "Cannot find module 'x' imported from custom.js" }],

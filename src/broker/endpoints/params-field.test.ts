@@ -18,4 +18,17 @@ describe('normalizeParams', () => {
     for (const bad of ['{"prompt":', '["prompt"]', '{"a":{"b":1}}', 'consent', 5, ['a'], { a: ['x'] }])
       expect(normalizeParams(bad), JSON.stringify(bad)).toMatchObject({ problem: expect.stringMatching(/must be/) })
   })
+
+  it('refuses client authentication parameters in any spelling (one app could drop the client every app shares)', () => {
+    for (const bad of [
+      { client_secret: 'x' },
+      '{"client_id":"other"}',
+      'a=1&client_assertion=eyJ',
+      { client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer' },
+    ])
+      expect(normalizeParams(bad), JSON.stringify(bad)).toMatchObject({
+        problem: expect.stringMatching(/may not carry client_/),
+      })
+    expect(normalizeParams({ audience: 'x' })).toEqual({ value: { audience: 'x' } })
+  })
 })

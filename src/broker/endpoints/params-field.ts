@@ -9,6 +9,26 @@ const PROBLEM = 'must be an object of text values, its JSON text, or a query str
  * (`%7B%22prompt…%22%7D=`); an object or a query string stays as it is. `problem` says what is wrong.
  */
 export function normalizeParams(value: unknown): { value: unknown } | { problem: string } {
+  const parsed = parseParams(value)
+  if ('problem' in parsed) return parsed
+  const names =
+    typeof parsed.value === 'string'
+      ? [...new URLSearchParams(parsed.value).keys()]
+      : Object.keys(parsed.value as object)
+  const auth = names.find((n) => CLIENT_AUTH.has(n))
+  // The client authenticates as the record says (client_id, client_secret, client_auth): a parameter that
+  // does it too could make a shared registered client fail (invalid_client drops it) or mix two clients.
+  if (auth !== undefined)
+    return {
+      problem: `may not carry ${auth}: client authentication comes from the record's client_id, client_secret, private_key and client_auth`,
+    }
+  return parsed
+}
+
+/** Parameters that authenticate the client (RFC 6749 §2.3, RFC 7523 §2.2): never extra parameters. */
+const CLIENT_AUTH = new Set(['client_id', 'client_secret', 'client_assertion', 'client_assertion_type'])
+
+function parseParams(value: unknown): { value: unknown } | { problem: string } {
   if (typeof value === 'string') {
     const text = value.trim()
     if (text.startsWith('{') || text.startsWith('[')) {

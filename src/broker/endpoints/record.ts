@@ -136,7 +136,14 @@ export async function validateRecord(
       problems.delivery = `is not allowed here; allowed: ${config.delivery.allow.join(', ')}`
     }
   }
-  if (plugin.validate) Object.assign(problems, await pluginProblems(plugin, normalized, config, own))
+  // A plugin registers a client at /store (RFC 7591) only for a record nothing else is wrong with: one
+  // refused for its callback kept a client at the authorization server all the same, for registration.ttl.
+  const clean = !refused && Object.keys(problems).length === 0
+  if (plugin.validate)
+    Object.assign(
+      problems,
+      await pluginProblems(plugin, normalized, config, clean ? own : { callbackUrl: own.callbackUrl }),
+    )
   // Only the deployment's refusal: its own code and advice. Anything else wrong too: every field at once.
   if (refused && Object.keys(problems).length === 1) throw refused
   if (Object.keys(problems).length) throw brokerError('invalidRecord', { fields: problems })

@@ -17,6 +17,8 @@ export interface FlowRequest {
   cookies: Record<string, string | undefined>
   /** A browser's POST from a page of another site (Sec-Fetch-Site: cross-site): it carried no SameSite=Lax cookie. */
   crossSitePost?: boolean
+  /** At /callback: the path segment after /callback/, when the provider came back to a per-issuer redirect URI. */
+  callbackSegment?: string
 }
 
 /** The broker's per-flow secrets for a run: its OAuth state (made at /store), the browser cookie's name and nonce. */
@@ -136,14 +138,19 @@ export async function callbackFlow(deps: BrokerDeps, req: FlowRequest): Promise<
   ) {
     throw brokerError('noFlowWaits')
   }
+  // A flow whose client has a redirect URI of its issuer's own (RFC 9700 §4.4.2) is answered there alone:
+  // a code for another server's client, brought back with this flow's state, is never redeemed here.
+  const base = `${deps.config.protocol}://${deps.config.host}/callback`
+  const at = req.callbackSegment === undefined ? base : `${base}/${req.callbackSegment}`
+  if (at !== (typeof entry.data.redirect_uri === 'string' ? entry.data.redirect_uri : base))
+    throw brokerError('wrongRedirect')
   if (entry.progress === 'completed' || entry.progress === 'failed') throw finished(entry.progress)
   if (!cookieMatches(deps, entry, req.cookies)) {
     // A provider answering with response_mode=form_post comes back by a cross-site POST, which a browser
     // sends without the binding cookie when it is SameSite=Lax (plain http; over https it is None).
     // Posted again from a page of the broker's own, the same answer arrives same-site with the cookie
     // the browser holds for this flow, if any: it is checked then, as always. Nothing is stored meanwhile.
-    if (req.crossSitePost && !reposted)
-      return postAgain(`${deps.config.protocol}://${deps.config.host}/callback`, req.params, entry.record.callback)
+    if (req.crossSitePost && !reposted) return postAgain(at, req.params, entry.record.callback)
     throw brokerError('cookieMismatch')
   }
   // A reload after the process running this flow's exchange was killed: the app is told, once.

@@ -258,13 +258,14 @@ export class FlowStore {
    * sooner. Every flow step's context and every /store asks for them: the one for the last ttl asked
    * is kept (it holds no state of its own), rather than made per request.
    */
-  registrations(ttlSeconds: number): RegistrationStore {
-    if (this.kept?.ttlSeconds !== ttlSeconds) {
+  registrations(ttlSeconds: number, clientName = 'broker'): RegistrationStore {
+    if (this.kept?.ttlSeconds !== ttlSeconds || this.kept.store.clientName !== clientName) {
       const store = new RegistrationStore(
         this.redis,
         this.keys,
         this.sealer,
         ttlSeconds,
+        clientName,
         {
           read: (op) => this.send(op),
           write: (op) => this.write(op),

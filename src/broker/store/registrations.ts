@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis'
 import type { Registration, RegistrationGrant, Registrations } from '../../../flows/contract.js'
 import type { Keys } from './keys.js'
 import type { MemoryLedger } from './memory-ledger.js'
-import { decodeRegistration, encodeRegistration } from './registration-codec.js'
+import { decodeLink, decodeRegistration, encodeLink, encodeRegistration } from './registration-codec.js'
 import type { Sealer } from './seal.js'
 
 /**
@@ -16,6 +16,8 @@ export class RegistrationStore implements Registrations {
     private readonly keys: Keys,
     private readonly sealer: Sealer,
     private readonly ttlSeconds: number,
+    /** The client_name of every client registered (registration.clientName). */
+    readonly clientName: string,
     /** The store's guards: a failure becomes STORE_UNAVAILABLE; a write waits for store.replicas. */
     private readonly io: { read: Guard; write: Guard },
     /** The embedded store's ledger: a registration counts against store.memoryLimit like a flow. */
@@ -54,6 +56,50 @@ export class RegistrationStore implements Registrations {
     this.ledger?.admit(key, value)
     await this.io.write(() => this.redis.set(key, value, 'PX', ms))
     this.ledger?.wrote(key, value.length, ms)
+    // Which server this client_id is of, as long as the registration lives: another server answering
+    // the same client_id is refused (a mix-up through registration).
+    await this.writeLink(ownerId(registration.client_id), issuer, ms)
+  }
+
+  /** The authorization server a registration this broker keeps has `clientId` at, if any. */
+  owner(clientId: string): Promise<string | undefined> {
+    return this.readLink(ownerId(clientId))
+  }
+
+  /**
+   * Links a protected resource to the authorization server whose tokens for it this broker delivered,
+   * unless it is linked to another one already (the first stays until it lapses); renews the link.
+   * Returns the server the resource is linked to after the call.
+   */
+  async bindResource(resource: string, redirectUri: string, issuer: string): Promise<string> {
+    const bound = await this.readLink(resourceId(resource, redirectUri))
+    if (bound !== undefined && bound !== issuer) return bound
+    await this.writeLink(resourceId(resource, redirectUri), issuer, this.ttlSeconds * 1000)
+    return issuer
+  }
+
+  /** The authorization server a protected resource's delivered tokens came from (bindResource), if linked. */
+  resourceIssuer(resource: string, redirectUri: string): Promise<string | undefined> {
+    return this.readLink(resourceId(resource, redirectUri))
+  }
+
+  private async readLink(id: string): Promise<string | undefined> {
+    for (let generation = 0; generation < this.sealer.generations; generation++) {
+      const sealing = this.sealer.derive('registration', id, generation)
+      const key = this.keys.registration(sealing.name)
+      const value = await this.io.read(() => this.redis.get(key))
+      if (value !== null) return decodeLink(value, (sealed) => this.sealer.open(sealing, key, sealed))
+    }
+    return undefined
+  }
+
+  private async writeLink(id: string, issuer: string, ms: number): Promise<void> {
+    const sealing = this.sealer.derive('registration', id)
+    const key = this.keys.registration(sealing.name)
+    const value = encodeLink(issuer, (json) => this.sealer.seal(sealing, key, json))
+    this.ledger?.admit(key, value)
+    await this.io.write(() => this.redis.set(key, value, 'PX', ms))
+    this.ledger?.wrote(key, value.length, ms)
   }
 
   async drop(issuer: string, redirectUri: string, grant?: RegistrationGrant): Promise<void> {
@@ -64,6 +110,10 @@ export class RegistrationStore implements Registrations {
     await Promise.all(names.map((key) => this.io.write(() => this.redis.del(key))))
   }
 }
+
+// A link's id starts with a word no issuer URL starts with, so it never names a registration's key.
+const ownerId = (clientId: string) => `owner\0${clientId}`
+const resourceId = (resource: string, redirectUri: string) => `resource\0${resource}\0${redirectUri}`
 
 type Guard = <T>(op: () => Promise<T>) => Promise<T>
 

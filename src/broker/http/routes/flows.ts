@@ -14,6 +14,12 @@ const hashQuery = {
   properties: { hash: { type: 'string', maxLength: 256 } },
 } as const
 
+/** The per-issuer segment of a registered client's redirect URI: 22 base64url characters (issuerRedirect). */
+const callbackSegment = {
+  type: 'object',
+  properties: { issuer: { type: 'string', pattern: '^[A-Za-z0-9_-]{22}$' } },
+} as const
+
 // The serializer drops any field not named here.
 const stored = {
   200: {
@@ -68,12 +74,17 @@ export async function flowRoutes(app: FastifyInstance, { deps }: { deps: BrokerD
         params: requestParams(request),
         cookies: header ? parseCookie(header) : {},
         crossSitePost: request.method === 'POST' && request.headers['sec-fetch-site'] === 'cross-site',
+        callbackSegment: (request.params as { issuer?: string }).issuer,
       }),
       cookie,
     )
   }
   app.get('/callback', callback)
   app.post('/callback', callback)
+  // A client the broker registered comes back to its issuer's own redirect URI (issuerRedirect in flows/lib).
+  const perIssuer = { schema: { params: callbackSegment } }
+  app.get('/callback/:issuer', perIssuer, callback)
+  app.post('/callback/:issuer', perIssuer, callback)
 
   // A result code (delivery: code), or a device flow's hash to poll (RFC 8628).
   app.post('/result', keyed, async (request, reply) => {
