@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config'
 
 export default defineConfig({
   test: {
-    include: ['{commands,src,flows,pdk,test}/**/*.test.{ts,tsx}'],
+    include: ['{commands,src,flows,pdk,util,test}/**/*.test.{ts,tsx}'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',

@@ -16,7 +16,7 @@ import type { ModulePlugin } from '../pdk/runner/plugins.js'
 import { luaProcessComparison } from './pdk-process.js'
 
 const dist = resolve(import.meta.dirname, '../dist/pdk')
-const { loadFixture } = (await import(`${dist}/fixture.js`)) as typeof import('../pdk/fixture.js')
+const { loadFixture } = (await import(`${dist}/fixture/index.js`)) as typeof import('../pdk/fixture/index.js')
 const { runScenario } = (await import(`${dist}/runner/index.js`)) as typeof import('../pdk/runner/index.js')
 const { preparePlugins, startPluginServers, closePlugins } = (await import(
   `${dist}/runner/plugins.js`

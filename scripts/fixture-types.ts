@@ -1,12 +1,12 @@
 /**
- * Writes pdk/fixture-types.generated.ts, the TypeScript types of a PDK fixture, from the one source of the
- * format: pdk/fixture.schema.json (json-schema-to-typescript, a dev dependency: the built and installed
- * copies only carry the generated file). pdk/fixture.ts narrows them where JSON Schema cannot say it.
+ * Writes pdk/fixture/fixture-types.generated.ts, the TypeScript types of a PDK fixture, from the one source of the
+ * format: pdk/fixture/fixture.schema.json (json-schema-to-typescript, a dev dependency: the built and installed
+ * copies only carry the generated file). pdk/fixture/index.ts narrows them where JSON Schema cannot say it.
  *
  *   npm run gen:fixture-types                            # the same as node --import tsx scripts/fixture-types.ts
  *   node --import tsx scripts/fixture-types.ts --check   # exits 1 when the checked-in file is not what it writes
  *
- * pdk/fixture-types.test.ts runs the same comparison, so the types cannot drift from the schema.
+ * pdk/fixture/fixture-types.test.ts runs the same comparison, so the types cannot drift from the schema.
  */
 import { compile, type JSONSchema } from 'json-schema-to-typescript'
 import { format, resolveConfig } from 'prettier'
@@ -15,11 +15,12 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
-export const FIXTURE_SCHEMA = join(root, 'pdk', 'fixture.schema.json')
-export const FIXTURE_TYPES = join(root, 'pdk', 'fixture-types.generated.ts')
+export const FIXTURE_SCHEMA = join(root, 'pdk', 'fixture', 'fixture.schema.json')
+export const FIXTURE_TYPES = join(root, 'pdk', 'fixture', 'fixture-types.generated.ts')
 
 const BANNER = `/* generated — do not edit; run npm run gen:fixture-types (scripts/fixture-types.ts) after changing
- * pdk/fixture.schema.json. pdk/fixture-types.test.ts fails while this file differs from what it writes. */`
+ * pdk/fixture/fixture.schema.json. pdk/fixture/fixture-types.test.ts fails while this file differs from what
+ * it writes. */`
 
 /** Keywords that say nothing about what a value may be. */
 const ANNOTATIONS = new Set(['description', 'title', 'default', 'examples', '$comment'])
@@ -46,7 +47,7 @@ function annotationsAsUnknown(schema: JSONSchema): void {
   for (const sub of subs) if (sub && typeof sub === 'object' && !Array.isArray(sub)) annotationsAsUnknown(sub)
 }
 
-/** The text of pdk/fixture-types.generated.ts for the schema as it is now. */
+/** The text of pdk/fixture/fixture-types.generated.ts for the schema as it is now. */
 export async function fixtureTypesSource(): Promise<string> {
   const schema = JSON.parse(readFileSync(FIXTURE_SCHEMA, 'utf8')) as JSONSchema
   const id = schema.$id
@@ -70,7 +71,9 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const text = await fixtureTypesSource()
   if (process.argv.includes('--check')) {
     if (readFileSync(FIXTURE_TYPES, 'utf8') !== text) {
-      process.stderr.write('pdk/fixture-types.generated.ts differs from the schema: run npm run gen:fixture-types\n')
+      process.stderr.write(
+        'pdk/fixture/fixture-types.generated.ts differs from the schema: run npm run gen:fixture-types\n',
+      )
       process.exit(1)
     }
   } else writeFileSync(FIXTURE_TYPES, text)

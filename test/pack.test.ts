@@ -66,7 +66,7 @@ afterAll(() => {
 
 describe('the packed package, installed globally', () => {
   it('ships what a run needs and nothing for development', () => {
-    for (const f of ['oclif.manifest.json', 'LICENSE', 'pdk/fixture.schema.json', 'dist/commands/serve.js'])
+    for (const f of ['oclif.manifest.json', 'LICENSE', 'pdk/fixture/fixture.schema.json', 'dist/commands/serve.js'])
       expect(existsSync(join(installed, f)), f).toBe(true)
     for (const f of ['bin/dev.js', 'commands', 'src', 'test', 'tsconfig.json', 'fixtures/flows'])
       expect(existsSync(join(installed, f)), f).toBe(false)
@@ -112,7 +112,7 @@ describe('the packed package, installed globally', () => {
   it('broker pdk schema names the schema inside the installed copy, and a fixture pointing there runs', () => {
     const r = run(['pdk', 'schema'])
     expect(r.stderr).toBe('')
-    expect(r.stdout).toBe(`${join(installed, 'pdk', 'fixture.schema.json')}\n`)
+    expect(r.stdout).toBe(`${join(installed, 'pdk', 'fixture', 'fixture.schema.json')}\n`)
     const fixture = JSON.parse(readFileSync(join(installed, 'fixtures', 'pdk', 'js-hello.json'), 'utf8')) as object
     const file = join(installed, 'fixtures', 'pdk', 'schema-elsewhere.json')
     writeFileSync(file, JSON.stringify({ ...fixture, $schema: pathToFileURL(r.stdout.trim()).href }))

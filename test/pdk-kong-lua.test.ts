@@ -1,7 +1,7 @@
 import { readdirSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { loadFixture } from '../pdk/fixture.js'
+import { loadFixture } from '../pdk/fixture/index.js'
 import { runtimeFor } from '../pdk/lua/plugin.js'
 import type { LuaRuntime } from '../pdk/lua/runtime.js'
 import { runScenario } from '../pdk/runner/index.js'

@@ -1,7 +1,7 @@
 import { readdirSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { loadFixture } from '../pdk/fixture.js'
+import { loadFixture } from '../pdk/fixture/index.js'
 import { runScenario } from '../pdk/runner/index.js'
 import { preparePlugins } from '../pdk/runner/plugins.js'
 

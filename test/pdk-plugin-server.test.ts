@@ -4,7 +4,7 @@ import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { kitFor } from '../pdk/harness.js'
+import { kitFor } from '../pdk/runner/harness.js'
 import { PluginServers, RemotePlugin } from '../pdk/plugin-server/index.js'
 
 // End to end: `broker pdk run` in process and with --plugin-server, from the build (`npm test` builds first).

@@ -7,7 +7,7 @@ import { ROOT, runCli } from './helpers/broker.js'
 
 // `broker pdk schema`: where a fixture's "$schema" can point, in whatever copy of broker runs
 // (test/pack.test.ts checks the same in an installed copy).
-const SCHEMA = join(ROOT, 'pdk', 'fixture.schema.json')
+const SCHEMA = join(ROOT, 'pdk', 'fixture', 'fixture.schema.json')
 
 describe('broker pdk schema', () => {
   it('prints the absolute path of the fixture schema, and nothing else', async () => {

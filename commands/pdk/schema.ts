@@ -5,7 +5,7 @@ import { fixtureSchema, fixtureSchemaText, type PdkSchemaResult } from '../../sr
 export default class PdkSchema extends BrokerCommand {
   static override summary = 'Print where the fixture JSON Schema is, for a fixture\'s "$schema"'
   static override description =
-    'Prints the absolute path of pdk/fixture.schema.json in this copy of broker (installed or a checkout); point a fixture\'s "$schema" at it (or at its file: URL, under --json) for completion and checks in an editor. --print prints the schema itself.'
+    'Prints the absolute path of pdk/fixture/fixture.schema.json in this copy of broker (installed or a checkout); point a fixture\'s "$schema" at it (or at its file: URL, under --json) for completion and checks in an editor. --print prints the schema itself.'
 
   static override examples = [
     '<%= config.bin %> pdk schema',

@@ -4,10 +4,10 @@
  * first (1 values, 2 the phase ended, 3 a promise JS must await, 0 an error message), which
  * broker/kong.lua turns into Lua's return values, a yield or `error(msg, 2)`.
  */
-import type { Context } from '../context.js'
-import { KIT_MODULES, type KitFunction, type KitTree } from '../kit.js'
-import { errorMessage, type Recorder } from '../trace.js'
-import { toList, Values } from '../values.js'
+import type { Context } from '../kit/context.js'
+import { KIT_MODULES, type KitFunction, type KitTree } from '../kit/index.js'
+import { errorMessage, type Recorder } from '../kit/private/trace.js'
+import { toList, Values } from '../kit/private/values.js'
 
 /** What a kit call resolved to, kept until JS has awaited it. */
 export interface Pending {

@@ -1,5 +1,5 @@
 /** kong.configuration for Lua plugins: Kong's defaults for what plugins read, the fixture's settings over them. */
-import type { Fixture } from '../fixture.js'
+import type { Fixture } from '../fixture/index.js'
 
 /** Defaults as Kong's kong.conf.default gives them (the keys bundled plugins read). */
 export const KONG_DEFAULTS: Readonly<Record<string, unknown>> = Object.freeze({

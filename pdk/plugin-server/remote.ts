@@ -1,11 +1,11 @@
 /** One module plugin of a scenario on a plugin server, driven as Kong 3.x's mp_rpc.lua drives it. */
-import type { Context } from '../context.js'
-import type { KitTree } from '../kit.js'
-import type { Recorder } from '../trace.js'
-import { serveCall } from './bridge.js'
+import type { Context } from '../kit/context.js'
+import type { KitTree } from '../kit/index.js'
+import type { Recorder } from '../kit/private/trace.js'
+import { serveCall } from '../external/bridge.js'
 import type { ServedPlugin, ServerProcess } from './process.js'
-import { rpcLog, serverLine } from './log.js'
-import { STEP_METHOD } from './lua.js'
+import { rpcLog, serverLine } from '../external/log.js'
+import { STEP_METHOD } from '../external/lua-values.js'
 import { RpcError, RpcTimeout } from './rpc.js'
 
 /** Where a remote plugin finds its server: the run's plugin servers. */

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { loadFixture, type Fixture } from '../fixture.js'
+import { loadFixture, type Fixture } from '../fixture/index.js'
 import { runScenario } from './index.js'
 import { preparePlugins } from './plugins.js'
 

@@ -1,23 +1,23 @@
 /** The two kinds of plugins a fixture lists: kong-js-pdk modules and call scripts. */
 import { basename, extname, isAbsolute, relative, resolve } from 'node:path'
 import type { LuaOptions, LuaPlugin } from '../lua/plugin.js'
-import type { Context } from '../context.js'
-import { createFacade, openSession, type Facade } from '../facade.js'
-import { FixtureError, type LoadedFixture, type PluginSpec, type ScriptCall } from '../fixture.js'
-import type { KitTree } from '../kit.js'
-import { loadPluginModule, serverName, serverPhases, type PluginModule } from '../loader.js'
-import type { Phase } from '../phases.js'
-import { kongConfig } from '../plugin-server/config.js'
+import type { Context } from '../kit/context.js'
+import { createFacade, openSession, type Facade } from '../js/facade.js'
+import { FixtureError, type LoadedFixture, type PluginSpec, type ScriptCall } from '../fixture/index.js'
+import type { KitTree } from '../kit/index.js'
+import { loadPluginModule, serverName, serverPhases, type PluginModule } from '../js/loader.js'
+import type { Phase } from '../kit/private/phases.js'
+import { kongConfig } from '../external/config.js'
 import {
   PluginServers,
   type PluginServerOptions,
   type RemotePlugin,
   type ServedPlugin,
 } from '../plugin-server/index.js'
-import { rpcLog, serverLine, unhandledText } from '../plugin-server/log.js'
-import type { Recorder } from '../trace.js'
-import { placeText, syntaxErrorPlace } from '../source-position.js'
-import { stableUuid } from './setup.js'
+import { rpcLog, serverLine, unhandledText } from '../external/log.js'
+import type { Recorder } from '../kit/private/trace.js'
+import { placeText, syntaxErrorPlace } from '../../util/source-position.js'
+import { stableUuid } from '../fixture/setup.js'
 import { watchdog } from './watchdog.js'
 
 export interface ModulePlugin {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { FixtureError } from '../fixture.js'
+import { FixtureError } from '../fixture/index.js'
 import type { RunRecord, ScriptStep } from './record.js'
 import { exitCodeOf, verdict } from './verdict.js'
 

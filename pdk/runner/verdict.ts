@@ -3,9 +3,9 @@
  * what the fixture states (`expect`, the call scripts' `returns` and `throws`). `broker pdk run` and the
  * dashboard's PDK panel only render the verdict and use its exit code.
  */
-import type { Expectations } from '../fixture.js'
-import { FixtureError } from '../fixture.js'
-import { matches, trimNulls } from './compare.js'
+import type { Expectations } from '../fixture/index.js'
+import { FixtureError } from '../fixture/index.js'
+import { matches, trimNulls } from '../fixture/compare.js'
 import { checkExpectations, levelOf } from './expect.js'
 import type { Failure, RunRecord, ScriptStep } from './record.js'
 

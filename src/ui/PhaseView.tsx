@@ -1,7 +1,7 @@
 import { tint } from './theme.js'
 import { Box, Text } from 'ink'
 import type { ReplayStep } from '../services/dashboard/pdk.js'
-import { isAssignment } from '../../pdk/trace.js'
+import { isAssignment } from '../../pdk/kit/private/trace.js'
 
 const show = (v: unknown): string => {
   const text = JSON.stringify(v)

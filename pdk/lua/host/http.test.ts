@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import type { Fixture } from '../../fixture.js'
-import { buildContext } from '../../runner/setup.js'
-import type { CallRecord } from '../../trace.js'
+import type { Fixture } from '../../fixture/index.js'
+import { buildContext } from '../../fixture/setup.js'
+import type { CallRecord } from '../../kit/private/trace.js'
 import { KitBridge } from '../bridge.js'
 import { createHost } from './index.js'
 

@@ -1,12 +1,12 @@
 /**
  * What broker's resty.http sends through: each request is answered from the fixture's `outbound`
- * entries (pdk/outbound.ts), recorded for `expect.outbound`, and shown in the trace as
+ * entries (pdk/fixture/outbound.ts), recorded for `expect.outbound`, and shown in the trace as
  * `resty.http.<method the plugin called>`. A request no entry answers is kept in the host state,
  * which fails the fixture (the runtime reads it when the phase ends).
  */
-import type { Context } from '../../context.js'
-import type { HeadersTable } from '../../headers.js'
-import { answerOf, type SentRequest, unmatchedMessage } from '../../outbound.js'
+import type { Context } from '../../kit/context.js'
+import type { HeadersTable } from '../../kit/private/headers.js'
+import { answerOf, type SentRequest, unmatchedMessage } from '../../fixture/outbound.js'
 import { bytesOf } from './codec.js'
 import type { HostOp, HostState } from './index.js'
 

@@ -3,7 +3,7 @@
  * signatures and keys (resty.openssl), URLs (resty.ada), base64, JSON, regular expressions, time, and the request state
  * behind ngx.var / ngx.req, outbound HTTP answered from the fixture (resty.http).
  */
-import type { Context } from '../../context.js'
+import type { Context } from '../../kit/context.js'
 import type { KitBridge } from '../bridge.js'
 import { ADA_OPS } from './ada.js'
 import { CODEC_OPS } from './codec.js'

@@ -1,7 +1,7 @@
 /** The request state behind ngx.var, ngx.req, ngx.header and ngx.status, read from the kit's context. */
 import { hostname } from 'node:os'
 import ipaddr from 'ipaddr.js'
-import type { Context } from '../../context.js'
+import type { Context } from '../../kit/context.js'
 import { bytesOf } from './codec.js'
 import type { HostOp, HostState } from './index.js'
 

@@ -10,7 +10,7 @@ import oauth23 from '../../../flows/oauth_2_3-legged.js'
 import oauthDevice2 from '../../../flows/oauth_device_2.js'
 import oauthEcho1 from '../../../flows/oauth_echo_1.js'
 import oauthOwner2 from '../../../flows/oauth_owner_resources_2.js'
-import { lineText, syntaxErrorPlace } from '../../../pdk/source-position.js'
+import { lineText, syntaxErrorPlace } from '../../../util/source-position.js'
 import { brokerError } from '../../errors/index.js'
 
 /**

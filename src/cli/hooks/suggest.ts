@@ -1,4 +1,4 @@
-import { closest } from '../../../pdk/closest.js'
+import { closest } from '../../../util/closest.js'
 
 /**
  * The command words a user typed, from oclif's id for an unknown command line: oclif joins every

@@ -1,5 +1,5 @@
 import { basename } from 'node:path'
-import { FixtureError, loadFixture } from '../../../pdk/fixture.js'
+import { FixtureError, loadFixture } from '../../../pdk/fixture/index.js'
 import { type PhaseTrace, type ResponseSnapshot, runScenario, type ScenarioResult } from '../../../pdk/runner/index.js'
 import { closePlugins, preparePlugins } from '../../../pdk/runner/plugins.js'
 import { expandPaths } from '../pdk/run.js'

@@ -1,7 +1,7 @@
 /** The human trace of `broker pdk run`: phases, calls, final response, failures, summary line. */
 import { styleText } from 'node:util'
 import type { ScenarioResult } from '../../../pdk/runner/index.js'
-import { isAssignment } from '../../../pdk/trace.js'
+import { isAssignment } from '../../../pdk/kit/private/trace.js'
 
 const show = (v: unknown): string => {
   const text = JSON.stringify(v)

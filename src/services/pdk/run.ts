@@ -2,7 +2,7 @@
 import { readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { brokerError } from '../../errors/index.js'
-import { FixtureError, loadFixture, type LoadedFixture } from '../../../pdk/fixture.js'
+import { FixtureError, loadFixture, type LoadedFixture } from '../../../pdk/fixture/index.js'
 import { runScenario, type ScenarioResult } from '../../../pdk/runner/index.js'
 import { StartError } from '../../../pdk/plugin-server/index.js'
 import { closePlugins, preparePlugins, startPluginServers, type RunnablePlugin } from '../../../pdk/runner/plugins.js'

@@ -4,7 +4,7 @@ import { dirname, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 
 export interface PdkSchemaResult {
-  /** Absolute path of pdk/fixture.schema.json in this installed copy (or checkout). */
+  /** Absolute path of pdk/fixture/fixture.schema.json in this installed copy (or checkout). */
   path: string
   /** The same as a file: URL, which editors take in `"$schema"` too. */
   url: string
@@ -14,10 +14,10 @@ export interface PdkSchemaResult {
 
 const here = dirname(fileURLToPath(import.meta.url))
 // Built, this file is dist/src/services/pdk/schema.js (the package root four folders up); run from
-// the sources, src/services/pdk/schema.ts (three up). The schema is shipped at the root's pdk/.
+// the sources, src/services/pdk/schema.ts (three up). The schema is shipped at the root's pdk/fixture/.
 const CANDIDATES = [
-  resolve(here, '../../../../pdk/fixture.schema.json'),
-  resolve(here, '../../../pdk/fixture.schema.json'),
+  resolve(here, '../../../../pdk/fixture/fixture.schema.json'),
+  resolve(here, '../../../pdk/fixture/fixture.schema.json'),
 ]
 
 /** The fixture schema's path in this copy, its file: URL and `$id`. */

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { basename, join, resolve } from 'node:path'
 import { z } from 'zod'
-import { closest } from '../../../pdk/closest.js'
+import { closest } from '../../../util/closest.js'
 import { brokerError } from '../../errors/index.js'
 import { FLOW_PRESET_NAMES } from '../store/presets.js'
 
