@@ -1,7 +1,6 @@
 /** The state of one emulated request: what the kit reads and changes while the phases run. */
 import type { OutboundEntry } from '../fixture/fixture-types.generated.js'
-import { HeaderList } from './private/headers.js'
-import type { SentRequest } from '../fixture/outbound.js'
+import { HeaderList, type HeadersTable } from './private/headers.js'
 import type { Phase } from './private/phases.js'
 
 /** Gateway configuration the kit consults (Kong's kong.conf names). */
@@ -96,6 +95,14 @@ export interface ResponseState {
 }
 
 /** The plugin whose code is running; the log, plugin and telemetry modules read it. */
+/** One request a plugin sent (resty.http): `url` as scheme://host[:port]/path[?query], the default port left out. */
+export interface SentRequest {
+  method: string
+  url: string
+  headers: HeadersTable
+  body: string
+}
+
 export interface CurrentPlugin {
   name: string
   id: string

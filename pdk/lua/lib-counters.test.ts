@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { LIB_DIR } from './modules.js'
-import { createVm } from './vm.js'
+import { createVm } from './engine.js'
 
 // The emulated modules Kong's rate-limiting needs (luatz under kong.tools.timestamp, resty.counter and
 // kong.tools.rand under kong.reports) and the shared dicts its local policy counts in, each loaded from its

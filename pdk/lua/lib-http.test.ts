@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeEach, describe, expect, it } from 'vitest'
 import { LIB_DIR } from './modules.js'
-import { createVm } from './vm.js'
+import { createVm } from './engine.js'
 
 // broker's resty.http (the fallback), loaded from its file in a bare VM whose __host stands in for the
 // runtime's: it says whether the fixture has `outbound`, records what the module sends, and answers

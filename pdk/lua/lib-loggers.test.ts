@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { LIB_DIR } from './modules.js'
-import { createVm } from './vm.js'
+import { createVm } from './engine.js'
 
 // What Kong's logging plugins (http-log, statsd, datadog …) need: typedefs.queue through broker's
 // schema processing and kong.tools.queue, each loaded from its file through

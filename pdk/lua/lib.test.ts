@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { LIB_DIR } from './modules.js'
-import { createVm } from './vm.js'
+import { createVm } from './engine.js'
 
 // The emulated modules Kong's bundled plugins require (cors, request-size-limiting via Penlight,
 // response-transformer, pre-/post-function, ip-restriction's schema, jwt's string.buffer), each loaded from its file

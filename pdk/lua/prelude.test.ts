@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { LIB_DIR } from './modules.js'
-import { createVm } from './vm.js'
+import { createVm } from './engine.js'
 
 const vm = await createVm({ heapLimit: 32 * 1024 * 1024 })
 vm.run(readFileSync(join(LIB_DIR, 'broker', 'prelude.lua')), '@broker/prelude.lua')

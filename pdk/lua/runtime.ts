@@ -12,9 +12,11 @@ import type { Phase } from '../kit/private/phases.js'
 import type { Recorder } from '../kit/private/trace.js'
 import { values } from '../kit/private/values.js'
 import { KitBridge } from './bridge.js'
-import { createHost, type HostState } from './host/index.js'
+import { createHost } from './host/index.js'
+import type { HostState } from './host/types.js'
 import { LIB_DIR, ModuleFinder, NOT_EMULATED, NOT_EMULATED_IN_USE, notEmulated, SYSTEM_DIRS } from './modules.js'
-import { createVm, type LuaVm } from './vm.js'
+import { createVm } from './engine.js'
+import type { LuaVm } from './vm.js'
 
 export interface RuntimeOptions {
   /** Folders whose `kong/plugins/…` and other modules `require` finds, in order. */

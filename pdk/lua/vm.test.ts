@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest'
-import { createVm, LuaError } from './vm.js'
+import { createVm } from './engine.js'
+import { LuaError } from './vm.js'
 
 // The VM's own guarantees, whatever engine sits behind vm.ts: a bounded heap, a deadline, bytes intact.
 const vm = await createVm({ heapLimit: 8 * 1024 * 1024 })

@@ -1,6 +1,6 @@
 /**
- * The one small interface a Lua VM sits behind, so the engine (wasmoon today, pinned) can be
- * swapped without touching the Lua face of the kit. Values cross as JS values with Lua's shapes:
+ * The one small interface a Lua VM sits behind, so the engine (wasmoon today, pinned; engine.ts loads it)
+ * can be swapped without touching the Lua face of the kit. Values cross as JS values with Lua's shapes:
  * `undefined` is nil, `null` is `ngx.null`, a Lua string is a JS string when it is valid UTF-8 and a
  * Buffer otherwise (bytes survive both ways), a table is an array (keys 1..n) or an object.
  */
@@ -46,10 +46,4 @@ export interface LuaVm {
   /** Bytes the VM's heap holds now. */
   heapUsed(): number
   close(): void
-}
-
-/** Creates a VM with Lua's standard libraries open. The engine is imported here, on first use only. */
-export async function createVm(options: LuaVmOptions): Promise<LuaVm> {
-  const { createWasmoonVm } = await import('./wasmoon.js')
-  return createWasmoonVm(options)
 }

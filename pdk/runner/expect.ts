@@ -1,8 +1,8 @@
 /** The fixture's `expect` block against a replay's record; the verdict (verdict.ts) is its only caller. */
 import type { Expectations } from '../fixture/index.js'
 import { checkOutbound } from '../fixture/outbound.js'
-import { compareBody, compareHeaders, isSubset, matches } from '../fixture/compare.js'
-import type { Failure, RunRecord } from './record.js'
+import { compareBody, compareHeaders, type Failure, isSubset, matches } from '../fixture/compare.js'
+import type { RunRecord } from './record.js'
 
 const LEVEL_ALIASES: Record<string, string> = { err: 'error', deprecation: 'warn' }
 

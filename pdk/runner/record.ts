@@ -1,13 +1,6 @@
 /** What a replay produced, as plain data: the input of the verdict (verdict.ts) and of its reports. */
 import type { HeadersTable } from '../kit/private/headers.js'
-import type { SentRequest } from '../fixture/outbound.js'
-
-/** One thing the fixture stated that did not hold: where it is in the fixture (or the run), expected against actual. */
-export interface Failure {
-  path: string
-  expected: unknown
-  actual: unknown
-}
+import type { SentRequest } from '../kit/context.js'
 
 /** What the upstream service was sent. */
 export interface UpstreamSnapshot {

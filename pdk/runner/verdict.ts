@@ -5,9 +5,9 @@
  */
 import type { Expectations } from '../fixture/index.js'
 import { FixtureError } from '../fixture/index.js'
-import { matches, trimNulls } from '../fixture/compare.js'
+import { type Failure, matches, trimNulls } from '../fixture/compare.js'
 import { checkExpectations, levelOf } from './expect.js'
-import type { Failure, RunRecord, ScriptStep } from './record.js'
+import type { RunRecord, ScriptStep } from './record.js'
 
 /** A fixture's verdict: `pass` (exit 0), `fail` with what failed (exit 1), or `error`: it cannot run (exit 2). */
 export type Verdict =

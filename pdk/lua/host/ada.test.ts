@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { LIB_DIR } from '../modules.js'
-import { createVm } from '../vm.js'
+import { createVm } from '../engine.js'
 import { ADA_OPS } from './ada.js'
 
 // broker's resty.ada and resty.ada.search, loaded from their files in a bare VM whose __host answers

@@ -6,7 +6,7 @@
  */
 import { domainToASCII, domainToUnicode } from 'node:url'
 import { bytesOf } from './codec.js'
-import type { HostOp } from './index.js'
+import type { HostOp } from './types.js'
 
 const text = (v: unknown): string => bytesOf(v).toString('utf8')
 

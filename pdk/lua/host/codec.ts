@@ -1,7 +1,7 @@
 /** Bytes and text codecs for ngx.*, cjson and resty.*: base64, digests, HMAC, JSON, URI escaping. */
 import { createHash, createHmac, randomBytes, randomUUID } from 'node:crypto'
 import { LuaRef } from '../vm.js'
-import type { HostOp } from './index.js'
+import type { HostOp } from './types.js'
 
 /** A Lua string's bytes (a JS string is its UTF-8). */
 export const bytesOf = (v: unknown): Buffer =>

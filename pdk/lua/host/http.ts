@@ -4,11 +4,11 @@
  * `resty.http.<method the plugin called>`. A request no entry answers is kept in the host state,
  * which fails the fixture (the runtime reads it when the phase ends).
  */
-import type { Context } from '../../kit/context.js'
+import type { Context, SentRequest } from '../../kit/context.js'
 import type { HeadersTable } from '../../kit/private/headers.js'
-import { answerOf, type SentRequest, unmatchedMessage } from '../../fixture/outbound.js'
+import { answerOf, unmatchedMessage } from '../../fixture/outbound.js'
 import { bytesOf } from './codec.js'
-import type { HostOp, HostState } from './index.js'
+import type { HostOp, HostState } from './types.js'
 
 // a plugin may make its client at load time, when only the bridge has the probe's context
 const contextOf = (s: HostState): Context | undefined => s.ctx ?? s.bridge.ctx

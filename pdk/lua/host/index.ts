@@ -3,7 +3,6 @@
  * signatures and keys (resty.openssl), URLs (resty.ada), base64, JSON, regular expressions, time, and the request state
  * behind ngx.var / ngx.req, outbound HTTP answered from the fixture (resty.http).
  */
-import type { Context } from '../../kit/context.js'
 import type { KitBridge } from '../bridge.js'
 import { ADA_OPS } from './ada.js'
 import { CODEC_OPS } from './codec.js'
@@ -11,20 +10,7 @@ import { HTTP_OPS } from './http.js'
 import { NGX_OPS } from './ngx.js'
 import { OPENSSL_OPS } from './openssl.js'
 import { RE_OPS } from './re.js'
-
-/** An operation: the request state (undefined outside a request), then Lua's arguments. */
-export type HostOp = (state: HostState, ...args: unknown[]) => unknown[]
-
-export interface HostState {
-  ctx: Context | undefined
-  bridge: KitBridge
-  /** The `__host` function Lua calls. */
-  call: (...args: unknown[]) => unknown[]
-  /** The first resty.http call no `outbound` entry answered (it fails the fixture). */
-  unmatched?: string
-  /** A new request begins. */
-  begin(ctx: Context): void
-}
+import type { HostOp, HostState } from './types.js'
 
 const OPS: Record<string, HostOp> = { ...CODEC_OPS, ...RE_OPS, ...NGX_OPS, ...OPENSSL_OPS, ...ADA_OPS, ...HTTP_OPS }
 

@@ -3,7 +3,7 @@ import { hostname } from 'node:os'
 import ipaddr from 'ipaddr.js'
 import type { Context } from '../../kit/context.js'
 import { bytesOf } from './codec.js'
-import type { HostOp, HostState } from './index.js'
+import type { HostOp, HostState } from './types.js'
 
 const HOST = hostname()
 const pad = (n: number, w = 2) => String(n).padStart(w, '0')

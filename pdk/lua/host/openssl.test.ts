@@ -3,7 +3,8 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { LIB_DIR } from '../modules.js'
-import { createVm, LuaRef } from '../vm.js'
+import { createVm } from '../engine.js'
+import { LuaRef } from '../vm.js'
 import { OPENSSL_OPS } from './openssl.js'
 
 // broker's resty.openssl.digest / mac / pkey, loaded from their files in a bare VM whose __host

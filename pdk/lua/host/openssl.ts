@@ -16,7 +16,7 @@ import {
   type KeyObject,
 } from 'node:crypto'
 import { bytesOf } from './codec.js'
-import type { HostOp } from './index.js'
+import type { HostOp } from './types.js'
 
 let hashes: Set<string> | undefined
 

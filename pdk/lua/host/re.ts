@@ -4,7 +4,7 @@
  * Offsets are bytes, as ngx.re's are.
  */
 import { bytesOf } from './codec.js'
-import type { HostOp } from './index.js'
+import type { HostOp } from './types.js'
 
 /** A PCRE construct JS RegExp cannot match the same way. */
 export class UntranslatableRegex extends Error {}

@@ -1,0 +1,17 @@
+/** What every host module shares: the request state and the shape of one operation (index.ts gathers the operations). */
+import type { Context } from '../../kit/context.js'
+import type { KitBridge } from '../bridge.js'
+
+/** An operation: the request state (undefined outside a request), then Lua's arguments. */
+export type HostOp = (state: HostState, ...args: unknown[]) => unknown[]
+
+export interface HostState {
+  ctx: Context | undefined
+  bridge: KitBridge
+  /** The `__host` function Lua calls. */
+  call: (...args: unknown[]) => unknown[]
+  /** The first resty.http call no `outbound` entry answered (it fails the fixture). */
+  unmatched?: string
+  /** A new request begins. */
+  begin(ctx: Context): void
+}
