@@ -9,17 +9,30 @@ import tseslint from 'typescript-eslint'
 
 /**
  * The layers (docs/architecture.md): commands → src → flows, pdk; inside src: ui → services → broker →
- * config, errors, log, redact. An import that runs the other way fails lint. Specifiers are matched as
- * written (relative paths), so each block names the folders its files may not climb back into.
- * Tests may reach across to set things up.
+ * config, errors, log, redact; util below them all. An import that runs the other way fails lint.
+ * Specifiers are matched as written (relative paths), so each block names the folders its files may not
+ * climb back into. A later block replaces an earlier one's list for the files both match, so the blocks
+ * inside pdk/ repeat pdk/'s own. Tests may reach across to set things up.
  */
-const layer = (files, folders, why) => ({
+const layer = (files, ...patterns) => ({
   files,
   ignores: ['**/*.test.ts', '**/*.test.tsx'],
-  rules: {
-    'no-restricted-imports': ['error', { patterns: [{ regex: `^(\\.{1,2}/)+(${folders.join('|')})/`, message: why }] }],
-  },
+  rules: { 'no-restricted-imports': ['error', { patterns }] },
 })
+/** An import of any of `folders` (reached by ./ or ../ steps) is refused with `message`. */
+const climb = (folders, message) => ({ regex: `^(\\.{1,2}/)+(${folders.join('|')})/`, message })
+
+const PDK_BELOW_SRC = climb(
+  ['src', 'commands', 'flows', 'bin'],
+  'the kit sits below src/: services call it, never the other way',
+)
+// pdk/ inside: the kit (Kong's PDK) at the bottom, the fixture model on it, then what the two JS faces
+// share (external/), the faces (a face never imports another), the runner on top
+const FACES = ['js', 'plugin-server', 'lua']
+const KIT_BELOW = climb(
+  [...FACES, 'external', 'runner', 'spec-runner'],
+  "the kit is Kong's PDK: the faces and the runner call it, never the other way",
+)
 
 export default defineConfig(
   { ignores: ['dist/', 'coverage/', '.tmp/', 'docs/'] },
@@ -42,31 +55,57 @@ export default defineConfig(
     },
   },
   layer(
-    ['flows/**/*.ts'],
-    ['src', 'commands', 'pdk', 'bin'],
-    'flow plugins sit below the broker: they get what they need in their context',
+    ['util/**/*.ts'],
+    climb(['src', 'commands', 'flows', 'pdk', 'bin'], 'util/ is below src/ and pdk/ alike: it imports neither'),
   ),
   layer(
-    ['pdk/**/*.ts'],
-    ['src', 'commands', 'flows', 'bin'],
-    'the kit sits below src/: services call it, never the other way',
+    ['flows/**/*.ts'],
+    climb(
+      ['src', 'commands', 'pdk', 'bin'],
+      'flow plugins sit below the broker: they get what they need in their context',
+    ),
+  ),
+  layer(['pdk/**/*.ts'], PDK_BELOW_SRC),
+  layer(['pdk/kit/**/*.ts'], PDK_BELOW_SRC, KIT_BELOW, {
+    regex: '^(\\.{1,2}/)+fixture/(?!fixture-types\\.generated\\.js$)',
+    message: 'the kit reads a fixture only through its generated types: fixture/ builds on the kit',
+  }),
+  layer(
+    ['pdk/fixture/**/*.ts'],
+    PDK_BELOW_SRC,
+    climb([...FACES, 'external', 'runner', 'spec-runner'], 'the fixture model sits below the faces and the runner'),
+  ),
+  layer(
+    ['pdk/external/**/*.ts'],
+    PDK_BELOW_SRC,
+    climb([...FACES, 'runner', 'spec-runner'], 'external/ is what the JS faces share: it imports none of them'),
+  ),
+  ...FACES.map((face) =>
+    layer(
+      [`pdk/${face}/**/*.ts`],
+      PDK_BELOW_SRC,
+      climb(
+        [...FACES.filter((f) => f !== face), 'runner'],
+        'a face never imports another face or the runner: what faces share sits in external/, kit/ or fixture/',
+      ),
+    ),
   ),
   layer(
     ['src/config/**/*.ts', 'src/errors/**/*.ts', 'src/log.ts', 'src/redact.ts'],
-    ['broker', 'services', 'ui', 'cli', 'commands'],
-    'config, errors, log and redact are the bottom of src/: they import nothing above them',
+    climb(
+      ['broker', 'services', 'ui', 'cli', 'commands'],
+      'config, errors, log and redact are the bottom of src/: they import nothing above them',
+    ),
   ),
   layer(
     ['src/broker/**/*.ts'],
-    ['services', 'ui', 'cli', 'commands'],
-    'the broker core never imports services, the UI or the CLI',
+    climb(['services', 'ui', 'cli', 'commands'], 'the broker core never imports services, the UI or the CLI'),
   ),
   layer(
     ['src/services/**/*.ts'],
-    ['ui', 'cli', 'commands'],
-    'services never import the UI or the CLI: the command hands the UI in',
+    climb(['ui', 'cli', 'commands'], 'services never import the UI or the CLI: the command hands the UI in'),
   ),
-  layer(['src/ui/**/*.{ts,tsx}'], ['cli', 'commands'], 'the UI never imports the CLI'),
+  layer(['src/ui/**/*.{ts,tsx}'], climb(['cli', 'commands'], 'the UI never imports the CLI')),
   {
     files: ['src/ui/**/*.{ts,tsx}'],
     extends: [reactHooks.configs.flat.recommended],
