@@ -1,6 +1,6 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { ROOT, runCli } from './helpers/broker.js'
@@ -41,5 +41,17 @@ describe('broker pdk schema', () => {
     const { code, stdout } = await runCli(['pdk', 'run', join(dir, 'f.json')])
     expect(stdout).toMatch(/1 passed, 0 failed/)
     expect(code).toBe(0)
+  })
+
+  it('every shipped fixture whose "$schema" is a relative path reaches the schema', () => {
+    const files = readdirSync(join(ROOT, 'fixtures'), { recursive: true, encoding: 'utf8' })
+      .filter((f) => f.endsWith('.json'))
+      .map((f) => join(ROOT, 'fixtures', f))
+    const stale = files.filter((file) => {
+      const schema = /^\s*"\$schema":\s*"(\.[^"]*)"/m.exec(readFileSync(file, 'utf8'))?.[1]
+      return schema !== undefined && resolve(dirname(file), schema) !== SCHEMA
+    })
+    expect(files.length).toBeGreaterThan(400)
+    expect(stale, 'fixtures whose "$schema" points where the schema is not').toEqual([])
   })
 })
