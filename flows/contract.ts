@@ -66,6 +66,8 @@ export interface Registration {
   token_endpoint_auth_method?: string
   /** Secret: lets the client manage its registration (RFC 7592). */
   registration_access_token?: string
+  /** Where the client's registration is read (RFC 7592 §2.1), with the registration_access_token. */
+  registration_client_uri?: string
   /** Seconds since the epoch when the client secret expires; 0 or absent: never. */
   client_secret_expires_at?: number
 }
@@ -83,6 +85,8 @@ export type RegistrationGrant = 'authorization_code' | 'client_credentials'
 export interface Registrations {
   /** The `client_name` of every client the broker registers: the deployment's (registration.clientName), never a record's. */
   readonly clientName: string
+  /** Seconds a kept client the server answered for is trusted before the broker asks again (registration.recheck). */
+  readonly recheckSeconds: number
   get(issuer: string, redirectUri: string, grant?: RegistrationGrant): Promise<Registration | undefined>
   put(
     issuer: string,

@@ -77,7 +77,7 @@ const plugin: FlowPlugin = {
     // Client credentials without a scope ask for the resource's (RFC 9728); a refresh keeps the scope it was granted.
     const scope = r.scope ?? (grant === 'client_credentials' ? e.scope : undefined)
     if (scope) params.scope = String(scope)
-    if (typeof r.resource === 'string') params.resource = r.resource
+    if (e.resource) params.resource = e.resource
     // Validated at /store: without a client_id, the grant is client credentials or a refresh.
     const kind = grant === 'client_credentials' ? 'client_credentials' : 'authorization_code'
     const client = await registeredClient(ctx, e, { keptOnly: grant === 'refresh_token', grant: kind })

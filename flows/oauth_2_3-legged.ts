@@ -71,7 +71,12 @@ const plugin: FlowPlugin = {
     }
     // A server that refuses the registration is refused now (502), not at /start.
     if (!Object.keys(all).length && io.callbackUrl && io.registrations)
-      await registeredClient({ record, http: io.http, callbackUrl: io.callbackUrl, registrations: io.registrations }, e)
+      await registeredClient(
+        { record, http: io.http, callbackUrl: io.callbackUrl, registrations: io.registrations },
+        e,
+        // /start confirms a kept client with the server just before it sends the browser there.
+        { check: false },
+      )
     return all
   },
 
@@ -113,7 +118,7 @@ const plugin: FlowPlugin = {
       redirect_uri: typeof ctx.data.redirect_uri === 'string' ? ctx.data.redirect_uri : ctx.callbackUrl,
     }
     if (typeof ctx.data.code_verifier === 'string') params.code_verifier = ctx.data.code_verifier
-    if (typeof r.resource === 'string') params.resource = r.resource
+    if (e.resource) params.resource = e.resource
     const client = ctx.data.client as ClientFields | undefined
     const cctx = withClient(ctx, client)
     const dpop = await flowDpop(r, ctx.data, e.dpopAlgs)
@@ -175,7 +180,12 @@ function authorizeParams(
   }
   const scope = r.scope ?? e.scope
   if (scope) fixed.scope = String(scope)
-  if (typeof r.resource === 'string') fixed.resource = r.resource
+  // The resource indicator (RFC 8707): the record's, or what its metadata names (Endpoints.resource).
+  if (e.resource) fixed.resource = e.resource
+  // As the MCP SDK's client does: a refresh token (offline_access) needs the user's consent where the
+  // server can be asked for it (OpenID Connect Core §11), unless the app chose its own prompt.
+  if (/(^|\s)offline_access(\s|$)/.test(fixed.scope ?? '') && e.prompts?.includes('consent') && !fixed.prompt)
+    fixed.prompt = 'consent'
   const own: Record<string, string> = { state: ctx.state }
   // Whether this is OpenID Connect is the scope actually sent: `openid` may come through
   // authorize_params as well as through `scope`, and then too the id_token must carry this flow's nonce.

@@ -68,7 +68,7 @@ const plugin: FlowPlugin = {
     const e = await endpoints(record, io.http)
     const params: Record<string, string> = {}
     if (record.scope) params.scope = String(record.scope)
-    if (record.resource) params.resource = String(record.resource)
+    if (e.resource) params.resource = e.resource
     const request = await endpointRequest(record, params, { audience: audience(e), supported: e.authMethods })
     const answer = await io.http(e.device!, request)
     const body = parseBody(answer)
@@ -113,7 +113,7 @@ const plugin: FlowPlugin = {
     const interval = typeof ctx.data.interval === 'number' ? ctx.data.interval : DEFAULT_INTERVAL
     const dpop = await flowDpop(r, ctx.data, e.dpopAlgs)
     const params: Record<string, string> = { grant_type: DEVICE_GRANT, device_code: String(ctx.data.device_code) }
-    if (r.resource) params.resource = String(r.resource)
+    if (e.resource) params.resource = e.resource
     let token: Record<string, unknown>
     try {
       token = await requestToken(ctx, params, {

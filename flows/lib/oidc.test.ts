@@ -16,6 +16,54 @@ function fakeHttp(answers: Record<string, unknown>) {
 }
 
 describe('discovery', () => {
+  it("tries MCP's order for a resource's server: RFC 8414, then OpenID inserted, then appended", async () => {
+    const issuer = 'https://as9.example/tenant'
+    const { http, asked } = fakeHttp({
+      'https://as9.example/tenant/.well-known/openid-configuration': { issuer, token_endpoint: `${issuer}/t` },
+    })
+    expect((await discover(issuer, http, 'mcp')).token_endpoint).toBe(`${issuer}/t`)
+    expect(asked).toEqual([
+      'https://as9.example/.well-known/oauth-authorization-server/tenant',
+      'https://as9.example/.well-known/openid-configuration/tenant',
+      'https://as9.example/tenant/.well-known/openid-configuration',
+    ])
+  })
+
+  it("finds the same server with and without a trailing slash, and uses the metadata's form", async () => {
+    const { http } = fakeHttp({
+      'https://as10.example/.well-known/openid-configuration': {
+        issuer: 'https://as10.example/',
+        authorization_endpoint: 'https://as10.example/authorize',
+        token_endpoint: 'https://as10.example/token',
+      },
+    })
+    const e = await endpoints({ auth_type: 'oauth', issuer: 'https://as10.example' }, http)
+    expect(e.issuer).toBe('https://as10.example/')
+    expect(e.token).toBe('https://as10.example/token')
+  })
+
+  it('says which issuer the metadata names when it is another', async () => {
+    const { http } = fakeHttp({
+      'https://as11.example/.well-known/openid-configuration': { issuer: 'https://elsewhere.example/' },
+    })
+    await expect(discover('https://as11.example', http)).rejects.toThrow(
+      /names the issuer "https:\/\/elsewhere.example\/"; give that issuer/,
+    )
+  })
+
+  it("uses /authorize, /token and /register on a legacy MCP server's origin when it has no metadata at all", async () => {
+    const { http } = fakeHttp({})
+    const meta = await discover('https://as12.example', http, 'mcp', true)
+    expect(meta).toEqual({
+      issuer: 'https://as12.example',
+      authorization_endpoint: 'https://as12.example/authorize',
+      token_endpoint: 'https://as12.example/token',
+      registration_endpoint: 'https://as12.example/register',
+      token_endpoint_auth_methods_supported: ['none', 'client_secret_post', 'client_secret_basic'],
+    })
+    await expect(discover('https://as13.example', http)).rejects.toThrow(/answered 404/)
+  })
+
   it('falls back to RFC 8414 (well-known segment before the path), then caches per issuer', async () => {
     const issuer = 'https://as1.example/tenant'
     const { http, asked } = fakeHttp({

@@ -20,6 +20,8 @@ export interface ProviderMetadata {
   device_authorization_endpoint?: string
   registration_endpoint?: string
   userinfo_endpoint?: string
+  prompt_values_supported?: string[]
+  scopes_supported?: string[]
 }
 
 /** A record's provider as the flow uses it: explicit record fields first, then the issuer's metadata. */
@@ -45,6 +47,15 @@ export interface Endpoints {
   userinfo?: string
   /** The scope a protected resource asks for (RFC 9728), for a record that names none. */
   scope?: string
+  /**
+   * The resource indicator to send (RFC 8707): the record's `resource`, or what its protected resource
+   * metadata names (a same-origin prefix); undefined when none is sent (no metadata says the server takes one).
+   */
+  resource?: string
+  /** The `prompt` values the server lists (OpenID Connect Discovery's `prompt_values_supported`). */
+  prompts?: readonly string[]
+  /** The scopes the server lists (`scopes_supported`), when it does. */
+  scopes?: readonly string[]
 }
 
 // Metadata changes rarely and every flow of an issuer reads it at /store, /start and /callback:
@@ -59,15 +70,28 @@ export const flag = (v: unknown): boolean => v === true || (typeof v === 'string
 
 const text = (v: unknown): string | undefined => (typeof v === 'string' && v ? v : undefined)
 
+/** How an issuer's metadata is looked for: OpenID's first (an `issuer` record), or MCP's order (a resource's server). */
+export type DiscoveryOrder = 'openid' | 'mcp'
+
 /**
- * The issuer's metadata: `/.well-known/openid-configuration`, then RFC 8414's
- * `/.well-known/oauth-authorization-server`; cached per issuer. Throws a FlowError naming the issuer.
+ * The issuer's metadata, cached per issuer: for an `issuer` record `/.well-known/openid-configuration`
+ * first, then RFC 8414's; for an authorization server a protected resource names, the order of the MCP
+ * specification (RFC 8414 first). The metadata's `issuer` must be the one asked for, give or take a
+ * trailing slash (the MCP SDK's servers write `http://host/`; the metadata's form is used from then on).
+ * With `defaults` (an MCP 2025-03-26 server, whose origin is its authorization server), no metadata at
+ * all means `/authorize`, `/token` and `/register` on that origin. Throws a FlowError naming the issuer.
  */
-export async function discover(issuer: string, http: Http): Promise<ProviderMetadata> {
+export async function discover(
+  issuer: string,
+  http: Http,
+  order: DiscoveryOrder = 'openid',
+  defaults = false,
+): Promise<ProviderMetadata> {
   const hit = metadataCache.get(issuer)
   if (hit) return hit
   const reasons: string[] = []
-  for (const url of wellKnownUrls(issuer)) {
+  const urls = wellKnownUrls(issuer, order)
+  for (const url of urls) {
     const answer = await http(url, { headers: { accept: 'application/json' } })
     if (answer.status !== 200) {
       reasons.push(`${url} answered ${answer.status}`)
@@ -83,11 +107,27 @@ export async function discover(issuer: string, http: Http): Promise<ProviderMeta
       continue
     }
     const value = meta as ProviderMetadata
-    // OpenID Discovery §4.3 and RFC 8414 §3.3: the metadata must name the very issuer it was fetched for.
-    if (value.issuer !== issuer) {
+    // OpenID Discovery §4.3 and RFC 8414 §3.3: the metadata must name the very issuer it was fetched for
+    // (an issuer with and without its trailing slash is one server: the SDK writes the slash, users often do not).
+    if (!sameIssuer(value.issuer, issuer)) {
+      const named = String(value.issuer).slice(0, 200)
       throw new FlowError({
-        description: `Discovery for ${issuer} failed: the metadata names the issuer "${String(value.issuer).slice(0, 200)}"`,
+        description: `Discovery for ${issuer} failed: the metadata at ${url} names the issuer "${named}"; give that issuer (in exactly that form) if it is the server you mean`,
       })
+    }
+    metadataCache.set(issuer, value, METADATA_TTL_MS)
+    return value
+  }
+  if (defaults && urls.every((u) => reasons.includes(`${u} answered 404`))) {
+    const origin = new URL(issuer).origin
+    const value: ProviderMetadata = {
+      issuer,
+      authorization_endpoint: `${origin}/authorize`,
+      token_endpoint: `${origin}/token`,
+      registration_endpoint: `${origin}/register`,
+      // Nothing says how the client authenticates: a public client with PKCE (what MCP clients register),
+      // and a record's own secret in the body, as the SDK's token endpoint reads it.
+      token_endpoint_auth_methods_supported: ['none', 'client_secret_post', 'client_secret_basic'],
     }
     metadataCache.set(issuer, value, METADATA_TTL_MS)
     return value
@@ -95,15 +135,23 @@ export async function discover(issuer: string, http: Http): Promise<ProviderMeta
   throw new FlowError({ description: `Discovery for ${issuer} failed: ${reasons.join('; ')}` })
 }
 
-/** The two well-known addresses of an issuer's metadata, OpenID's first. */
-function wellKnownUrls(issuer: string): string[] {
+/** Whether the issuer a metadata document names is `issuer`, give or take one trailing slash. */
+const sameIssuer = (named: unknown, issuer: string): named is string =>
+  typeof named === 'string' && (named === issuer || named === `${issuer}/` || `${named}/` === issuer)
+
+/**
+ * The well-known addresses of an issuer's metadata. RFC 8414 §3.1 puts its segment between the host
+ * and the issuer's path; OpenID Discovery appends its own to the path, and MCP also tries it inserted.
+ * MCP's order (2025-11-25): RFC 8414, then OpenID inserted, then appended (two URLs without a path).
+ */
+function wellKnownUrls(issuer: string, order: DiscoveryOrder): string[] {
   const u = new URL(issuer)
   const path = u.pathname.replace(/\/$/, '')
-  return [
-    `${u.origin}${path}/.well-known/openid-configuration`,
-    // RFC 8414 §3.1: the well-known segment goes between the host and the issuer's path.
-    `${u.origin}/.well-known/oauth-authorization-server${path}`,
-  ]
+  const rfc8414 = `${u.origin}/.well-known/oauth-authorization-server${path}`
+  const appended = `${u.origin}${path}/.well-known/openid-configuration`
+  const inserted = `${u.origin}/.well-known/openid-configuration${path}`
+  const urls = order === 'mcp' ? [rfc8414, inserted, appended] : [appended, rfc8414, inserted]
+  return [...new Set(urls)]
 }
 
 /** The record's endpoints, discovered from its `issuer` when it has one (cached); explicit fields win. */
@@ -111,7 +159,8 @@ export async function endpoints(record: Readonly<FlowRecord>, http: Http): Promi
   // A record naming only a protected resource: its authorization server is the issuer (RFC 9728).
   const found = discoversFromResource(record) ? await discoverResource(String(record.resource), http) : undefined
   const issuer = text(record.issuer) ?? found?.issuer
-  return merge(record, issuer ? await discover(issuer, http) : undefined, found)
+  const meta = issuer ? await discover(issuer, http, found ? 'mcp' : 'openid', found?.legacy === true) : undefined
+  return merge(record, meta, found)
 }
 
 /**
@@ -180,7 +229,8 @@ function merge(
   resource?: ProtectedResource,
 ): Endpoints {
   return {
-    issuer: text(record.issuer) ?? resource?.issuer,
+    // The metadata's own form of the issuer (it may add the trailing slash the record left out).
+    issuer: text(meta?.issuer) ?? text(record.issuer) ?? resource?.issuer,
     authorize: text(record.authorize_url) ?? metaUrl(meta?.authorization_endpoint),
     token: text(record.access_url) ?? metaUrl(meta?.token_endpoint),
     jwks: text(record.jwks_uri) ?? metaUrl(meta?.jwks_uri),
@@ -197,6 +247,9 @@ function merge(
     registration: metaUrl(meta?.registration_endpoint),
     userinfo: text(record.profile_url) ?? metaUrl(meta?.userinfo_endpoint),
     scope: resource?.scope,
+    resource: resource ? resource.send : text(record.resource),
+    prompts: Array.isArray(meta?.prompt_values_supported) ? meta.prompt_values_supported : undefined,
+    scopes: Array.isArray(meta?.scopes_supported) ? meta.scopes_supported : undefined,
   }
 }
 

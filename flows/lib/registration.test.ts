@@ -29,6 +29,7 @@ function memory(): Registrations & { kept: Map<string, Registration> } {
   return {
     kept,
     clientName: 'broker',
+    recheckSeconds: 10,
     owner: async (c) => links.get(`owner ${c}`),
     bindResource: async (res, r, i) => {
       const bound = links.get(`res ${res} ${r}`) ?? i
@@ -157,11 +158,52 @@ describe('dynamic client registration (RFC 7591)', () => {
       client_auth: 'none',
       redirect_uri: AS_CALLBACK,
     })
-    expect(t.sent).toHaveLength(1)
+    // One registration; the kept code-flow client was confirmed at the token endpoint before use.
+    expect(t.sent.map((s) => s.url)).toEqual(['https://as.example/reg', 'https://as.example/token'])
     // invalid_client drops the client credentials one only.
     const refuse = () => Promise.reject(new FlowError({ oauthError: 'invalid_client', description: 'unknown client' }))
     await expect(droppingInvalid(t.io, listed, client, refuse, 'client_credentials')).rejects.toThrow('unknown')
     expect([...t.registrations.kept.keys()]).toEqual([`https://as.example ${AS_CALLBACK} authorization_code`])
+  })
+
+  it('registers again when the server no longer knows the kept client (invalid_client for a code nobody issued)', async () => {
+    const t = io({}, { client_id: 'old' })
+    await t.registrations.put('https://as.example', AS_CALLBACK, { client_id: 'forgotten' })
+    const answers: Array<[number, unknown]> = [
+      [400, { error: 'invalid_client' }],
+      [201, { client_id: 'fresh' }],
+    ]
+    const sent: string[] = []
+    t.io.http = async (url: string, request?: HttpRequest) => {
+      sent.push(`${url} ${request?.body ?? ''}`)
+      const [status, body] = answers.shift()!
+      return { status, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }
+    }
+    const client = await registeredClient(t.io, e({ issuer: 'https://as.example' }))
+    expect(client?.client_id).toBe('fresh')
+    expect(sent[0]).toMatch(/^https:\/\/as.example\/token .*grant_type=authorization_code.*code=broker-probe-/)
+    expect(sent[0]).toContain('client_id=forgotten')
+    expect(sent[1]).toMatch(/^https:\/\/as.example\/reg /)
+  })
+
+  it('keeps the kept client when the server answers anything but invalid_client, and asks no more for a while', async () => {
+    const t = io({}, { client_id: 'x' })
+    await t.registrations.put('https://as2.example', issuerRedirect(CALLBACK, 'https://as2.example'), {
+      client_id: 'still-here',
+    })
+    let probes = 0
+    t.io.http = async () => {
+      probes++
+      return {
+        status: 400,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ error: 'invalid_grant' }),
+      }
+    }
+    const at = e({ issuer: 'https://as2.example', token: 'https://as2.example/token' })
+    expect((await registeredClient(t.io, at))?.client_id).toBe('still-here')
+    expect((await registeredClient(t.io, at))?.client_id).toBe('still-here')
+    expect(probes).toBe(1)
   })
 
   it('gives each issuer its own redirect URI (RFC 9700 §4.4.2): a code comes back only for the server it was asked of', () => {

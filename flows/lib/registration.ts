@@ -1,9 +1,19 @@
-import { FlowError, type FlowContext, type FlowRecord, type Registration, type RegistrationGrant } from '../contract.js'
+import {
+  FlowError,
+  type FlowContext,
+  type FlowRecord,
+  type HttpAnswer,
+  type Registration,
+  type RegistrationGrant,
+} from '../contract.js'
 import { createHash } from 'node:crypto'
+import { BoundedCache } from './bounded-cache.js'
+import { endpointRequest } from './client-auth.js'
 import type { Endpoints } from './oidc.js'
+import { randomPool } from './random.js'
 import { discoversFromResource } from './resource.js'
 import { parseBody, providerError } from './token-answer.js'
-import { urlParts } from './urls.js'
+import { isHttpUrl, urlParts } from './urls.js'
 
 /** What registering needs of a step's context (or of /store's io). */
 export type RegisterIo = Pick<FlowContext, 'record' | 'callbackUrl' | 'http' | 'registrations'>
@@ -100,12 +110,17 @@ export function clientCredentialsProblem(record: Readonly<FlowRecord>, e: Endpoi
  * registration at the issuer for its callback URL and `grant` (RFC 7591; the code flow by default),
  * kept in the store and shared by every instance, registering anew when none is kept or it expired —
  * unless `keptOnly` (a refresh: its token belongs to the client it was issued to, and a new client
- * could not use it).
+ * could not use it). With `check` (the default; /store passes false, /start sends the browser), a kept
+ * code-flow client is first confirmed with the server (stillKnown), and registered again if it forgot it.
  */
 export async function registeredClient(
   io: RegisterIo,
   e: Endpoints,
-  { keptOnly = false, grant = 'authorization_code' }: { keptOnly?: boolean; grant?: RegistrationGrant } = {},
+  {
+    keptOnly = false,
+    grant = 'authorization_code',
+    check = true,
+  }: { keptOnly?: boolean; grant?: RegistrationGrant; check?: boolean } = {},
 ): Promise<ClientFields | undefined> {
   if (!registers(io.record)) return undefined
   const [field, problem] = Object.entries(ownEndpointProblems(io.record))[0] ?? []
@@ -120,12 +135,75 @@ export async function registeredClient(
   const [foreign] = Object.values(foreignAuthorizeProblem(io.record, e))
   if (foreign) throw new FlowError({ description: `The authorization endpoint ${foreign}` })
   const redirect = redirectFor(io.callbackUrl, e.issuer, grant)
-  const kept = await io.registrations.get(e.issuer, redirect, grant)
+  let kept = await io.registrations.get(e.issuer, redirect, grant)
   if (!kept && keptOnly)
     throw new FlowError({ brokerCode: 'VALIDATION', description: `The record's client_id ${noKeptClient(e.issuer)}` })
+  // Before a browser goes to the server with a kept client: does the server still know it? Servers that
+  // keep their clients in memory forget them on a restart, and every flow then stopped at their
+  // /authorize (400 invalid_client, the app never told) until the registration lapsed, a day later.
+  if (kept && check && grant === 'authorization_code' && !keptOnly && !(await stillKnown(io, e, kept, redirect))) {
+    await io.registrations.drop(e.issuer, redirect, grant)
+    kept = undefined
+  }
   const registration = kept ?? (await register(io, e, grant, redirect))
+  // Just registered: the server knows it, for as long as a check would be trusted.
+  if (!kept && grant === 'authorization_code') remember(e.issuer, registration, io.registrations.recheckSeconds)
   const fields = clientFields(registration)
   return grant === 'authorization_code' ? { ...fields, redirect_uri: redirect } : fields
+}
+
+// A kept client the server answered for is not asked about again for registration.recheck seconds: a
+// busy broker would otherwise probe per flow. At most MAX_KNOWN clients (issuer and client_id) are remembered.
+const MAX_KNOWN = 256
+const known = new BoundedCache<true>(MAX_KNOWN)
+
+/**
+ * Whether the authorization server still knows a client the broker registered there: RFC 7592's read of
+ * its registration when the answer gave `registration_client_uri` (on the registration endpoint's
+ * origin), else a token request with a code nobody issued, which a server answers `invalid_client` for a
+ * client it does not know and `invalid_grant` (or another error) for one it does (RFC 6749 §5.2).
+ * Anything else — a timeout, an odd answer — counts as known: the flow goes on as before.
+ */
+async function stillKnown(io: RegisterIo, e: Endpoints, kept: Registration, redirect: string): Promise<boolean> {
+  const id = `${e.issuer}\0${kept.client_id}`
+  if (known.get(id)) return true
+  let answer: HttpAnswer
+  try {
+    const uri = kept.registration_client_uri
+    const sameOrigin = uri && e.registration && urlParts(uri)?.origin === urlParts(e.registration)?.origin
+    if (sameOrigin && kept.registration_access_token) {
+      answer = await io.http(uri, {
+        headers: { accept: 'application/json', authorization: `Bearer ${kept.registration_access_token}` },
+      })
+      if ([401, 403, 404].includes(answer.status)) return false
+    } else {
+      if (!e.token) return true
+      const probe = { ...io.record, ...clientFields(kept), token_params: undefined }
+      const request = await endpointRequest(
+        probe,
+        {
+          grant_type: 'authorization_code',
+          code: `broker-probe-${randomPool(16).toString('base64url')}`,
+          redirect_uri: redirect,
+          code_verifier: randomPool(32).toString('base64url'),
+        },
+        { audience: e.issuer ?? e.token, supported: e.authMethods },
+      )
+      answer = await io.http(e.token, { method: 'POST', ...request })
+      const body = parseBody(answer)
+      if (body?.error === 'invalid_client' || (answer.status === 401 && !body?.error)) return false
+    }
+  } catch (err) {
+    if (err instanceof FlowError) return true
+    throw err
+  }
+  remember(e.issuer!, kept, io.registrations!.recheckSeconds)
+  return true
+}
+
+/** Marks a client as known to its server for `seconds` (none: 0, every flow asks). */
+function remember(issuer: string, client: Registration, seconds: number): void {
+  if (seconds > 0) known.set(`${issuer}\0${client.client_id}`, true, seconds * 1000)
 }
 
 /** The redirect URI a registration is kept under: the code flow's per issuer; client credentials have none of their own. */
@@ -226,8 +304,26 @@ export async function droppingInvalid<T>(
   }
 }
 
+/**
+ * The scope a code-flow client registers with: what the flow will ask for (the record's, else the
+ * protected resource's), less any scope the server's `scopes_supported` does not list (a server with
+ * resource indicators, such as oidc-provider, refuses a registration naming a resource's own scope).
+ */
+function scopeOf(r: Readonly<FlowRecord>, e: Endpoints): string | undefined {
+  const asked = typeof r.scope === 'string' && r.scope ? r.scope : e.scope
+  if (!asked || !e.scopes) return asked
+  const listed = asked.split(/\s+/).filter((s) => e.scopes!.includes(s))
+  return listed.length ? listed.join(' ') : undefined
+}
+
 /** The registration answer's fields the broker keeps, and the most characters it keeps of each. */
-const KEPT_FIELDS = ['client_id', 'client_secret', 'token_endpoint_auth_method', 'registration_access_token'] as const
+const KEPT_FIELDS = [
+  'client_id',
+  'client_secret',
+  'token_endpoint_auth_method',
+  'registration_access_token',
+  'registration_client_uri',
+] as const
 const MAX_KEPT_FIELD = 4096
 /** The methods a registered client can authenticate with: the broker holds at most a client_secret. */
 const USABLE_METHODS: readonly string[] = ['none', ...SECRET_METHODS]
@@ -255,6 +351,8 @@ async function register(
         grant_types: ['authorization_code', 'refresh_token'],
         response_types: ['code'],
         token_endpoint_auth_method: method,
+        // The scope the flow will ask for (RFC 7591 §2), as the MCP SDK's client registers it.
+        ...(scopeOf(r, e) ? { scope: scopeOf(r, e) } : {}),
       }
     : { client_name: name, grant_types: ['client_credentials'], response_types: [], token_endpoint_auth_method: method }
   const answer = await io.http(e.registration!, {
@@ -306,6 +404,9 @@ async function register(
     client_secret: text(fields.client_secret),
     token_endpoint_auth_method: text(fields.token_endpoint_auth_method) ?? method,
     registration_access_token: text(fields.registration_access_token),
+    registration_client_uri: isHttpUrl(text(fields.registration_client_uri) ?? '')
+      ? text(fields.registration_client_uri)
+      : undefined,
     client_secret_expires_at: expires,
   }
   await io.registrations!.put(e.issuer!, redirect, registration, expires > 0 ? expires * 1000 : undefined, grant)

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { HttpAnswer } from '../contract.js'
-import { bearerChallenge, discoverResource } from './resource.js'
+import { bearerChallenge, covers, discoverResource } from './resource.js'
 
 const json = (body: unknown): HttpAnswer => ({ status: 200, headers: {}, body: JSON.stringify(body) })
 const missing: HttpAnswer = { status: 404, headers: {}, body: '' }
@@ -42,7 +42,11 @@ describe('discoverResource (RFC 9728)', () => {
         scopes_supported: ['a'],
       }),
     })
-    expect(await discoverResource(resource, http)).toEqual({ issuer: 'https://as.example', scope: 'tools' })
+    expect(await discoverResource(resource, http)).toEqual({
+      issuer: 'https://as.example',
+      scope: 'tools',
+      send: resource,
+    })
     expect(asked).toEqual([resource, 'https://mcp1.example/meta'])
   })
 
@@ -55,7 +59,11 @@ describe('discoverResource (RFC 9728)', () => {
         scopes_supported: ['a', 'b'],
       }),
     })
-    expect(await discoverResource(resource, http)).toEqual({ issuer: 'https://as.example', scope: 'a b' })
+    expect(await discoverResource(resource, http)).toEqual({
+      issuer: 'https://as.example',
+      scope: 'a b',
+      send: resource,
+    })
     expect(asked).toEqual([
       resource,
       'https://mcp2.example/.well-known/oauth-protected-resource/mcp',
@@ -76,10 +84,54 @@ describe('discoverResource (RFC 9728)', () => {
     )
   })
 
-  it('says why when nothing is found', async () => {
-    const { http } = fake({})
+  it('says why when discovery fails for another reason than a missing document', async () => {
+    const { http } = fake({
+      'https://mcp4.example/.well-known/oauth-protected-resource': { status: 500, headers: {}, body: '' },
+    })
     await expect(discoverResource('https://mcp4.example/', http)).rejects.toThrow(
-      /Discovery for the resource https:\/\/mcp4.example\/ failed: .*answered 404/,
+      /Discovery for the resource https:\/\/mcp4.example\/ failed: .*answered 500/,
     )
+  })
+
+  it('takes the origin as the authorization server when the server has no protected resource metadata (MCP 2025-03-26), sending no resource', async () => {
+    const resource = 'https://mcp6.example/mcp'
+    const { http } = fake({
+      [resource]: { status: 401, headers: { 'www-authenticate': 'Bearer realm="mcp"' }, body: '' },
+    })
+    expect(await discoverResource(resource, http)).toEqual({ issuer: 'https://mcp6.example', legacy: true })
+  })
+
+  it("accepts the SDK's root document naming a same-origin prefix of the resource, and sends the document's resource", async () => {
+    const resource = 'https://mcp7.example/mcp'
+    const { http } = fake({
+      'https://mcp7.example/.well-known/oauth-protected-resource': json({
+        resource: 'https://mcp7.example/',
+        authorization_servers: ['https://mcp7.example/'],
+      }),
+    })
+    expect(await discoverResource(resource, http)).toEqual({
+      issuer: 'https://mcp7.example/',
+      scope: undefined,
+      send: 'https://mcp7.example/',
+    })
+  })
+})
+
+describe('covers (RFC 9728 §3.3, as the MCP SDK reads it)', () => {
+  it('is the very resource or a same-origin path prefix at a segment boundary', () => {
+    const r = 'https://h.example/api/mcp'
+    expect(covers(r, r)).toBe(true)
+    for (const named of ['https://h.example/', 'https://h.example', 'https://h.example/api', 'https://h.example/api/'])
+      expect(covers(named, r), named).toBe(true)
+    for (const named of [
+      'https://h.example/ap',
+      'https://h.example/api/mcp/x',
+      'https://other.example/',
+      'http://h.example/',
+      'https://h.example/?q=1',
+      42,
+      'not a url',
+    ])
+      expect(covers(named, r), String(named)).toBe(false)
   })
 })

@@ -14,10 +14,21 @@ export interface ResourceMetadata {
 
 /** A protected resource as a flow uses it: its authorization server and the scope to ask for. */
 export interface ProtectedResource {
-  /** `authorization_servers[0]`: the issuer whose metadata is discovered as usual. */
+  /**
+   * `authorization_servers[0]`: the issuer whose metadata is discovered as usual; without protected
+   * resource metadata, the resource's origin (MCP 2025-03-26).
+   */
   issuer: string
   /** The scope of the 401 challenge, else the metadata's `scopes_supported`; undefined when neither says. */
   scope?: string
+  /**
+   * The resource indicator to send (RFC 8707): the record's, or the metadata's own `resource` when it
+   * names a same-origin prefix of it (the MCP SDK's one document at the root); undefined when the server
+   * published no protected resource metadata, so nothing says it takes one (as the SDK's client does).
+   */
+  send?: string
+  /** No protected resource metadata: the origin is the authorization server (MCP 2025-03-26). */
+  legacy?: boolean
 }
 
 // Each flow of a resource reads this at /store, /start and /callback: kept per resource URL for
@@ -53,7 +64,8 @@ export async function discoverResource(resource: string, http: Http): Promise<Pr
   const probe = await http(resource, { headers: { accept: 'application/json, text/event-stream' } })
   const challenge = probe.status === 401 ? bearerChallenge(probe.headers['www-authenticate']) : {}
   if (probe.status !== 401) reasons.push(`${resource} answered ${probe.status} without a challenge`)
-  const candidates = [...new Set([challenge.resource_metadata, ...wellKnownUrls(resource)])].filter(
+  const noMetadata = wellKnownUrls(resource)
+  const candidates = [...new Set([challenge.resource_metadata, ...noMetadata])].filter(
     (u): u is string => u !== undefined,
   )
   for (const url of candidates) {
@@ -63,9 +75,9 @@ export async function discoverResource(resource: string, http: Http): Promise<Pr
     }
     const meta = await fetchMetadata(url, http, reasons)
     if (!meta) continue
-    if (meta.resource !== resource) {
+    if (!covers(meta.resource, resource)) {
       throw new FlowError({
-        description: `The protected resource metadata at ${url} is for the resource "${String(meta.resource).slice(0, 200)}", not ${resource} (RFC 9728 §3.3)`,
+        description: `The protected resource metadata at ${url} is for the resource "${String(meta.resource).slice(0, 200)}", not ${resource} nor a same-origin path prefix of it (RFC 9728 §3.3)`,
       })
     }
     const issuer = Array.isArray(meta.authorization_servers) ? text(meta.authorization_servers[0]) : undefined
@@ -75,11 +87,40 @@ export async function discoverResource(resource: string, http: Http): Promise<Pr
     const value: ProtectedResource = {
       issuer,
       scope: text(challenge.scope) ?? (supported.length ? supported.join(' ') : undefined),
+      send: meta.resource,
     }
     cache.set(resource, value, TTL_MS)
     return value
   }
+  // No protected resource metadata at all (a 404 at each address, no challenge naming one): the MCP
+  // 2025-03-26 shape, still common. Its origin is the authorization server, as the SDK's client takes it.
+  if (noMetadata.every((u) => reasons.some((r) => r === `${u} answered 404`)) && !challenge.resource_metadata) {
+    const value: ProtectedResource = { issuer: new URL(resource).origin, scope: text(challenge.scope), legacy: true }
+    cache.set(resource, value, TTL_MS)
+    return value
+  }
   throw new FlowError({ description: `Discovery for the resource ${resource} failed: ${reasons.join('; ')}` })
+}
+
+/**
+ * Whether protected resource metadata naming `named` is for `resource` (RFC 9728 §3.3): the very
+ * resource, or a same-origin path prefix of it at a segment boundary (the SDK's default document at
+ * the root names the origin, `http://host/`, for `http://host/mcp`), as MCP's SDK client accepts.
+ */
+export function covers(named: unknown, resource: string): named is string {
+  if (typeof named !== 'string') return false
+  if (named === resource) return true
+  let a: URL
+  let b: URL
+  try {
+    a = new URL(named)
+    b = new URL(resource)
+  } catch {
+    return false
+  }
+  if (a.origin !== b.origin || a.search || a.hash) return false
+  const prefix = a.pathname.endsWith('/') ? a.pathname : `${a.pathname}/`
+  return b.pathname === a.pathname || b.pathname.startsWith(prefix)
 }
 
 async function fetchMetadata(url: string, http: Http, reasons: string[]): Promise<ResourceMetadata | undefined> {

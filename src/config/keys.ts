@@ -111,6 +111,10 @@ export const CONFIG_DOCS = {
     flag: 'registration-client-name',
     help: 'The client_name of every client the broker registers itself (RFC 7591), what users see on a consent screen; never taken from a record',
   },
+  'registration.recheck': {
+    flag: 'registration-recheck',
+    help: 'Seconds a kept registration the authorization server answered for is trusted before the broker checks again that the server still knows it; 0: before every flow',
+  },
   'body.limit': { flag: 'body-limit', help: 'Largest request body in bytes; 413 above' },
   'log.level': {
     flag: 'log-level',

@@ -126,6 +126,7 @@ export const configSchema = z
       .object({
         ttl: z.number().int().min(60).max(31_536_000).default(86_400),
         clientName: z.string().min(1).max(200).default('broker'),
+        recheck: z.number().int().min(0).max(86_400).default(0),
       })
       .strict()
       .default({}),

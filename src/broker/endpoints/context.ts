@@ -34,7 +34,7 @@ export function flowContext(
     // A plain value, not a getter made per call: an object literal with an accessor is built by the
     // runtime (4.3k instructions of each /store that runs its first step there, bench/instructions.ts).
     // The store hands out one kept instance.
-    registrations: deps.store.registrations(config.registration.ttl, config.registration.clientName),
+    registrations: deps.store.registrations(config.registration),
   }
 }
 

@@ -1,3 +1,6 @@
+import type { FlowRecord } from '../../../flows/contract.js'
+import { cachedEndpoints, discovers, pinnedEndpoints } from '../../../flows/lib/oidc.js'
+import { discoversFromResource } from '../../../flows/lib/resource.js'
 import { brokerError } from '../../errors/index.js'
 import type { FlowFailure, Progress } from '../store/flow-store.js'
 import type { BrokerDeps } from '../deps.js'
@@ -19,6 +22,42 @@ export interface HashCheck {
   error?: FlowFailure
   /** An OpenID flow's id_token: verified by the broker (true), or passed on unverified (false). */
   id_token_verified?: boolean
+  /** What the broker found for a record naming an issuer or a resource (kept with the flow from /start on). */
+  discovery?: Discovery
+}
+
+/** The authorization server a flow found, and what it sends there, in words where it departs from the record. */
+export interface Discovery {
+  issuer?: string
+  authorization_endpoint?: string
+  token_endpoint?: string
+  /** The resource indicator sent (RFC 8707); null when none is sent. */
+  resource: string | null
+  notes?: string[]
+}
+
+/** The flow's discovery: what /start kept, else what the caches hold; undefined for a record naming its endpoints. */
+function discoveryOf(record: Readonly<FlowRecord>, data: Readonly<Record<string, unknown>>): Discovery | undefined {
+  if (!discovers(record)) return undefined
+  const e = pinnedEndpoints(data) ?? cachedEndpoints(record)
+  if (!e) return undefined
+  const named = typeof record.resource === 'string' ? record.resource : undefined
+  const notes: string[] = []
+  if (named && e.resource && e.resource !== named)
+    notes.push(
+      `The protected resource metadata names ${e.resource}, a same-origin prefix of ${named}: that is the resource sent (RFC 8707), as MCP's SDK client sends it`,
+    )
+  if (named && !e.resource && discoversFromResource(record))
+    notes.push(
+      `${named} publishes no protected resource metadata: its origin is the authorization server and no resource is sent (MCP 2025-03-26)`,
+    )
+  return {
+    issuer: e.issuer,
+    authorization_endpoint: e.authorize,
+    token_endpoint: e.token,
+    resource: e.resource ?? null,
+    ...(notes.length ? { notes } : {}),
+  }
 }
 
 /** GET /hash-check: the stored record with every secret redacted, its progress and time left. */
@@ -29,6 +68,7 @@ export async function checkHash(deps: BrokerDeps, hash: string | undefined): Pro
   // An exchange whose process was killed: asked first, /hash-check ends the flow and says why (once).
   if (leaseLapsed(entry)) entry = (await markInterrupted(deps, entry)) ?? (await deps.store.get(hash)) ?? entry
   const plugin = deps.plugins.loaded(entry.plugin) ?? (await deps.plugins.get(entry.plugin).catch(() => undefined))
+  const discovery = discoveryOf(entry.record, entry.data)
   return {
     hash: entry.hash,
     plugin: entry.plugin,
@@ -40,5 +80,6 @@ export async function checkHash(deps: BrokerDeps, hash: string | undefined): Pro
     record: redact(entry.record, plugin?.secrets),
     ...(entry.error ? { error: entry.error } : {}),
     ...(typeof entry.data.id_token_verified === 'boolean' ? { id_token_verified: entry.data.id_token_verified } : {}),
+    ...(discovery ? { discovery } : {}),
   }
 }

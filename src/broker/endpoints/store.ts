@@ -34,7 +34,7 @@ export async function storeFlow(deps: BrokerDeps, body: unknown): Promise<Stored
   const { protocol, host } = deps.config
   const record = await validateRecord(sanitized, plugin, deps.config, {
     callbackUrl: `${protocol}://${host}/callback`,
-    registrations: deps.store.registrations(deps.config.registration.ttl, deps.config.registration.clientName),
+    registrations: deps.store.registrations(deps.config.registration),
   })
   checkRecordDestinations(record)
   // A device flow asks the provider for its codes now: the app shows the user code at once.

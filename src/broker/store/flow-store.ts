@@ -16,7 +16,7 @@ import {
 import { coalesceTurn } from './coalesce.js'
 import { type Keys, keys as makeKeys } from './keys.js'
 import type { MemoryLedger } from './memory-ledger.js'
-import { RegistrationStore } from './registrations.js'
+import { type RegistrationPolicy, RegistrationStore } from './registrations.js'
 import { type CapabilityKind, Sealer } from './seal.js'
 
 export { coalesceTurn } from './coalesce.js'
@@ -62,7 +62,7 @@ export class FlowStore {
   private readonly ledger: MemoryLedger | undefined
   private readonly replicas: number
   private readonly waitMs: number
-  private kept: { ttlSeconds: number; store: RegistrationStore } | undefined
+  private kept: { policy: RegistrationPolicy; store: RegistrationStore } | undefined
 
   constructor(redis: Redis, opts: FlowStoreOptions) {
     this.keys = makeKeys(opts.prefix ?? 'broker:')
@@ -254,25 +254,24 @@ export class FlowStore {
   }
 
   /**
-   * The broker's client registrations (RFC 7591), each kept `ttlSeconds` unless its secret expires
-   * sooner. Every flow step's context and every /store asks for them: the one for the last ttl asked
-   * is kept (it holds no state of its own), rather than made per request.
+   * The broker's client registrations (RFC 7591), each kept `policy.ttl` seconds unless its secret expires
+   * sooner. Every flow step's context and every /store asks for them: the one for the last policy asked
+   * (the config's frozen `registration`) is kept (it holds no state of its own), rather than made per request.
    */
-  registrations(ttlSeconds: number, clientName = 'broker'): RegistrationStore {
-    if (this.kept?.ttlSeconds !== ttlSeconds || this.kept.store.clientName !== clientName) {
+  registrations(policy: RegistrationPolicy): RegistrationStore {
+    if (this.kept?.policy !== policy) {
       const store = new RegistrationStore(
         this.redis,
         this.keys,
         this.sealer,
-        ttlSeconds,
-        clientName,
+        policy,
         {
           read: (op) => this.send(op),
           write: (op) => this.write(op),
         },
         this.ledger,
       )
-      this.kept = { ttlSeconds, store }
+      this.kept = { policy, store }
     }
     return this.kept.store
   }

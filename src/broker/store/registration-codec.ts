@@ -3,19 +3,26 @@ import type { Registration } from '../../../flows/contract.js'
 /**
  * A kept client registration (RFC 7591), under `reg:{name}` (keys.ts): the version tag `r1`, then
  * the sealed JSON `{client_id, client_secret?, token_endpoint_auth_method?, registration_access_token?,
- * client_secret_expires_at?}`. The secrets never leave the seal; the key expires with the registration.
+ * registration_client_uri?, client_secret_expires_at?}`. The secrets never leave the seal; the key expires with the registration.
  */
 const VERSION = 'r1'
 
 /** The stored value of a registration, given the function that seals its JSON. */
 export function encodeRegistration(registration: Registration, seal: (json: string) => string): string {
-  const { client_id, client_secret, token_endpoint_auth_method, registration_access_token, client_secret_expires_at } =
-    registration
+  const {
+    client_id,
+    client_secret,
+    token_endpoint_auth_method,
+    registration_access_token,
+    registration_client_uri,
+    client_secret_expires_at,
+  } = registration
   const json = JSON.stringify({
     client_id,
     client_secret,
     token_endpoint_auth_method,
     registration_access_token,
+    registration_client_uri,
     client_secret_expires_at,
   })
   return `${VERSION}${seal(json)}`

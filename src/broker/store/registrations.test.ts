@@ -11,7 +11,11 @@ const REG = { client_id: 'dyn-client-1', client_secret: 'dyn-secret-1', registra
 // ioredis-mock instances share one keyspace: each test that counts keys empties it first.
 const setup = (secrets = SECRETS, redis = new RedisMock() as unknown as Redis) => ({
   redis,
-  regs: new FlowStore(redis, { expireSeconds: 60, callbackWaitSeconds: 600, secrets }).registrations(86_400),
+  regs: new FlowStore(redis, { expireSeconds: 60, callbackWaitSeconds: 600, secrets }).registrations({
+    ttl: 86_400,
+    clientName: 'broker',
+    recheck: 10,
+  }),
 })
 
 describe('RegistrationStore', () => {

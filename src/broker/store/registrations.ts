@@ -15,14 +15,21 @@ export class RegistrationStore implements Registrations {
     private readonly redis: Redis,
     private readonly keys: Keys,
     private readonly sealer: Sealer,
-    private readonly ttlSeconds: number,
-    /** The client_name of every client registered (registration.clientName). */
-    readonly clientName: string,
+    /** The config's `registration`: how long a registration is kept, its client_name, how often it is checked. */
+    private readonly policy: RegistrationPolicy,
     /** The store's guards: a failure becomes STORE_UNAVAILABLE; a write waits for store.replicas. */
     private readonly io: { read: Guard; write: Guard },
     /** The embedded store's ledger: a registration counts against store.memoryLimit like a flow. */
     private readonly ledger?: MemoryLedger,
   ) {}
+
+  get clientName(): string {
+    return this.policy.clientName
+  }
+
+  get recheckSeconds(): number {
+    return this.policy.recheck
+  }
 
   async get(issuer: string, redirectUri: string, grant?: RegistrationGrant): Promise<Registration | undefined> {
     for (let generation = 0; generation < this.sealer.generations; generation++) {
@@ -51,7 +58,7 @@ export class RegistrationStore implements Registrations {
     const value = encodeRegistration(registration, (json) => this.sealer.seal(sealing, key, json))
     // An authorization server's expiry shortens the lifetime, never lengthens it: a date centuries
     // ahead (or 1e400, Infinity once parsed) is no PX Redis takes, and no reason to keep a client longer.
-    const ttlMs = this.ttlSeconds * 1000
+    const ttlMs = this.policy.ttl * 1000
     const ms = expiresAt === undefined ? ttlMs : Math.max(1, Math.floor(Math.min(ttlMs, expiresAt - Date.now())))
     this.ledger?.admit(key, value)
     await this.io.write(() => this.redis.set(key, value, 'PX', ms))
@@ -74,7 +81,7 @@ export class RegistrationStore implements Registrations {
   async bindResource(resource: string, redirectUri: string, issuer: string): Promise<string> {
     const bound = await this.readLink(resourceId(resource, redirectUri))
     if (bound !== undefined && bound !== issuer) return bound
-    await this.writeLink(resourceId(resource, redirectUri), issuer, this.ttlSeconds * 1000)
+    await this.writeLink(resourceId(resource, redirectUri), issuer, this.policy.ttl * 1000)
     return issuer
   }
 
@@ -114,6 +121,13 @@ export class RegistrationStore implements Registrations {
 // A link's id starts with a word no issuer URL starts with, so it never names a registration's key.
 const ownerId = (clientId: string) => `owner\0${clientId}`
 const resourceId = (resource: string, redirectUri: string) => `resource\0${resource}\0${redirectUri}`
+
+/** What the deployment says about the clients the broker registers (the config's `registration`). */
+export interface RegistrationPolicy {
+  readonly ttl: number
+  readonly clientName: string
+  readonly recheck: number
+}
 
 type Guard = <T>(op: () => Promise<T>) => Promise<T>
 
