@@ -57,9 +57,22 @@ function phasesOf(ctx: Context, override: Phase[] | undefined): Phase[] {
   return LIFECYCLE[ctx.subsystem].filter((p) => p !== 'certificate' || tls)
 }
 
-function proxy(ctx: Context, loaded: LoadedFixture, plugins: RunnablePlugin[]): UpstreamSnapshot {
+function proxy(
+  ctx: Context,
+  loaded: LoadedFixture,
+  plugins: RunnablePlugin[],
+  answerOf?: RunOptions['upstream'],
+): UpstreamSnapshot {
   const up = ctx.upstream
-  const answer = loaded.fixture.upstream ?? {}
+  const sent: UpstreamSnapshot = {
+    method: up.method,
+    path: up.path,
+    query: up.query,
+    // the service reads header values without surrounding whitespace (an empty value set as ' ' is empty)
+    headers: trimmed(up.headers.table().headers),
+    body: up.body.toString('utf8'),
+  }
+  const answer = answerOf?.(sent, ctx) ?? loaded.fixture.upstream ?? {}
   const body = answer.chunks
     ? answer.chunks.join('')
     : answer.body === undefined || answer.body === null
@@ -90,14 +103,7 @@ function proxy(ctx: Context, loaded: LoadedFixture, plugins: RunnablePlugin[]): 
   ctx.response.headers = merged
   ctx.response.body = Buffer.from(body)
   ctx.response.proxied = true
-  return {
-    method: up.method,
-    path: up.path,
-    query: up.query,
-    // the service reads header values without surrounding whitespace (an empty value set as ' ' is empty)
-    headers: trimmed(up.headers.table().headers),
-    body: up.body.toString('utf8'),
-  }
+  return sent
 }
 
 /** The source as response.get_source reports it. */
@@ -142,6 +148,8 @@ export interface RunOptions {
   strict?: boolean
   /** Call scripts make their calls through the Lua face (`kong.x.y(...)` in Lua), to check it against their expectations. */
   scriptsThroughLua?: LuaRuntime
+  /** The service's answer to what it was sent, in place of the fixture's `upstream` (spec.helpers' mock upstream). */
+  upstream?: (sent: UpstreamSnapshot, ctx: Context) => LoadedFixture['fixture']['upstream']
 }
 
 /** Runs a scenario with its prepared plugins and returns the trace, response and failures. */
@@ -175,7 +183,7 @@ export async function runScenario(
     const stopped = ctx.response.exited || ctx.response.unexpected
     if (stopped && BEFORE_UPSTREAM.includes(phase)) continue
     if (AFTER_UPSTREAM.has(phase) && !stopped && !ctx.response.proxied && reachesUpstream)
-      upstream = proxy(ctx, loaded, plugins)
+      upstream = proxy(ctx, loaded, plugins, moduleOptions.upstream)
     if (phase === 'response' && !ctx.response.proxied) continue
     ctx.phase = phase
     ctx.phaseEnded = false
@@ -230,7 +238,7 @@ export async function runScenario(
     reachesUpstream &&
     ctx.response.body === undefined
   ) {
-    upstream = proxy(ctx, loaded, plugins)
+    upstream = proxy(ctx, loaded, plugins, moduleOptions.upstream)
   }
   const response = {
     status: ctx.response.status,

@@ -1,0 +1,16 @@
+/**
+ * Everything the spec runner takes from the rest of the PDK emulator, in one place: the Lua
+ * runtime `pdk run` boots, the runner that replays a request through the kit, and their types.
+ */
+export { LuaRuntime } from '../lua/runtime.js'
+export { LuaError, type LuaVm } from '../lua/vm.js'
+export { luaPathTemplates } from '../lua/modules.js'
+export { kongConfiguration } from '../lua/configuration.js'
+export { buildContext, stableUuid } from '../runner/setup.js'
+export { createKit } from '../kit.js'
+export { runScenario, type ScenarioResult } from '../runner/index.js'
+export type { UpstreamSnapshot } from '../runner/record.js'
+export type { Fixture, LoadedFixture } from '../fixture.js'
+export { FixtureError } from '../fixture.js'
+export type { LuaPlugin } from '../lua/plugin.js'
+export type { HeadersTable } from '../headers.js'

@@ -1,0 +1,111 @@
+/**
+ * One spec file in one Lua VM: the runtime `pdk run` boots for a plugin root, our busted, luassert
+ * and spec.helpers preloaded, the file run as a coroutine. Its yields are a test starting (a new
+ * deadline) or a request for the host (Kong in process, kong.ts); the results come back as data.
+ */
+import { readFileSync } from 'node:fs'
+import { InProcessKong } from './kong.js'
+import { PRELOAD, specModules } from './modules.js'
+import {
+  buildContext,
+  createKit,
+  kongConfiguration,
+  LuaRuntime,
+  luaPathTemplates,
+  type Fixture,
+} from './pdk.js'
+
+/** One test's (or a failed hook's) outcome, as the Lua runner reports it. */
+export interface SpecResult {
+  status: 'success' | 'failure' | 'error' | 'pending'
+  /** The full name: the describe blocks' names and the test's, joined by spaces. */
+  name: string
+  /** Where the test (or block) is declared. */
+  file: string
+  line: number
+  /** it, pending, or the hook or block that failed (before_each, lazy_setup, describe, file …). */
+  descriptor: string
+  message?: string
+  trace?: { short_src: string; currentline: number; traceback?: string }
+  /** Seconds. */
+  duration: number
+}
+
+export interface SpecFileOptions {
+  /** The plugin root: `kong/plugins/<name>/` and the spec's own modules resolve from it. */
+  root: string
+  /** The spec file, absolute. */
+  file: string
+  /** The file as results name it (relative to the root). */
+  shown: string
+  luaPath?: string[]
+  tags?: string[]
+  excludeTags?: string[]
+  filter?: string[]
+  filterOut?: string[]
+  /** setup/teardown are the lazy ones (busted --lazy). */
+  lazy?: boolean
+  /** Milliseconds one test may run. */
+  timeoutMs: number
+  /** Where `print` in a spec writes. */
+  print?: (line: string) => void
+}
+
+// the kit plugins load with: no request yet, Kong's default configuration
+const PROBE: Fixture = { name: 'spec', request: { url: 'http://localhost/' }, plugins: [] }
+
+/** Runs one spec file; a file that cannot load is one error result, as busted reports it. */
+export async function runSpecFile(o: SpecFileOptions): Promise<SpecResult[]> {
+  const ctx = buildContext(PROBE)
+  const runtime = await LuaRuntime.create({
+    roots: [o.root, ...(o.luaPath ?? [])],
+    templates: luaPathTemplates(process.env.LUA_PATH),
+    configuration: kongConfiguration(PROBE),
+    db: {},
+    probe: { kit: createKit(ctx), ctx },
+    heapLimit: 256 * 1024 * 1024,
+    file: o.file,
+  })
+  try {
+    const vm = runtime.vm
+    const modules = specModules()
+    vm.register('__spec_modules', () => [[...modules].map(([name, m]) => [name, m.file])])
+    vm.register('__spec_source', (name) => [modules.get(String(name))?.source])
+    vm.register('__spec_print', (line) => {
+      ;(o.print ?? ((l: string) => process.stderr.write(l + '\n')))(String(line))
+      return []
+    })
+    vm.run(PRELOAD, '@broker:preload')
+    vm.run('require "busted.runner"', '@broker:start')
+    const kong = new InProcessKong(runtime, o.root)
+    const opts = { tags: o.tags, exclude_tags: o.excludeTags, filter: o.filter, filter_out: o.filterOut, lazy: o.lazy }
+    const message = `a test did not finish within ${o.timeoutMs} ms (--timeout): stopped`
+    vm.setDeadline(performance.now() + o.timeoutMs, message)
+    let state = vm.call('__spec_start', readFileSync(o.file, 'utf8'), o.shown, strip(opts))
+    for (;;) {
+      const [kind, ...rest] = state
+      if (kind === 'done') return (rest[0] as SpecResult[] | undefined) ?? []
+      if (kind === 'error') return [fileError(o, String(rest[0]))]
+      let answer: unknown[] = []
+      if (kind === 'host') answer = [await kong.handle(String(rest[0]), rest[1])]
+      vm.setDeadline(performance.now() + o.timeoutMs, message)
+      state = vm.call('__spec_resume', ...answer)
+    }
+  } finally {
+    runtime.vm.setDeadline(undefined)
+    runtime.close()
+  }
+}
+
+const fileError = (o: SpecFileOptions, message: string): SpecResult => ({
+  status: 'error',
+  name: o.shown,
+  file: o.shown,
+  line: 0,
+  descriptor: 'file',
+  message,
+  duration: 0,
+})
+
+/** Without undefined fields (nothing crosses as nil inside a table). */
+const strip = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined))
