@@ -1,13 +1,194 @@
-/** Kong as spec.helpers starts it, in process (stub until the router lands). */
-import type { LuaRuntime } from './pdk.js'
+/**
+ * Kong as spec.helpers starts it, in process: a request from proxy_client is routed (router.ts),
+ * the plugins configured for its route, service or globally are picked as Kong picks them (one
+ * instance per name, the most specific wins), and the request is replayed through the same runner,
+ * kit and Lua runtime `broker pdk run` uses; the service is Kong's mock upstream (mock-upstream.ts).
+ */
+import { join } from 'node:path'
+import { mockUpstream, MOCK_HOST, MOCK_PORT, type UpstreamAnswer } from './mock-upstream.js'
+import {
+  FixtureError,
+  LuaError,
+  runScenario,
+  type Fixture,
+  type HeadersTable,
+  type LuaPlugin,
+  type LuaRuntime,
+} from './pdk.js'
+import { matchRoute, type RouteRow } from './router.js'
+
+type Row = { id: string; [k: string]: unknown }
+
+/** What spec.helpers' client sends the host: the request and the database as it stands. */
+export interface ProxyRequest {
+  method: string
+  path: string
+  query?: string
+  headers?: Record<string, string | string[]>
+  body?: string
+  db: { routes?: Row[] | object; services?: Row[] | object; plugins?: Row[] | object; consumers?: Row[] | object }
+}
+
+/** The answer the client gets: a response, or an error the spec's line raises. */
+export type ProxyAnswer = UpstreamAnswer | { status: number; headers: HeadersTable; body: string } | { raise: string }
+
+const rows = <T = Row>(v: unknown): T[] => (Array.isArray(v) ? (v as T[]) : [])
+const idOf = (v: unknown): string | undefined => (v && typeof v === 'object' ? (v as Row).id : undefined)
+
+/** Kong's precedence of a plugin's scope (consumer scopes are not emulated yet): higher wins. */
+function scopeRank(p: Row, route: Row, service: Row | undefined): number {
+  const r = idOf(p.route)
+  const s = idOf(p.service)
+  if (idOf(p.consumer)) return -1
+  if (r && r !== route.id) return -1
+  if (s && s !== service?.id) return -1
+  return (r ? 2 : 0) + (s ? 1 : 0)
+}
+
+/** One instance per plugin name: the most specific configured for this route and service. */
+export function pluginsFor(plugins: Row[], route: Row, service: Row | undefined): Row[] {
+  const best = new Map<string, { row: Row; rank: number }>()
+  for (const p of plugins) {
+    if (p.enabled === false) continue
+    const rank = scopeRank(p, route, service)
+    if (rank < 0) continue
+    const name = String(p.name)
+    const had = best.get(name)
+    if (!had || rank > had.rank) best.set(name, { row: p, rank })
+  }
+  return [...best.values()].map((b) => b.row)
+}
+
+const json = (status: number, body: unknown, extra: Record<string, string> = {}) => ({
+  status,
+  headers: { 'Content-Type': 'application/json; charset=utf-8', ...extra },
+  body: JSON.stringify(body),
+})
 
 export class InProcessKong {
+  private readonly loaded = new Map<string, LuaPlugin>()
+  private slots = 0
+
   constructor(
     readonly runtime: LuaRuntime,
     readonly root: string,
+    readonly timeoutMs = 10_000,
   ) {}
 
-  async handle(op: string, _payload: unknown): Promise<unknown> {
-    throw new Error(`spec.helpers: ${op} is not emulated`)
+  /** A host request of spec.helpers: `proxy` (through Kong) or `upstream` (the mock upstream itself). */
+  async handle(op: string, payload: unknown): Promise<ProxyAnswer> {
+    const req = payload as ProxyRequest
+    if (op === 'upstream') {
+      const headers = (req.headers ?? {}) as HeadersTable
+      return mockUpstream(
+        { method: req.method, path: req.path, query: req.query ?? '', headers, body: req.body ?? '' },
+        '127.0.0.1',
+      )
+    }
+    if (op === 'proxy') return this.proxy(req)
+    return { raise: `spec.helpers: ${op} is not emulated by broker` }
+  }
+
+  private plugin(row: Row): LuaPlugin {
+    const key = `${row.id}:${JSON.stringify(row.config)}`
+    let p = this.loaded.get(key)
+    if (p) return p
+    const index = ++this.slots
+    const name = String(row.name)
+    const config = (row.config ?? {}) as Record<string, unknown>
+    const info = this.runtime.load(index, name, config)
+    p = {
+      kind: 'lua',
+      index,
+      name,
+      id: row.id,
+      config,
+      priority: info.priority,
+      version: info.version,
+      phases: new Set(info.phases),
+      path: join(this.root, 'kong', 'plugins', name, 'handler.lua'),
+      runtime: this.runtime,
+    }
+    this.loaded.set(key, p)
+    return p
+  }
+
+  private async proxy(req: ProxyRequest): Promise<ProxyAnswer> {
+    const headers = req.headers ?? {}
+    const hostKey = Object.keys(headers).find((k) => k.toLowerCase() === 'host')
+    const hostHeader = hostKey ? String(([] as string[]).concat(headers[hostKey]!)[0]) : '127.0.0.1:9000'
+    const route = matchRoute(rows<RouteRow>(req.db.routes), {
+      method: req.method,
+      host: hostHeader.replace(/:\d+$/, '').toLowerCase(),
+      path: req.path.replace(/\?.*$/, ''),
+      headers,
+      protocol: 'http',
+    })
+    if (!route) return json(404, { message: 'no Route matched with those values' })
+    const service = rows(req.db.services).find((s) => s.id === idOf(route.service))
+    let plugins: LuaPlugin[]
+    try {
+      plugins = pluginsFor(rows(req.db.plugins), route, service).map((row) => this.plugin(row))
+    } catch (e) {
+      return { raise: `a plugin failed to load: ${e instanceof LuaError ? e.message.replace(/\nstack traceback:[\s\S]*$/, '') : String(e)}` }
+    }
+    const query = req.query ? `?${req.query}` : ''
+    const fixture: Fixture = {
+      name: `${req.method} ${req.path}`,
+      request: { method: req.method, url: `http://127.0.0.1:9000${req.path}${query}`, headers, body: req.body },
+      route,
+      service,
+      consumers: rows(req.db.consumers),
+      plugins: [],
+    }
+    try {
+      const result = await runScenario({ file: 'spec', dir: this.root, fixture }, plugins, {}, {
+        timeoutMs: this.timeoutMs,
+        upstream: (sent, ctx) => this.service(service, route, sent, ctx.request.peer.ip, hostHeader),
+      })
+      const out = result.response
+      const extra: Record<string, string> =
+        out.source === 'service'
+          ? { Via: '1.1 kong/3.9.1', 'X-Kong-Upstream-Latency': '0', 'X-Kong-Proxy-Latency': '0' }
+          : { 'X-Kong-Response-Latency': '0' }
+      return { status: out.status, headers: { ...extra, ...out.headers }, body: out.body }
+    } catch (e) {
+      if (e instanceof FixtureError) return { raise: e.reason }
+      throw e
+    }
+  }
+
+  /** The service's answer: the mock upstream's, or a 502 naming a service that is not emulated. */
+  private service(
+    service: Row | undefined,
+    route: Row,
+    sent: { method: string; path: string; query: string; headers: HeadersTable; body: string },
+    client: string,
+    hostHeader: string,
+  ): UpstreamAnswer {
+    const host = String(service?.host ?? '')
+    const port = Number(service?.port ?? 80)
+    if (!((host === MOCK_HOST || host === 'localhost') && port === MOCK_PORT)) {
+      return json(502, {
+        message: `broker pdk test: the service ${String(service?.protocol ?? 'http')}://${host}:${port} is not emulated; only Kong's mock upstream (${MOCK_HOST}:${MOCK_PORT}) answers in process`,
+      })
+    }
+    const headers: HeadersTable = { ...sent.headers }
+    const set = (name: string, value: string) => {
+      const had = Object.keys(headers).find((k) => k.toLowerCase() === name.toLowerCase())
+      if (had === undefined) headers[name] = value
+      return had
+    }
+    // Kong's proxy headers, as the upstream sees them
+    const had = Object.keys(headers).find((k) => k.toLowerCase() === 'host')
+    if (had !== undefined && route.preserve_host !== true) delete headers[had]
+    set('host', `${host}:${port}`)
+    set('x-forwarded-for', client)
+    set('x-forwarded-proto', 'http')
+    set('x-forwarded-host', hostHeader.replace(/:\d+$/, ''))
+    set('x-forwarded-port', '9000')
+    set('x-forwarded-path', sent.path)
+    set('x-real-ip', client)
+    return mockUpstream({ ...sent, headers }, client)
   }
 }

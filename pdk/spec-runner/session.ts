@@ -77,7 +77,7 @@ export async function runSpecFile(o: SpecFileOptions): Promise<SpecResult[]> {
     })
     vm.run(PRELOAD, '@broker:preload')
     vm.run('require "busted.runner"', '@broker:start')
-    const kong = new InProcessKong(runtime, o.root)
+    const kong = new InProcessKong(runtime, o.root, o.timeoutMs)
     const opts = { tags: o.tags, exclude_tags: o.excludeTags, filter: o.filter, filter_out: o.filterOut, lazy: o.lazy }
     const message = `a test did not finish within ${o.timeoutMs} ms (--timeout): stopped`
     vm.setDeadline(performance.now() + o.timeoutMs, message)

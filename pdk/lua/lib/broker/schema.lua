@@ -173,6 +173,20 @@ local function entity_checks(def, out, path, errs)
         for i, f in ipairs(arg) do q[i] = "'" .. prefix .. f .. "'" end
         errs["@entity"] = "all or none of these fields must be set: " .. table.concat(q, ", ")
       end
+    elseif name == "distinct" then
+      local seen, dup = {}, false
+      for _, f in ipairs(arg) do
+        local v = field(out, f)
+        if v ~= nil and v ~= null then
+          if seen[v] then dup = true end
+          seen[v] = true
+        end
+      end
+      if dup then
+        local q = {}
+        for i, f in ipairs(arg) do q[i] = "'" .. prefix .. f .. "'" end
+        errs["@entity"] = "values of these fields must be distinct: " .. table.concat(q, ", ")
+      end
     elseif name == "conditional" then
       local iv = field(out, arg.if_field)
       if iv ~= nil and not validate(arg.if_match, iv) then

@@ -1,0 +1,138 @@
+-- spec.helpers, broker's own (written from Kong's documented helpers): the subset plugin specs
+-- use, with Kong in process instead of a Kong started in a prefix. A helper broker has not written
+-- raises an error naming it, so the test that uses it fails rather than passes unseen.
+local db = require "broker.spec.db"
+local client = require "broker.spec.client"
+require "broker.spec.assertions"
+
+local H = {}
+local started = nil
+
+H.mock_upstream_protocol = "http"
+H.mock_upstream_host = db.MOCK_HOST
+H.mock_upstream_hostname = "localhost"
+H.mock_upstream_port = db.MOCK_PORT
+H.mock_upstream_url = "http://" .. db.MOCK_HOST .. ":" .. db.MOCK_PORT
+H.mock_upstream_ssl_protocol = "https"
+H.mock_upstream_ssl_port = 15556
+H.mock_upstream_ssl_url = "https://" .. db.MOCK_HOST .. ":15556"
+H.mock_upstream_stream_port = 15557
+H.mock_upstream_stream_ssl_port = 15558
+H.test_conf_path = "spec/kong_tests.conf"
+H.test_conf = {
+  prefix = "servroot", database = "postgres", plugins = { "bundled" }, log_level = "debug",
+  proxy_listeners = { { ip = "0.0.0.0", port = 9000 } }, admin_listeners = { { ip = "127.0.0.1", port = 9001 } },
+  nginx_err_logs = "servroot/logs/error.log",
+}
+H.unindent = function(str, concat_newlines, spaced_newlines)
+  str = str:match("^%s*\n?(.-)%s*$")
+  local indent
+  for line in str:gmatch("[^\n]+") do
+    local lead = line:match("^(%s*)%S")
+    if lead and (not indent or #lead < #indent) then indent = lead end
+  end
+  if indent and #indent > 0 then str = ("\n" .. str):gsub("\n" .. indent, "\n"):sub(2) end
+  if concat_newlines then str = str:gsub("\n", spaced_newlines and " " or "") end
+  return str
+end
+
+-- the strategies the emulator runs: both in memory, the same rows (docs/pdk-test.md)
+local STRATEGIES = { "postgres", "off" }
+local function iterate(list)
+  local i = 0
+  return function() i = i + 1 if list[i] then return i, list[i] end end
+end
+function H.each_strategy() return iterate({ "postgres" }) end
+function H.all_strategies() return iterate(STRATEGIES) end
+
+--- bp and db over an empty in-memory database; `plugins` names the plugins the spec loads.
+function H.get_db_utils(strategy, tables, plugins)
+  if strategy ~= nil and strategy ~= "postgres" and strategy ~= "off" then
+    error("spec.helpers.get_db_utils: strategy '" .. tostring(strategy) .. "' is not emulated (postgres and off are, in memory)", 2)
+  end
+  if tables then for _, t in ipairs(tables) do db.truncate(t) end else db.truncate() end
+  db.plugins = {}
+  for _, p in ipairs(plugins or {}) do db.plugins[p] = true end
+  return db.bp, db.db
+end
+
+--- Kong's plugin schema check: the entity with the config's defaults, or nil and Kong's error shape.
+function H.validate_plugin_config_schema(config, schema)
+  local conf, errs = require("broker.schema").process(schema, config)
+  if errs then
+    local out = {}
+    for path, m in pairs(errs) do
+      if path == "@entity" then
+        out["@entity"] = type(m) == "table" and m or { m }
+      else
+        local t, parts = out, {}
+        for p in path:gmatch("[^.]+") do parts[#parts + 1] = p end
+        for i = 1, #parts - 1 do t[parts[i]] = t[parts[i]] or {} t = t[parts[i]] end
+        t[parts[#parts]] = m
+      end
+    end
+    return nil, { config = out }
+  end
+  return { id = require("kong.tools.uuid").uuid(), name = schema.name, config = conf,
+    protocols = { "grpc", "grpcs", "http", "https" }, enabled = true }
+end
+
+--- Kong "starts" in process: requests of proxy_client and admin_client run through it.
+function H.start_kong(env)
+  env = env or {}
+  local plugins = env.plugins
+  if type(plugins) == "string" then
+    for name in plugins:gmatch("[^,%s]+") do
+      if name ~= "bundled" and name ~= "off" then
+        local ok, err = pcall(require, "kong.plugins." .. name .. ".handler")
+        if not ok then return nil, "plugin '" .. name .. "' cannot be loaded: " .. tostring(err) end
+      end
+    end
+  end
+  started = env
+  return true
+end
+function H.stop_kong() started = nil return true end
+function H.restart_kong(env) H.stop_kong() return H.start_kong(env) end
+function H.clean_logfile() end
+function H.clean_prefix() end
+function H.prepare_prefix() return true end
+function H.kill_all() end
+function H.make_yaml_file() return "(broker: the in-memory database is the declarative config)" end
+function H.wait_for_all_config_update() end
+function H.wait_for_invalidation() end
+function H.get_available_port() return 20000 + math.random(1, 20000) end
+function H.get_proxy_ip() return "127.0.0.1" end
+function H.get_proxy_port() return 9000 end
+
+--- Calls f until it returns a truthy value; nothing waits in process, so a few tries decide.
+function H.wait_until(f, timeout)
+  for _ = 1, 10 do if f() then return true end end
+  error("wait_until() timed out after " .. tostring(timeout or 5) .. " seconds (in process: 10 tries)", 2)
+end
+function H.pwait_until(f, timeout)
+  local last
+  for _ = 1, 10 do
+    local ok, err = pcall(f)
+    if ok then return true end
+    last = err
+  end
+  error(last, 2)
+end
+
+local function need_kong(what)
+  if not started then error("spec.helpers." .. what .. "(): Kong is not started (call helpers.start_kong first)", 3) end
+end
+function H.proxy_client() need_kong("proxy_client") return client.new("proxy", "127.0.0.1", 9000) end
+function H.proxy_ssl_client() need_kong("proxy_ssl_client") return client.new("proxy", "127.0.0.1", 9443) end
+function H.http_client(host, port)
+  if host ~= db.MOCK_HOST and host ~= "localhost" or (port ~= nil and tonumber(port) ~= db.MOCK_PORT) then
+    error("spec.helpers.http_client(" .. tostring(host) .. ", " .. tostring(port) .. "): only the mock upstream ("
+      .. db.MOCK_HOST .. ":" .. db.MOCK_PORT .. ") answers in process; other servers are not emulated by broker", 2)
+  end
+  return client.new("upstream", host, port)
+end
+
+return setmetatable(H, { __index = function(_, name)
+  error("spec.helpers." .. tostring(name) .. " is not emulated by broker yet (docs/pdk-test.md lists what is)", 2)
+end })

@@ -1,0 +1,103 @@
+/**
+ * Kong's mock upstream, answered in process: what its endpoints send back, the request echoed in
+ * the JSON shape Kong's specs read (`headers`, `uri`, `url`, `uri_args`, `post_data`, `vars`),
+ * marked `X-Powered-By: mock_upstream` as Kong's is.
+ */
+import type { HeadersTable } from './pdk.js'
+
+export const MOCK_HOST = '127.0.0.1'
+export const MOCK_PORT = 15555
+
+export interface UpstreamRequest {
+  method: string
+  path: string
+  query: string
+  headers: HeadersTable
+  body: string
+}
+
+export interface UpstreamAnswer {
+  status: number
+  headers: Record<string, string>
+  body: string
+}
+
+/** Query string → Kong's uri_args: a name given twice is a list, a name without `=` is true. */
+export function parseArgs(query: string): Record<string, string | boolean | Array<string | boolean>> {
+  const out: Record<string, string | boolean | Array<string | boolean>> = {}
+  for (const part of query.split('&')) {
+    if (!part) continue
+    const eq = part.indexOf('=')
+    const key = decodeURIComponent((eq < 0 ? part : part.slice(0, eq)).replace(/\+/g, ' '))
+    const value: string | boolean = eq < 0 ? true : decodeURIComponent(part.slice(eq + 1).replace(/\+/g, ' '))
+    const had = out[key]
+    out[key] = had === undefined ? value : ([] as Array<string | boolean>).concat(had, value)
+  }
+  return out
+}
+
+function postData(headers: Record<string, string | string[]>, body: string) {
+  const type = String(headers['content-type'] ?? '')
+  if (!body) return { text: '', kind: 'unknown', params: {} }
+  if (type.includes('application/json')) {
+    try {
+      return { text: body, kind: 'json', params: JSON.parse(body) as unknown }
+    } catch (e) {
+      return { text: body, kind: 'json', params: {}, error: String(e) }
+    }
+  }
+  if (type.includes('www-form-urlencoded')) return { text: body, kind: 'form', params: parseArgs(body) }
+  if (type.includes('multipart/form-data')) return { text: body, kind: 'multipart-form', params: {} }
+  return { text: body, kind: 'unknown', params: {} }
+}
+
+const lowerKeys = (h: HeadersTable): Record<string, string | string[]> =>
+  Object.fromEntries(Object.entries(h).map(([k, v]) => [k.toLowerCase(), v]))
+
+/** The mock upstream's answer to a request it was sent (`client` is the peer Kong saw). */
+export function mockUpstream(req: UpstreamRequest, client: string): UpstreamAnswer {
+  const headers = lowerKeys(req.headers)
+  const json = { 'Content-Type': 'application/json', 'X-Powered-By': 'mock_upstream', Server: 'mock-upstream/1.0.0' }
+  const status = /^\/status\/(\d{3})\b/.exec(req.path)
+  if (status) {
+    const code = Number(status[1])
+    return { status: code, headers: json, body: JSON.stringify({ code, message: code < 400 ? 'ok' : 'error' }) }
+  }
+  if (req.path.startsWith('/response-headers')) {
+    const args = parseArgs(req.query)
+    const extra = Object.fromEntries(Object.entries(args).map(([k, v]) => [k, String(v)]))
+    return { status: 200, headers: { ...json, ...extra }, body: JSON.stringify(args) }
+  }
+  if (req.path.startsWith('/headers')) return { status: 200, headers: json, body: JSON.stringify({ headers }) }
+  if (req.path.startsWith('/xml')) {
+    const body = '<?xml version="1.0" encoding="UTF-8"?>\n<note><body>You are using mock upstream</body></note>\n'
+    return { status: 200, headers: { ...json, 'Content-Type': 'application/xml' }, body }
+  }
+  if (req.path === '/post' && req.method !== 'POST')
+    return { status: 405, headers: json, body: JSON.stringify({ message: 'Method not allowed' }) }
+  const host = String(headers.host ?? `${MOCK_HOST}:${MOCK_PORT}`)
+  const uri = req.path + (req.query ? `?${req.query}` : '')
+  const echo = {
+    headers,
+    uri: req.path,
+    url: `http://${host}${uri}`,
+    uri_args: parseArgs(req.query),
+    post_data: postData(headers, req.body),
+    vars: {
+      request: `${req.method} ${uri} HTTP/1.1`,
+      request_uri: uri,
+      uri: req.path,
+      host: host.replace(/:\d+$/, ''),
+      hostname: 'localhost',
+      scheme: 'http',
+      https: '',
+      remote_addr: client,
+      server_addr: MOCK_HOST,
+      server_name: 'localhost',
+      server_port: String(MOCK_PORT),
+      ssl_server_name: 'no SNI',
+      request_method: req.method,
+    },
+  }
+  return { status: 200, headers: json, body: JSON.stringify(echo) }
+}
