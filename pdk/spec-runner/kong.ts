@@ -130,7 +130,9 @@ export class InProcessKong {
     try {
       plugins = pluginsFor(rows(req.db.plugins), route, service).map((row) => this.plugin(row))
     } catch (e) {
-      return { raise: `a plugin failed to load: ${e instanceof LuaError ? e.message.replace(/\nstack traceback:[\s\S]*$/, '') : String(e)}` }
+      return {
+        raise: `a plugin failed to load: ${e instanceof LuaError ? e.message.replace(/\nstack traceback:[\s\S]*$/, '') : String(e)}`,
+      }
     }
     const query = req.query ? `?${req.query}` : ''
     const fixture: Fixture = {
@@ -142,10 +144,15 @@ export class InProcessKong {
       plugins: [],
     }
     try {
-      const result = await runScenario({ file: 'spec', dir: this.root, fixture }, plugins, {}, {
-        timeoutMs: this.timeoutMs,
-        upstream: (sent, ctx) => this.service(service, route, sent, ctx.request.peer.ip, hostHeader),
-      })
+      const result = await runScenario(
+        { file: 'spec', dir: this.root, fixture },
+        plugins,
+        {},
+        {
+          timeoutMs: this.timeoutMs,
+          upstream: (sent, ctx) => this.service(service, route, sent, ctx.request.peer.ip, hostHeader),
+        },
+      )
       const out = result.response
       const extra: Record<string, string> =
         out.source === 'service'

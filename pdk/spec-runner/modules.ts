@@ -24,7 +24,11 @@ export function specModules(): Map<string, { file: string; source: string }> {
   cached = new Map()
   for (const abs of walk(SPEC_LUA_DIR)) {
     const rel = relative(SPEC_LUA_DIR, abs).split('\\').join('/')
-    const name = rel.replace(/\.lua$/, '').replace(/\/init$/, '').split('/').join('.')
+    const name = rel
+      .replace(/\.lua$/, '')
+      .replace(/\/init$/, '')
+      .split('/')
+      .join('.')
     cached.set(name, { file: rel, source: readFileSync(abs, 'utf8') })
   }
   return cached

@@ -6,14 +6,7 @@
 import { readFileSync } from 'node:fs'
 import { InProcessKong } from './kong.js'
 import { PRELOAD, specModules } from './modules.js'
-import {
-  buildContext,
-  createKit,
-  kongConfiguration,
-  LuaRuntime,
-  luaPathTemplates,
-  type Fixture,
-} from './pdk.js'
+import { buildContext, createKit, kongConfiguration, LuaRuntime, luaPathTemplates, type Fixture } from './pdk.js'
 
 /** One test's (or a failed hook's) outcome, as the Lua runner reports it. */
 export interface SpecResult {
@@ -39,6 +32,8 @@ export interface SpecFileOptions {
   /** The file as results name it (relative to the root). */
   shown: string
   luaPath?: string[]
+  /** `?`-templates `require` searches after the roots (a .busted task's lpath). */
+  templates?: string[]
   tags?: string[]
   excludeTags?: string[]
   filter?: string[]
@@ -59,7 +54,7 @@ export async function runSpecFile(o: SpecFileOptions): Promise<SpecResult[]> {
   const ctx = buildContext(PROBE)
   const runtime = await LuaRuntime.create({
     roots: [o.root, ...(o.luaPath ?? [])],
-    templates: luaPathTemplates(process.env.LUA_PATH),
+    templates: [...(o.templates ?? []), ...luaPathTemplates(process.env.LUA_PATH)],
     configuration: kongConfiguration(PROBE),
     db: {},
     probe: { kit: createKit(ctx), ctx },

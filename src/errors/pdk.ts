@@ -26,6 +26,14 @@ export const PDK_ERRORS = {
     exit: 2,
     next: 'Add an entry to the fixture\'s "outbound" list whose request matches that call (entries are tried in order; docs/fixture-format.md), or check the URL the plugin builds.',
   },
+  PDK_SPEC_NOT_FOUND: {
+    exit: 2,
+    next: "Run `broker pdk test` from the plugin's root (the folder holding kong/plugins/<name>/ and spec/), or name spec files or folders: `broker pdk test spec/myplugin`.",
+  },
+  PDK_SPEC_CONFIG_INVALID: {
+    exit: 2,
+    next: 'Fix the .busted file (a Lua file returning { default = { … } }, as busted reads it), or give the option on the command line.',
+  },
 } as const satisfies Record<string, ErrorSpec & { readonly status?: never }>
 
 /** The messages of these codes, as templates (see index.ts). */
@@ -78,5 +86,24 @@ export const PDK_MESSAGES = {
     text: (v: { path: string }) => `No fixture found in ${v.path}: a folder must hold *.json fixture files.`,
     details: (v: { path: string }) => ({ file: v.path, path: '$' }),
     next: 'Check the folder or pattern: `broker pdk run <file or folder>`, e.g. the shipped fixtures/pdk.',
+  },
+  /** `broker pdk test`: a path on the command line (or in .busted's ROOT) that does not exist. */
+  specPathNotFound: {
+    code: 'PDK_SPEC_NOT_FOUND',
+    text: (v: { message: string }) => v.message,
+    details: (v: { path: string }) => ({ path: v.path }),
+  },
+  /** `broker pdk test` of a folder without a spec file: 0 passed would hide a typo in CI. */
+  specNoneFound: {
+    code: 'PDK_SPEC_NOT_FOUND',
+    text: (v: { message: string }) => v.message,
+    details: (v: { path: string }) => ({ path: v.path }),
+    next: "Spec files are named *_spec.lua (busted's default pattern); --pattern takes another Lua pattern.",
+  },
+  /** A .busted file that does not run, returns no table of tasks, or names an output broker does not write. */
+  bustedInvalid: {
+    code: 'PDK_SPEC_CONFIG_INVALID',
+    text: (v: { message: string }) => v.message,
+    details: (v: { path: string }) => ({ file: v.path }),
   },
 } as const satisfies Record<string, MessageSpec>
