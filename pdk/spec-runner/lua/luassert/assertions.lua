@@ -79,7 +79,7 @@ return function(L, register, util, say)
       return ("Expected a value %sof type %s, got:\n%s"):format(neg and "not " or "", t, fmt(a[1]))
     end)
   end
-  define("has_property", 2, function(a) return type(a[2]) == "table" and a[2][a[1]] ~= nil end, function(a, _, neg)
+  define("property has_property", 2, function(a) return type(a[2]) == "table" and a[2][a[1]] ~= nil end, function(a, _, neg)
     return ("Expected the table %sto have the property %s:\n%s"):format(neg and "not " or "", fmt(a[1]), fmt(a[2]))
   end)
   define("returned_arguments", 0, function(a) return a[1] == (a.n - 1) end, function(a, _, neg)

@@ -61,6 +61,7 @@ local function tokens(key)
 end
 
 local state_mt = {}
+local extend, flip
 
 -- a state carries what modifiers stored on it (the spy, Kong's response) down the chain
 local function new_state(parent)
@@ -131,7 +132,7 @@ local methods = {
 }
 assert_mt.__index = function(_, key)
   if methods[key] then return methods[key] end
-  return new_state()[key]
+  return extend(new_state(), key, 2)
 end
 assert_mt.__call = function(_, v, message, ...)
   if not v then M.fail(message ~= nil and tostring(message) or "assertion failed!", 3) end
@@ -152,12 +153,15 @@ end
 for _, m in ipairs({ "is", "are", "was", "has", "does", "to", "be", "been", "have", "the", "at", "not", "no" }) do
   registry.modifier[m] = { name = m }
 end
-local flip = { ["not"] = true, no = true }
+flip = { ["not"] = true, no = true }
 
-state_mt.__index = function(self, key)
+-- the state one key further down the chain; `level` points an unknown name at the spec's line
+function extend(self, key, level)
   if type(key) ~= "string" then return nil end
   local list, bad = tokens(key)
-  if not list then error("luassert: unknown modifier or assertion: '" .. tostring(bad) .. "' (in '" .. key .. "')", 2) end
+  if not list then
+    error("luassert: unknown modifier or assertion: '" .. tostring(bad) .. "' (in '" .. key .. "')", level)
+  end
   local s = new_state(self)
   for i, t in ipairs(self.tokens) do s.tokens[i] = t end
   for _, t in ipairs(list) do
@@ -166,6 +170,7 @@ state_mt.__index = function(self, key)
   end
   return s
 end
+state_mt.__index = function(self, key) return extend(self, key, 2) end -- a tail call: level 2 is the spec
 
 require("luassert.assertions")(M, register, util, say)
 return M
