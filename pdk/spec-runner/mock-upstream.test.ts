@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest'
+import { pluginsFor } from './kong.js'
+import { mockUpstream, parseArgs } from './mock-upstream.js'
+
+describe("Kong's mock upstream, in process", () => {
+  it('echoes the request in the mock-upstream JSON shape, marked X-Powered-By: mock_upstream', () => {
+    const answer = mockUpstream(
+      {
+        method: 'POST',
+        path: '/request/x',
+        query: 'a=1&a=2&flag',
+        headers: { Host: '127.0.0.1:15555', 'Content-Type': 'application/x-www-form-urlencoded' },
+        body: 'who=me',
+      },
+      '10.0.0.1',
+    )
+    expect(answer.status).toBe(200)
+    expect(answer.headers['X-Powered-By']).toBe('mock_upstream')
+    expect(JSON.parse(answer.body)).toMatchObject({
+      headers: { host: '127.0.0.1:15555', 'content-type': 'application/x-www-form-urlencoded' },
+      uri: '/request/x',
+      url: 'http://127.0.0.1:15555/request/x?a=1&a=2&flag',
+      uri_args: { a: ['1', '2'], flag: true },
+      post_data: { text: 'who=me', kind: 'form', params: { who: 'me' } },
+      vars: { request_uri: '/request/x?a=1&a=2&flag', remote_addr: '10.0.0.1', request_method: 'POST' },
+    })
+  })
+
+  it('answers /status/:code with that status, /response-headers with its query as headers, /post only to POST', () => {
+    const base = { method: 'GET', query: '', headers: {}, body: '' }
+    expect(mockUpstream({ ...base, path: '/status/418' }, '').status).toBe(418)
+    const rh = mockUpstream({ ...base, path: '/response-headers', query: 'X-A=b' }, '')
+    expect(rh.headers['X-A']).toBe('b')
+    expect(mockUpstream({ ...base, path: '/post' }, '').status).toBe(405)
+  })
+
+  it('parses a JSON body into post_data.params', () => {
+    const answer = mockUpstream(
+      {
+        method: 'POST',
+        path: '/anything',
+        query: '',
+        headers: { 'content-type': 'application/json' },
+        body: '{"n":1}',
+      },
+      '',
+    )
+    expect(JSON.parse(answer.body).post_data).toEqual({ text: '{"n":1}', kind: 'json', params: { n: 1 } })
+  })
+
+  it('decodes uri args with + and percent escapes', () => {
+    expect(parseArgs('q=a+b%21&e=')).toEqual({ q: 'a b!', e: '' })
+  })
+})
+
+describe('plugin scoping', () => {
+  const route = { id: 'r1' }
+  const service = { id: 's1' }
+  const p = (id: string, name: string, scope: Record<string, unknown> = {}) => ({ id, name, ...scope })
+
+  it('one instance per name: route+service over route over service over global', () => {
+    const plugins = [
+      p('global', 'a'),
+      p('svc', 'a', { service: { id: 's1' } }),
+      p('route', 'a', { route: { id: 'r1' } }),
+      p('both', 'a', { route: { id: 'r1' }, service: { id: 's1' } }),
+      p('other-global', 'b'),
+      p('b-service', 'b', { service: { id: 's1' } }),
+    ]
+    expect(pluginsFor(plugins, route, service).map((x) => x.id)).toEqual(['both', 'b-service'])
+  })
+
+  it('leaves out disabled plugins, other routes and services, and consumer-scoped ones (not emulated yet)', () => {
+    const plugins = [
+      p('off', 'a', { enabled: false }),
+      p('elsewhere', 'b', { route: { id: 'r2' } }),
+      p('consumer', 'c', { consumer: { id: 'c1' } }),
+      p('on', 'd'),
+    ]
+    expect(pluginsFor(plugins, route, service).map((x) => x.id)).toEqual(['on'])
+  })
+})

@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest'
+import { matchRoute, type RouteRow } from './router.js'
+
+const req = (over: Partial<Parameters<typeof matchRoute>[1]> = {}) => ({
+  method: 'GET',
+  host: 'example.test',
+  path: '/',
+  headers: {},
+  protocol: 'http',
+  ...over,
+})
+const ids = (routes: RouteRow[], r: ReturnType<typeof req>) => matchRoute(routes, r)?.id
+
+describe('the router of spec.helpers', () => {
+  it('matches hosts exactly and with a leading or trailing wildcard', () => {
+    const routes = [
+      { id: 'exact', hosts: ['api.test'] },
+      { id: 'sub', hosts: ['*.wild.test'] },
+      { id: 'tld', hosts: ['shop.*'] },
+    ]
+    expect(ids(routes, req({ host: 'api.test' }))).toBe('exact')
+    expect(ids(routes, req({ host: 'a.wild.test' }))).toBe('sub')
+    expect(ids(routes, req({ host: 'wild.test' }))).toBeUndefined()
+    expect(ids(routes, req({ host: 'shop.example' }))).toBe('tld')
+  })
+
+  it('matches path prefixes and ~ regexes; the longer prefix wins', () => {
+    const routes = [
+      { id: 'short', paths: ['/a'] },
+      { id: 'long', paths: ['/a/b'] },
+      { id: 'regex', paths: ['~/users/\\d+$'] },
+    ]
+    expect(ids(routes, req({ path: '/a/b/c' }))).toBe('long')
+    expect(ids(routes, req({ path: '/a/x' }))).toBe('short')
+    expect(ids(routes, req({ path: '/users/12' }))).toBe('regex')
+    expect(ids(routes, req({ path: '/users/x' }))).toBeUndefined()
+  })
+
+  it('a route matching more of hosts, methods, paths and headers wins; then regex_priority', () => {
+    const routes = [
+      { id: 'host', hosts: ['h.test'] },
+      { id: 'host+method', hosts: ['h.test'], methods: ['POST'] },
+      { id: 'header', headers: { 'x-version': ['2'] } },
+    ]
+    expect(ids(routes, req({ host: 'h.test', method: 'POST' }))).toBe('host+method')
+    expect(ids(routes, req({ host: 'h.test' }))).toBe('host')
+    expect(ids(routes, req({ host: 'z.test', headers: { 'X-Version': '2' } }))).toBe('header')
+    const prio = [
+      { id: 'low', paths: ['~/p'], regex_priority: 0 },
+      { id: 'high', paths: ['~/p'], regex_priority: 5 },
+    ]
+    expect(ids(prio, req({ path: '/p' }))).toBe('high')
+  })
+
+  it('refuses a protocol the route does not list', () => {
+    expect(ids([{ id: 'tls', protocols: ['https'] }], req())).toBeUndefined()
+  })
+})
