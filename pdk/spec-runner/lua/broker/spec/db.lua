@@ -149,16 +149,12 @@ end })
 
 -- db.<name>: Kong's DAO methods on the same rows (select, select_by_<unique field>, update …)
 local Dao = {}
+-- what is not written here (select_by_<field>, each_for_<foreign>, cache_key) is kong.db's own
 Dao.__index = function(self, key)
   if Dao[key] then return Dao[key] end
-  local field = type(key) == "string" and key:match("^select_by_(.+)$")
-  if field then
-    return function(dao, value)
-      for _, r in ipairs(rows(dao.name)) do if r[field] == value then return r end end
-      return nil
-    end
-  end
-  return store.db[self.name][key]
+  local own = store.db[self.name][key]
+  if type(own) ~= "function" then return own end
+  return function(_, ...) return own(store.db[self.name], ...) end
 end
 function Dao:insert(row)
   local ok, res = pcall(M.insert, self.name, row)
