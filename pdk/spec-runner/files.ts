@@ -54,7 +54,7 @@ export function findSpecFiles(root: string, paths: readonly string[], pattern: s
   const out: string[] = []
   for (const p of paths) {
     const abs = resolve(root, p)
-    if (!existsSync(abs)) throw new SpecUsageError('not-found', p, `${p} does not exist (under ${root})`)
+    if (!existsSync(abs)) throw new SpecUsageError('not-found', p, `${p} does not exist in the current folder`)
     const files = statSync(abs).isDirectory()
       ? walk(abs).filter((f) => f.endsWith('.lua') && re.test(f.slice(f.lastIndexOf('/') + 1)))
       : [abs]

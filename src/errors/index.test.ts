@@ -157,7 +157,7 @@ const SAMPLES: { [Id in MessageId]: MessageArgs<Id> } = {
   urlTooLong: [{ length: 9000, max: 8192 }],
   requestTokenTaken: [],
   noFixtureFound: [{ path: 'fixtures/pdk/empty' }],
-  specPathNotFound: [{ message: 'spec/missing does not exist (under /home/me/kong-plugin)', path: 'spec/missing' }],
+  specPathNotFound: [{ message: 'spec/missing does not exist in the current folder', path: 'spec/missing' }],
   specNoneFound: [{ message: 'No spec file in spec: none of its .lua files matches the pattern _spec', path: 'spec' }],
   bustedInvalid: [
     { message: '.busted must return a table of tasks ({ default = { … } })', path: '/home/me/kong-plugin/.busted' },
