@@ -52,6 +52,10 @@ describe('broker pdk test', () => {
         'broken #demo uses a helper broker does not have',
         'spec-failing/broken_spec.lua:8: spec.helpers.http_mock is not emulated by broker yet (docs/pdk-test.md lists what is)',
       ],
+      [
+        'broken #demo uses the Admin API',
+        'spec-failing/broken_spec.lua:9: spec.helpers.admin_client(): the Admin API (GET /consumers) is not emulated by broker yet',
+      ],
     ])
     expect(report.pendings.map((e) => e.name)).toEqual(['broken #demo is pending'])
     // --json prints the same report
@@ -69,12 +73,13 @@ describe('broker pdk test', () => {
   it('-o TAP and -o gtest', async () => {
     const tap = await runCli(['pdk', 'test', 'spec-failing', '-o', 'TAP'], { cwd: GREETER })
     expect(tap.stdout.split('\n').filter((l) => /^(ok|not ok|1\.\.)/.test(l))).toEqual([
-      '1..5',
+      '1..6',
       'ok 1 - broken #demo passes',
       'not ok 2 - broken #demo fails',
       'not ok 3 - broken #demo errors',
       'not ok 4 - broken #demo uses a helper broker does not have',
-      'ok 5 - # SKIP broken #demo is pending',
+      'not ok 5 - broken #demo uses the Admin API',
+      'ok 6 - # SKIP broken #demo is pending',
     ])
     const gtest = await runCli(['pdk', 'test', '-o', 'gtest'], { cwd: GREETER })
     expect(gtest.stdout).toContain('[----------] 3 tests from spec/greeter/01-schema_spec.lua')
@@ -98,7 +103,7 @@ describe('broker pdk test', () => {
       'return { default = { ROOT = { "spec-failing" }, output = "TAP", ["exclude-tags"] = "nothing" } }',
     )
     const fromFile = await runCli(['pdk', 'test'], { cwd: dir })
-    expect(fromFile.stdout.split('\n')[0]).toBe('1..5')
+    expect(fromFile.stdout.split('\n')[0]).toBe('1..6')
     expect(fromFile.code).toBe(1)
     const overridden = await runCli(['pdk', 'test', 'spec', '-o', 'json'], { cwd: dir })
     expect((JSON.parse(overridden.stdout) as Report).successes).toHaveLength(10)

@@ -101,7 +101,7 @@ export async function prepareLuaPlugins(
           const [field, reason] = Object.entries(errors).sort()[0]!
           throw new FixtureError(
             loaded.file,
-            at(index, field === '@entity' ? 'config' : `config.${field}`),
+            at(index, field === '@entity' || field === '@config' ? 'config' : `config.${field}`),
             reason,
             'config',
           )

@@ -26,6 +26,8 @@ export interface ProxyRequest {
   query?: string
   headers?: Record<string, string | string[]>
   body?: string
+  /** Kong's server tokens (`kong/3.9.1`), for Server and Via. */
+  server?: string
   db: { routes?: Row[] | object; services?: Row[] | object; plugins?: Row[] | object; consumers?: Row[] | object }
 }
 
@@ -86,6 +88,10 @@ export class InProcessKong {
       )
     }
     if (op === 'proxy') return this.proxy(req)
+    if (op === 'admin')
+      return {
+        raise: `spec.helpers.admin_client(): the Admin API (${req.method} ${req.path}) is not emulated by broker yet`,
+      }
     return { raise: `spec.helpers: ${op} is not emulated by broker` }
   }
 
@@ -154,11 +160,16 @@ export class InProcessKong {
         },
       )
       const out = result.response
+      const server = req.server ?? 'kong/3.9.1'
       const extra: Record<string, string> =
         out.source === 'service'
-          ? { Via: '1.1 kong/3.9.1', 'X-Kong-Upstream-Latency': '0', 'X-Kong-Proxy-Latency': '0' }
-          : { 'X-Kong-Response-Latency': '0' }
-      return { status: out.status, headers: { ...extra, ...out.headers }, body: out.body }
+          ? { Via: `1.1 ${server}`, 'X-Kong-Upstream-Latency': '0', 'X-Kong-Proxy-Latency': '0' }
+          : { Server: server, 'X-Kong-Response-Latency': '0' }
+      const headers: HeadersTable = { ...extra, ...out.headers }
+      // nginx sends no body, so no Content-Length, with a 204 or a 304
+      if (out.status === 204 || out.status === 304)
+        for (const name of Object.keys(headers)) if (name.toLowerCase() === 'content-length') delete headers[name]
+      return { status: out.status, headers, body: out.body }
     } catch (e) {
       if (e instanceof FixtureError) return { raise: e.reason }
       throw e

@@ -105,6 +105,8 @@ end
 -- value v of field def at path; returns the processed value, recording errors
 local function process(def, v, path, errs)
   if v == nil or v == null then
+    -- a required field given as null is missing, as Kong says of it; only an absent one takes the default
+    if v == null and def.required and not def.auto then errs[path] = "required field missing" return nil end
     if def.default ~= nil and def.default ~= null then
       v = copy(def.default)
     elseif def.type == "record" and not def.required then
@@ -227,10 +229,11 @@ check = function(def, conf, path, errs)
     if not known[k] then errs[path == "" and tostring(k) or path .. "." .. tostring(k)] = "unknown field" end
   end
   entity_checks(def, out, path, errs)
-  -- a record's own validator runs once its fields are valid, and names the record (the config as a whole: @entity)
+  -- a record's own validator runs once its fields are valid, and names the record (the config as a whole:
+  -- @config, its own error in Kong's shape, where entity checks are @entity's list)
   if def.custom_validator and not errors_under(errs, path) then
     local ok, err = def.custom_validator(out)
-    if not ok then errs[path == "" and "@entity" or path] = err or "invalid value" end
+    if not ok then errs[path == "" and "@config" or path] = err or "invalid value" end
   end
   return out
 end

@@ -18,6 +18,10 @@ H.mock_upstream_ssl_port = 15556
 H.mock_upstream_ssl_url = "https://" .. db.MOCK_HOST .. ":15556"
 H.mock_upstream_stream_port = 15557
 H.mock_upstream_stream_ssl_port = 15558
+-- gRPC services can be inserted and routed to; a request to one is answered 502, naming it (not emulated)
+H.grpcbin_host, H.grpcbin_port, H.grpcbin_ssl_port = "127.0.0.1", 15002, 15003
+H.grpcbin_url = "grpc://127.0.0.1:15002"
+H.grpcbin_ssl_url = "grpcs://127.0.0.1:15003"
 H.test_conf_path = "spec/kong_tests.conf"
 H.test_conf = {
   prefix = "servroot", database = "postgres", plugins = { "bundled" }, log_level = "debug",
@@ -62,7 +66,10 @@ function H.validate_plugin_config_schema(config, schema)
   if errs then
     local out = {}
     for path, m in pairs(errs) do
-      if path == "@entity" then
+      if path == "@config" then
+        out = m
+        break
+      elseif path == "@entity" then
         out["@entity"] = type(m) == "table" and m or { m }
       else
         local t, parts = out, {}
@@ -125,6 +132,9 @@ local function need_kong(what)
 end
 function H.proxy_client() need_kong("proxy_client") return client.new("proxy", "127.0.0.1", 9000) end
 function H.proxy_ssl_client() need_kong("proxy_ssl_client") return client.new("proxy", "127.0.0.1", 9443) end
+-- the client exists, so a before_each that opens one runs; each request it sends fails, naming the Admin API
+function H.admin_client() return client.new("admin", "127.0.0.1", 9001) end
+function H.admin_ssl_client() return client.new("admin", "127.0.0.1", 9444) end
 function H.http_client(host, port)
   if host ~= db.MOCK_HOST and host ~= "localhost" or (port ~= nil and tonumber(port) ~= db.MOCK_PORT) then
     error("spec.helpers.http_client(" .. tostring(host) .. ", " .. tostring(port) .. "): only the mock upstream ("

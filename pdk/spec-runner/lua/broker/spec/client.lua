@@ -4,6 +4,19 @@
 local cjson = require "cjson"
 local M = {}
 
+-- an error at the spec's line (the first frame outside broker's Lua), however deep the client call was
+local function raise(message)
+  for level = 2, 40 do
+    local info = debug.getinfo(level, "Sl")
+    if not info then break end
+    if info.what ~= "C" and not info.source:find("^@broker:") then
+      error(info.short_src .. ":" .. info.currentline .. ": " .. message, 0)
+    end
+  end
+  error(message, 0)
+end
+M.raise = raise
+
 local function host(op, payload) return coroutine.yield("host", op, payload) end
 M.host = host
 
@@ -27,10 +40,16 @@ local function encode_body(body, headers)
   local ctype = lookup(headers, "content-type") or ""
   if ctype:find("www-form-urlencoded", 1, true) then return ngx.encode_args(body) end
   if ctype:find("multipart/form-data", 1, true) then
-    error("spec.helpers: a multipart/form-data body given as a table is not emulated by broker; give it as a string", 4)
+    raise("spec.helpers: a multipart/form-data body given as a table is not emulated by broker; give it as a string")
   end
   if ctype == "" then headers["Content-Type"] = "application/json" end
   return cjson.encode(body)
+end
+
+-- what Kong names itself in Server and Via: the checkout's kong.meta when the spec runs in one
+local function server_tokens()
+  local ok, meta = pcall(require, "kong.meta")
+  return ok and type(meta) == "table" and meta._SERVER_TOKENS or "kong/3.9.1"
 end
 
 local Client = {}
@@ -48,9 +67,9 @@ function Client:send(opts)
   local path = opts.path or "/"
   local answer = host(self.kind, {
     method = (opts.method or "GET"):upper(), path = path, query = query, headers = headers, body = body,
-    host = self.host, port = self.port, db = require("broker.spec.db").snapshot(),
+    host = self.host, port = self.port, db = require("broker.spec.db").snapshot(), server = server_tokens(),
   })
-  if answer.raise then error(answer.raise, 3) end
+  if answer.raise then raise(answer.raise) end
   local res = { status = answer.status, reason = answer.reason, headers = setmetatable(answer.headers or {}, headers_mt),
     has_body = answer.body ~= nil and answer.body ~= "" }
   local body_text = answer.body or ""

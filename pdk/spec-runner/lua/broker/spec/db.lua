@@ -95,7 +95,7 @@ function DEFAULTS.plugins(row)
   local conf, errs = require("broker.schema").process(schema, row.config or {})
   if errs then
     local list = {}
-    for k, m in pairs(errs) do list[#list + 1] = (k == "@entity" and "config" or ("config." .. k)) .. ": " .. tostring(m) end
+    for k, m in pairs(errs) do list[#list + 1] = ((k == "@entity" or k == "@config") and "config" or ("config." .. k)) .. ": " .. tostring(m) end
     table.sort(list)
     error("schema violation (" .. table.concat(list, "; ") .. ")", 4)
   end
