@@ -31,10 +31,11 @@ interface Report {
 }
 
 describe('broker pdk test', () => {
-  it("runs the plugin's spec/ folder by default: schema and proxied access specs pass, exit 0", async () => {
+  it("runs the plugin's spec/ folder by default: schema, proxied access and http_mock specs pass, exit 0", async () => {
     const { code, stdout, stderr } = await runCli(['pdk', 'test'], { cwd: GREETER })
     expect(stderr).toBe('')
-    expect(stdout).toMatch(/^●{10}\n10 successes \/ 0 failures \/ 0 errors \/ 0 pending : [\d.]+ seconds\n$/)
+    expect(stdout).toMatch(/^●{12}◌\n12 successes \/ 0 failures \/ 0 errors \/ 1 pending : [\d.]+ seconds\n/)
+    expect(stdout).toContain('hybrid deploys are not emulated by broker')
     expect(code).toBe(0)
   })
 
@@ -83,8 +84,8 @@ describe('broker pdk test', () => {
     ])
     const gtest = await runCli(['pdk', 'test', '-o', 'gtest'], { cwd: GREETER })
     expect(gtest.stdout).toContain('[----------] 3 tests from spec/greeter/01-schema_spec.lua')
-    expect(gtest.stdout).toMatch(/\[==========\] 10 tests from 2 test files ran\./)
-    expect(gtest.stdout).toContain('[  PASSED  ] 10 tests.')
+    expect(gtest.stdout).toMatch(/\[==========\] 12 tests from 3 test files ran\./)
+    expect(gtest.stdout).toContain('[  PASSED  ] 12 tests.')
     expect(gtest.code).toBe(0)
   })
 
@@ -106,7 +107,7 @@ describe('broker pdk test', () => {
     expect(fromFile.stdout.split('\n')[0]).toBe('1..6')
     expect(fromFile.code).toBe(1)
     const overridden = await runCli(['pdk', 'test', 'spec', '-o', 'json'], { cwd: dir })
-    expect((JSON.parse(overridden.stdout) as Report).successes).toHaveLength(10)
+    expect((JSON.parse(overridden.stdout) as Report).successes).toHaveLength(12)
     expect(overridden.code).toBe(0)
   })
 

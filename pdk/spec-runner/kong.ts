@@ -28,11 +28,16 @@ export interface ProxyRequest {
   body?: string
   /** Kong's server tokens (`kong/3.9.1`), for Server and Via. */
   server?: string
+  /** Ports of the http_mock servers the spec started. */
+  mocks?: number[]
   db: { routes?: Row[] | object; services?: Row[] | object; plugins?: Row[] | object; consumers?: Row[] | object }
 }
 
 /** The answer the client gets: a response, or an error the spec's line raises. */
-export type ProxyAnswer = UpstreamAnswer | { status: number; headers: HeadersTable; body: string } | { raise: string }
+export type ProxyAnswer =
+  | UpstreamAnswer
+  | { status: number; headers: HeadersTable; body: string; mock_request?: Record<string, unknown> }
+  | { raise: string }
 
 const rows = <T = Row>(v: unknown): T[] => (Array.isArray(v) ? (v as T[]) : [])
 const idOf = (v: unknown): string | undefined => (v && typeof v === 'object' ? (v as Row).id : undefined)
@@ -60,6 +65,8 @@ export function pluginsFor(plugins: Row[], route: Row, service: Row | undefined)
   }
   return [...best.values()].map((b) => b.row)
 }
+
+const isLocal = (service: Row | undefined) => service?.host === MOCK_HOST || service?.host === 'localhost'
 
 const json = (status: number, body: unknown, extra: Record<string, string> = {}) => ({
   status,
@@ -140,6 +147,7 @@ export class InProcessKong {
         raise: `a plugin failed to load: ${e instanceof LuaError ? e.message.replace(/\nstack traceback:[\s\S]*$/, '') : String(e)}`,
       }
     }
+    let mockRequest: Record<string, unknown> | undefined
     const query = req.query ? `?${req.query}` : ''
     const fixture: Fixture = {
       name: `${req.method} ${req.path}`,
@@ -156,7 +164,14 @@ export class InProcessKong {
         {},
         {
           timeoutMs: this.timeoutMs,
-          upstream: (sent, ctx) => this.service(service, route, sent, ctx.request.peer.ip, hostHeader),
+          upstream: (sent, ctx) => {
+            // a service on a started http_mock: it answers 200 "ok" and keeps the request
+            const port = Number(service?.port)
+            if (!isLocal(service) || !rows<number>(req.mocks).includes(port))
+              return this.service(service, route, sent, ctx.request.peer.ip, hostHeader)
+            mockRequest = { port, method: sent.method, uri: sent.path, query: sent.query, headers: sent.headers }
+            return { status: 200, headers: { 'Content-Type': 'text/plain' }, body: 'ok' }
+          },
         },
       )
       const out = result.response
@@ -169,7 +184,7 @@ export class InProcessKong {
       // nginx sends no body, so no Content-Length, with a 204 or a 304
       if (out.status === 204 || out.status === 304)
         for (const name of Object.keys(headers)) if (name.toLowerCase() === 'content-length') delete headers[name]
-      return { status: out.status, headers, body: out.body }
+      return { status: out.status, headers, body: out.body, ...(mockRequest ? { mock_request: mockRequest } : {}) }
     } catch (e) {
       if (e instanceof FixtureError) return { raise: e.reason }
       throw e
@@ -186,7 +201,7 @@ export class InProcessKong {
   ): UpstreamAnswer {
     const host = String(service?.host ?? '')
     const port = Number(service?.port ?? 80)
-    if (!((host === MOCK_HOST || host === 'localhost') && port === MOCK_PORT)) {
+    if (!(isLocal(service) && port === MOCK_PORT)) {
       return json(502, {
         message: `broker pdk test: the service ${String(service?.protocol ?? 'http')}://${host}:${port} is not emulated; only Kong's mock upstream (${MOCK_HOST}:${MOCK_PORT}) answers in process`,
       })

@@ -36,6 +36,20 @@ export function parseArgs(query: string): Record<string, string | boolean | Arra
   return out
 }
 
+/** The text fields of a multipart/form-data body, by name (a file part's content as text). */
+function multipart(type: string, body: string): Record<string, string> {
+  const boundary = /boundary="?([^";]+)"?/i.exec(type)?.[1]
+  if (!boundary) return {}
+  const out: Record<string, string> = {}
+  for (const part of body.split(`--${boundary}`)) {
+    const split = part.indexOf('\r\n\r\n')
+    if (split < 0) continue
+    const name = /name="([^"]*)"/i.exec(part.slice(0, split))?.[1]
+    if (name !== undefined) out[name] = part.slice(split + 4).replace(/\r\n$/, '')
+  }
+  return out
+}
+
 function postData(headers: Record<string, string | string[]>, body: string) {
   const type = String(headers['content-type'] ?? '')
   if (!body) return { text: '', kind: 'unknown', params: {} }
@@ -47,7 +61,7 @@ function postData(headers: Record<string, string | string[]>, body: string) {
     }
   }
   if (type.includes('www-form-urlencoded')) return { text: body, kind: 'form', params: parseArgs(body) }
-  if (type.includes('multipart/form-data')) return { text: body, kind: 'multipart-form', params: {} }
+  if (type.includes('multipart/form-data')) return { text: body, kind: 'multipart-form', params: multipart(type, body) }
   return { text: body, kind: 'unknown', params: {} }
 }
 

@@ -40,7 +40,21 @@ local function encode_body(body, headers)
   local ctype = lookup(headers, "content-type") or ""
   if ctype:find("www-form-urlencoded", 1, true) then return ngx.encode_args(body) end
   if ctype:find("multipart/form-data", 1, true) then
-    raise("spec.helpers: a multipart/form-data body given as a table is not emulated by broker; give it as a string")
+    -- each field a part, as Kong's client writes them; the boundary goes into the Content-Type
+    local boundary = ctype:match("boundary=([^;%s]+)")
+    if not boundary then
+      boundary = "broker-spec-boundary"
+      local _, name = lookup(headers, "content-type")
+      headers[name] = ctype .. "; boundary=" .. boundary
+    end
+    local keys, parts = {}, {}
+    for k in pairs(body) do keys[#keys + 1] = tostring(k) end
+    table.sort(keys)
+    for _, k in ipairs(keys) do
+      parts[#parts + 1] = "--" .. boundary .. "\r\nContent-Disposition: form-data; name=\"" .. k .. "\"\r\n\r\n"
+        .. tostring(body[k]) .. "\r\n"
+    end
+    return table.concat(parts) .. "--" .. boundary .. "--\r\n"
   end
   if ctype == "" then headers["Content-Type"] = "application/json" end
   return cjson.encode(body)
@@ -50,6 +64,12 @@ end
 local function server_tokens()
   local ok, meta = pcall(require, "kong.meta")
   return ok and type(meta) == "table" and meta._SERVER_TOKENS or "kong/3.9.1"
+end
+
+local function mock_ports()
+  local ports = setmetatable({}, __broker_array_mt)
+  for port in pairs(require("broker.spec.mocks").started) do ports[#ports + 1] = port end
+  return ports
 end
 
 local Client = {}
@@ -68,7 +88,14 @@ function Client:send(opts)
   local answer = host(self.kind, {
     method = (opts.method or "GET"):upper(), path = path, query = query, headers = headers, body = body,
     host = self.host, port = self.port, db = require("broker.spec.db").snapshot(), server = server_tokens(),
+    mocks = mock_ports(),
   })
+  -- a request the proxy sent to an http_mock: that mock keeps it
+  local sent = answer.mock_request
+  if sent then
+    local mock = require("broker.spec.mocks").started[sent.port]
+    if mock then mock.logs[#mock.logs + 1] = { req = sent } end
+  end
   if answer.raise then raise(answer.raise) end
   local res = { status = answer.status, reason = answer.reason, headers = setmetatable(answer.headers or {}, headers_mt),
     has_body = answer.body ~= nil and answer.body ~= "" }
