@@ -87,6 +87,9 @@ end
 --- Kong "starts" in process: requests of proxy_client and admin_client run through it.
 function H.start_kong(env)
   env = env or {}
+  if env.role ~= nil and env.role ~= "traditional" then
+    return nil, "spec.helpers.start_kong: role '" .. tostring(env.role) .. "' (hybrid mode) is not emulated by broker; the traditional deploy is"
+  end
   local plugins = env.plugins
   if type(plugins) == "string" then
     for name in plugins:gmatch("[^,%s]+") do

@@ -8,6 +8,11 @@ local assert = L.assert
 
 local function register(kind, name, fn, pos, neg) assert:register(kind, name, fn, pos, neg) end
 
+-- Kong's error.log is not kept yet: a spec reading it fails, naming it
+register("modifier", "logfile", function()
+  require("broker.spec.client").raise("assert.logfile() is not emulated by broker yet: plugins' log lines are not kept for it")
+end)
+
 register("modifier", "response", function(state, args) rawset(state, "kong_response", args[1]) end)
 register("modifier", "request", function(state, args) rawset(state, "kong_request", args[1]) end)
 
