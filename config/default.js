@@ -36,7 +36,7 @@ export default {
   delivery: { allow: ['query', 'form_post', 'code'] }, // delivery modes records may use
   plugins: {/* dir: 'my-flows/' */}, // your own flow plugins
   provider: { timeout: 10000 }, // milliseconds a provider may take to answer
-  registration: { ttl: 86400, clientName: 'broker', recheck: 0 }, // seconds a client the broker registered itself (RFC 7591) is reused
+  registration: { ttl: 86400, clientName: 'broker', recheck: 0, perHost: 64 }, // seconds a client the broker registered itself (RFC 7591) is reused
   body: { limit: 65536 }, // largest request body in bytes
   log: { level: 'info' }, // fatal, error, warn, info, debug, trace or silent
   admin: {/* key: 'at least 16 characters' */}, // without it the admin API is off

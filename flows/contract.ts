@@ -70,6 +70,8 @@ export interface Registration {
   registration_client_uri?: string
   /** Seconds since the epoch when the client secret expires; 0 or absent: never. */
   client_secret_expires_at?: number
+  /** No flow has used it yet: kept briefly, until `confirm` (its first successful token request). */
+  unused?: true
 }
 
 /**
@@ -96,6 +98,10 @@ export interface Registrations {
     grant?: RegistrationGrant,
   ): Promise<void>
   drop(issuer: string, redirectUri: string, grant?: RegistrationGrant): Promise<void>
+  /** Before registering anew at `issuer`: throws a FlowError when its host has had as many as the deployment allows. */
+  admitNew(issuer: string): Promise<void>
+  /** After a registration's first successful token request: kept for its whole lifetime from now. */
+  confirm(issuer: string, redirectUri: string, grant?: RegistrationGrant): Promise<void>
   /** The authorization server a kept registration has this client_id at, if any. */
   owner(clientId: string): Promise<string | undefined>
   /**

@@ -4,6 +4,7 @@ import { checkSameIdentity, originalIdTokenProblems } from './lib/identity.js'
 import { fetchProfile, wantsProfile } from './lib/profile.js'
 import {
   clientCredentialsProblem,
+  confirmUse,
   droppingInvalid,
   keptClientProblem,
   ownEndpointProblems,
@@ -83,6 +84,7 @@ const plugin: FlowPlugin = {
     const client = await registeredClient(ctx, e, { keptOnly: grant === 'refresh_token', grant: kind })
     const cctx = withClient(ctx, client)
     const { deliver, dpop } = await droppingInvalid(ctx, e, client, () => tokenAnswer(cctx, params), kind)
+    await confirmUse(ctx, e, client, kind)
     if (grant === 'refresh_token' && typeof r.id_token === 'string')
       checkSameIdentity(r.id_token, deliver.id_token, String(cctx.record.client_id ?? ''))
     const profile = wantsProfile(r) ? await fetchProfile(cctx, deliver, e, dpop) : undefined

@@ -20,6 +20,7 @@ import { fetchProfile, wantsProfile } from './lib/profile.js'
 import { randomPool } from './lib/random.js'
 import {
   clientIdProblem,
+  confirmUse,
   droppingInvalid,
   foreignAuthorizeProblem,
   ownEndpointProblems,
@@ -134,6 +135,7 @@ const plugin: FlowPlugin = {
     const verified = await checkIdToken(cctx, token, e, nonce)
     const profile = wantsProfile(r) ? await fetchProfile(cctx, token, e, dpop?.key) : undefined
     // Tokens of a protected resource name the server that issued them: a refresh goes there alone.
+    await confirmUse(ctx, e, client)
     const issuer = discoversFromResource(r) ? e.issuer : undefined
     if (issuer) await ctx.registrations?.bindResource(String(r.resource), ctx.callbackUrl, issuer)
     const deliver = withResource(deliverable(token, r, ctx.params), r, client, profile, issuer)

@@ -121,7 +121,10 @@ const store = (broker: BrokerProcess, issuer: string) =>
 describe('a hostile authorization server and the registrations the broker keeps', () => {
   let broker: BrokerProcess
   beforeAll(async () => {
-    broker = await startBroker({ args: ['--store', 'memory', '--store-memory-limit', '1'] })
+    // Many registrations at one host are allowed here (registration.perHost): the ledger is under test.
+    broker = await startBroker({
+      args: ['--store', 'memory', '--store-memory-limit', '1', '--registration-per-host', '1000'],
+    })
   })
   afterAll(async () => {
     await broker.stop()
@@ -304,6 +307,43 @@ describe("the device flow's verification URIs and providers.allow", () => {
       expect(body.hash).toBeUndefined()
     } finally {
       await strict.stop()
+    }
+  })
+})
+
+describe('registrations one key holder can make the broker keep', () => {
+  it('are bounded per authorization server host, and every other flow is still stored (no STORE_FULL for a day)', async () => {
+    const bounded = await startBroker({
+      args: ['--store', 'memory', '--store-memory-limit', '1', '--registration-per-host', '5'],
+    })
+    try {
+      const statuses: number[] = []
+      for (let n = 200; n < 230; n++) {
+        const res = await store(bounded, `${hostileUrl}/as/big/${n}`)
+        const body = (await res.json()) as { code?: string; message?: string }
+        statuses.push(res.status)
+        if (res.status !== 200) {
+          expect(res.status, JSON.stringify(body)).toBe(502)
+          expect(body.message).toContain('registration.perHost')
+        }
+      }
+      expect(statuses.filter((s) => s === 200)).toHaveLength(5)
+      // An app's own flow is stored as ever.
+      const own = await fetch(`${bounded.url}/store`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          auth_version: '2',
+          auth_leg: '3',
+          client_id: 'mine',
+          authorize_url: 'http://127.0.0.1:9/authorize',
+          access_url: 'http://127.0.0.1:9/token',
+          callback: 'http://localhost:9/cb',
+        }),
+      })
+      expect(own.status).toBe(200)
+    } finally {
+      await bounded.stop()
     }
   })
 })

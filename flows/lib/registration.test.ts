@@ -30,6 +30,11 @@ function memory(): Registrations & { kept: Map<string, Registration> } {
     kept,
     clientName: 'broker',
     recheckSeconds: 10,
+    admitNew: async () => undefined,
+    confirm: async (i, r, g = 'authorization_code') => {
+      const reg = kept.get(`${i} ${r} ${g}`)
+      if (reg) kept.set(`${i} ${r} ${g}`, { ...reg, unused: undefined })
+    },
     owner: async (c) => links.get(`owner ${c}`),
     bindResource: async (res, r, i) => {
       const bound = links.get(`res ${res} ${r}`) ?? i
@@ -68,7 +73,7 @@ describe('dynamic client registration (RFC 7591)', () => {
   it('registers the callback as a public code-flow client when the server lists none, and reuses it', async () => {
     const t = io({ client_name: 'my app' }, { client_id: 'dyn-1', token_endpoint_auth_method: 'none' })
     const client = await registeredClient(t.io, e({ authMethods: ['none', 'client_secret_basic'] }))
-    expect(client).toEqual({ client_id: 'dyn-1', client_auth: 'none', redirect_uri: AS_CALLBACK })
+    expect(client).toEqual({ client_id: 'dyn-1', client_auth: 'none', redirect_uri: AS_CALLBACK, unused: true })
     expect(JSON.parse(t.sent[0]!.request!.body!)).toEqual({
       redirect_uris: [AS_CALLBACK],
       // The deployment's name, never the record's (one record named the client every user consents to).
@@ -113,6 +118,7 @@ describe('dynamic client registration (RFC 7591)', () => {
       client_secret: 's3cret',
       client_auth: 'client_secret_basic',
       redirect_uri: AS_CALLBACK,
+      unused: true,
     })
   })
 
@@ -144,7 +150,12 @@ describe('dynamic client registration (RFC 7591)', () => {
     await t.registrations.put('https://as.example', AS_CALLBACK, { client_id: 'code-1' })
     const listed = e({ authMethods: ['none', 'private_key_jwt', 'client_secret_basic'] })
     const client = await registeredClient(t.io, listed, { grant: 'client_credentials' })
-    expect(client).toEqual({ client_id: 'cc-1', client_secret: 'cc-secret', client_auth: 'client_secret_basic' })
+    expect(client).toEqual({
+      client_id: 'cc-1',
+      client_secret: 'cc-secret',
+      client_auth: 'client_secret_basic',
+      unused: true,
+    })
     expect(JSON.parse(t.sent[0]!.request!.body!)).toEqual({
       client_name: 'broker',
       grant_types: ['client_credentials'],

@@ -25,6 +25,8 @@ export interface ClientFields {
   client_auth: string
   /** The code flow client's redirect URI: the broker's callback URL for this issuer alone (issuerRedirect). */
   redirect_uri?: string
+  /** No flow has used it yet: its first successful token request confirms it (confirmUse). */
+  unused?: true
 }
 
 /**
@@ -261,13 +263,29 @@ export function clientFields(kept: Registration): ClientFields {
     client_id: kept.client_id,
     ...(secret ? { client_secret: secret } : {}),
     client_auth: secret ? method : 'none',
+    ...(kept.unused ? { unused: true as const } : {}),
   }
+}
+
+/**
+ * After a registered client's first successful token request: the registration is kept its whole
+ * lifetime from now. Until then it lives briefly (a record refused later, a browser that never came
+ * back: nothing keeps a client nobody uses for a day).
+ */
+export async function confirmUse(
+  io: Pick<RegisterIo, 'callbackUrl' | 'registrations'>,
+  e: Endpoints,
+  client: ClientFields | undefined,
+  grant: RegistrationGrant = 'authorization_code',
+): Promise<void> {
+  if (!client?.unused || !e.issuer || !io.registrations) return
+  await io.registrations.confirm(e.issuer, redirectFor(io.callbackUrl, e.issuer, grant), grant)
 }
 
 /** The step's context with a registered client laid over its record (unchanged without one). */
 export function withClient<C extends { record: Readonly<FlowRecord> }>(ctx: C, client: ClientFields | undefined): C {
   if (!client) return ctx
-  const { redirect_uri: _, ...fields } = client
+  const { redirect_uri: _, unused: __, ...fields } = client
   return { ...ctx, record: { ...ctx.record, ...fields } }
 }
 
@@ -355,6 +373,8 @@ async function register(
         ...(scopeOf(r, e) ? { scope: scopeOf(r, e) } : {}),
       }
     : { client_name: name, grant_types: ['client_credentials'], response_types: [], token_endpoint_auth_method: method }
+  // Bounded per host: a hostile server's thousand issuer paths are a thousand registrations otherwise.
+  await io.registrations!.admitNew(e.issuer!)
   const answer = await io.http(e.registration!, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json' },
@@ -408,6 +428,7 @@ async function register(
       ? text(fields.registration_client_uri)
       : undefined,
     client_secret_expires_at: expires,
+    unused: true,
   }
   await io.registrations!.put(e.issuer!, redirect, registration, expires > 0 ? expires * 1000 : undefined, grant)
   return registration

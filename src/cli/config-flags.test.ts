@@ -58,6 +58,7 @@ describe('serveFlags', () => {
       'rate.start': 'rate-start',
       'rate.window': 'rate-window',
       'registration.clientName': 'registration-client-name',
+      'registration.perHost': 'registration-per-host',
       'registration.recheck': 'registration-recheck',
       'registration.ttl': 'registration-ttl',
     })

@@ -115,6 +115,10 @@ export const CONFIG_DOCS = {
     flag: 'registration-recheck',
     help: 'Seconds a kept registration the authorization server answered for is trusted before the broker checks again that the server still knows it; 0: before every flow',
   },
+  'registration.perHost': {
+    flag: 'registration-per-host',
+    help: 'Clients the broker registers itself at one authorization server host within registration.ttl, at most; past it /store answers 502 PROVIDER_ERROR naming the host',
+  },
   'body.limit': { flag: 'body-limit', help: 'Largest request body in bytes; 413 above' },
   'log.level': {
     flag: 'log-level',

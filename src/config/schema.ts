@@ -127,6 +127,7 @@ export const configSchema = z
         ttl: z.number().int().min(60).max(31_536_000).default(86_400),
         clientName: z.string().min(1).max(200).default('broker'),
         recheck: z.number().int().min(0).max(86_400).default(0),
+        perHost: z.number().int().min(1).max(100_000).default(64),
       })
       .strict()
       .default({}),

@@ -3,7 +3,7 @@ import type { Registration } from '../../../flows/contract.js'
 /**
  * A kept client registration (RFC 7591), under `reg:{name}` (keys.ts): the version tag `r1`, then
  * the sealed JSON `{client_id, client_secret?, token_endpoint_auth_method?, registration_access_token?,
- * registration_client_uri?, client_secret_expires_at?}`. The secrets never leave the seal; the key expires with the registration.
+ * registration_client_uri?, client_secret_expires_at?, unused?}` (`unused`: no flow has used it yet). The secrets never leave the seal; the key expires with the registration.
  */
 const VERSION = 'r1'
 
@@ -16,6 +16,7 @@ export function encodeRegistration(registration: Registration, seal: (json: stri
     registration_access_token,
     registration_client_uri,
     client_secret_expires_at,
+    unused,
   } = registration
   const json = JSON.stringify({
     client_id,
@@ -24,6 +25,7 @@ export function encodeRegistration(registration: Registration, seal: (json: stri
     registration_access_token,
     registration_client_uri,
     client_secret_expires_at,
+    unused,
   })
   return `${VERSION}${seal(json)}`
 }

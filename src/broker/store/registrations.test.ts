@@ -15,6 +15,7 @@ const setup = (secrets = SECRETS, redis = new RedisMock() as unknown as Redis) =
     ttl: 86_400,
     clientName: 'broker',
     recheck: 10,
+    perHost: 3,
   }),
 })
 
@@ -94,5 +95,28 @@ describe('RegistrationStore', () => {
     await setup(SECRETS, redis).regs.put(ISSUER, CALLBACK, REG)
     expect(await setup(SECRETS, redis).regs.get(ISSUER, CALLBACK)).toMatchObject(REG)
     expect(await setup(['another secret of thirty-two characters!!'], redis).regs.get(ISSUER, CALLBACK)).toBeUndefined()
+  })
+
+  it('keeps a registration no flow has used briefly, and its whole lifetime once confirmed', async () => {
+    const { redis, regs } = setup()
+    await redis.flushall()
+    await regs.put(ISSUER, CALLBACK, { ...REG, unused: true })
+    const ttls = await Promise.all((await redis.keys('*')).map((k) => redis.ttl(k)))
+    expect(Math.min(...ttls)).toBeLessThanOrEqual(15 * 60)
+    await regs.confirm(ISSUER, CALLBACK)
+    expect((await regs.get(ISSUER, CALLBACK))?.unused).toBeUndefined()
+    const after = await Promise.all((await redis.keys('*')).map((k) => redis.ttl(k)))
+    expect(Math.min(...after)).toBeGreaterThan(86_000)
+  })
+
+  it('admits at most registration.perHost new registrations per host within registration.ttl', async () => {
+    const { redis, regs } = setup()
+    await redis.flushall()
+    for (let n = 0; n < 3; n++) await regs.admitNew(`https://hostile.example/as/${n}`)
+    await expect(regs.admitNew('https://hostile.example/as/9')).rejects.toThrow(
+      /registered 3 clients at hostile.example/,
+    )
+    // Another host is counted apart.
+    await regs.admitNew('https://honest.example')
   })
 })

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis'
-import type { Registration, RegistrationGrant, Registrations } from '../../../flows/contract.js'
+import { FlowError, type Registration, type RegistrationGrant, type Registrations } from '../../../flows/contract.js'
 import type { Keys } from './keys.js'
 import type { MemoryLedger } from './memory-ledger.js'
 import { decodeLink, decodeRegistration, encodeLink, encodeRegistration } from './registration-codec.js'
@@ -46,6 +46,35 @@ export class RegistrationStore implements Registrations {
     return undefined
   }
 
+  /**
+   * Counts a new registration against its authorization server's host (registration.perHost within
+   * registration.ttl): one who may store flows can name any number of issuer paths of one hostile
+   * server, each registered and kept, until every app's /store was refused for a day (STORE_FULL).
+   */
+  async admitNew(issuer: string): Promise<void> {
+    const host = new URL(issuer).host
+    const sealing = this.sealer.derive('registration', `count\0${host}`)
+    const key = this.keys.registration(sealing.name)
+    const ms = this.policy.ttl * 1000
+    this.ledger?.admit(key, '0000000000')
+    const count = await this.io.write(async () => {
+      const n = await this.redis.incr(key)
+      if (n === 1) await this.redis.pexpire(key, ms)
+      return n
+    })
+    if (count === 1) this.ledger?.wrote(key, 10, ms)
+    if (count > this.policy.perHost)
+      throw new FlowError({
+        description: `This broker registered ${this.policy.perHost} clients at ${host} within registration.ttl already (registration.perHost): no more until they lapse`,
+      })
+  }
+
+  /** A registration's first successful use: it is kept registration.ttl from now, no longer as an unused one. */
+  async confirm(issuer: string, redirectUri: string, grant?: RegistrationGrant): Promise<void> {
+    const kept = await this.get(issuer, redirectUri, grant)
+    if (kept?.unused) await this.put(issuer, redirectUri, { ...kept, unused: undefined }, undefined, grant)
+  }
+
   async put(
     issuer: string,
     redirectUri: string,
@@ -58,7 +87,8 @@ export class RegistrationStore implements Registrations {
     const value = encodeRegistration(registration, (json) => this.sealer.seal(sealing, key, json))
     // An authorization server's expiry shortens the lifetime, never lengthens it: a date centuries
     // ahead (or 1e400, Infinity once parsed) is no PX Redis takes, and no reason to keep a client longer.
-    const ttlMs = this.policy.ttl * 1000
+    // Never used yet: kept only as long as a flow can take to come back (UNUSED_MS), then confirm() keeps it.
+    const ttlMs = Math.min(this.policy.ttl * 1000, registration.unused ? UNUSED_MS : Infinity)
     const ms = expiresAt === undefined ? ttlMs : Math.max(1, Math.floor(Math.min(ttlMs, expiresAt - Date.now())))
     this.ledger?.admit(key, value)
     await this.io.write(() => this.redis.set(key, value, 'PX', ms))
@@ -118,6 +148,10 @@ export class RegistrationStore implements Registrations {
   }
 }
 
+// A registration no flow has used yet lives this long (a flow's store.expire and store.callbackWait fit
+// in it with the defaults); its first successful token request keeps it registration.ttl (confirm).
+const UNUSED_MS = 15 * 60_000
+
 // A link's id starts with a word no issuer URL starts with, so it never names a registration's key.
 const ownerId = (clientId: string) => `owner\0${clientId}`
 const resourceId = (resource: string, redirectUri: string) => `resource\0${resource}\0${redirectUri}`
@@ -127,6 +161,7 @@ export interface RegistrationPolicy {
   readonly ttl: number
   readonly clientName: string
   readonly recheck: number
+  readonly perHost: number
 }
 
 type Guard = <T>(op: () => Promise<T>) => Promise<T>
