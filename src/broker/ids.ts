@@ -56,11 +56,3 @@ export function hashOfState(state: string, sessionSecret: string): string | unde
   if (bytes.length !== ID_BYTES || bytes.toString('base64url') !== state) return undefined
   return hashOf(bytes, sessionSecret)
 }
-
-/**
- * The name of a new flow's binding cookie (several flows may run side by side in one browser):
- * 72 random bits, kept sealed with the flow like the nonce the cookie carries. Random rather than
- * derived from the hash, so that it shows nothing of the hash and costs no MAC per /start and
- * /callback.
- */
-export const newCookieName = (): string => `broker_${randomPool(9).toString('base64url')}`

@@ -39,6 +39,8 @@ describe('serveFlags', () => {
       'store.memoryLimit': 'store-memory-limit',
       'store.keys': 'store-key',
       'session.secret': 'session-secret',
+      'cookie.secret': 'cookie-secret',
+      'cookie.previousSecrets': 'cookie-previous-secret',
       'callbacks.allow': 'callbacks-allow',
       'delivery.allow': 'delivery-allow',
       'plugins.dir': 'plugins-dir',

@@ -92,6 +92,17 @@ export const CONFIG_DOCS = {
     shown: 'generated per run',
     help: "Secret under which the flow's hash is derived from its OAuth state, at least 16 characters; the same on every instance",
   },
+  'cookie.secret': {
+    flag: 'cookie-secret',
+    secret: true,
+    shown: 'derived from session.secret',
+    help: "Secret that keys the browser-binding cookie set at /start and checked at /callback (its name and its value's HMAC), at least 16 characters; Guardian's cookie.secret; the same on every instance",
+  },
+  'cookie.previousSecrets': {
+    flag: 'cookie-previous-secret',
+    secret: true,
+    help: 'Older cookie secrets (or the session.secret that keyed cookies before cookie.secret was set) whose cookies /callback still accepts, so flows started before a change complete; new cookies use cookie.secret. Remove them after store.callbackWait',
+  },
   'callbacks.allow': {
     flag: 'callbacks-allow',
     shown: 'loopback only',

@@ -101,6 +101,14 @@ export const configSchema = z
       .object({ secret: z.string().min(16).optional() })
       .strict()
       .default({}),
+    // Guardian's cookie.secret: it keys the browser-binding cookie; unset, a key derived from session.secret does.
+    cookie: z
+      .object({
+        secret: z.string().min(16).optional(),
+        previousSecrets: z.array(z.string().min(16)).min(1).optional(),
+      })
+      .strict()
+      .default({}),
     callbacks: z
       .object({ allow: z.array(z.string().min(1)).optional() })
       .strict()

@@ -1,6 +1,7 @@
 import { FlowError, type FlowErrorCode, type FlowPlugin, type StepResult } from '../../../flows/contract.js'
 import { BrokerError, brokerError, ERRORS } from '../../errors/index.js'
-import { hashOfState, newCookieName, newId, safeEqual } from '../ids.js'
+import { bindingCookie as keyedCookie, bindingCookieMatches, cookieKeys } from '../binding-cookie.js'
+import { hashOfState, newId, safeEqual } from '../ids.js'
 import type { FlowEntry, FlowFailure, FlowFailureCode, Progress } from '../store/flow-store.js'
 import type { BrokerDeps } from '../deps.js'
 import { flowContext } from './context.js'
@@ -21,8 +22,8 @@ export interface FlowRequest {
   callbackSegment?: string
 }
 
-/** The broker's per-flow secrets for a run: its OAuth state (made at /store), the browser cookie's name and nonce. */
-const runData = (entry: FlowEntry) => ({ state: String(entry.data.state), nonce: newId(), cookie: newCookieName() })
+/** The broker's per-flow secrets for a run: its OAuth state (made at /store) and the nonce its binding cookie is keyed on. */
+const runData = (entry: FlowEntry) => ({ state: String(entry.data.state), nonce: newId() })
 
 /**
  * At /store, for a plugin whose first step is pure (`startAtStore`): runs it now, so that /start is
@@ -336,31 +337,31 @@ function finished(progress: string): BrokerError {
 }
 
 /**
- * The cookie binding the browser to its flow: named at random and carrying the flow's nonce (192
- * random bits), both kept sealed with the flow. It needs no MAC of its own: /callback compares it
- * with the sealed nonce in constant time, so a forged value matches nothing (and the flow is read
- * before the cookie is checked either way).
+ * The cookie binding the browser to its flow (binding-cookie.ts): named and valued by HMACs under the
+ * cookie key over the flow's hash and its nonce (192 random bits, kept sealed with the flow). Over
+ * https its name has the `__Host-` prefix, which a browser accepts only from this very host, Secure,
+ * with Path=/ and no Domain: a sibling subdomain cannot plant (toss) a cookie of that name to bind a
+ * victim's browser to its own flow.
  */
 function bindingCookie(deps: BrokerDeps, entry: FlowEntry): Reply['cookie'] {
   const maxAge = Math.max(1, Math.ceil((entry.expiresAt - Date.now()) / 1000))
-  return { name: cookieName(deps, entry) ?? '', value: String(entry.data.nonce), maxAge }
+  const [key] = cookieKeys(deps.config)
+  return { ...keyedCookie(key!, entry.hash, String(entry.data.nonce), secure(deps)), maxAge }
 }
 
-/**
- * The flow's binding cookie name. Over https it carries the `__Host-` prefix, which a browser
- * accepts only from this very host, Secure, with Path=/ and no Domain: a sibling subdomain cannot
- * plant (toss) a cookie of that name to bind a victim's browser to its own flow.
- */
-function cookieName(deps: BrokerDeps, entry: FlowEntry): string | undefined {
-  const name = entry.data.cookie
-  if (typeof name !== 'string') return undefined
-  return deps.config.protocol === 'https' ? `__Host-${name}` : name
-}
+const secure = (deps: BrokerDeps) => deps.config.protocol === 'https'
 
 function cookieMatches(deps: BrokerDeps, entry: FlowEntry, cookies: FlowRequest['cookies']): boolean {
-  const name = cookieName(deps, entry)
-  const nonce = name === undefined ? undefined : cookies[name]
-  return !!nonce && typeof entry.data.nonce === 'string' && safeEqual(nonce, entry.data.nonce)
+  const nonce = entry.data.nonce
+  if (typeof nonce !== 'string') return false
+  // A flow started before cookies were keyed: a random name and the bare nonce, both kept with the flow.
+  // (Remove once no such flow can wait: store.callbackWait after the release that keyed them.)
+  const legacy = entry.data.cookie
+  if (typeof legacy === 'string') {
+    const got = cookies[secure(deps) ? `__Host-${legacy}` : legacy]
+    return !!got && safeEqual(got, nonce)
+  }
+  return bindingCookieMatches(cookieKeys(deps.config), entry.hash, nonce, secure(deps), cookies)
 }
 
 function publish(

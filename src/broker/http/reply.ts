@@ -39,7 +39,7 @@ export function send(reply: FastifyReply, out: Reply, cookie?: { secure: boolean
   return reply.send(out.json ?? (out.status === 302 ? undefined : {}))
 }
 
-// The binding cookie's name and value are the broker's own base64url text (a random name, a nonce).
+// The binding cookie's name and value are the broker's own base64url text (HMACs, binding-cookie.ts).
 const TOKEN = /^[A-Za-z0-9_-]{1,64}$/
 
 /**
@@ -49,8 +49,8 @@ const TOKEN = /^[A-Za-z0-9_-]{1,64}$/
  * same text. Providers may return with a cross-site POST (response_mode=form_post), with which a Lax
  * cookie would not come along. None needs Secure, so plain http keeps Lax, and /callback posts such an
  * answer once more from its own page (same-site, cookie included). The cookie binds either way: it
- * is named after one flow and carries that flow's nonce. Over https its name has the `__Host-`
- * prefix (run.ts), which this header satisfies: Secure, Path=/, no Domain.
+ * is named after one flow and carries a MAC of that flow's nonce. Over https its name has the `__Host-`
+ * prefix (binding-cookie.ts), which this header satisfies: Secure, Path=/, no Domain.
  */
 export function bindingCookieHeader(c: NonNullable<Reply['cookie']>, secure: boolean): string {
   if (!TOKEN.test(c.name) || !TOKEN.test(c.value) || !Number.isInteger(c.maxAge))
