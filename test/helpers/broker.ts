@@ -20,6 +20,8 @@ export interface StartBrokerOptions {
   env?: Record<string, string>
   cwd?: string
   port?: number
+  /** Leave --port out: the port (`port`, then required) comes from the config file, as a user's would. */
+  portFromConfig?: boolean
 }
 
 /**
@@ -29,7 +31,8 @@ export interface StartBrokerOptions {
  */
 export async function startBroker(opts: StartBrokerOptions = {}): Promise<BrokerProcess> {
   const port = opts.port ?? (await freePort())
-  const proc = spawn(process.execPath, [BIN, 'serve', '--port', String(port), ...(opts.args ?? [])], {
+  const portArgs = opts.portFromConfig ? [] : ['--port', String(port)]
+  const proc = spawn(process.execPath, [BIN, 'serve', ...portArgs, ...(opts.args ?? [])], {
     cwd: opts.cwd ?? ROOT,
     env: { ...process.env, BROKER_LOG_LEVEL: 'warn', BROKER_WORKERS: '1', ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],

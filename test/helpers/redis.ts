@@ -21,6 +21,9 @@ export async function startRedis(extraArgs: string[] = []): Promise<RedisServer>
   const port = await freePort()
   const dir = mkdtempSync(join(tmpdir(), 'broker-redis-'))
   let proc: ChildProcess
+  // A server started with --requirepass is asked with that password whether it is up.
+  const at = extraArgs.indexOf('--requirepass')
+  const password = at >= 0 ? extraArgs[at + 1] : undefined
   const launch = async () => {
     proc = spawn(
       'redis-server',
@@ -32,6 +35,7 @@ export async function startRedis(extraArgs: string[] = []): Promise<RedisServer>
         const c = new Redis({
           port,
           host: '127.0.0.1',
+          password,
           lazyConnect: true,
           maxRetriesPerRequest: 0,
           retryStrategy: () => null,
