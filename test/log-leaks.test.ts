@@ -14,6 +14,8 @@ const SECRETS = {
   refresh_token: 'refresh-token-0123456789',
   api_key: 'api-key-0123456789abcdef',
   session_secret: 'session-secret-0123456789abcdef',
+  cookie_secret: 'cookie-secret-0123456789abcdef',
+  previous_cookie_secret: 'previous-cookie-secret-0123456789',
 }
 
 let redis: RedisServer
@@ -108,6 +110,8 @@ async function runFlows(broker: BrokerProcess): Promise<{ secrets: string[]; ids
 const brokerEnv = {
   BROKER_API_KEYS: SECRETS.api_key,
   BROKER_SESSION_SECRET: SECRETS.session_secret,
+  BROKER_COOKIE_SECRET: SECRETS.cookie_secret,
+  BROKER_COOKIE_PREVIOUSSECRETS: SECRETS.previous_cookie_secret,
 }
 
 /** Runs the flows against a broker at `level` and returns its stderr and the values to look for. */
