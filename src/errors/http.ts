@@ -48,6 +48,11 @@ export const HTTP_ERRORS = {
     exit: 1,
     next: 'The broker stopped while it exchanged the code with the provider; start the flow again.',
   },
+  RESULT_NOT_KEPT: {
+    status: 503,
+    exit: 1,
+    next: 'The flow store did not take the result for delivery by code; check that Redis takes writes, then start the flow again.',
+  },
   URL_TOO_LONG: {
     status: 502,
     exit: 1,
@@ -225,6 +230,8 @@ export const HTTP_MESSAGES = {
     code: 'STORE_UNAVAILABLE',
     text: (v: { acked: number; replicas: number }) =>
       `The flow store kept the write on ${v.acked} of the ${v.replicas} replicas store.replicas asks for; try again shortly.`,
+    // The write itself was carried out on the master: after a token exchange it is delivered all the same.
+    details: (v: { acked: number; replicas: number }) => ({ acked: v.acked, replicas: v.replicas }),
   },
   storeFull: {
     code: 'STORE_FULL',
@@ -351,6 +358,10 @@ export const HTTP_MESSAGES = {
   exchangeInterrupted: {
     code: 'EXCHANGE_INTERRUPTED',
     text: 'The token exchange with the provider was interrupted: the broker stopped while it ran, and the provider may have taken the code. Start the flow again.',
+  },
+  resultNotKept: {
+    code: 'RESULT_NOT_KEPT',
+    text: 'The provider answered, but the flow store did not keep the result for delivery by code within store.timeout; start the flow again.',
   },
   urlTooLong: {
     code: 'URL_TOO_LONG',

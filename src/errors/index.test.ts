@@ -153,6 +153,7 @@ const SAMPLES: { [Id in MessageId]: MessageArgs<Id> } = {
   providerRefused: [{ origin: 'http://internal.example' }],
   providerUrlInvalid: [],
   exchangeInterrupted: [],
+  resultNotKept: [],
   storeAnswerUnexpected: [{ url: 'http://localhost:3000' }],
   urlTooLong: [{ length: 9000, max: 8192 }],
   requestTokenTaken: [],

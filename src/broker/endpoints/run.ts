@@ -8,6 +8,7 @@ import { flowContext } from './context.js'
 import { type Delivery, NO_STORE, REPOSTED, deliverError, postAgain, prepareDelivery } from './deliver.js'
 import { leaseLapsed, leaseMs } from './lease.js'
 import { providerHost } from './record.js'
+import { type RetryWindow, finished, keepResult, settle } from './settle.js'
 import type { Reply } from './reply.js'
 import { redirect } from './reply.js'
 import { safeText } from '../../redact.js'
@@ -211,10 +212,21 @@ async function afterStep(deps: BrokerDeps, entry: FlowEntry, step: StepResult, r
   } catch (err) {
     return fail(deps, entry, err, reusable)
   }
-  if (!reusable && (await settle(deps, entry.progress, done)) === 'unsettled')
+  // The writes from here on share one window of retries: the provider has answered.
+  const window: RetryWindow = {}
+  // The result first: one the store cannot keep fails the flow, and the app is told so rather than sent a dead code.
+  if (delivery.keep) {
+    const kept = await keepResult(deps, delivery.keep, window)
+    if (kept === 'lost') return fail(deps, entry, brokerError('resultNotKept'), reusable, window)
+    if (kept === 'unreplicated')
+      deps.log.warn(
+        { plugin: done.plugin },
+        'the result was kept without the replicas store.replicas asks for; delivering its code all the same',
+      )
+  }
+  if (!reusable && (await settle(deps, entry.progress, done, window)) === 'unsettled')
     deps.log.warn({ plugin: done.plugin }, 'the store did not take the completed flow; delivering it all the same')
   publish(deps, done, 'token_exchanged')
-  if (delivery.keep) await deps.store.putResult(delivery.keep.code, delivery.keep.result)
   deps.events.publish({
     type: 'delivered',
     hash: done.hash,
@@ -230,13 +242,19 @@ async function afterStep(deps: BrokerDeps, entry: FlowEntry, step: StepResult, r
  * reusable flow (a signing helper) is not marked: it signs again. When another request ended the
  * flow first (an interrupted exchange), this one is refused: the app hears of a flow once.
  */
-async function fail(deps: BrokerDeps, entry: FlowEntry, err: unknown, reusable = false): Promise<Reply> {
+async function fail(
+  deps: BrokerDeps,
+  entry: FlowEntry,
+  err: unknown,
+  reusable = false,
+  window: RetryWindow = {},
+): Promise<Reply> {
   if (err instanceof BrokerError && err.code === 'STORE_UNAVAILABLE') throw err
   if (!(err instanceof FlowError) && !(err instanceof BrokerError))
     deps.log.error({ err, plugin: entry.plugin }, 'flow step threw')
   const error = flowFailure(err)
   const failed: FlowEntry = { ...entry, progress: 'failed', error }
-  if (!reusable && (await settle(deps, entry.progress, failed)) === 'unsettled')
+  if (!reusable && (await settle(deps, entry.progress, failed, window)) === 'unsettled')
     deps.log.warn({ plugin: entry.plugin }, 'the store did not take the failed flow; telling the app all the same')
   deps.events.publish({ type: 'failed', hash: entry.hash, plugin: entry.plugin, progress: 'failed', error: error.code })
   deps.log.info({ plugin: entry.plugin, error: error.code }, 'flow failed')
@@ -265,33 +283,8 @@ async function interrupted(deps: BrokerDeps, entry: FlowEntry): Promise<Reply> {
   return deliverError(failed, failed.error!, ERRORS.EXCHANGE_INTERRUPTED.status)
 }
 
-/**
- * Moves a flow whose step has run to its end (completed or failed). The provider has been called (a
- * code redeemed, tokens issued): a store that does not answer is tried again for store.timeout, and
- * then the flow is 'unsettled' rather than its result dropped; the caller delivers all the same and
- * the lease of an `exchanging` flow ends it later. A write whose answer was lost and that landed
- * reads as `next.progress` when tried again. Another request that ended the flow first is refused.
- */
-async function settle(deps: BrokerDeps, from: Progress, next: FlowEntry): Promise<'ok' | 'unsettled'> {
-  let until: number | undefined
-  for (;;) {
-    try {
-      const res = await deps.store.advance(from, next)
-      if (res === 'ok' || (until !== undefined && res === next.progress)) return 'ok'
-      if (res === 'gone') throw brokerError('unknownHash')
-      throw finished(res)
-    } catch (err) {
-      if (!(err instanceof BrokerError && err.code === 'STORE_UNAVAILABLE')) throw err
-      until ??= Date.now() + deps.config.store.timeout
-      if (Date.now() >= until) return 'unsettled'
-      await new Promise((r) => setTimeout(r, SETTLE_RETRY_MS))
-    }
-  }
-}
-const SETTLE_RETRY_MS = 50
-
 // The codes a flow plugin may report its failure under (FlowError.brokerCode); the runner's own
-// (EXCHANGE_INTERRUPTED, URL_TOO_LONG) are never a plugin's to pick.
+// (EXCHANGE_INTERRUPTED, URL_TOO_LONG, RESULT_NOT_KEPT) are never a plugin's to pick.
 const PLUGIN_CODES: ReadonlySet<string> = new Set([
   'PROVIDER_ERROR',
   'PROVIDER_TIMEOUT',
@@ -299,7 +292,11 @@ const PLUGIN_CODES: ReadonlySet<string> = new Set([
   'VALIDATION',
   'FAILED',
 ] satisfies FlowErrorCode[])
-const RUNNER_CODES: ReadonlySet<string> = new Set(['URL_TOO_LONG', 'EXCHANGE_INTERRUPTED'] satisfies FlowFailureCode[])
+const RUNNER_CODES: ReadonlySet<string> = new Set([
+  'URL_TOO_LONG',
+  'EXCHANGE_INTERRUPTED',
+  'RESULT_NOT_KEPT',
+] satisfies FlowFailureCode[])
 // RFC 6749 §4.1.2.1: an error code is printable ASCII without " and \.
 const OAUTH_CODE = /^[\x20\x21\x23-\x5b\x5d-\x7e]{1,64}$/
 
@@ -328,12 +325,6 @@ async function advanceOrRefuse(deps: BrokerDeps, from: Progress, next: FlowEntry
   if (res === 'ok') return
   if (res === 'gone') throw brokerError('unknownHash')
   throw finished(res)
-}
-
-function finished(progress: string): BrokerError {
-  return progress === 'completed' || progress === 'failed'
-    ? brokerError('flowFinished', { progress })
-    : brokerError('flowStarted')
 }
 
 /**

@@ -15,7 +15,7 @@ export type Progress = (typeof PROGRESS)[number]
  * The broker's registry codes a flow can fail with: a flow plugin's (FlowError), and the runner's own
  * (an exchange a stopped process left unfinished, a result too long for a URL).
  */
-export type FlowFailureCode = FlowErrorCode | 'EXCHANGE_INTERRUPTED' | 'URL_TOO_LONG'
+export type FlowFailureCode = FlowErrorCode | 'EXCHANGE_INTERRUPTED' | 'URL_TOO_LONG' | 'RESULT_NOT_KEPT'
 
 /** Why a flow failed: the broker's registry code, the OAuth `error` its app was sent, and the description. */
 export interface FlowFailure {

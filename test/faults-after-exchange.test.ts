@@ -1,0 +1,237 @@
+import { createServer, type Server, type ServerResponse } from 'node:http'
+import { Redis } from 'ioredis'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type CallbackApp, startCallbackApp } from './helpers/app.js'
+import { type BrokerProcess, startBroker } from './helpers/broker.js'
+import { Browser } from './helpers/browser.js'
+import { waitFor } from './helpers/ports.js'
+import { type RedisServer, startRedis } from './helpers/redis.js'
+
+// Issue 33 (3): the provider has answered with tokens, and the broker's next write fails. Redis
+// refuses it (an error reply: here NOREPLICAS from min-replicas-to-write), does not answer within
+// store.timeout (SIGSTOP), or carries it out without the replica's acknowledgement store.replicas
+// asks for (the replica SIGSTOPped: WAIT answers 0). The tokens reach the app all the same: at once
+// for query and form_post (the browser is right there), and for `code` after retrying within
+// store.timeout; a code that could not be kept at all is a clean error to the app, never a 503 page.
+
+const STORE_TIMEOUT = 400
+/** A fault that ends by itself, within the retries of store.timeout after the first failed write. */
+const SHORT = STORE_TIMEOUT / 2
+
+describe('a write that fails after the provider answered with tokens', () => {
+  let master: RedisServer
+  let replica: RedisServer
+  let admin: Redis
+  let broker: BrokerProcess
+  let app: CallbackApp
+  let provider: Server
+  let providerUrl = ''
+  /** Ends the fault of the flow under way (and is awaited before the next test). */
+  let heal: () => Promise<void> = async () => {}
+
+  const refuse = async () => void (await admin.config('SET', 'min-replicas-to-write', '2'))
+  const accept = async () => void (await admin.config('SET', 'min-replicas-to-write', '0'))
+  const signal = (server: RedisServer, sig: NodeJS.Signals) => void process.kill(server.pid, sig)
+
+  /** What the token endpoint does before it answers: the fault starts as the tokens leave. */
+  const FAULTS: Record<string, () => Promise<void>> = {
+    refuse: async () => {
+      await refuse()
+      heal = accept
+    },
+    'refuse-short': async () => {
+      await refuse()
+      const healed = new Promise<void>((r) => setTimeout(() => void accept().then(r), SHORT))
+      heal = () => healed
+    },
+    hang: async () => {
+      signal(master, 'SIGSTOP')
+      heal = async () => signal(master, 'SIGCONT')
+    },
+    'hang-short': async () => {
+      signal(master, 'SIGSTOP')
+      const healed = new Promise<void>((r) => setTimeout(() => r(signal(master, 'SIGCONT')), SHORT))
+      heal = () => healed
+    },
+    unreplicated: async () => {
+      signal(replica, 'SIGSTOP')
+      heal = async () => signal(replica, 'SIGCONT')
+    },
+  }
+  const tokens = (res: ServerResponse, fault: string) => {
+    res.writeHead(200, { 'content-type': 'application/json' })
+    res.end(JSON.stringify({ access_token: `at-${fault}`, refresh_token: `rt-${fault}`, token_type: 'Bearer' }))
+  }
+
+  beforeAll(async () => {
+    provider = createServer((req, res) => {
+      const url = new URL(req.url ?? '/', 'http://x')
+      if (url.pathname === '/authorize') {
+        const back = new URL(url.searchParams.get('redirect_uri')!)
+        back.searchParams.set('code', 'the-code')
+        back.searchParams.set('state', url.searchParams.get('state')!)
+        res.writeHead(302, { location: back.toString() })
+        return void res.end()
+      }
+      req.resume()
+      const fault = url.pathname.split('/')[2] ?? ''
+      void FAULTS[fault]!().then(() => tokens(res, fault))
+    })
+    await new Promise<void>((r) => provider.listen(0, '127.0.0.1', () => r()))
+    providerUrl = `http://127.0.0.1:${(provider.address() as { port: number }).port}`
+    master = await startRedis()
+    ;[replica, app] = await Promise.all([
+      startRedis(['--replicaof', '127.0.0.1', String(master.port)]),
+      startCallbackApp(),
+    ])
+    admin = new Redis({ port: master.port, maxRetriesPerRequest: 1 })
+    await waitFor(
+      async () => /slave0:.*state=online/.test(await admin.info('replication')),
+      10_000,
+      'the replica linked',
+    )
+    broker = await startBroker({
+      args: ['--store', 'redis', '--store-port', String(master.port), '--store-replicas', '1'],
+      env: { BROKER_STORE_TIMEOUT: String(STORE_TIMEOUT), BROKER_LOG_LEVEL: 'warn' },
+    })
+  }, 60_000)
+  afterAll(async () => {
+    await heal()
+    await broker?.stop()
+    admin?.disconnect()
+    await app?.close()
+    provider?.closeAllConnections()
+    await new Promise((r) => provider?.close(r))
+    await replica?.stop()
+    await master?.stop()
+  })
+
+  /** Stores a flow whose token endpoint starts `fault`, and walks it as a browser; the fault healed after. */
+  async function walk(fault: string, delivery: 'query' | 'form_post' | 'code') {
+    const res = await fetch(`${broker.url}/store`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        auth_version: '2',
+        auth_leg: '3',
+        client_id: 'c',
+        authorize_url: `${providerUrl}/authorize`,
+        access_url: `${providerUrl}/token/${fault}`,
+        callback: app.callback,
+        state: `app-${fault}`,
+        delivery,
+      }),
+    })
+    const stored = (await res.json()) as { hash: string; url: string }
+    expect(res.status, JSON.stringify(stored)).toBe(200)
+    const { hash, url } = stored
+    const before = app.received.length
+    const logged = broker.stderr().length
+    const browser = new Browser()
+    try {
+      const end = await browser.go(url)
+      const callback = end.hops.find((h) => new URL(h.url).pathname === '/callback')!.url
+      return {
+        end,
+        hash,
+        got: app.received.slice(before),
+        log: broker.stderr().slice(logged),
+        /** The browser's reload of the broker's /callback: its status and what the app got since the first. */
+        reload: async () => {
+          const again = await browser.go(callback)
+          return { status: again.hops[0]!.status, got: app.received.slice(before) }
+        },
+      }
+    } finally {
+      await heal()
+      heal = async () => {}
+    }
+  }
+  const redeem = async (code: string) => {
+    const res = await fetch(`${broker.url}/result`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ result: code }),
+    })
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> }
+  }
+  const progressOf = async (hash: string) =>
+    (await (await fetch(`${broker.url}/hash-check?hash=${hash}`)).json()) as {
+      progress: string
+      error?: { code: string }
+    }
+  const noSecretIn = (log: string, fault: string) => {
+    expect(log).not.toContain(`at-${fault}`)
+    expect(log).not.toContain(`rt-${fault}`)
+    expect(log).not.toContain('the-code')
+  }
+
+  describe.each([
+    ['refuses it', 'refuse'],
+    ['does not answer within store.timeout', 'hang'],
+    ['has no replica acknowledge it', 'unreplicated'],
+  ])('Redis %s', (_what, fault) => {
+    it('delivers the tokens by query, logging a warning without them; the flow is recorded completed once the store is back', async () => {
+      const { end, got, log, hash, reload } = await walk(fault, 'query')
+      expect(end.body).toBe('app got it')
+      expect(got).toHaveLength(1)
+      expect(got[0]!.query).toMatchObject({ access_token: `at-${fault}`, state: `app-${fault}` })
+      expect(log).toMatch(/the store did not take the completed flow; delivering it all the same/)
+      noSecretIn(log, fault)
+      // Within the lease the broker writes the end it could not write then: a reload tells the app nothing more.
+      await waitFor(async () => (await progressOf(hash)).progress === 'completed', 10_000, 'the flow completed')
+      const again = await reload()
+      expect(again.status).toBe(409)
+      expect(again.got).toHaveLength(1)
+    }, 30_000)
+
+    it('delivers the tokens by form_post', async () => {
+      const { end } = await walk(fault, 'form_post')
+      expect(end.status).toBe(200)
+      expect(end.body).toContain(`name="access_token" value="at-${fault}"`)
+    }, 30_000)
+  })
+
+  it('delivers by code once a refusal ends within store.timeout: the code redeems the tokens', async () => {
+    const { got, log } = await walk('refuse-short', 'code')
+    expect(got).toHaveLength(1)
+    const code = got[0]!.query.result
+    expect(code, JSON.stringify(got[0]!.query)).toBeTruthy()
+    expect(await redeem(code!)).toMatchObject({ status: 200, body: { access_token: 'at-refuse-short' } })
+    noSecretIn(log, 'refuse-short')
+  }, 30_000)
+
+  it('delivers by code once Redis answers again within store.timeout: the code redeems the tokens', async () => {
+    const { got } = await walk('hang-short', 'code')
+    expect(got).toHaveLength(1)
+    const code = got[0]!.query.result
+    expect(code, JSON.stringify(got[0]!.query)).toBeTruthy()
+    expect(await redeem(code!)).toMatchObject({ status: 200, body: { access_token: 'at-hang-short' } })
+  }, 30_000)
+
+  it('delivers by code a result the master kept without the replica, with a warning: the code redeems the tokens', async () => {
+    const { got, log } = await walk('unreplicated', 'code')
+    expect(got).toHaveLength(1)
+    const code = got[0]!.query.result
+    expect(code, JSON.stringify(got[0]!.query)).toBeTruthy()
+    expect(log).toMatch(/kept without the replicas store\.replicas asks for/)
+    noSecretIn(log, 'unreplicated')
+    expect(await redeem(code!)).toMatchObject({ status: 200, body: { access_token: 'at-unreplicated' } })
+  }, 30_000)
+
+  it('tells the app RESULT_NOT_KEPT, once, when Redis refuses the code for all of store.timeout', async () => {
+    const { end, got, hash, reload } = await walk('refuse', 'code')
+    expect(end.body).toBe('app got it')
+    expect(got).toHaveLength(1)
+    expect(got[0]!.query).toMatchObject({
+      error: 'server_error',
+      broker_error: 'RESULT_NOT_KEPT',
+      state: 'app-refuse',
+    })
+    // Redis takes writes again: the flow is recorded failed, not left exchanging to be failed once more by its lease.
+    await waitFor(async () => (await progressOf(hash)).error?.code === 'RESULT_NOT_KEPT', 10_000, 'the flow failed')
+    const again = await reload()
+    expect(again.status).toBe(409)
+    expect(again.got).toHaveLength(1)
+  }, 30_000)
+})
