@@ -5,8 +5,7 @@ import { brokerError } from '../../errors/index.js'
 import type { FlowFailure, Progress } from '../store/flow-store.js'
 import type { BrokerDeps } from '../deps.js'
 import { redact } from '../../redact.js'
-import { leaseLapsed } from './lease.js'
-import { markInterrupted } from './run.js'
+import { awaitOutcome } from './hold.js'
 
 export interface HashCheck {
   hash: string
@@ -65,8 +64,9 @@ export async function checkHash(deps: BrokerDeps, hash: string | undefined): Pro
   if (!hash) throw brokerError('hashRequired')
   let entry = await deps.store.get(hash)
   if (!entry) throw brokerError('unknownHash')
-  // An exchange whose process was killed: asked first, /hash-check ends the flow and says why (once).
-  if (leaseLapsed(entry)) entry = (await markInterrupted(deps, entry)) ?? (await deps.store.get(hash)) ?? entry
+  // An exchange under way: held for its outcome. One whose process was killed: asked first, /hash-check
+  // ends the flow and says why (once).
+  if (entry.progress === 'exchanging') entry = (await awaitOutcome(deps, entry)).entry
   const plugin = deps.plugins.loaded(entry.plugin) ?? (await deps.plugins.get(entry.plugin).catch(() => undefined))
   const discovery = discoveryOf(entry.record, entry.data)
   return {

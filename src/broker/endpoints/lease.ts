@@ -2,17 +2,54 @@ import type { BrokerDeps } from '../deps.js'
 import type { FlowEntry } from '../store/flow-store.js'
 
 /**
- * The lease of a flow in `exchanging`: how long the request running the token exchange holds it.
- * That request's provider calls share provider.timeout (context.ts), its two store writes take
- * store.timeout each and the last one is retried for store.timeout more (run.ts `settle`): past all
- * of that and a second, the request is gone (its process was killed), not slow.
+ * The lease of a flow in `exchanging`: how long the request running the token exchange holds it
+ * without renewing. The owner renews it every LEASE_RENEW_MS while it works (renewLease), so the
+ * lease only has to outlast one renewal's write (store.timeout) and the clocks' disagreement: a dead
+ * owner is seen about a second after its last renewal, however long the provider takes.
  */
-export const leaseMs = (config: BrokerDeps['config']): number =>
-  config.provider.timeout + 3 * config.store.timeout + 1000
+export const leaseMs = (config: BrokerDeps['config']): number => config.store.timeout + 1000
+
+/** How often the owner of an exchange renews its lease. */
+export const LEASE_RENEW_MS = 250
+
+/**
+ * The longest a live exchange can hold a flow: every provider request (provider.timeout together),
+ * the write that starts it, the writes that end it and their retries (settle.ts), and one lease.
+ * A request held for the outcome never waits longer.
+ */
+export const exchangeBoundMs = (config: BrokerDeps['config']): number =>
+  config.provider.timeout + 3 * config.store.timeout + leaseMs(config)
 
 /**
  * Whether a flow's exchange was interrupted: it is `exchanging` and its lease has passed. Judged by
- * this process's clock against the writer's: instances' clocks must agree to within the second of margin.
+ * this process's clock against the writer's: instances' clocks must agree to within half a second.
  */
 export const leaseLapsed = (entry: FlowEntry, now = Date.now()): boolean =>
   entry.progress === 'exchanging' && (entry.leaseUntil ?? 0) <= now
+
+/**
+ * Renews an `exchanging` flow's lease every LEASE_RENEW_MS (a compare-and-set from `exchanging`, so a
+ * renewal never undoes the flow's end) until the returned stop is called; stop waits for a renewal in
+ * flight. A renewal that fails is not retried: the next one comes LEASE_RENEW_MS later.
+ */
+export function renewLease(deps: BrokerDeps, entry: FlowEntry): () => Promise<void> {
+  let inFlight: Promise<unknown> | undefined
+  let stopped = false
+  const timer = setInterval(() => {
+    if (inFlight || stopped) return
+    const renewed: FlowEntry = { ...entry, leaseUntil: Date.now() + leaseMs(deps.config) }
+    inFlight = deps.store
+      .advance('exchanging', renewed)
+      .then((res) => {
+        if (res !== 'ok') stopped = true
+      })
+      .catch(() => undefined)
+      .finally(() => (inFlight = undefined))
+  }, LEASE_RENEW_MS)
+  timer.unref()
+  return async () => {
+    stopped = true
+    clearInterval(timer)
+    await inFlight
+  }
+}

@@ -6,7 +6,8 @@ import type { FlowEntry, FlowFailure, FlowFailureCode, Progress } from '../store
 import type { BrokerDeps } from '../deps.js'
 import { flowContext } from './context.js'
 import { type Delivery, NO_STORE, REPOSTED, deliverError, postAgain, prepareDelivery } from './deliver.js'
-import { leaseLapsed, leaseMs } from './lease.js'
+import { heldUntilOutcome, keepForReplay, replayOf } from './hold.js'
+import { leaseMs, renewLease } from './lease.js'
 import { providerHost } from './record.js'
 import { type RetryWindow, finished, keepResult, settle } from './settle.js'
 import type { Reply } from './reply.js'
@@ -21,6 +22,8 @@ export interface FlowRequest {
   crossSitePost?: boolean
   /** At /callback: the path segment after /callback/, when the provider came back to a per-issuer redirect URI. */
   callbackSegment?: string
+  /** Whether the client has gone (closed its connection): a reload aborts the request before it. */
+  abandoned?: () => boolean
 }
 
 /** The broker's per-flow secrets for a run: its OAuth state (made at /store) and the nonce its binding cookie is keyed on. */
@@ -65,8 +68,11 @@ export async function startFlow(deps: BrokerDeps, req: FlowRequest): Promise<Rep
   // A device flow waits for its user from /store on: /start only shows the way to the provider, as often as asked.
   if (entry.progress === 'awaiting_user') return showTheWay(deps, entry, req)
   if (!reusable && entry.progress !== 'stored') {
-    // A reload after the process running this flow's exchange was killed: the app is told, once.
-    if (leaseLapsed(entry)) return interrupted(deps, entry)
+    // The start URL opened again while the exchange runs (or after its process died): held for the outcome.
+    const browser = cookieMatches(deps, entry, req.cookies)
+    if (entry.progress === 'exchanging') return heldUntilOutcome(deps, entry, browser)
+    const kept = browser && ended(entry) ? await replayOf(deps, entry.hash) : undefined
+    if (kept) return kept
     throw finished(entry.progress)
   }
   if (prepared) {
@@ -146,7 +152,12 @@ export async function callbackFlow(deps: BrokerDeps, req: FlowRequest): Promise<
   const at = req.callbackSegment === undefined ? base : `${base}/${req.callbackSegment}`
   if (at !== (typeof entry.data.redirect_uri === 'string' ? entry.data.redirect_uri : base))
     throw brokerError('wrongRedirect')
-  if (entry.progress === 'completed' || entry.progress === 'failed') throw finished(entry.progress)
+  if (ended(entry)) {
+    // The browser's reload just after the exchange it had dropped ended: the answer its owner kept, once.
+    const kept = cookieMatches(deps, entry, req.cookies) ? await replayOf(deps, entry.hash) : undefined
+    if (kept) return kept
+    throw finished(entry.progress)
+  }
   if (!cookieMatches(deps, entry, req.cookies)) {
     // A provider answering with response_mode=form_post comes back by a cross-site POST, which a browser
     // sends without the binding cookie when it is SameSite=Lax (plain http; over https it is None).
@@ -155,13 +166,33 @@ export async function callbackFlow(deps: BrokerDeps, req: FlowRequest): Promise<
     if (req.crossSitePost && !reposted) return postAgain(at, req.params, entry.record.callback)
     throw brokerError('cookieMismatch')
   }
-  // A reload after the process running this flow's exchange was killed: the app is told, once.
-  if (leaseLapsed(entry)) return interrupted(deps, entry)
+  // A reload while the exchange runs, or after its process died: held until the outcome (hold.ts).
+  if (entry.progress === 'exchanging') return heldUntilOutcome(deps, entry, true)
   const plugin = await deps.plugins.get(entry.plugin)
-  // The exchange holds the flow for its lease (lease.ts); its provider requests share provider.timeout.
+  // The exchange holds the flow with a lease it renews while it works (lease.ts); its provider requests share provider.timeout.
   const exchanging: FlowEntry = { ...entry, progress: 'exchanging', leaseUntil: Date.now() + leaseMs(deps.config) }
-  await advanceOrRefuse(deps, 'awaiting_callback', exchanging)
+  const moved = await deps.store.advance('awaiting_callback', exchanging)
+  if (moved !== 'ok') {
+    // Another request of the same browser started the exchange a moment before: this one waits for it.
+    const now = moved === 'exchanging' ? await deps.store.get(entry.hash) : undefined
+    if (now?.progress === 'exchanging') return heldUntilOutcome(deps, now, true)
+    throw moved === 'gone' ? brokerError('unknownHash') : finished(now?.progress ?? moved)
+  }
   publish(deps, exchanging, 'callback')
+  const stopRenewing = renewLease(deps, exchanging)
+  let reply: Reply
+  try {
+    reply = await exchange(deps, exchanging, plugin, req)
+  } finally {
+    await stopRenewing()
+  }
+  // The browser dropped this request (a reload): its next request of this flow takes the answer over.
+  if (req.abandoned?.()) await keepForReplay(deps, entry.hash, reply)
+  return reply
+}
+
+/** The token exchange of a flow now `exchanging`, to its end: the app's delivery or its failure. */
+async function exchange(deps: BrokerDeps, exchanging: FlowEntry, plugin: FlowPlugin, req: FlowRequest): Promise<Reply> {
   const deadline = Date.now() + deps.config.provider.timeout
   let step: StepResult
   try {
@@ -173,7 +204,10 @@ export async function callbackFlow(deps: BrokerDeps, req: FlowRequest): Promise<
       })
     }
     if (!plugin.callback)
-      throw new FlowError({ brokerCode: 'FAILED', description: `The flow plugin "${entry.plugin}" takes no callback` })
+      throw new FlowError({
+        brokerCode: 'FAILED',
+        description: `The flow plugin "${exchanging.plugin}" takes no callback`,
+      })
     step = await plugin.callback(flowContext(deps, exchanging, req.params, deadline))
   } catch (err) {
     return fail(deps, exchanging, err)
@@ -261,28 +295,6 @@ async function fail(
   return deliverError(failed, error, ERRORS[error.code].status)
 }
 
-/** An `exchanging` flow whose lease has passed, failed as EXCHANGE_INTERRUPTED, or undefined when another request moved it first. */
-export async function markInterrupted(deps: BrokerDeps, entry: FlowEntry): Promise<FlowEntry | undefined> {
-  const error: FlowFailure = {
-    code: 'EXCHANGE_INTERRUPTED',
-    error: 'server_error',
-    description: brokerError('exchangeInterrupted').message,
-  }
-  const failed: FlowEntry = { ...entry, progress: 'failed', error }
-  // Compare-and-set from `exchanging`: of every request that finds the lease passed, one fails the flow.
-  if ((await deps.store.advance('exchanging', failed)) !== 'ok') return undefined
-  deps.events.publish({ type: 'failed', hash: entry.hash, plugin: entry.plugin, progress: 'failed', error: error.code })
-  deps.log.warn({ plugin: entry.plugin }, 'flow failed: its token exchange was interrupted')
-  return failed
-}
-
-/** /start or /callback for a flow whose exchange was interrupted: the app is told, by this request only. */
-async function interrupted(deps: BrokerDeps, entry: FlowEntry): Promise<Reply> {
-  const failed = await markInterrupted(deps, entry)
-  if (!failed) throw finished((await deps.store.get(entry.hash))?.progress ?? 'failed')
-  return deliverError(failed, failed.error!, ERRORS.EXCHANGE_INTERRUPTED.status)
-}
-
 // The codes a flow plugin may report its failure under (FlowError.brokerCode); the runner's own
 // (EXCHANGE_INTERRUPTED, URL_TOO_LONG, RESULT_NOT_KEPT) are never a plugin's to pick.
 const PLUGIN_CODES: ReadonlySet<string> = new Set([
@@ -341,6 +353,8 @@ function bindingCookie(deps: BrokerDeps, entry: FlowEntry): Reply['cookie'] {
 }
 
 const secure = (deps: BrokerDeps) => deps.config.protocol === 'https'
+
+const ended = (entry: FlowEntry) => entry.progress === 'completed' || entry.progress === 'failed'
 
 function cookieMatches(deps: BrokerDeps, entry: FlowEntry, cookies: FlowRequest['cookies']): boolean {
   const nonce = entry.data.nonce

@@ -1,7 +1,7 @@
 import { BrokerError, brokerError } from '../../errors/index.js'
 import type { BrokerDeps } from '../deps.js'
 import type { FlowEntry, Progress } from '../store/flow-store.js'
-import { leaseMs } from './lease.js'
+import { exchangeBoundMs } from './lease.js'
 
 /**
  * The writes after a token exchange. The provider has been called (a code redeemed, tokens issued):
@@ -58,7 +58,7 @@ export async function settle(
     throw finished(res)
   } catch (err) {
     if (!unavailable(err)) throw err
-    settleLater(deps, from, next, next.leaseUntil ?? Date.now() + leaseMs(deps.config))
+    settleLater(deps, from, next, Date.now() + exchangeBoundMs(deps.config))
     return 'unsettled'
   }
 }
@@ -66,9 +66,9 @@ export async function settle(
 const LATER_MS = 250
 
 /**
- * An unsettled write tried again in the background until `until` (the flow's lease): a store that is
- * back by then records the flow's end, so a reload meets FLOW_FINISHED instead of the lease failing
- * the flow once more (EXCHANGE_INTERRUPTED after the app got its tokens). The first write may have
+ * An unsettled write tried again in the background until `until`: a store that is back by then
+ * records the flow's end, so a reload meets FLOW_FINISHED rather than the lapsed lease failing the
+ * flow once more (EXCHANGE_INTERRUPTED after the app got its tokens). The first write may have
  * landed unanswered: the flow then reads as `next.progress`, and that is the end too.
  */
 function settleLater(deps: BrokerDeps, from: Progress, next: FlowEntry, until: number): void {

@@ -220,6 +220,30 @@ export class FlowStore {
   }
 
   /**
+   * Keeps a flow's last answer for `ms`, for a request of the same browser held while the exchange
+   * ran (the browser dropped the request that made it): replayed once, by takeReplay.
+   */
+  async putReplay(hash: string, answer: Record<string, unknown>, ms: number): Promise<void> {
+    const sealing = this.sealer.derive('replay', hash)
+    const key = this.keys.replay(sealing.name)
+    const value = encodeSealed(this.sealer.seal(sealing, key, JSON.stringify(answer)))
+    await this.write(() => this.redis.set(key, value, 'PX', ms))
+    this.ledger?.wrote(key, value.length, ms)
+  }
+
+  /** A flow's kept answer, to the first caller only (GETDEL). */
+  async takeReplay(hash: string): Promise<Record<string, unknown> | undefined> {
+    const json = await this.openSmall(
+      'replay',
+      hash,
+      (name) => this.keys.replay(name),
+      (key) => this.redis.getdel(key),
+      true,
+    )
+    return json ? (JSON.parse(json) as Record<string, unknown>) : undefined
+  }
+
+  /**
    * Takes a flow's poll lease for `ms` (SET NX PX): every instance shares it, so one poll runs at a
    * time and none comes sooner than the provider asked. When another holds it: the ms it has left,
    * and whether that poll is still running (its lease then lasts until the provider would time out).

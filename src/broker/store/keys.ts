@@ -10,6 +10,8 @@ export interface Keys {
   callback(name: string): string
   /** A one-time result for `delivery: code`, by the code's digest. */
   result(name: string): string
+  /** An exchange's answer kept for the browser's request held meanwhile (its first one was dropped), by the hash's digest. */
+  replay(name: string): string
   /** A device flow's poll lease (held while one instance polls, then for the interval), by the hash's digest. */
   poll(name: string): string
   /** A client the broker registered at an authorization server (RFC 7591), by the digest of issuer and redirect URI. */
@@ -26,6 +28,7 @@ export function keys(prefix: string): Keys {
     flow: (name) => `${prefix}flow:{${name}}`,
     callback: (name) => `${prefix}cb:{${name}}`,
     result: (name) => `${prefix}result:{${name}}`,
+    replay: (name) => `${prefix}replay:{${name}}`,
     poll: (name) => `${prefix}poll:{${name}}`,
     registration: (name) => `${prefix}reg:{${name}}`,
     rate: () => `${prefix}rate:`,

@@ -2,7 +2,7 @@ import { type KeyObject, createCipheriv, createDecipheriv, createHmac, createSec
 import { randomPool } from '../../../flows/lib/random.js'
 
 /** What a capability is: each kind has its own key names and sealing keys. */
-export type CapabilityKind = 'flow' | 'callback' | 'result' | 'events' | 'poll' | 'registration'
+export type CapabilityKind = 'flow' | 'callback' | 'result' | 'replay' | 'events' | 'poll' | 'registration'
 
 /** What one capability is kept under: its key's name and the AES-256-GCM key of its value. */
 export interface Sealing {

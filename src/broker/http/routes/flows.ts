@@ -59,10 +59,14 @@ export async function flowRoutes(app: FastifyInstance, { deps }: { deps: BrokerD
     checkHash(deps, (request.query as { hash?: string }).hash),
   )
 
-  // Only /start sets a cookie (the flow's binding) and only /callback reads one: the cookie library
-  // is called there, rather than the cookie plugin's two hooks running on every request.
-  const start = async (request: FastifyRequest, reply: FastifyReply) =>
-    send(reply, await startFlow(deps, { params: requestParams(request), cookies: {} }), cookie)
+  // Only /start sets a cookie (the flow's binding) and /start and /callback read one (a start URL opened
+  // again during the exchange may take its answer over): the cookie library is called there, rather than
+  // the cookie plugin's two hooks running on every request.
+  const start = async (request: FastifyRequest, reply: FastifyReply) => {
+    const header = request.headers.cookie
+    const params = requestParams(request)
+    return send(reply, await startFlow(deps, { params, cookies: header ? parseCookie(header) : {} }), cookie)
+  }
   // One route for both methods, so GET and POST share one rate limit counter.
   app.route({ method: ['GET', 'POST'], url: '/start', config: limits.start, handler: start })
 
@@ -75,6 +79,7 @@ export async function flowRoutes(app: FastifyInstance, { deps }: { deps: BrokerD
         cookies: header ? parseCookie(header) : {},
         crossSitePost: request.method === 'POST' && request.headers['sec-fetch-site'] === 'cross-site',
         callbackSegment: (request.params as { issuer?: string }).issuer,
+        abandoned: () => request.raw.socket?.destroyed === true,
       }),
       cookie,
     )
