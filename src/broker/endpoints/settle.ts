@@ -92,12 +92,22 @@ export async function keepResult(
   keep: { code: string; result: Record<string, unknown> },
   window: RetryWindow,
 ): Promise<'kept' | 'unreplicated' | 'lost'> {
+  // Once an attempt was carried out on the master, the result is there, whatever a later one met
+  // (a WAIT queued behind another on the connection times out rather than answering short).
+  let landed = false
   try {
-    await retried(deps, window, () => deps.store.putResult(keep.code, keep.result))
+    await retried(deps, window, async () => {
+      try {
+        await deps.store.putResult(keep.code, keep.result)
+      } catch (err) {
+        landed ||= unreplicated(err)
+        throw err
+      }
+    })
     return 'kept'
   } catch (err) {
     if (!unavailable(err)) throw err
-    return unreplicated(err) ? 'unreplicated' : 'lost'
+    return landed ? 'unreplicated' : 'lost'
   }
 }
 
