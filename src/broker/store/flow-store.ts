@@ -90,15 +90,17 @@ export class FlowStore {
    * (coalesceTurn), and the write counts only once that many replicas have it, so a Sentinel
    * failover cannot forget a flow the broker has answered for. Fewer: STORE_UNAVAILABLE.
    */
-  private async write<T>(op: () => Promise<T>): Promise<T> {
+  private async write<T>(op: () => Promise<T>, handOut = false): Promise<T> {
     if (!this.replicas) return this.send(op)
     coalesceTurn(this.redis)
     const written = guard(op)
     const acked = guard(() => this.redis.wait(this.replicas, this.waitMs))
     acked.catch(() => undefined)
     const result = await written
-    const n = await acked
-    if (n < this.replicas) throw brokerError('storeNotReplicated', { acked: n, replicas: this.replicas })
+    // `handOut`: a GETDEL that took a one-time value (a result, a kept answer) returns it however the
+    // replicas answer: refused now, it would be gone from the master for good and the tokens with it.
+    const n = handOut ? await acked.catch(() => this.replicas) : await acked
+    if (n < this.replicas && !handOut) throw brokerError('storeNotReplicated', { acked: n, replicas: this.replicas })
     return result
   }
 
@@ -328,20 +330,23 @@ export class FlowStore {
     return undefined
   }
 
-  /** A small sealed value (a correlation, a result) read with `read` under each generation's name. */
+  /**
+   * A small sealed value (a correlation, a result) read with `read` under each generation's name;
+   * `takes`: `read` takes it (GETDEL), a write handed out whatever the replicas answer.
+   */
   private async openSmall(
     kind: CapabilityKind,
     id: string,
     keyOf: (name: string) => string,
     read: (key: string) => Promise<string | null>,
-    writes = false,
+    takes = false,
   ): Promise<string | undefined> {
     if (!knowable(id)) return undefined
     for (let generation = 0; generation < this.sealer.generations; generation++) {
       const sealing = this.sealer.derive(kind, id, generation)
       const key = keyOf(sealing.name)
       const op = () => read(key)
-      const sealed = decodeSealed(await (writes ? this.write(op) : this.send(op)))
+      const sealed = decodeSealed(await (takes ? this.write(op, true) : this.send(op)))
       if (sealed !== undefined) return this.sealer.open(sealing, key, sealed)
     }
     return undefined
