@@ -7,8 +7,8 @@ import { exchangeBoundMs } from './lease.js'
  * The writes after a token exchange. The provider has been called (a code redeemed, tokens issued):
  * a store that refuses a write, does not answer, or answers without the replicas store.replicas asks
  * for is tried again, and what the provider gave is not dropped. The writes of one exchange share one
- * window of retries, store.timeout from their first failure, so that together they stay within the
- * lease (lease.ts).
+ * window of retries, store.timeout from their first failure, so that together they stay within
+ * exchangeBoundMs (lease.ts), which bounds how long a request waits for the outcome.
  */
 export interface RetryWindow {
   /** When retries stop: store.timeout after the first failure; unset until one fails. */
