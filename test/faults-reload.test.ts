@@ -179,7 +179,14 @@ describe('a request for a flow while its token exchange runs', () => {
     await waitFor(async () => arrived.restarted, 5000, 'the token request')
     first.abort()
     await dropped
-    const got = await toApp(await browse(b, flow.startPath, flow), 'restarted')
+    // Someone else holding only the start URL (no binding cookie) waits too, and never gets the tokens.
+    const [stranger, browser] = await Promise.all([
+      fetch(`${b.url}${flow.startPath}`, { redirect: 'manual' }),
+      browse(b, flow.startPath, flow),
+    ])
+    expect(stranger.status).toBe(409)
+    expect(await stranger.text()).not.toContain('at-restarted')
+    const got = await toApp(browser, 'restarted')
     expect(got).toHaveLength(1)
     expect(got[0]!.query).toMatchObject({ access_token: 'at-restarted' })
   }, 30_000)
