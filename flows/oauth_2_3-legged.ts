@@ -65,7 +65,7 @@ const plugin: FlowPlugin = {
     const all = {
       ...endpointProblems(record, e, { authorize: true }, io.allowed),
       ...dpopProblems(record, e.dpopAlgs),
-      ...clientIdProblem(record, e),
+      ...clientIdProblem(record, e, io.callbackUrl),
       ...foreignAuthorizeProblem(record, e),
       ...ownEndpointProblems(record),
       ...problems,

@@ -221,3 +221,64 @@ describe('smaller findings', () => {
     expect(fresh.registrations[0]!.client_name).toBe('broker')
   })
 })
+
+describe('client ID metadata documents (draft-ietf-oauth-client-id-metadata-document)', () => {
+  it("are used where the server takes them: the broker's https URL is the client_id, and nothing is registered", async () => {
+    const port = await freePort()
+    const https = await startBroker({
+      port,
+      args: ['--store', 'memory', '--protocol', 'https', '--host', `127.0.0.1:${port}`],
+      env: { BROKER_REGISTRATION_LOGOURI: 'https://broker.example/logo.png' },
+    })
+    const cimd = await startTestAuthorizationServer('cimd')
+    stops.push(cimd.stop, () => https.stop())
+    cimd.documents = []
+    // The broker listens on plain http here, behind what would be its TLS front.
+    cimd.fetchDocument = (url) => fetch(url.replace('https://', 'http://'))
+    const mcp = await hostileResource(cimd.issuer)
+    const { url } = await storeAt(`http://127.0.0.1:${port}`, { resource: mcp.resource, callback: app.callback })
+    const start = await fetch(url.replace('https://', 'http://'), { redirect: 'manual' })
+    const cookie = start.headers
+      .getSetCookie()
+      .map((c) => c.split(';')[0])
+      .join('; ')
+    const authorize = new URL(start.headers.get('location')!)
+    const clientId = authorize.searchParams.get('client_id')!
+    expect(clientId).toMatch(new RegExp(`^https://127\\.0\\.0\\.1:${port}/clients/[\\w-]{22}$`))
+    const back = await fetch(authorize, { redirect: 'manual' })
+    expect(back.status, await back.clone().text()).toBe(302)
+    expect(cimd.documents).toEqual([
+      {
+        client_id: clientId,
+        client_name: 'broker',
+        redirect_uris: [authorize.searchParams.get('redirect_uri')],
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'none',
+        logo_uri: 'https://broker.example/logo.png',
+      },
+    ])
+    const done = await fetch(back.headers.get('location')!.replace('https://', 'http://'), {
+      headers: { cookie },
+      redirect: 'manual',
+    })
+    const delivered = new URL(done.headers.get('location')!)
+    expect(delivered.searchParams.get('access_token')).toBe('cimd-at')
+    expect(delivered.searchParams.get('client_id')).toBe(clientId)
+    expect(cimd.registrations).toEqual([])
+    expect(cimd.tokenCalls.at(-1)!.params).toMatchObject({ client_id: clientId, grant_type: 'authorization_code' })
+  })
+
+  it('are not used by a broker served over http: it registers, and /hash-check says why', async () => {
+    const cimd = await startTestAuthorizationServer('cimd-http')
+    stops.push(cimd.stop)
+    cimd.documents = []
+    const mcp = await hostileResource(cimd.issuer)
+    const { hash } = await storeAt(a.url, { resource: mcp.resource, callback: app.callback })
+    expect(cimd.registrations).toHaveLength(1)
+    const check = (await (await fetch(`${a.url}/hash-check?hash=${hash}`)).json()) as {
+      discovery: { notes?: string[] }
+    }
+    expect(check.discovery.notes?.join(' ')).toContain('client ID metadata documents')
+  })
+})

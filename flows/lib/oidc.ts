@@ -22,6 +22,7 @@ export interface ProviderMetadata {
   userinfo_endpoint?: string
   prompt_values_supported?: string[]
   scopes_supported?: string[]
+  client_id_metadata_document_supported?: boolean
 }
 
 /** A record's provider as the flow uses it: explicit record fields first, then the issuer's metadata. */
@@ -56,6 +57,8 @@ export interface Endpoints {
   prompts?: readonly string[]
   /** The scopes the server lists (`scopes_supported`), when it does. */
   scopes?: readonly string[]
+  /** The server takes a client_id that is the URL of a client metadata document (draft-ietf-oauth-client-id-metadata-document). */
+  cimd?: boolean
 }
 
 // Metadata changes rarely and every flow of an issuer reads it at /store, /start and /callback:
@@ -250,6 +253,7 @@ function merge(
     resource: resource ? resource.send : text(record.resource),
     prompts: Array.isArray(meta?.prompt_values_supported) ? meta.prompt_values_supported : undefined,
     scopes: Array.isArray(meta?.scopes_supported) ? meta.scopes_supported : undefined,
+    cimd: meta?.client_id_metadata_document_supported === true,
   }
 }
 

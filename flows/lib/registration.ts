@@ -60,12 +60,63 @@ export const registers = (record: Readonly<FlowRecord>): boolean =>
   record.client_id === undefined || record.client_id === ''
 
 /** Why a record without client_id cannot work at this authorization server, as `{client_id: message}`. */
-export function clientIdProblem(record: Readonly<FlowRecord>, e: Endpoints): Record<string, string> {
-  if (!registers(record) || e.registration) return {}
+export function clientIdProblem(
+  record: Readonly<FlowRecord>,
+  e: Endpoints,
+  callbackUrl?: string,
+): Record<string, string> {
+  if (!registers(record) || e.registration || (e.cimd && callbackUrl && usesDocument(e, callbackUrl))) return {}
+  if (e.cimd)
+    return {
+      client_id: `is required: ${e.issuer ?? 'the server'} takes only client ID metadata documents, whose URL must be https, and this broker is served over http (set protocol: https behind TLS)`,
+    }
   return {
     client_id: e.issuer
       ? `is required: ${e.issuer} offers no dynamic client registration (no registration_endpoint)`
       : 'is required',
+  }
+}
+
+/**
+ * Whether the broker's client at this server is a client ID metadata document (the registration the MCP
+ * specification of 2025-11-25 prefers): the server says it takes them, and the broker is served over
+ * https (the document's URL is the client_id, and a server fetches only an https one).
+ */
+export const usesDocument = (e: Endpoints, callbackUrl: string): boolean =>
+  e.cimd === true && callbackUrl.startsWith('https://')
+
+/** The URL of the broker's client metadata document for an issuer's redirect URI: `/clients/<its segment>`. */
+export function documentUrl(callbackUrl: string, issuer: string): string {
+  const segment = issuerRedirect(callbackUrl, issuer).slice(callbackUrl.length + 1)
+  return `${callbackUrl.replace(/\/callback$/, '')}/clients/${segment}`
+}
+
+/** What the deployment says about its client (registration.clientName, logoUri, clientUri). */
+export interface ClientDescription {
+  clientName: string
+  logoUri?: string
+  clientUri?: string
+}
+
+/**
+ * The broker's client metadata document for one issuer segment (draft-ietf-oauth-client-id-metadata-document
+ * §4): its client_id is the document's own URL, its one redirect URI the issuer's own (issuerRedirect), a
+ * public client (PKCE) of the code flow.
+ */
+export function clientDocument(
+  callbackUrl: string,
+  segment: string,
+  about: ClientDescription,
+): Record<string, unknown> {
+  return {
+    client_id: `${callbackUrl.replace(/\/callback$/, '')}/clients/${segment}`,
+    client_name: about.clientName,
+    redirect_uris: [`${callbackUrl}/${segment}`],
+    grant_types: ['authorization_code', 'refresh_token'],
+    response_types: ['code'],
+    token_endpoint_auth_method: 'none',
+    ...(about.logoUri ? { logo_uri: about.logoUri } : {}),
+    ...(about.clientUri ? { client_uri: about.clientUri } : {}),
   }
 }
 
@@ -127,7 +178,7 @@ export async function registeredClient(
   if (!registers(io.record)) return undefined
   const [field, problem] = Object.entries(ownEndpointProblems(io.record))[0] ?? []
   if (field) throw new FlowError({ brokerCode: 'VALIDATION', description: `The record's ${field} ${problem}` })
-  if (!e.registration || !e.issuer)
+  if ((!e.registration && !usesDocument(e, io.callbackUrl)) || !e.issuer)
     throw new FlowError({
       brokerCode: 'VALIDATION',
       description: 'The record has no client_id and the server offers no registration',
@@ -136,6 +187,13 @@ export async function registeredClient(
     throw new FlowError({ brokerCode: 'FAILED', description: 'This broker keeps no client registrations' })
   const [foreign] = Object.values(foreignAuthorizeProblem(io.record, e))
   if (foreign) throw new FlowError({ description: `The authorization endpoint ${foreign}` })
+  // A client ID metadata document: nothing to register or keep, the server fetches the broker's document.
+  if (grant === 'authorization_code' && usesDocument(e, io.callbackUrl))
+    return {
+      client_id: documentUrl(io.callbackUrl, e.issuer),
+      client_auth: 'none',
+      redirect_uri: issuerRedirect(io.callbackUrl, e.issuer),
+    }
   const redirect = redirectFor(io.callbackUrl, e.issuer, grant)
   let kept = await io.registrations.get(e.issuer, redirect, grant)
   if (!kept && keptOnly)
@@ -225,6 +283,7 @@ export async function keptClientProblem(
   io: Partial<Pick<RegisterIo, 'callbackUrl' | 'registrations'>>,
 ): Promise<Record<string, string>> {
   if (!registers(record) || !e.issuer || !e.registration || !io.registrations || !io.callbackUrl) return {}
+  if (usesDocument(e, io.callbackUrl)) return {}
   const kept = await io.registrations.get(e.issuer, issuerRedirect(io.callbackUrl, e.issuer))
   return kept ? {} : { client_id: noKeptClient(e.issuer) }
 }

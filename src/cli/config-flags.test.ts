@@ -61,6 +61,8 @@ describe('serveFlags', () => {
       'rate.window': 'rate-window',
       'registration.clientName': 'registration-client-name',
       'registration.perHost': 'registration-per-host',
+      'registration.logoUri': 'registration-logo-uri',
+      'registration.clientUri': 'registration-client-uri',
       'registration.recheck': 'registration-recheck',
       'registration.ttl': 'registration-ttl',
     })

@@ -130,6 +130,14 @@ export const CONFIG_DOCS = {
     flag: 'registration-per-host',
     help: 'Clients the broker registers itself at one authorization server host within registration.ttl, at most; past it /store answers 502 PROVIDER_ERROR naming the host',
   },
+  'registration.logoUri': {
+    flag: 'registration-logo-uri',
+    help: "The logo_uri of the broker's client metadata document (a client ID metadata document, for authorization servers that take them)",
+  },
+  'registration.clientUri': {
+    flag: 'registration-client-uri',
+    help: "The client_uri of the broker's client metadata document",
+  },
   'body.limit': { flag: 'body-limit', help: 'Largest request body in bytes; 413 above' },
   'log.level': {
     flag: 'log-level',

@@ -136,6 +136,8 @@ export const configSchema = z
         clientName: z.string().min(1).max(200).default('broker'),
         recheck: z.number().int().min(0).max(86_400).default(0),
         perHost: z.number().int().min(1).max(100_000).default(64),
+        logoUri: z.string().url().max(2048).optional(),
+        clientUri: z.string().url().max(2048).optional(),
       })
       .strict()
       .default({}),

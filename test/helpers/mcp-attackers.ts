@@ -27,6 +27,13 @@ export interface TestAuthorizationServer {
   onAuthorize?: (query: URLSearchParams) => void
   /** Replaces /authorize: returns where to send the browser (a hostile server bouncing to another). */
   authorize?: (query: URLSearchParams) => string
+  /**
+   * Takes client ID metadata documents (its metadata says so): a client_id that is an https URL is fetched
+   * (through `fetchDocument`, which may reach an https URL's http listener) and checked: its client_id is its
+   * own URL, the redirect URI is one it lists, the client is public. Each document fetched is kept here.
+   */
+  documents?: Array<Record<string, unknown>>
+  fetchDocument?: (url: string) => Promise<Response>
   stop(): Promise<void>
 }
 
@@ -63,7 +70,8 @@ export async function startTestAuthorizationServer(name: string): Promise<TestAu
         authorization_endpoint: `${as.issuer}/authorize`,
         token_endpoint: `${as.issuer}/token`,
         registration_endpoint: `${as.issuer}/register`,
-        token_endpoint_auth_methods_supported: ['client_secret_basic'],
+        token_endpoint_auth_methods_supported: ['client_secret_basic', 'none'],
+        ...(as.documents ? { client_id_metadata_document_supported: true } : {}),
         response_types_supported: ['code'],
         code_challenge_methods_supported: ['S256'],
         ...as.metadata,
@@ -83,6 +91,14 @@ export async function startTestAuthorizationServer(name: string): Promise<TestAu
       }
       const client = url.searchParams.get('client_id') ?? ''
       const redirect = url.searchParams.get('redirect_uri') ?? ''
+      if (as.documents && client.startsWith('https://')) {
+        const doc = (await (await (as.fetchDocument ?? fetch)(client)).json()) as Record<string, unknown>
+        as.documents.push(doc)
+        const listed = Array.isArray(doc.redirect_uris) && doc.redirect_uris.includes(redirect)
+        if (doc.client_id !== client || !listed || doc.token_endpoint_auth_method !== 'none')
+          return json(res, 400, { error: 'invalid_client', error_description: 'bad client metadata document' })
+        clients.set(client, [redirect])
+      }
       // As real servers do: a redirect URI the client did not register is an error page, never a redirect.
       if (!clients.get(client)?.includes(redirect)) return json(res, 400, { error: 'invalid_request' })
       const code = `${name}-code-${++n}`

@@ -36,7 +36,11 @@ export interface Discovery {
 }
 
 /** The flow's discovery: what /start kept, else what the caches hold; undefined for a record naming its endpoints. */
-function discoveryOf(record: Readonly<FlowRecord>, data: Readonly<Record<string, unknown>>): Discovery | undefined {
+function discoveryOf(
+  record: Readonly<FlowRecord>,
+  data: Readonly<Record<string, unknown>>,
+  https: boolean,
+): Discovery | undefined {
   if (!discovers(record)) return undefined
   const e = pinnedEndpoints(data) ?? cachedEndpoints(record)
   if (!e) return undefined
@@ -49,6 +53,10 @@ function discoveryOf(record: Readonly<FlowRecord>, data: Readonly<Record<string,
   if (named && !e.resource && discoversFromResource(record))
     notes.push(
       `${named} publishes no protected resource metadata: its origin is the authorization server and no resource is sent (MCP 2025-03-26)`,
+    )
+  if (e.cimd && record.client_id === undefined && !https)
+    notes.push(
+      `${e.issuer ?? 'The authorization server'} takes client ID metadata documents, but this broker is served over http: a document's URL (the client_id) must be https for a server to fetch it, so the broker registers its client dynamically (RFC 7591); set protocol: https behind TLS to use one`,
     )
   return {
     issuer: e.issuer,
@@ -68,7 +76,7 @@ export async function checkHash(deps: BrokerDeps, hash: string | undefined): Pro
   // ends the flow and says why (once).
   if (entry.progress === 'exchanging') entry = (await awaitOutcome(deps, entry)).entry
   const plugin = deps.plugins.loaded(entry.plugin) ?? (await deps.plugins.get(entry.plugin).catch(() => undefined))
-  const discovery = discoveryOf(entry.record, entry.data)
+  const discovery = discoveryOf(entry.record, entry.data, deps.config.protocol === 'https')
   return {
     hash: entry.hash,
     plugin: entry.plugin,

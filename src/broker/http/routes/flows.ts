@@ -1,5 +1,6 @@
 import { parse as parseCookie } from 'cookie'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { clientDocument } from '../../../../flows/lib/registration.js'
 import { checkHash } from '../../endpoints/hash-check.js'
 import { pollFlow } from '../../endpoints/poll.js'
 import { redeemResult } from '../../endpoints/result.js'
@@ -90,6 +91,16 @@ export async function flowRoutes(app: FastifyInstance, { deps }: { deps: BrokerD
   const perIssuer = { schema: { params: callbackSegment } }
   app.get('/callback/:issuer', perIssuer, callback)
   app.post('/callback/:issuer', perIssuer, callback)
+
+  // The broker's client metadata document per issuer segment (a client ID metadata document): an
+  // authorization server that takes them fetches its client_id, this URL, to learn the client.
+  const { protocol, host } = deps.config
+  app.get('/clients/:issuer', perIssuer, async (request, reply) => {
+    const segment = (request.params as { issuer: string }).issuer
+    const { clientName, logoUri, clientUri } = deps.config.registration
+    reply.header('cache-control', 'public, max-age=3600')
+    return clientDocument(`${protocol}://${host}/callback`, segment, { clientName, logoUri, clientUri })
+  })
 
   // A result code (delivery: code), or a device flow's hash to poll (RFC 8628).
   app.post('/result', keyed, async (request, reply) => {
