@@ -1,9 +1,12 @@
+import { spawn } from 'node:child_process'
+import { resolve } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type CallbackApp, startCallbackApp } from './helpers/app.js'
-import { type BrokerProcess, startBroker } from './helpers/broker.js'
+import { type BrokerProcess, ROOT, startBroker } from './helpers/broker.js'
 import { Browser } from './helpers/browser.js'
 import { storeAt } from './helpers/flow-suite.js'
 import { callWithSdkClient, type McpShape, startMcpSdkServer } from './helpers/mcp-sdk-server.js'
+import { freePort, waitFor } from './helpers/ports.js'
 
 // Issue 35: MCP servers as the official TypeScript SDK builds them (its mcpAuthRouter, its handlers, its
 // bearer middleware and demo provider), each shape with `resource` alone; the delivered token is then
@@ -81,4 +84,36 @@ describe('an MCP server that forgets the clients it registered (a restart of the
       await mcp.stop()
     }
   })
+})
+
+describe("the SDK's own example server, unmodified (simpleStreamableHttp --oauth: its authorization server apart, tokens checked by introspection)", () => {
+  it.each([['--oauth'], ['--oauth', '--oauth-strict']])(
+    '%s %s: resource alone gets a token its tools accept',
+    async (...flags) => {
+      const [mcpPort, authPort] = await Promise.all([freePort(), freePort()])
+      const example = resolve(
+        ROOT,
+        'node_modules/@modelcontextprotocol/sdk/dist/esm/examples/server/simpleStreamableHttp.js',
+      )
+      const proc = spawn(process.execPath, [example, ...flags.filter(Boolean)], {
+        env: { ...process.env, MCP_PORT: String(mcpPort), MCP_AUTH_PORT: String(authPort) },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      })
+      try {
+        let out = ''
+        proc.stdout.on('data', (d) => (out += d))
+        proc.stderr.on('data', (d) => (out += d))
+        await waitFor(async () => out.includes(`listening on port ${mcpPort}`), 15_000, 'the SDK example server')
+        const resource = `http://localhost:${mcpPort}/mcp`
+        const got = await signIn(resource)
+        expect(got.error_description).toBeUndefined()
+        expect(got.issuer).toBe(`http://localhost:${authPort}/`)
+        const used = await callWithSdkClient(resource, got.access_token!, 'greet', { name: 'broker' })
+        expect(used.tools).toContain('greet')
+        expect(used.whoami).toContain('broker')
+      } finally {
+        proc.kill()
+      }
+    },
+  )
 })

@@ -148,8 +148,13 @@ export async function startMcpSdkServer(shape: McpShape): Promise<McpSdkServer> 
   }
 }
 
-/** Lists the MCP server's tools and calls `whoami` with the SDK's own client and a bearer token. */
-export async function callWithSdkClient(resource: string, token: string): Promise<{ tools: string[]; whoami: string }> {
+/** Lists the MCP server's tools and calls one (`whoami` by default) with the SDK's own client and a bearer token. */
+export async function callWithSdkClient(
+  resource: string,
+  token: string,
+  tool = 'whoami',
+  args: Record<string, unknown> = {},
+): Promise<{ tools: string[]; whoami: string }> {
   const client = new Client({ name: 'broker-test-client', version: '1.0.0' })
   const transport = new StreamableHTTPClientTransport(new URL(resource), {
     requestInit: { headers: { authorization: `Bearer ${token}` } },
@@ -157,7 +162,7 @@ export async function callWithSdkClient(resource: string, token: string): Promis
   await client.connect(transport)
   try {
     const tools = (await client.listTools()).tools.map((t) => t.name)
-    const result = await client.callTool({ name: 'whoami', arguments: {} })
+    const result = await client.callTool({ name: tool, arguments: args })
     const content = result.content as Array<{ type: string; text?: string }>
     return { tools, whoami: content[0]?.text ?? '' }
   } finally {
