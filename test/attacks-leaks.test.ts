@@ -68,7 +68,8 @@ describe('redaction', () => {
         authorize_params: {
           prompt: 'consent',
           api_key: 'TOP-SECRET-2',
-          client_assertion: 'TOP-SECRET-3',
+          // client_assertion is refused there now (client authentication comes from the record).
+          session_token: 'TOP-SECRET-3',
           password: 'TOP-SECRET-4',
           refresh_token: 'TOP-SECRET-5',
         },

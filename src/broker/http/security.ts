@@ -7,7 +7,6 @@ import type {
   onRequestAsyncHookHandler,
   onRequestHookHandler,
 } from 'fastify'
-import RedisMock from 'ioredis-mock'
 import { brokerError } from '../../errors/index.js'
 import type { BrokerDeps } from '../deps.js'
 
@@ -103,7 +102,8 @@ export async function installRateLimits(app: FastifyInstance, deps: BrokerDeps):
   await app.register(rateLimit, {
     global: false,
     skipOnError: true,
-    ...(!(client instanceof RedisMock) ? { redis: client, nameSpace: deps.store.keys.rate() } : {}),
+    // The embedded store counts in process (the plugin's own store): one process, nothing to share.
+    ...(!deps.store.embedded ? { redis: client, nameSpace: deps.store.keys.rate() } : {}),
     keyGenerator: (request) => request.ip,
     errorResponseBuilder: (_request, ctx) =>
       brokerError('rateLimited', { max: ctx.max, windowMs: rate.window, after: ctx.after, ttlMs: ctx.ttl }),

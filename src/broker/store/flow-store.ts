@@ -105,6 +105,11 @@ export class FlowStore {
   }
 
   /** The Redis client (or the embedded store's), for plugins that keep their own keys: rate limits. */
+  /** The embedded in-process store (ioredis-mock and its ledger), not a Redis server. */
+  get embedded(): boolean {
+    return this.ledger !== undefined
+  }
+
   get client(): Redis {
     return this.redis
   }
