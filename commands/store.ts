@@ -1,7 +1,7 @@
 import * as Flags from '@oclif/core/flags'
 import { BrokerCommand } from '../src/cli/base-command.js'
 import { apiKeyFlag, brokerFlag } from '../src/cli/flags.js'
-import { RECORD_FIELDS } from '../src/services/store/fields.js'
+import { RECORD_FIELDS, switchValues } from '../src/services/store/fields.js'
 import { type StoreResult, storeViaBroker } from '../src/services/store/index.js'
 import { FLOW_PRESET_NAMES } from '../src/services/store/presets.js'
 import { listProviders, type ProviderList, renderProviders } from '../src/services/store/providers.js'
@@ -11,9 +11,12 @@ import { terminalSafe } from '../src/services/terminal-text.js'
 const fieldFlags = Object.fromEntries(
   RECORD_FIELDS.map((f) => [
     f.flag,
-    Flags.string({ summary: f.summary, options: f.options ? [...f.options] : undefined, helpGroup: 'RECORD' }),
+    f.switch
+      ? Flags.boolean({ summary: f.summary, allowNo: true, helpGroup: 'RECORD' })
+      : Flags.string({ summary: f.summary, options: f.options ? [...f.options] : undefined, helpGroup: 'RECORD' }),
   ]),
 )
+const SWITCHES = RECORD_FIELDS.filter((f) => f.switch).map((f) => f.flag)
 
 export default class Store extends BrokerCommand {
   static override summary = 'Store a flow at the broker and print its hash, start URL and expiry.'
@@ -57,13 +60,15 @@ export default class Store extends BrokerCommand {
   }
 
   async run(): Promise<StoreResult | ProviderList> {
-    const { flags } = await this.parse(Store)
+    const { flags } = await this.parse(Store, switchValues(this.argv, SWITCHES))
     if (flags['list-providers']) {
       const list = listProviders()
       if (!this.jsonEnabled()) this.log(renderProviders(list))
       return list
     }
-    const fields = Object.fromEntries(RECORD_FIELDS.map((f) => [f.field, flags[f.flag] as string | undefined]))
+    const fields = Object.fromEntries(
+      RECORD_FIELDS.map((f) => [f.field, flags[f.flag] === undefined ? undefined : String(flags[f.flag])]),
+    )
     if (flags.par !== undefined) fields.par = String(flags.par)
     const result = await storeViaBroker({
       broker: flags.broker,

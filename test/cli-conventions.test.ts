@@ -88,6 +88,22 @@ describe('typos', () => {
   })
 })
 
+describe('a flag that takes one of a fixed list, given without a value', () => {
+  it.each([
+    ['store', '--delivery', 'query, form_post, code'],
+    ['store', '--client-auth', 'client_secret_post, post,'],
+    ['store', '--body-format', 'form, json'],
+    ['store', '--signature-method', 'HMAC-SHA1,'],
+    ['serve', '--store', 'auto, redis, memory'],
+    ['serve', '--log-level', 'fatal, error,'],
+    ['dashboard', '--store', 'auto, redis, memory'],
+  ])('broker %s %s is a usage error (exit 2) naming the values', async (command, flag, values) => {
+    const r = await runCli([command, flag])
+    expect(r.stderr).toMatch(new RegExp(`^Error USAGE: Flag ${flag} expects one of these values: ${values}`))
+    expect(r.code).toBe(2)
+  })
+})
+
 describe('hints name the CLI command to run', { timeout: 60_000 }, () => {
   it('serve -c with a missing file says to check the -c path', async () => {
     const r = await runCli(['serve', '-c', 'nofile.js'], { cwd: mkdtempSync(join(tmpdir(), 'broker-c-')) })

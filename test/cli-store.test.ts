@@ -91,6 +91,36 @@ describe('broker store', () => {
     })
   })
 
+  it('takes --profile and --dpop as switches (--no-profile), and still the older --profile true', async () => {
+    const store = async (...extra: string[]) => {
+      const r = await runCli(
+        [
+          'store',
+          '--flow',
+          'oauth2-3',
+          '--client-id',
+          'switches',
+          '--authorize-url',
+          provider.authorizeUrl,
+          '--access-url',
+          provider.tokenUrl,
+          '--callback',
+          'http://localhost:9/cb',
+          '--profile-url',
+          'https://provider.example/userinfo',
+          '--json',
+          ...extra,
+        ],
+        { env: env() },
+      )
+      expect(r.code, r.stdout).toBe(0)
+      return (await hashCheck((JSON.parse(r.stdout) as { hash: string }).hash)).record
+    }
+    expect(await store('--profile', '--dpop', '--delivery', 'code')).toMatchObject({ profile: 'true', dpop: 'true' })
+    expect(await store('--no-profile')).toMatchObject({ profile: 'false' })
+    expect(await store('--profile', 'true', '--dpop=false')).toMatchObject({ profile: 'true', dpop: 'false' })
+  })
+
   it('exits 2 listing every missing field when there is no terminal', async () => {
     const { code, stdout, stderr } = await runCli(['store', '--flow', 'oauth1-3', '--consumer-key', 'ck'], {
       env: env(),

@@ -5,7 +5,10 @@ import { toBrokerError } from './base-command.js'
 
 class Probe extends Command {
   static override args = { hash: Args.string({ description: 'The hash to look up.', required: true }) }
-  static override flags = { hops: Flags.integer({ min: 1 }) }
+  static override flags = {
+    hops: Flags.integer({ min: 1 }),
+    store: Flags.string({ options: ['auto', 'redis', 'memory'] }),
+  }
   async run() {
     return this.parse(Probe)
   }
@@ -38,6 +41,13 @@ describe('toBrokerError', () => {
     const err = toBrokerError(await parseError(['h', '--hops', '0']))
     expect(err.code).toBe('USAGE')
     expect(err.message).toBe('--hops: Expected an integer greater than or equal to 1 but received: 0; see --help.')
+  })
+
+  it('makes a flag of a fixed list given without a value a usage error naming the values, not INTERNAL', async () => {
+    const err = toBrokerError(await parseError(['h', '--store']))
+    expect(err.code).toBe('USAGE')
+    expect(err.exit).toBe(2)
+    expect(err.message).toBe('Flag --store expects one of these values: auto, redis, memory; see --help.')
   })
 
   it('makes anything unexpected INTERNAL with its first line only', () => {

@@ -71,7 +71,7 @@ export function toBrokerError(err: Error & { oclif?: { exit?: number }; args?: u
   const name = err.constructor?.name ?? ''
   const parseError =
     ('parse' in err && /Flag|Arg|Parse|Failed|Required|Unexpected/i.test(name)) ||
-    /^Parsing --|^Flag --\S+ expects a value/.test(err.message)
+    /^Parsing --|^Flag --\S+ expects (a value|one of these values)/.test(err.message)
   if (parseError) return brokerError('cliUsage', { message: usageMessage(err) })
   const first = err.message.split('\n').find((line) => line.trim()) ?? name
   return brokerError('unexpectedInCli', { firstLine: first.trim() })

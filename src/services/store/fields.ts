@@ -10,6 +10,8 @@ export interface RecordField {
   readonly summary: string
   /** Allowed values, when the broker knows only a few. */
   readonly options?: readonly string[]
+  /** True or false: its flag is a switch (`--profile`, `--no-profile`), not a flag taking a value. */
+  readonly switch?: true
 }
 
 const f = (field: string, kind: FieldKind, summary: string, options?: readonly string[]): RecordField => ({
@@ -54,10 +56,13 @@ export const RECORD_FIELDS: readonly RecordField[] = [
     'text',
     'The name the broker registers its client under when there is no client_id (default broker).',
   ),
-  f('profile', 'text', "true: deliver the user's profile (OpenID userinfo, or profile_url) with the tokens.", [
-    'true',
-    'false',
-  ]),
+  {
+    ...f('profile', 'text', "Deliver the user's profile (OpenID userinfo, or profile_url) with the tokens.", [
+      'true',
+      'false',
+    ]),
+    switch: true,
+  },
   f('profile_url', 'url', "Where the user's profile is, when the issuer metadata has no userinfo_endpoint."),
   f('id_token', 'secret', "With --flow oauth2-refresh: the login's id_token; the refreshed one must be the same user."),
   f('callback', 'url', "Your app's URL that receives the result (or oob)."),
@@ -74,10 +79,15 @@ export const RECORD_FIELDS: readonly RecordField[] = [
     'secret',
     'DPoP private key, JWK or PEM (EC P-256/384/521, RSA, Ed25519): tokens bound to it (RFC 9449).',
   ),
-  f('dpop', 'text', 'With true and no --dpop-key: the broker makes an ES256 key and delivers it as dpop_jwk.', [
-    'true',
-    'false',
-  ]),
+  {
+    ...f(
+      'dpop',
+      'text',
+      'Without --dpop-key: the broker makes an ES256 key, binds the tokens to it, delivers it as dpop_jwk.',
+      ['true', 'false'],
+    ),
+    switch: true,
+  },
   f('private_key_kid', 'text', 'Key id put in the private_key_jwt assertion header.'),
   f('private_key_alg', 'text', 'Signing algorithm of the private_key_jwt assertion (default: from the key).'),
   f('oauth_token', 'secret', 'OAuth 1.0a token for 1-legged resource requests and Echo.'),
@@ -117,6 +127,28 @@ export const KEPT_SECRETS = [
   { secret: 'client_secret', id: 'client_id' },
   { secret: 'consumer_secret', id: 'consumer_key' },
 ] as const
+
+/**
+ * The command line with `--profile true` / `--dpop=false` (as these flags were written before they
+ * became switches) as `--profile` / `--no-dpop`, so that older scripts keep working.
+ */
+export function switchValues(argv: readonly string[], switches: readonly string[]): string[] {
+  const names = new Set(switches.map((s) => `--${s}`))
+  const out: string[] = []
+  for (let i = 0; i < argv.length; i++) {
+    const token = argv[i]!
+    if (token === '--') return [...out, ...argv.slice(i)]
+    const [name, value] = token.includes('=')
+      ? [token.slice(0, token.indexOf('=')), token.slice(token.indexOf('=') + 1)]
+      : [token, undefined]
+    const given = value ?? (names.has(name) && /^(true|false)$/.test(argv[i + 1] ?? '') ? argv[++i] : undefined)
+    if (!names.has(name) || given === undefined) out.push(token)
+    else if (given === 'true') out.push(name)
+    else if (given === 'false') out.push(`--no-${name.slice(2)}`)
+    else out.push(token)
+  }
+  return out
+}
 
 /** `name=value` pairs of `--field` as an object; a pair without `=` is a usage error for the caller. */
 export function parseFieldPairs(pairs: readonly string[]): { fields: Record<string, string>; bad: string[] } {
