@@ -30,6 +30,19 @@ describe('a config file with a syntax error', () => {
   })
 })
 
+describe('a config file in the other module format than its package.json says', () => {
+  it('`export default` under "type": "commonjs" loads without Node\'s "To load an ES module" warning', async () => {
+    const folder = mkdtempSync(join(dir, 'cjs-'))
+    writeFileSync(join(folder, 'package.json'), '{ "type": "commonjs" }')
+    writeFileSync(join(folder, 'broker.config.js'), 'export default { port: "not a port" }\n')
+    // A value the schema refuses: the file was read, and serve stops before it listens.
+    const { code, stderr } = await runCli(['serve', '-c', 'broker.config.js'], { cwd: folder })
+    expect(stderr).toMatch(/^Error CONFIG_INVALID: [\s\S]*\bport \(.*broker\.config\.js\): Expected number/)
+    expect(stderr).not.toMatch(/To load an ES module|Warning/)
+    expect(code).toBe(2)
+  })
+})
+
 describe('a flow plugin with a syntax error', () => {
   let broker: BrokerProcess
   beforeAll(async () => {

@@ -69,3 +69,20 @@ describe('coming from Guardian', () => {
     for (const g of GUARDIAN_KEYS) expect(at(config, g.broker), g.guardian).toEqual(at(guardian, g.guardian))
   })
 })
+
+describe("docs/configuration.md's example config file", () => {
+  it('loads as it is written, with its secrets from the environment', async () => {
+    const page = readFileSync(CONFIG_DOC, 'utf8')
+    const example = /## An example config file\n[\s\S]*?```js\n([\s\S]*?)```/.exec(page)?.[1]
+    expect(example, 'a ```js block under "## An example config file"').toBeDefined()
+    const dir = mkdtempSync(join(tmpdir(), 'broker-config-example-'))
+    writeFileSync(join(dir, 'production.js'), example!)
+    const { config } = await loadConfig({
+      cwd: dir,
+      file: 'production.js',
+      env: { BROKER_API_KEYS: 'k'.repeat(32), BROKER_STORE_KEYS: 's'.repeat(32) },
+    })
+    expect(config).toMatchObject({ host: 'broker.example.com', listen: '0.0.0.0', store: { driver: 'redis' } })
+    expect(config.callbacks.allow).toEqual(['https://app.example.com/oauth/'])
+  })
+})

@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
-import { dirname } from 'node:path'
+import { dirname, extname, join } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { runInThisContext } from 'node:vm'
+import { Script, runInThisContext } from 'node:vm'
 
 // What Node throws when a `.js` file is written in the other module format than its package.json
 // "type" says: a Guardian-style `module.exports` config inside a "type": "module" package, or
@@ -14,6 +14,10 @@ type Namespace = { default?: unknown } & Record<string, unknown>
 
 /** Imports a config module; a `.js` file may be ESM or CommonJS whatever its package.json says. */
 export async function importConfigModule(file: string): Promise<Namespace> {
+  // Node's own import of ESM under "type": "commonjs" fails, but prints "To load an ES module, set
+  // "type": "module"…" on stderr first, which no catch can take back: such a file is not handed to it.
+  if (extname(file) === '.js' && (await packageType(file)) === 'commonjs' && !(await parsesAsCommonJs(file)))
+    return esmFromSource(file)
   try {
     return (await import(pathToFileURL(file).href)) as Namespace
   } catch (err) {
@@ -44,4 +48,30 @@ async function commonJs(file: string): Promise<unknown> {
 async function esmFromSource(file: string): Promise<Namespace> {
   const source = await readFile(file, 'utf8')
   return (await import(`data:text/javascript;base64,${Buffer.from(source).toString('base64')}`)) as Namespace
+}
+
+/** The "type" of the package.json nearest to `file`, as Node reads it: commonjs unless it says module. */
+async function packageType(file: string): Promise<'module' | 'commonjs' | undefined> {
+  for (let dir = dirname(file); ; dir = dirname(dir)) {
+    const text = await readFile(join(dir, 'package.json'), 'utf8').catch(() => undefined)
+    if (text !== undefined) {
+      try {
+        return (JSON.parse(text) as { type?: unknown }).type === 'module' ? 'module' : 'commonjs'
+      } catch {
+        return undefined
+      }
+    }
+    if (dirname(dir) === dir) return undefined
+  }
+}
+
+/** Whether the file's source compiles as a CommonJS module body (only compiled, never run). */
+async function parsesAsCommonJs(file: string): Promise<boolean> {
+  const source = await readFile(file, 'utf8')
+  try {
+    new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, { filename: file })
+    return true
+  } catch {
+    return false
+  }
 }

@@ -53,6 +53,25 @@ describe('loadConfig', () => {
     )
   })
 
+  it('takes callbacks.allow from a file as one comma-separated string, as BROKER_CALLBACKS_ALLOW does', async () => {
+    const cwd = dir()
+    writeFileSync(
+      join(cwd, 'c.json'),
+      JSON.stringify({ callbacks: { allow: 'https://app.example/cb, http://localhost:8080/' } }),
+    )
+    const { config } = await loadConfig({ cwd, file: 'c.json', env: {} })
+    expect(config.callbacks.allow).toEqual(['https://app.example/cb', 'http://localhost:8080/'])
+  })
+
+  it('still loads module.exports from a .js file under "type": "commonjs" through Node itself', async () => {
+    const cwd = dir()
+    writeFileSync(join(cwd, 'package.json'), '{ "type": "commonjs" }')
+    writeFileSync(join(cwd, 'helper.js'), 'module.exports = 9\n')
+    writeFileSync(join(cwd, 'broker.config.js'), "module.exports = { store: { expire: require('./helper') } }\n")
+    const { config } = await loadConfig({ cwd, file: 'broker.config.js', env: {} })
+    expect(config.store.expire).toBe(9)
+  })
+
   it('applies flags over env over file', async () => {
     const cwd = dir()
     writeFileSync(join(cwd, 'c.json'), JSON.stringify({ port: 1, store: { expire: 10, host: 'file' } }))

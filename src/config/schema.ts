@@ -6,6 +6,19 @@ import { classifyAddress, isIpLiteral } from './addresses.js'
 export const DELIVERY_MODES = ['query', 'form_post', 'code'] as const
 export type DeliveryMode = (typeof DELIVERY_MODES)[number]
 
+/** A list that a config file may also give as one comma-separated string, as its environment variable does. */
+const commaList = <T extends z.ZodTypeAny>(list: T) =>
+  z.preprocess(
+    (v) =>
+      typeof v === 'string'
+        ? v
+            .split(',')
+            .map((s) => s.trim())
+            .filter(Boolean)
+        : v,
+    list,
+  )
+
 /** A Redis node: "host:port" (from a file or a comma list in the environment) or {host, port}. */
 const redisNode = z.union([
   z
@@ -110,7 +123,7 @@ export const configSchema = z
       .strict()
       .default({}),
     callbacks: z
-      .object({ allow: z.array(z.string().min(1)).optional() })
+      .object({ allow: commaList(z.array(z.string().min(1))).optional() })
       .strict()
       .default({}),
     delivery: z

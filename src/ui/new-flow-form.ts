@@ -62,7 +62,7 @@ export function fieldError(field: FormField, value: string): string | undefined 
   const v = value.trim()
   if (!v) return field.required ? 'required' : undefined
   if (field.kind === 'url') {
-    const ok = checkUrl(v, field.field === 'callback')
+    const ok = checkUrl(v, field.field)
     return ok === true ? undefined : ok
   }
   return undefined

@@ -5,8 +5,23 @@ import { fieldInfo, type FieldKind } from './fields.js'
 /** True when a person can answer prompts: stdin and stderr (where prompts go) are terminals. */
 export const canPrompt = (): boolean => Boolean(process.stdin.isTTY && process.stderr.isTTY)
 
-/** An http(s) URL, or a message saying what is wrong with it. */
-export function checkUrl(value: string, allowOob = false): true | string {
+// What each URL field looks like, for the message a wrong value gets.
+const EXAMPLES: Readonly<Record<string, string>> = {
+  authorize_url: 'https://provider.example/oauth/authorize',
+  access_url: 'https://provider.example/oauth/token',
+  request_url: 'https://provider.example/oauth/request_token',
+  device_authorization_url: 'https://provider.example/oauth/device',
+  par_url: 'https://provider.example/oauth/par',
+  issuer: 'https://login.provider.example',
+  jwks_uri: 'https://provider.example/.well-known/jwks.json',
+  profile_url: 'https://provider.example/userinfo',
+  resource: 'https://mcp.example/mcp',
+  callback: 'https://app.example/oauth/callback',
+}
+
+/** An http(s) URL (or `oob` for the callback), or a message saying what is wrong with it, with an example of `field`'s kind. */
+export function checkUrl(value: string, field: string): true | string {
+  const allowOob = field === 'callback'
   if (allowOob && value === 'oob') return true
   try {
     const url = new URL(value)
@@ -14,7 +29,7 @@ export function checkUrl(value: string, allowOob = false): true | string {
   } catch {
     // fall through to the message
   }
-  return `Enter an absolute http(s) URL such as https://provider.example/oauth/token${allowOob ? ', or oob' : ''}`
+  return `Enter an absolute http(s) URL such as ${EXAMPLES[field] ?? 'https://provider.example/…'}${allowOob ? ', or oob' : ''}`
 }
 
 /** How one missing value is asked for: its kind (secrets masked, URLs checked), words and flag. */
@@ -53,7 +68,7 @@ export async function askMissing(
     const validate = (raw: string): true | string => {
       const v = raw.trim()
       if (!v) return `${field} is required`
-      if (spec.kind === 'url') return checkUrl(v, field === 'callback')
+      if (spec.kind === 'url') return checkUrl(v, field)
       return spec.check ? spec.check(v) : true
     }
     try {
