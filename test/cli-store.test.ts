@@ -476,7 +476,52 @@ describe('broker store --capture', () => {
         { env: { BROKER_URL: short.url } },
       )
       expect(code).toBe(1)
-      expect(stderr).toMatch(/Error CAPTURE_TIMEOUT: The flow did not finish within 2 s, the stored record.s lifetime/)
+      expect(stderr).toMatch(
+        /Error CAPTURE_TIMEOUT: Nobody opened the start URL within 2 s, the stored record.s lifetime \(store\.expire\)/,
+      )
+      expect(stderr).toMatch(/→ Open the start URL sooner/)
+    } finally {
+      await short.stop()
+    }
+  })
+
+  // Issue 34: it gave up at store.expire although the user had opened the start URL, and the login then
+  // came back to a listener that was gone.
+  it('keeps waiting past store.expire once the start URL is opened, while the flow lives (store.callbackWait)', async () => {
+    const short = await startBroker({ args: ['--store', 'memory', '--expire', '2', '--callback-wait', '60'] })
+    try {
+      const run = spawnCli(
+        [
+          'store',
+          '--flow',
+          'oauth2-3',
+          '--client-id',
+          'slow-login',
+          '--authorize-url',
+          provider.authorizeUrl,
+          '--access-url',
+          provider.tokenUrl,
+          '--capture',
+          '--json',
+        ],
+        { env: { BROKER_URL: short.url } },
+      )
+      const [startUrl] = await run.waitFor(/http:\/\/\S+\/start\?hash=\S+/)
+      // The user opens the start URL and reaches the provider's login …
+      const browser = new Browser()
+      const start = await fetch(startUrl!, { redirect: 'manual' })
+      for (const set of start.headers.getSetCookie()) await browser.jar.setCookie(set, startUrl!)
+      const login = start.headers.get('location')!
+      expect(login).toContain(provider.authorizeUrl)
+      // … and comes back after store.expire has passed: the capture noticed (its first look is at
+      // store.expire and a grace second) and waits on.
+      await run.waitFor(/The start URL was opened: waiting up to \d+ s for the login/)
+      await new Promise((r) => setTimeout(r, 1000))
+      const page = await browser.go(login)
+      expect(page.body).toContain('The result is in your terminal')
+      const { code, stdout, stderr } = await run.exited
+      expect(code, stderr).toBe(0)
+      expect(JSON.parse(stdout).captured.result.access_token).toMatch(/^ey/)
     } finally {
       await short.stop()
     }

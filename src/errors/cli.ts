@@ -115,7 +115,19 @@ export const CLI_MESSAGES = {
   captureTimeout: {
     code: 'CAPTURE_TIMEOUT',
     text: (v: { seconds: number; port: number }) =>
-      `The flow did not finish within ${v.seconds} s, the stored record's lifetime: nothing reached http://127.0.0.1:${v.port}/callback.`,
+      `Nobody opened the start URL within ${v.seconds} s, the stored record's lifetime (store.expire): nothing reached http://127.0.0.1:${v.port}/callback.`,
+  },
+  captureLoginTimeout: {
+    code: 'CAPTURE_TIMEOUT',
+    text: (v: { port: number }) =>
+      `The start URL was opened, but the login at the provider did not come back before the flow expired (store.callbackWait): nothing reached http://127.0.0.1:${v.port}/callback.`,
+    next: 'Run broker store again and finish the login sooner, or raise store.callbackWait on the broker.',
+  },
+  captureNotDelivered: {
+    code: 'CAPTURE_TIMEOUT',
+    text: (v: { progress: string; port: number }) =>
+      `The flow is ${v.progress} at the broker, but nothing reached http://127.0.0.1:${v.port}/callback.`,
+    next: 'See what the flow did with `broker hash-check <hash>`, and run broker store again.',
   },
   // --- issue 25 (device flow, RFC 8628) ---
   deviceTimeout: {

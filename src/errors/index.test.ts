@@ -142,6 +142,8 @@ const SAMPLES: { [Id in MessageId]: MessageArgs<Id> } = {
     },
   ],
   captureTimeout: [{ seconds: 300, port: 43210 }],
+  captureLoginTimeout: [{ port: 43210 }],
+  captureNotDelivered: [{ progress: 'completed', port: 43210 }],
   deviceTimeout: [{ seconds: 600 }],
   unknownProvider: [{ name: 'githb', known: ['github', 'google'], suggestion: 'github' }],
   cancelled: [{ field: 'client_secret' }],

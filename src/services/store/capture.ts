@@ -15,8 +15,10 @@ export interface CaptureListener {
   callback: string
   /** The state to store with the flow: the broker hands it back with every delivery, and nothing else is taken. */
   state: string
-  /** Resolves with the first result delivered, or rejects with CAPTURE_TIMEOUT (after `seconds` and a grace second) / FAILED. */
-  wait(seconds: number): Promise<Captured>
+  /** The port it listens on. */
+  port: number
+  /** Resolves with the first result delivered, or undefined when `ms` pass first; rejects with FAILED for a delivered error. */
+  delivered(ms: number): Promise<Captured | undefined>
   close(): Promise<void>
 }
 
@@ -73,17 +75,11 @@ export async function listenOnce(client: BrokerClient, opts: { state?: string } 
     callback: `http://127.0.0.1:${port}${path}`,
     state,
     close,
-    wait: (seconds) => {
+    port,
+    delivered: (ms) => {
       let timer: NodeJS.Timeout | undefined
-      const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(
-          () => {
-            reject(brokerError('captureTimeout', { seconds, port }))
-          },
-          seconds * 1000 + 1000,
-        )
-      })
-      return Promise.race([outcome, timeout]).finally(() => clearTimeout(timer))
+      const lapse = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)))
+      return Promise.race([outcome, lapse]).finally(() => clearTimeout(timer))
     },
   }
 }

@@ -4,6 +4,7 @@ import { brokerError } from '../../errors/index.js'
 import { BrokerClient } from '../broker-client.js'
 import { openInBrowser } from '../open-browser.js'
 import { openVault } from '../secrets/vault.js'
+import { awaitCapture, flowState } from './await-capture.js'
 import { type Captured, listenOnce } from './capture.js'
 import { awaitDevice } from './device.js'
 import { driveFlow } from './drive.js'
@@ -117,7 +118,14 @@ export async function storeViaBroker(opts: StoreOptions): Promise<StoreResult> {
       if (opts.open) await openInBrowser(stored.url, opts.notify)
       return result
     }
-    const waiting = listener.wait(stored.expires_in)
+    const waiting = awaitCapture(
+      {
+        delivered: (ms) => listener.delivered(ms),
+        check: () => flowState(client, stored.hash),
+        notify: opts.notify,
+      },
+      { expiresIn: stored.expires_in, port: listener.port },
+    )
     // It may fail while we still drive the flow below; it is awaited (and reported) after that.
     waiting.catch(() => undefined)
     if (preset && !preset.browser) {
@@ -126,7 +134,9 @@ export async function storeViaBroker(opts: StoreOptions): Promise<StoreResult> {
     } else {
       opts.notify(`Open this URL in a browser to run the flow:\n  ${stored.url}`)
       if (opts.open) await openInBrowser(stored.url, opts.notify)
-      opts.notify(`Waiting up to ${stored.expires_in} s for the result at ${listener.callback} …`)
+      opts.notify(
+        `Waiting for the result at ${listener.callback} (open the start URL within ${stored.expires_in} s; the login then has store.callbackWait) …`,
+      )
     }
     const captured = await waiting
     // The state made for the capture is not the user's: the result shows what the flow gave.
