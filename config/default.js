@@ -50,7 +50,7 @@ export default {
     headersTimeout: 10000,
     keepAliveTimeout: 5000,
     maxConnections: 10000,
-    drainDelay: 5000, // milliseconds /ping answers 503 before the listener closes on SIGTERM
+    // drainDelay: 5000, // milliseconds /ping answers 503 before the listener closes on SIGTERM; unset: 0 on a loopback listen, else 5000
   },
   rate: { store: 0, start: 0, window: 60000 }, // requests per client IP per window (ms) on /store and /start; 0: no limit
 }

@@ -77,6 +77,18 @@ describe('serve', () => {
     expect(await exit).toBe(0)
   })
 
+  it('on Ctrl-C says it drains and for how long; a second Ctrl-C stops at once', async () => {
+    const broker = await startBroker({ args: ['--store', 'memory', '--drain-delay', '600000'] })
+    broker.proc.kill('SIGINT')
+    await waitFor(async () => /draining/.test(broker.stderr()), 5000, 'the drain notice')
+    expect(broker.stderr()).toContain(
+      'SIGINT: draining for 600 s (server.drainDelay): /ping answers 503 meanwhile, then requests in flight finish. Ctrl-C again stops at once.',
+    )
+    // Without the second Ctrl-C it would serve on for ten minutes, past this test's timeout.
+    expect(await broker.stop('SIGINT')).toBe(0)
+    expect(broker.stderr()).toMatch(/stopping at once/)
+  })
+
   it('replaces the embedded store worker at once after its first crash', async () => {
     const broker = await startBroker({ args: ['--store', 'memory'] })
     try {

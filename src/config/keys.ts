@@ -182,7 +182,8 @@ export const CONFIG_DOCS = {
   },
   'server.drainDelay': {
     flag: 'drain-delay',
-    help: 'Milliseconds between SIGTERM and closing the listener: /ping answers 503 at once, so a load balancer takes the instance out before connections are refused',
+    shown: '0 on a loopback listen, else 5000',
+    help: 'Milliseconds between SIGTERM (or Ctrl-C) and closing the listener: /ping answers 503 at once, so a load balancer takes the instance out before connections are refused; a second signal stops at once',
   },
   'rate.store': { flag: 'rate-store', help: 'Requests per client IP per rate.window on POST /store; 0: no limit' },
   'rate.start': { flag: 'rate-start', help: 'Requests per client IP per rate.window on /start; 0: no limit' },

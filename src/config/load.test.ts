@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { BrokerError } from '../errors/index.js'
 import { loadConfig } from './load.js'
+import { drainDelayMs } from './schema.js'
 
 const dir = () => mkdtempSync(join(tmpdir(), 'broker-config-'))
 
@@ -70,6 +71,15 @@ describe('loadConfig', () => {
     writeFileSync(join(cwd, 'broker.config.js'), "module.exports = { store: { expire: require('./helper') } }\n")
     const { config } = await loadConfig({ cwd, file: 'broker.config.js', env: {} })
     expect(config.store.expire).toBe(9)
+  })
+
+  it('drains for 0 ms by default on a loopback listen (no load balancer can be in front), else 5000 ms', async () => {
+    const loopback = await loadConfig({ cwd: dir(), env: {} })
+    expect(drainDelayMs(loopback.config)).toBe(0)
+    const open = await loadConfig({ cwd: dir(), env: { BROKER_LISTEN: '0.0.0.0', BROKER_API_OPEN: 'true' } })
+    expect(drainDelayMs(open.config)).toBe(5000)
+    const given = await loadConfig({ cwd: dir(), env: { BROKER_SERVER_DRAINDELAY: '2000' } })
+    expect(drainDelayMs(given.config)).toBe(2000)
   })
 
   it('applies flags over env over file', async () => {

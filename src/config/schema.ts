@@ -202,7 +202,8 @@ export const configSchema = z
         headersTimeout: z.number().int().min(1000).max(600_000).default(10_000),
         keepAliveTimeout: z.number().int().min(100).max(600_000).default(5_000),
         maxConnections: z.number().int().min(1).max(1_000_000).default(10_000),
-        drainDelay: z.number().int().min(0).max(600_000).default(5_000),
+        // Unset: 0 on a loopback listen, else 5000 (drainDelayMs).
+        drainDelay: z.number().int().min(0).max(600_000).optional(),
       })
       .strict()
       .default({}),
@@ -245,6 +246,14 @@ function namesForbiddenAddress(entry: string): boolean {
   }
   return isIpLiteral(host) && classifyAddress(host) === 'forbidden'
 }
+
+/**
+ * Milliseconds a worker keeps serving after the word to stop, /ping answering 503: server.drainDelay,
+ * else 5000 when the broker listens beyond loopback (a load balancer may be in front and must notice),
+ * else 0 (nothing in front of a loopback listener would take it out; the delay only slows a Ctrl-C).
+ */
+export const drainDelayMs = (config: Pick<BrokerConfig, 'listen' | 'server'>): number =>
+  config.server.drainDelay ?? (isLoopbackListen(config.listen) ? 0 : 5_000)
 
 /** Whether a listen address reaches this machine only (127.0.0.0/8, ::1, localhost). */
 export function isLoopbackListen(listen: string): boolean {

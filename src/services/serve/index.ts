@@ -2,6 +2,7 @@ import cluster from 'node:cluster'
 import { dirname, extname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { CONFIG_KEYS } from '../../config/keys.js'
+import { drainDelayMs } from '../../config/schema.js'
 import { BrokerError, brokerError } from '../../errors/index.js'
 import { notice } from '../../log.js'
 import { type ServeOptions, resolveServeConfig } from './config.js'
@@ -71,7 +72,7 @@ export async function serve(opts: ServeOptions): Promise<ServeResult> {
     workers,
     fork: clusterFork({ config, driver, cwd, connectionName }),
     // A draining worker first waits server.drainDelay with the listener open (see worker.ts).
-    drainTimeoutMs: DRAIN_TIMEOUT_MS + config.server.drainDelay,
+    drainTimeoutMs: DRAIN_TIMEOUT_MS + drainDelayMs(config),
     onListening: (port) =>
       notice(
         `listening on port ${port} (${url}), ${workers} worker${workers > 1 ? 's' : ''}, store: ${storeLabel}, pid ${process.pid}`,
@@ -81,8 +82,19 @@ export async function serve(opts: ServeOptions): Promise<ServeResult> {
         `worker ${pid} exited (${how})${reason ? `: it could not start: ${reason}` : ''}; starting a new one in ${delayMs} ms`,
       ),
   })
-  const onTerm = () => void supervisor.stop('SIGTERM')
-  const onInt = () => void supervisor.stop('SIGINT')
+  // The first signal drains, saying for how long (a silent wait reads as a hang); a second stops at once.
+  let signalled = false
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (signalled) {
+      notice(`${signal} again: stopping at once`)
+      return void supervisor.halt(signal)
+    }
+    signalled = true
+    notice(drainNotice(signal, drainDelayMs(config)))
+    void supervisor.stop(signal)
+  }
+  const onTerm = () => onSignal('SIGTERM')
+  const onInt = () => onSignal('SIGINT')
   process.on('SIGTERM', onTerm)
   process.on('SIGINT', onInt)
   let stopped
@@ -107,4 +119,12 @@ export async function serve(opts: ServeOptions): Promise<ServeResult> {
     pid_file: pid.file,
     stopped_by: stopped.reason,
   }
+}
+
+/** What the primary says on the first SIGTERM or SIGINT: a silent drain reads as a hang. */
+export function drainNotice(signal: string, delayMs: number): string {
+  const again = `${signal === 'SIGINT' ? 'Ctrl-C' : signal} again stops at once.`
+  return delayMs > 0
+    ? `${signal}: draining for ${delayMs / 1000} s (server.drainDelay): /ping answers 503 meanwhile, then requests in flight finish. ${again}`
+    : `${signal}: stopping; requests in flight finish (at most ${DRAIN_TIMEOUT_MS / 1000} s). ${again}`
 }

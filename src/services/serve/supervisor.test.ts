@@ -76,6 +76,19 @@ afterEach(() => {
 })
 
 describe('createSupervisor', () => {
+  it('halt() during a drain stops every worker at once (SIGKILL), without the drain timeout', async () => {
+    const { supervisor, forked } = setup({ workers: 2, drainTimeoutMs: 60_000 })
+    const run = supervisor.run()
+    forked.forEach((w) => w.ready())
+    void supervisor.stop('SIGINT')
+    expect(forked.map((w) => w.told)).toEqual([['shutdown'], ['shutdown']])
+    expect(await settled(run)).toBe(false)
+    supervisor.halt()
+    expect(forked.map((w) => w.told.at(-1))).toEqual(['SIGKILL', 'SIGKILL'])
+    forked.forEach((w) => w.exit(null, 'SIGKILL'))
+    await expect(run).resolves.toEqual({ reason: 'SIGINT', port: 3000 })
+  })
+
   it('forks the workers asked for and says it listens once, when the last is ready', () => {
     const { supervisor, forked, listening } = setup({ workers: 3 })
     void supervisor.run()

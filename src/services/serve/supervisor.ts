@@ -47,6 +47,8 @@ export interface Supervisor {
   run(): Promise<Stopped>
   /** Stops restarting and drains: asks every worker to close, waits for each, SIGKILL after the deadline. A second call does nothing. */
   stop(reason: string): Promise<void>
+  /** Stops at once: SIGKILL to every live worker (a second Ctrl-C during a drain). */
+  halt(reason?: string): Promise<void>
 }
 
 export const BACKOFF_BASE_MS = 100
@@ -156,5 +158,10 @@ export function createSupervisor(opts: SupervisorOptions): Supervisor {
       return done
     },
     stop: (reason) => drain(reason),
+    halt: (reason = 'halt') => {
+      const draining = drain(reason)
+      for (const [control] of live) if (!control.isDead()) control.kill('SIGKILL')
+      return draining
+    },
   }
 }

@@ -1,5 +1,6 @@
 import { beginDrain, buildServer } from '../../broker/http/build.js'
 import { createBroker } from '../../broker/index.js'
+import { drainDelayMs } from '../../config/schema.js'
 import type { WorkerMessage, WorkerSetup } from './setup.js'
 
 /** A worker: builds the server, listens, and drains on the primary's word. */
@@ -33,7 +34,7 @@ export async function runWorker(setup: WorkerSetup): Promise<void> {
         // Connections the kernel accepted but no worker has taken yet would be reset by close():
         // say we are leaving on /ping first, and keep serving while a load balancer notices.
         beginDrain(app)
-        const delay = setup.config.server.drainDelay
+        const delay = drainDelayMs(setup.config)
         if (listening && delay > 0) await new Promise((r) => setTimeout(r, delay))
         await app.close()
         await broker.close()
