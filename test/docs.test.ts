@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { dirname, join, normalize, relative } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -362,11 +363,26 @@ describe('the dashboard page', () => {
   it('counts the shipped PDK fixtures as the panel lists them, and names the flow presets New flow offers', async () => {
     const page = read('docs/dashboard.md')
     const { listFixtures } = await import('../src/services/dashboard/pdk.js')
-    const shipped = listFixtures(join(root, 'fixtures/pdk')).length
-    expect(page).toContain(`Fixtures in fixtures/pdk (${shipped})`)
-    expect(page).toContain(`the ${shipped} fixtures shipped`)
+    // The screen was captured in a checkout: its fixtures/pdk, not the package's.
+    const inCheckout = listFixtures(join(root, 'fixtures/pdk')).length
+    expect(page).toContain(`Fixtures in fixtures/pdk (${inCheckout})`)
     const { FLOW_PRESET_NAMES } = await import('../src/services/store/presets.js')
     const listed = /A form over the same presets[^(]*\(([^)]*)\)/.exec(page)![1]!.match(/`([^`]+)`/g)!
     expect(listed.map((s) => s.slice(1, -1))).toEqual(FLOW_PRESET_NAMES)
+  })
+})
+
+describe('docs/dashboard.md', () => {
+  // What the package ships is what npm packs (package.json "files", its exclusions included), not the checkout.
+  it('says how many fixtures the package ships and a checkout has at the top of fixtures/pdk', () => {
+    const packed = JSON.parse(
+      execFileSync('npm', ['pack', '--dry-run', '--ignore-scripts', '--json'], { cwd: root, encoding: 'utf8' }),
+    ) as Array<{ files: Array<{ path: string }> }>
+    const top = /^fixtures\/pdk\/[^/]+\.json$/
+    const shipped = packed[0]!.files.filter((f) => top.test(f.path)).length
+    const checkout = readdirSync(join(root, 'fixtures', 'pdk')).filter((f) => f.endsWith('.json')).length
+    const page = read('docs/dashboard.md')
+    expect(prose(page)).toContain(`the package ships ${shipped} at the top of its \`fixtures/pdk/\``)
+    expect(prose(page)).toContain(`a checkout has ${checkout} there`)
   })
 })

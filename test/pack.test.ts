@@ -109,6 +109,18 @@ describe('the packed package, installed globally', () => {
     expect(r.status).toBe(0)
   })
 
+  it("runs the README's example and a shipped fixture by name, outside any checkout", () => {
+    for (const args of [['fixtures/pdk/js-hello.json'], ['js-hello']]) {
+      const r = run(['pdk', 'run', ...args])
+      expect(r.stderr, args.join(' ')).toBe('')
+      expect(r.stdout).toMatch(/1 passed, 0 failed/)
+      expect(r.status).toBe(0)
+    }
+    const miss = run(['pdk', 'run', 'js-helo'])
+    expect(miss.stderr).toContain(`(${join(installed, 'fixtures', 'pdk')}). Did you mean js-hello?`)
+    expect(miss.status).toBe(2)
+  })
+
   it('broker pdk schema names the schema inside the installed copy, and a fixture pointing there runs', () => {
     const r = run(['pdk', 'schema'])
     expect(r.stderr).toBe('')

@@ -94,6 +94,35 @@ describe('broker pdk run', () => {
     expect(r.stderr).toContain(`Error FIXTURE_INVALID: ${bad}: $.plugins[0].phases.access[0].args: must be array`)
   })
 
+  // An installed copy run anywhere: the README's fixtures are the package's, not the current folder's.
+  describe('outside a checkout', () => {
+    const elsewhere = mkdtempSync(join(tmpdir(), 'pdk-elsewhere-'))
+    const run = (...args: string[]) =>
+      spawnSync(process.execPath, [join(root, 'bin/run.js'), 'pdk', 'run', ...args], {
+        cwd: elsewhere,
+        encoding: 'utf8',
+      })
+
+    it("runs a shipped fixture by name, and the README's fixtures/pdk/… paths", () => {
+      for (const args of [['js-hello'], ['js-hello.json'], ['fixtures/pdk/js-hello.json'], ['lua-hello', 'js-hello']]) {
+        const r = run(...args)
+        expect(r.stderr, args.join(' ')).toBe('')
+        expect(r.stdout.trimEnd().split('\n').at(-1)).toBe(`${args.length} passed, 0 failed`)
+        expect(r.status).toBe(0)
+      }
+    })
+
+    it('names the closest shipped fixture and where they are for a name that is none of them', () => {
+      const r = run('js-helo')
+      expect(r.status).toBe(2)
+      expect(r.stderr).toContain(
+        `Error FIXTURE_INVALID: "js-helo" is neither a file here nor a fixture shipped with broker (${join(root, 'fixtures', 'pdk')}). Did you mean js-hello?`,
+      )
+      expect(r.stderr).toMatch(/→ .*`broker pdk run js-hello`/)
+      expect(r.stderr).not.toMatch(/the shipped fixtures\/pdk/)
+    })
+  })
+
   it('exits 2 for an unreadable fixture', () => {
     const r = pdk(join(dir, 'nope.json'))
     expect(r.code).toBe(2)

@@ -3,6 +3,7 @@ import * as Flags from '@oclif/core/flags'
 import { BrokerCommand } from '../../src/cli/base-command.js'
 import { renderRun } from '../../src/services/pdk/render.js'
 import { runFixtures, type PdkRunResult } from '../../src/services/pdk/run.js'
+import { shippedFixtures } from '../../src/services/pdk/shipped.js'
 
 export default class PdkRun extends BrokerCommand {
   static override summary = 'Replay gateway plugin phase scenarios from fixture files'
@@ -10,6 +11,7 @@ export default class PdkRun extends BrokerCommand {
     'Runs each fixture through the plugin lifecycle with the emulated kit, prints the phase-by-phase trace, the final response and failed expectations. Exit 0 when all pass, 1 when an expectation fails, 2 for an unreadable or invalid fixture.'
 
   static override examples = [
+    '<%= config.bin %> pdk run js-hello',
     '<%= config.bin %> pdk run fixtures/pdk/request-basics.json',
     '<%= config.bin %> pdk run fixtures/pdk',
     '<%= config.bin %> pdk run fixtures/pdk/js-hello.json --json',
@@ -50,7 +52,10 @@ export default class PdkRun extends BrokerCommand {
   }
 
   static override args = {
-    fixture: Args.string({ description: 'fixture file or directory of fixtures (repeatable)', required: true }),
+    fixture: Args.string({
+      description: 'fixture file or directory of fixtures, or the name of a shipped fixture (repeatable)',
+      required: true,
+    }),
   }
 
   async run(): Promise<PdkRunResult> {
@@ -63,6 +68,7 @@ export default class PdkRun extends BrokerCommand {
       pluginServerTimeout: flags['plugin-server-timeout'],
       timeout: flags.timeout,
       luaPath: flags['lua-path'],
+      shipped: shippedFixtures(this.config.root),
     })
     // Coloured on a terminal; hasColors() says no under NO_COLOR or TERM=dumb.
     const color = Boolean(process.stdout.isTTY && process.stdout.hasColors?.())

@@ -165,6 +165,9 @@ const SAMPLES: { [Id in MessageId]: MessageArgs<Id> } = {
   bustedInvalid: [
     { message: '.busted must return a table of tasks ({ default = { … } })', path: '/home/me/kong-plugin/.busted' },
   ],
+  shippedFixtureUnknown: [
+    { name: 'js-helo', folder: 'node_modules/oauth-broker/fixtures/pdk', suggestion: 'js-hello' },
+  ],
   crossSite: [{ path: '/store' }],
   requestTimeout: [{ ms: 30_000 }],
   shuttingDown: [],

@@ -37,6 +37,10 @@ export const PDK_ERRORS = {
 } as const satisfies Record<string, ErrorSpec & { readonly status?: never }>
 
 /** The messages of these codes, as templates (see index.ts). */
+/** Where a fixture path that leads nowhere sends the user: an installed copy has no fixtures/pdk in the current folder. */
+const SHIPPED_NEXT =
+  'Check the path: `broker pdk run <file or folder>` takes fixture files or folders of them, or the name of a fixture shipped with broker, e.g. `broker pdk run js-hello`.'
+
 export const PDK_MESSAGES = {
   /** FixtureError's message, which names the file and the field. */
   fixtureInvalid: {
@@ -54,7 +58,14 @@ export const PDK_MESSAGES = {
     code: 'FIXTURE_INVALID',
     text: (v: { message: string }) => v.message,
     details: (v: { file: string; path: string }) => ({ file: v.file, path: v.path }),
-    next: 'Check the path: `broker pdk run <file or folder>` takes fixture files or folders of them, e.g. the shipped fixtures/pdk/js-hello.json.',
+    next: SHIPPED_NEXT,
+  },
+  shippedFixtureUnknown: {
+    code: 'FIXTURE_INVALID',
+    text: (v: { name: string; folder: string; suggestion?: string }) =>
+      `"${v.name}" is neither a file here nor a fixture shipped with broker (${v.folder}).${v.suggestion ? ` Did you mean ${v.suggestion}?` : ''}`,
+    details: (v: { name: string }) => ({ file: v.name, path: '$' }),
+    next: SHIPPED_NEXT,
   },
   /** A Lua plugin's config that its schema.lua refuses (Kong's message, the field named). */
   pluginConfigInvalid: {
@@ -85,7 +96,7 @@ export const PDK_MESSAGES = {
     code: 'FIXTURE_INVALID',
     text: (v: { path: string }) => `No fixture found in ${v.path}: a folder must hold *.json fixture files.`,
     details: (v: { path: string }) => ({ file: v.path, path: '$' }),
-    next: 'Check the folder or pattern: `broker pdk run <file or folder>`, e.g. the shipped fixtures/pdk.',
+    next: 'Check the folder or pattern: `broker pdk run <file or folder>`; the fixtures shipped with broker run by name, e.g. `broker pdk run js-hello`.',
   },
   /** `broker pdk test`: a path on the command line (or in .busted's ROOT) that does not exist. */
   specPathNotFound: {

@@ -2,6 +2,7 @@
 import { readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { brokerError } from '../../errors/index.js'
+import { resolveShipped } from './shipped.js'
 import { FixtureError, loadFixture, type LoadedFixture } from '../../../pdk/fixture/index.js'
 import { runScenario, type ScenarioResult } from '../../../pdk/runner/index.js'
 import { StartError } from '../../../pdk/plugin-server/index.js'
@@ -23,6 +24,8 @@ export interface PdkRunOptions {
   timeout?: number
   /** More folders Lua plugins' `require` searches (`--lua-path`), after each fixture's `lua_path`. */
   luaPath?: string[]
+  /** The folder of the fixtures shipped with broker, which a bare name (`js-hello`) runs from. */
+  shipped?: string
 }
 
 /** The registry error the CLI prints for a fixture whose verdict is `error` (it cannot run: exit 2), by what is wrong. */
@@ -104,7 +107,9 @@ async function prepare(
 export async function runFixtures(
   options: PdkRunOptions,
 ): Promise<{ results: ScenarioResult[]; report: PdkRunResult; exitCode: 0 | 1 | 2 }> {
-  const prepared = await prepare(options.paths, options.pluginServer === true, options.luaPath)
+  const { shipped } = options
+  const paths = shipped ? options.paths.map((p) => resolveShipped(p, shipped)) : options.paths
+  const prepared = await prepare(paths, options.pluginServer === true, options.luaPath)
   const timeoutMs = options.timeout ?? options.pluginServerTimeout ?? 10_000
   const serverOptions = { command: options.pluginServerCmd, timeoutMs }
   const servers = await startPluginServers(
