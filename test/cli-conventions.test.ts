@@ -74,6 +74,14 @@ describe('typos', () => {
     expect(topic.stderr).toMatch(/"pdk rn" is not a broker command\. Did you mean `broker pdk run`\?/)
   })
 
+  it("in a flag: the command's closest flag, --no- forms and --json included", async () => {
+    const r = await runCli(['store', '--flwo', 'oauth2-3'])
+    expect(r.stderr).toBe('Error USAGE: Nonexistent flag: --flwo (did you mean --flow?); see --help.\n')
+    expect(r.code).toBe(2)
+    const no = await runCli(['serve', '--no-api-opne'])
+    expect(no.stderr).toMatch(/\(did you mean --no-api-open\?\)/)
+  })
+
   it('in broker help <command> as well', async () => {
     const r = await runCli(['help', 'stroe'])
     expect(r.stderr).toMatch(/^Error NOT_FOUND: "stroe" is not a broker command\. Did you mean `broker store`\?/)

@@ -50,6 +50,14 @@ describe('toBrokerError', () => {
     expect(err.message).toBe('Flag --store expects one of these values: auto, redis, memory; see --help.')
   })
 
+  it("suggests the command's closest flag for a misspelt one", async () => {
+    const err = toBrokerError(await parseError(['h', '--hosp', '1']), { flags: ['hops', 'store', 'json'] })
+    expect(err.code).toBe('USAGE')
+    expect(err.message).toBe('Nonexistent flag: --hosp (did you mean --hops?); see --help.')
+    const far = toBrokerError(await parseError(['h', '--zzzzzz']), { flags: ['hops', 'store'] })
+    expect(far.message).toBe('Nonexistent flag: --zzzzzz; see --help.')
+  })
+
   it('makes anything unexpected INTERNAL with its first line only', () => {
     const err = toBrokerError(new Error("Couldn't access platform storage\n\nStack backtrace:\n  0: <unknown>"))
     expect(err.code).toBe('INTERNAL')

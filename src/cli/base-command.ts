@@ -2,6 +2,7 @@
 import { Command } from '@oclif/core/command'
 import { format } from 'node:util'
 import { BrokerError, brokerError, isBrokerError } from '../errors/index.js'
+import { closest } from '../../util/closest.js'
 import { terminalSafe } from '../services/terminal-text.js'
 
 /**
@@ -26,7 +27,7 @@ export abstract class BrokerCommand extends Command {
   ): Promise<unknown> {
     // this.exit() and oclif's own exits pass through untouched.
     if (err.code === 'EEXIT') return super.catch(err)
-    const broker = toBrokerError(err)
+    const broker = toBrokerError(err, { flags: flagNames(this.constructor as typeof BrokerCommand) })
     printError(broker, this.jsonEnabled(), err.stack)
     process.exitCode = broker.exit
     this.exit(broker.exit)
@@ -66,20 +67,36 @@ export function printError(broker: BrokerError, json: boolean, stack?: string): 
  * Any error as a registry error: oclif's flag and argument parse errors are usage errors (exit 2);
  * anything else unexpected is INTERNAL with its first line only (the stack under BROKER_VERBOSE).
  */
-export function toBrokerError(err: Error & { oclif?: { exit?: number }; args?: unknown }): BrokerError {
+export function toBrokerError(
+  err: Error & { oclif?: { exit?: number }; args?: unknown },
+  command: { flags?: readonly string[] } = {},
+): BrokerError {
   if (isBrokerError(err)) return err
   const name = err.constructor?.name ?? ''
   const parseError =
     ('parse' in err && /Flag|Arg|Parse|Failed|Required|Unexpected/i.test(name)) ||
     /^Parsing --|^Flag --\S+ expects (a value|one of these values)/.test(err.message)
-  if (parseError) return brokerError('cliUsage', { message: usageMessage(err) })
+  if (parseError) return brokerError('cliUsage', { message: usageMessage(err, command.flags ?? []) })
   const first = err.message.split('\n').find((line) => line.trim()) ?? name
   return brokerError('unexpectedInCli', { firstLine: first.trim() })
 }
 
-/** oclif's parse messages on one line: no "See more help" tail, required args by name. */
-function usageMessage(err: Error & { args?: unknown }): string {
+/** The names of a command's flags, without dashes: `--no-x` for a negatable one, and --json. */
+function flagNames(ctor: typeof BrokerCommand): string[] {
+  const flags = Object.entries(ctor.flags ?? {}) as Array<[string, { allowNo?: boolean }]>
+  return [...flags.flatMap(([name, f]) => (f.allowNo ? [name, `no-${name}`] : [name])), 'json', 'help']
+}
+
+/** oclif's parse messages on one line: no "See more help" tail, required args by name, the closest flag to a misspelt one. */
+function usageMessage(err: Error & { args?: unknown; flags?: unknown }, flags: readonly string[]): string {
   const help = (text: string) => `${text.replace(/[.:]?\s*$/, '')}; see --help.`
+  if (/^Nonexistent flags?: /.test(err.message) && Array.isArray(err.flags)) {
+    const named = (err.flags as string[]).map((typed) => {
+      const near = closest(typed.replace(/^-+/, '').replace(/=.*$/, ''), flags)
+      return near ? `${typed} (did you mean --${near}?)` : typed
+    })
+    return help(`Nonexistent flag${named.length > 1 ? 's' : ''}: ${named.join(', ')}`)
+  }
   if (/^Missing \d+ required arg/.test(err.message) && Array.isArray(err.args)) {
     const names = (err.args as Array<{ name?: string; description?: string }>).map((a) =>
       a.description ? `${a.name} (${a.description.replace(/\.$/, '')})` : a.name,
