@@ -16,7 +16,7 @@ const standalone = require('ajv/dist/standalone').default
 
 const text = readFileSync(join(root, 'pdk', 'fixture', 'fixture.schema.json'), 'utf8')
 // The same options pdk/fixture/index.ts compiles with.
-const ajv = new Ajv({ allErrors: false, strict: false, code: { source: true } })
+const ajv = new Ajv({ allErrors: true, strict: false, code: { source: true } })
 const code = standalone(ajv, ajv.compile(JSON.parse(text)))
 const digest = createHash('sha256').update(text).digest('hex')
 const out = join(root, 'dist', 'pdk', 'fixture', 'fixture.validate.cjs')

@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process'
-import { readdirSync } from 'node:fs'
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
 
@@ -73,6 +74,31 @@ describe('broker pdk run with Lua plugins', () => {
     const conditional = json(bad('redis-without-host'))
     expect(conditional.code).toBe(2)
     expect(JSON.stringify(conditional.out)).toContain('$.plugins[0].config.redis_host: required field missing')
+  })
+
+  it('names every field a config gets wrong at once, a misspelt one with the closest field of its record', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pdk-lua-config-'))
+    const file = join(dir, 'typos.json')
+    writeFileSync(
+      file,
+      JSON.stringify({
+        name: 'two config mistakes',
+        request: { url: 'http://api.test/' },
+        plugins: [
+          {
+            module: join(root, 'fixtures/pdk/plugins/lua/kong/plugins/lua-rewrite/'),
+            config: { limt: 5, mode: 'lenient', stamp: { valeu: 'x' } },
+          },
+        ],
+      }),
+    )
+    const r = pdk(file)
+    expect(r.code).toBe(2)
+    expect(r.stderr.split('\n').slice(0, 3)).toEqual([
+      `Error PDK_PLUGIN_CONFIG_INVALID: ${file}: $.plugins[0].config.limt: unknown field (did you mean limit?)`,
+      `${file}: $.plugins[0].config.mode: expected one of: strict, loose`,
+      `${file}: $.plugins[0].config.stamp.valeu: unknown field (did you mean value?)`,
+    ])
   })
 
   it('fails at once, exit 2, when a plugin requires a module broker does not emulate', () => {

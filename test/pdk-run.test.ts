@@ -94,6 +94,22 @@ describe('broker pdk run', () => {
     expect(r.stderr).toContain(`Error FIXTURE_INVALID: ${bad}: $.plugins[0].phases.access[0].args: must be array`)
   })
 
+  it('reports every problem of a fixture in one run, a misspelt field with the closest known one', () => {
+    const typos = fixture('typos.json', {
+      name: 'x',
+      request: { url: 'http://h/' },
+      plugins: [{ name: 'p', phases: { acess: [] } }],
+      expect: { upstream_requst: { headers: {} } },
+    })
+    const r = pdk(typos)
+    expect(r.code).toBe(2)
+    const lines = r.stderr.split('\n')
+    expect(lines[0]).toBe(
+      `Error FIXTURE_INVALID: ${typos}: $.plugins[0].phases.acess: is not a valid name here (must be one of "init_worker", "certificate", "rewrite", "access", "balancer", "response", "header_filter", "body_filter", "timer", "log", "preread", "admin_api"); did you mean access?`,
+    )
+    expect(lines[1]).toBe(`${typos}: $.expect.upstream_requst: is not a known field (did you mean upstream_request?)`)
+  })
+
   // An installed copy run anywhere: the README's fixtures are the package's, not the current folder's.
   describe('outside a checkout', () => {
     const elsewhere = mkdtempSync(join(tmpdir(), 'pdk-elsewhere-'))

@@ -12,6 +12,7 @@ import { kongConfiguration } from './configuration.js'
 import { luaPathTemplates } from './modules.js'
 import { LuaRuntime } from './runtime.js'
 import { LuaError } from './vm.js'
+import { closest } from '../../util/closest.js'
 
 /** A Lua plugin ready to run: Kong's handler in the fixture's runtime. */
 export interface LuaPlugin {
@@ -98,13 +99,15 @@ export async function prepareLuaPlugins(
       try {
         const [conf, errors] = runtime.schema(name, spec.config ?? {})
         if (errors) {
-          const [field, reason] = Object.entries(errors).sort()[0]!
-          throw new FixtureError(
-            loaded.file,
-            at(index, field === '@entity' || field === '@config' ? 'config' : `config.${field}`),
-            reason,
-            'config',
-          )
+          // Every field the schema refuses at once; a misspelt one with the closest field of its record.
+          const problems = Object.entries(errors)
+            .sort()
+            .map(([field, reason]) => ({
+              path: at(index, field === '@entity' || field === '@config' ? 'config' : `config.${field}`),
+              reason:
+                reason === 'unknown field' ? unknownField(field, runtime.fieldNames(name, parentOf(field))) : reason,
+            }))
+          throw new FixtureError(loaded.file, problems[0]!.path, problems[0]!.reason, 'config', problems)
         }
         config = conf
         const info = runtime.load(index, name, config)
@@ -157,4 +160,12 @@ function loadError(e: unknown, file: string, path: string, runtime: LuaRuntime):
   // the message keeps its `file:line`; Lua's traceback would only name broker's own loader
   const message = e.message.replace(/\nstack traceback:[\s\S]*$/, '')
   return runtime.missingModule(e.message, path) ?? new FixtureError(file, path, `failed to load: ${message}`)
+}
+
+const parentOf = (field: string) => field.slice(0, Math.max(0, field.lastIndexOf('.')))
+
+/** Kong's "unknown field", with the closest field of the same record when one is close. */
+function unknownField(field: string, known: readonly string[]): string {
+  const near = closest(field.slice(field.lastIndexOf('.') + 1), known)
+  return near ? `unknown field (did you mean ${near}?)` : 'unknown field'
 }

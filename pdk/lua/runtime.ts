@@ -144,6 +144,12 @@ export class LuaRuntime {
     )
   }
 
+  /** The field names of a record of a plugin's config (`''` the config, `stamp` a record in it), for a did-you-mean. */
+  fieldNames(name: string, path: string): string[] {
+    const [names] = this.loading(() => this.vm.call('__broker_schema_fields', name, path))
+    return Array.isArray(names) ? names.map(String) : []
+  }
+
   /** Runs `load` with the probe kit in the bridge, so a module's top-level kit calls answer. */
   private loading<T>(load: () => T): T {
     const { kit, ctx } = this.options.probe

@@ -52,6 +52,13 @@ function __broker_schema(name, conf)
   return require("broker.schema").process(schema, conf)
 end
 
+--- The field names of a record of a plugin's config (see broker.schema.field_names); none without a schema.lua.
+function __broker_schema_fields(name, path)
+  local ok, schema = pcall(require, "kong.plugins." .. name .. ".schema")
+  local names = ok and require("broker.schema").field_names(schema, path) or {}
+  return setmetatable(names, __broker_array_mt)
+end
+
 function __broker_begin(captures) R.begin(captures) end
 function __broker_start(token, i, phase) return R.start(token, i, phase) end
 function __broker_resume(token, i, ...) return R.resume(token, i, ...) end

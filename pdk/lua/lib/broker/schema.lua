@@ -255,4 +255,23 @@ function M.process(schema, conf)
   return out
 end
 
+--- The field names of a record in a plugin schema's config ("" the config itself, "stamp" a record in
+--- it), for the closest to a misspelt one.
+function M.field_names(schema, path)
+  local def
+  for _, f in ipairs(fields_of(schema)) do
+    if f.name == "config" then def = f.def end
+  end
+  for part in string.gmatch(path, "[^.]+") do
+    local inner
+    for _, f in ipairs(fields_of(def or {})) do
+      if f.name == part then inner = f.def end
+    end
+    def = inner
+  end
+  local names = {}
+  for _, f in ipairs(fields_of(def or {})) do names[#names + 1] = f.name end
+  return names
+end
+
 return M
