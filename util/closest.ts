@@ -1,5 +1,5 @@
-// Did-you-mean for every typed name: commands, --flow presets and providers (src/), kit calls in a
-// fixture (pdk/). Here because pdk/ is the lowest layer both may import (pdk/ never imports src/).
+// Did-you-mean for every typed name: commands, flags, --flow presets, providers and shipped fixtures
+// (src/), kit calls, fields and phases in a fixture and Lua plugin config fields (pdk/). Here because pdk/ is the lowest layer both may import (pdk/ never imports src/).
 
 /** The word of `known` closest to `typed` by edit distance, when it is close enough to be a typo. */
 export function closest(typed: string, known: Iterable<string>): string | undefined {
