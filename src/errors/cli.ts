@@ -126,7 +126,7 @@ export const CLI_MESSAGES = {
   captureNotDelivered: {
     code: 'CAPTURE_TIMEOUT',
     text: (v: { progress: string; port: number }) =>
-      `The flow is ${v.progress} at the broker, but nothing reached http://127.0.0.1:${v.port}/callback.`,
+      `The flow ended at the broker (${v.progress}), but nothing reached http://127.0.0.1:${v.port}/callback.`,
     next: 'See what the flow did with `broker hash-check <hash>`, and run broker store again.',
   },
   // --- issue 25 (device flow, RFC 8628) ---

@@ -84,7 +84,9 @@ describe('awaitCapture', () => {
       { progress: 'completed', expires_in: 25 },
     ])
     const err = await failure(awaitCapture(s.watch, { expiresIn: 60, port: 4321 }))
-    expect(err.message).toBe('The flow is completed at the broker, but nothing reached http://127.0.0.1:4321/callback.')
+    expect(err.message).toBe(
+      'The flow ended at the broker (completed), but nothing reached http://127.0.0.1:4321/callback.',
+    )
   })
 
   it("passes on the broker's other errors, and a failed delivery", async () => {
