@@ -40,6 +40,8 @@ export async function createBroker(
     replicas: await replicasToWait(config.store, redis, driver),
     // Within the command's own timeout (store.timeout), so a lagging replica is told apart from a silent Redis.
     waitMs: Math.floor((config.store.timeout * 3) / 4),
+    shortfall: config.store.replicaShortfall,
+    warn: (message) => log.warn(message),
   })
   const events = new FlowEvents()
   // Several workers or instances share a real Redis: every one of them sees every flow's events.

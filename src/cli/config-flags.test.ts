@@ -36,6 +36,7 @@ describe('serveFlags', () => {
       'store.sentinelPass': 'store-sentinel-pass',
       'store.cluster': 'store-cluster',
       'store.replicas': 'store-replicas',
+      'store.replicaShortfall': 'store-replica-shortfall',
       'store.memoryLimit': 'store-memory-limit',
       'store.keys': 'store-key',
       'session.secret': 'session-secret',

@@ -82,6 +82,10 @@ export const CONFIG_DOCS = {
     shown: '1 with Sentinel and a replica, else 0',
     help: 'Replicas that must acknowledge each write (WAIT) before it is answered; 503 STORE_UNAVAILABLE when fewer do within store.timeout. Keeps acknowledged flows through a Sentinel failover',
   },
+  'store.replicaShortfall': {
+    flag: 'store-replica-shortfall',
+    help: 'While fewer replicas are connected than store.replicas (after a failover, until the old master has resynced): accept answers writes acknowledged by the replicas there are (unreplicated when none), refuse answers 503 STORE_UNAVAILABLE until they are back',
+  },
   'store.memoryLimit': {
     flag: 'store-memory-limit',
     help: 'Megabytes of flows (and client registrations) the embedded store keeps; a new flow past it is refused with 503 STORE_FULL',

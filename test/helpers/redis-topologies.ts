@@ -118,12 +118,13 @@ export interface SentinelSetup extends Topology {
   failover(): Promise<number>
 }
 
-/** One master, one replica, one sentinel, all real, on loopback. */
-export async function startSentinel(): Promise<SentinelSetup> {
+/** One master, one replica (two with `replicas: 2`), one sentinel, all real, on loopback. */
+export async function startSentinel({ replicas = 1 }: { replicas?: 1 | 2 } = {}): Promise<SentinelSetup> {
   const dir = mkdtempSync(join(tmpdir(), 'broker-sentinel-'))
   const l = launcher(dir)
   const taken = new Set<number>()
   const [master, replica, sentinel] = [await clusterPort(taken), await clusterPort(taken), await clusterPort(taken)]
+  const second = replicas === 2 ? await clusterPort(taken) : undefined
   const name = 'brokermaster'
   const common = ['--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir]
   const currentMaster = async () =>
@@ -131,12 +132,14 @@ export async function startSentinel(): Promise<SentinelSetup> {
   try {
     l.start(['--port', String(master), ...common])
     await waitFor(async () => (await cli(master, 'ping')) === 'PONG', 10_000, 'master')
-    l.start(['--port', String(replica), '--replicaof', '127.0.0.1', String(master), ...common])
-    await waitFor(
-      async () => (await cli(replica, 'info', 'replication')).includes('master_link_status:up'),
-      15_000,
-      'replica in sync',
-    )
+    for (const port of second ? [replica, second] : [replica]) {
+      l.start(['--port', String(port), '--replicaof', '127.0.0.1', String(master), ...common])
+      await waitFor(
+        async () => (await cli(port, 'info', 'replication')).includes('master_link_status:up'),
+        15_000,
+        'replica in sync',
+      )
+    }
     const conf = join(dir, 'sentinel.conf')
     writeFileSync(
       conf,
@@ -162,7 +165,7 @@ export async function startSentinel(): Promise<SentinelSetup> {
     throw err
   }
   return {
-    ports: [master, replica, sentinel],
+    ports: second ? [master, replica, sentinel, second] : [master, replica, sentinel],
     master,
     replica,
     sentinel,

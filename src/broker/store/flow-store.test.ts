@@ -1,7 +1,7 @@
 import type { Socket } from 'node:net'
 import { Redis } from 'ioredis'
 import RedisMock from 'ioredis-mock'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { startFaultProxy } from '../../../test/helpers/fault-proxy.js'
 import { type RedisServer, startRedis } from '../../../test/helpers/redis.js'
 import { configSchema } from '../../config/schema.js'
@@ -332,5 +332,38 @@ describe('FlowStore when a reply is lost', () => {
       viaProxy.disconnect()
       proxy.close()
     }
+  })
+})
+
+describe('store.replicas with fewer replicas connected (store.replicaShortfall)', () => {
+  // A Redis without replicas stands for a failover's new master before the old one has resynced.
+  const make = (shortfall: 'accept' | 'refuse', warn?: (m: string) => void) =>
+    new FlowStore(client, {
+      expireSeconds: 60,
+      callbackWaitSeconds: 600,
+      secrets: SECRETS,
+      replicas: 1,
+      waitMs: 100,
+      shortfall,
+      warn,
+    })
+
+  it('refuse: a write no replica acknowledged is STORE_UNAVAILABLE', async () => {
+    await expect(make('refuse').create(entry())).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE' })
+  })
+
+  it('accept: the write is answered with the replicas there are (none), told once, and later writes skip the WAIT', async () => {
+    const told: string[] = []
+    const store = make('accept', (m) => told.push(m))
+    const e = entry()
+    await store.create(e)
+    expect((await store.get(e.hash))?.progress).toBe('stored')
+    // The shortfall is known (for a second): the next writes send no WAIT at all.
+    const waits = vi.spyOn(client, 'wait')
+    for (let i = 0; i < 5; i++) await store.create(entry())
+    expect(waits).not.toHaveBeenCalled()
+    waits.mockRestore()
+    expect(told).toHaveLength(1)
+    expect(told[0]).toMatch(/acknowledged by 0 of the 1 replicas/)
   })
 })

@@ -46,7 +46,19 @@ export interface FlowStoreOptions {
   replicas?: number
   /** Milliseconds WAIT may take (below store.timeout). */
   waitMs?: number
+  /**
+   * While fewer replicas are connected than `replicas` (the demoted master resyncing after a failover):
+   * `refuse` answers writes STORE_UNAVAILABLE until they are back, `accept` waits for those connected
+   * (none: no WAIT) and answers (store.replicaShortfall).
+   */
+  shortfall?: 'refuse' | 'accept'
+  /** Told once per SHORTFALL_WARN_MS while writes are acknowledged with fewer replicas than store.replicas. */
+  warn?: (message: string) => void
 }
+
+// In a replica shortfall, how long one look at the connected replicas holds, and how often it is told.
+const SHORTFALL_LOOK_MS = 1000
+const SHORTFALL_WARN_MS = 10_000
 
 /**
  * The flow records in Redis (or the embedded store): create, read, advance, correlate, results.
@@ -62,6 +74,11 @@ export class FlowStore {
   private readonly ledger: MemoryLedger | undefined
   private readonly replicas: number
   private readonly waitMs: number
+  private readonly shortfall: 'refuse' | 'accept'
+  private readonly warn: (message: string) => void
+  /** Replicas the master had connected at the last look (INFO), until when that look holds. */
+  private connected = { count: Number.POSITIVE_INFINITY, until: 0 }
+  private warnedAt = 0
   private kept: { policy: RegistrationPolicy; store: RegistrationStore } | undefined
 
   constructor(redis: Redis, opts: FlowStoreOptions) {
@@ -69,6 +86,8 @@ export class FlowStore {
     this.ledger = opts.ledger
     this.replicas = opts.replicas ?? 0
     this.waitMs = opts.waitMs ?? 1000
+    this.shortfall = opts.shortfall ?? 'refuse'
+    this.warn = opts.warn ?? (() => undefined)
     this.expireSeconds = opts.expireSeconds
     this.callbackWaitSeconds = opts.callbackWaitSeconds
     this.sealer = new Sealer(opts.secrets)
@@ -92,24 +111,67 @@ export class FlowStore {
    */
   private async write<T>(op: () => Promise<T>, handOut = false): Promise<T> {
     if (!this.replicas) return this.send(op)
+    // With `accept`, in a shortfall already seen (a failover's new master, its old one still resyncing):
+    // wait for the replicas there are, none at all when none is connected, rather than time out each write.
+    const want = this.shortfall === 'accept' ? Math.min(this.replicas, await this.connectedReplicas()) : this.replicas
+    if (want === 0) {
+      this.shortfallSeen(0)
+      return this.send(op)
+    }
     coalesceTurn(this.redis)
     const written = guard(op)
-    const acked = guard(() => this.redis.wait(this.replicas, this.waitMs))
+    const acked = guard(() => this.redis.wait(want, this.waitMs))
     acked.catch(() => undefined)
     const result = await written
     // `handOut`: a GETDEL that took a one-time value (a result, a kept answer) returns it however the
     // replicas answer: refused now, it would be gone from the master for good and the tokens with it.
-    const n = handOut ? await acked.catch(() => this.replicas) : await acked
-    if (n < this.replicas && !handOut) throw brokerError('storeNotReplicated', { acked: n, replicas: this.replicas })
-    return result
+    const n = handOut ? await acked.catch(() => want) : await acked
+    if (n >= want || handOut) {
+      if (want < this.replicas) this.shortfallSeen(n)
+      return result
+    }
+    // Fewer acknowledgements than asked: a replica that lags (refused: it is there, and may catch up), or
+    // fewer replicas connected than store.replicas (`accept`: answered with those there are).
+    if (this.shortfall === 'accept') {
+      this.connected.until = 0
+      const connected = await this.connectedReplicas()
+      if (connected < this.replicas && n >= connected) {
+        this.shortfallSeen(n)
+        return result
+      }
+    }
+    throw brokerError('storeNotReplicated', { acked: n, replicas: this.replicas })
   }
 
-  /** The Redis client (or the embedded store's), for plugins that keep their own keys: rate limits. */
+  /**
+   * Replicas connected to the master now, looked up (INFO replication) only in a shortfall or after a
+   * short WAIT, and trusted for SHORTFALL_LOOK_MS; store.replicas otherwise (WAIT tells).
+   */
+  private async connectedReplicas(): Promise<number> {
+    const now = Date.now()
+    if (this.connected.until > now) return this.connected.count
+    if (this.connected.count >= this.replicas && this.connected.until !== 0) return this.replicas
+    const info = await this.send(() => this.redis.info('replication')).catch(() => '')
+    const count = Number(/^connected_slaves:(\d+)/m.exec(info)?.[1] ?? this.replicas)
+    this.connected = { count, until: now + SHORTFALL_LOOK_MS }
+    return count
+  }
+
+  private shortfallSeen(acked: number): void {
+    const now = Date.now()
+    if (now - this.warnedAt < SHORTFALL_WARN_MS) return
+    this.warnedAt = now
+    this.warn(
+      `writes acknowledged by ${acked} of the ${this.replicas} replicas store.replicas asks for: fewer are connected (a failover's old master resyncing?); store.replicaShortfall is accept`,
+    )
+  }
+
   /** The embedded in-process store (ioredis-mock and its ledger), not a Redis server. */
   get embedded(): boolean {
     return this.ledger !== undefined
   }
 
+  /** The Redis client (or the embedded store's), for plugins that keep their own keys: rate limits. */
   get client(): Redis {
     return this.redis
   }
