@@ -29,8 +29,15 @@ beforeAll(async () => {
   const info = execFileSync('redis-cli', ['-p', String(sentinel.replica), 'info', 'server'], { encoding: 'utf8' })
   replicaPid = Number(/process_id:(\d+)/.exec(info)?.[1])
   broker = await startBroker({
-    // No store.replicas: with Sentinel and a replica it is 1.
-    args: ['--store-sentinel', `127.0.0.1:${sentinel.sentinel}`, '--store-name', sentinel.name],
+    // No store.replicas: with Sentinel and a replica it is 1. Strict: a write no replica has is refused.
+    args: [
+      '--store-sentinel',
+      `127.0.0.1:${sentinel.sentinel}`,
+      '--store-name',
+      sentinel.name,
+      '--store-replica-shortfall',
+      'refuse',
+    ],
     env: SECRETS,
   })
 }, 60_000)

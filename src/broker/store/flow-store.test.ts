@@ -352,7 +352,7 @@ describe('store.replicas with fewer replicas connected (store.replicaShortfall)'
     await expect(make('refuse').create(entry())).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE' })
   })
 
-  it('accept: the write is answered with the replicas there are (none), told once, and later writes skip the WAIT', async () => {
+  it('accept: the write is answered with the replicas that acknowledged it (none), told once, and for a second writes send no WAIT', async () => {
     const told: string[] = []
     const store = make('accept', (m) => told.push(m))
     const e = entry()
@@ -364,6 +364,6 @@ describe('store.replicas with fewer replicas connected (store.replicaShortfall)'
     expect(waits).not.toHaveBeenCalled()
     waits.mockRestore()
     expect(told).toHaveLength(1)
-    expect(told[0]).toMatch(/acknowledged by 0 of the 1 replicas/)
+    expect(told[0]).toMatch(/answered with 0 of the 1 replicas/)
   })
 })

@@ -47,17 +47,19 @@ export interface FlowStoreOptions {
   /** Milliseconds WAIT may take (below store.timeout). */
   waitMs?: number
   /**
-   * While fewer replicas are connected than `replicas` (the demoted master resyncing after a failover):
-   * `refuse` answers writes STORE_UNAVAILABLE until they are back, `accept` waits for those connected
-   * (none: no WAIT) and answers (store.replicaShortfall).
+   * When fewer replicas than `replicas` acknowledge a write (a failover's old master resyncing, a replica
+   * lagging): `refuse` answers STORE_UNAVAILABLE, `accept` answers the write and sends no WAIT for a
+   * second (store.replicaShortfall).
    */
   shortfall?: 'refuse' | 'accept'
   /** Told once per SHORTFALL_WARN_MS while writes are acknowledged with fewer replicas than store.replicas. */
   warn?: (message: string) => void
 }
 
-// In a replica shortfall, how long one look at the connected replicas holds, and how often it is told.
-const SHORTFALL_LOOK_MS = 1000
+// In a replica shortfall (`accept`): how long writes send no WAIT, how long the WAIT that then probes
+// may take, and how often the shortfall is told.
+const SHORTFALL_MS = 1000
+const PROBE_WAIT_MS = 50
 const SHORTFALL_WARN_MS = 10_000
 
 /**
@@ -76,8 +78,8 @@ export class FlowStore {
   private readonly waitMs: number
   private readonly shortfall: 'refuse' | 'accept'
   private readonly warn: (message: string) => void
-  /** Replicas the master had connected at the last look (INFO), until when that look holds. */
-  private connected = { count: Number.POSITIVE_INFINITY, until: 0 }
+  /** Until when writes send no WAIT (`accept`, after a shortfall); 0: none seen since the last full acknowledgement. */
+  private shortUntil = 0
   private warnedAt = 0
   private kept: { policy: RegistrationPolicy; store: RegistrationStore } | undefined
 
@@ -111,50 +113,38 @@ export class FlowStore {
    */
   private async write<T>(op: () => Promise<T>, handOut = false): Promise<T> {
     if (!this.replicas) return this.send(op)
-    // With `accept`, in a shortfall already seen (a failover's new master, its old one still resyncing):
-    // wait for the replicas there are, none at all when none is connected, rather than time out each write.
-    const want = this.shortfall === 'accept' ? Math.min(this.replicas, await this.connectedReplicas()) : this.replicas
-    if (want === 0) {
-      this.shortfallSeen(0)
-      return this.send(op)
-    }
+    // `accept`, in a shortfall seen less than SHORTFALL_MS ago: no WAIT at all. A WAIT holds the one
+    // connection for up to waitMs while no replica answers, and the commands queued behind it time out.
+    const now = Date.now()
+    if (this.shortfall === 'accept' && now < this.shortUntil) return this.send(op)
+    // The first WAIT after a shortfall is short: a probe, not a queue.
+    const waitMs = this.shortfall === 'accept' && this.shortUntil > 0 ? PROBE_WAIT_MS : this.waitMs
     coalesceTurn(this.redis)
     const written = guard(op)
-    const acked = guard(() => this.redis.wait(want, this.waitMs))
+    const acked = guard(() => this.redis.wait(this.replicas, waitMs))
     acked.catch(() => undefined)
     const result = await written
     // `handOut`: a GETDEL that took a one-time value (a result, a kept answer) returns it however the
     // replicas answer: refused now, it would be gone from the master for good and the tokens with it.
-    const n = handOut ? await acked.catch(() => want) : await acked
-    if (n >= want || handOut) {
-      if (want < this.replicas) this.shortfallSeen(n)
+    if (handOut) {
+      await acked.catch(() => undefined)
       return result
     }
-    // Fewer acknowledgements than asked: a replica that lags (refused: it is there, and may catch up), or
-    // fewer replicas connected than store.replicas (`accept`: answered with those there are).
-    if (this.shortfall === 'accept') {
-      this.connected.until = 0
-      const connected = await this.connectedReplicas()
-      if (connected < this.replicas && n >= connected) {
-        this.shortfallSeen(n)
-        return result
-      }
+    if (this.shortfall === 'refuse') {
+      const n = await acked
+      if (n < this.replicas) throw brokerError('storeNotReplicated', { acked: n, replicas: this.replicas })
+      return result
     }
-    throw brokerError('storeNotReplicated', { acked: n, replicas: this.replicas })
-  }
-
-  /**
-   * Replicas connected to the master now, looked up (INFO replication) only in a shortfall or after a
-   * short WAIT, and trusted for SHORTFALL_LOOK_MS; store.replicas otherwise (WAIT tells).
-   */
-  private async connectedReplicas(): Promise<number> {
-    const now = Date.now()
-    if (this.connected.until > now) return this.connected.count
-    if (this.connected.count >= this.replicas && this.connected.until !== 0) return this.replicas
-    const info = await this.send(() => this.redis.info('replication')).catch(() => '')
-    const count = Number(/^connected_slaves:(\d+)/m.exec(info)?.[1] ?? this.replicas)
-    this.connected = { count, until: now + SHORTFALL_LOOK_MS }
-    return count
+    // `accept`: fewer acknowledgements (or a WAIT that timed out behind others) answer the write all the
+    // same, and the next SHORTFALL_MS send none: a failover's new master before its old one has resynced.
+    const n = await acked.catch(() => 0)
+    if (n >= this.replicas) {
+      this.shortUntil = 0
+      return result
+    }
+    this.shortUntil = Date.now() + SHORTFALL_MS
+    this.shortfallSeen(n)
+    return result
   }
 
   private shortfallSeen(acked: number): void {
@@ -162,7 +152,7 @@ export class FlowStore {
     if (now - this.warnedAt < SHORTFALL_WARN_MS) return
     this.warnedAt = now
     this.warn(
-      `writes acknowledged by ${acked} of the ${this.replicas} replicas store.replicas asks for: fewer are connected (a failover's old master resyncing?); store.replicaShortfall is accept`,
+      `writes answered with ${acked} of the ${this.replicas} replicas store.replicas asks for (a failover's old master resyncing, or a replica lagging); store.replicaShortfall is accept`,
     )
   }
 
