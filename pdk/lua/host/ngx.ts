@@ -6,6 +6,9 @@ import { bytesOf } from './codec.js'
 import type { HostOp, HostState } from './types.js'
 
 const HOST = hostname()
+// the wall clock in nanoseconds, advanced by the high-resolution clock (Date.now has milliseconds only)
+const HR_START = process.hrtime.bigint()
+const START_NS = Date.now() * 1e6
 const pad = (n: number, w = 2) => String(n).padStart(w, '0')
 const DAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat']
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec']
@@ -193,6 +196,8 @@ export const NGX_OPS: Record<string, HostOp> = {
   },
   phase: (s) => [s.ctx?.phase ?? 'init_worker'],
   now: () => [Date.now() / 1000],
+  time_ns: () => [Number(process.hrtime.bigint() - HR_START) + START_NS],
+  monotonic_msec: () => [Math.floor(performance.now())],
   start_time: (s) => [(s.ctx?.startTime ?? Date.now()) / 1000],
   http_time: (_s, sec) => [httpDate(new Date(Number(sec) * 1000))],
   cookie_time: (_s, sec) => [
