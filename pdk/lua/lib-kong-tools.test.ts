@@ -42,7 +42,7 @@ describe('kong.tools.time', () => {
 })
 
 describe('kong.tools.gzip', () => {
-  it("inflates what it deflated (binary included) and answers nil, err for what is not gzip", () => {
+  it('inflates what it deflated (binary included) and answers nil, err for what is not gzip', () => {
     expect(
       lua(`local gz = require "kong.tools.gzip"
            local s = "hello \\0\\255 " .. string.rep("abc", 100)

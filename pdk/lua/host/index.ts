@@ -13,7 +13,15 @@ import { RE_OPS } from './re.js'
 import type { HostOp, HostState } from './types.js'
 import { ZLIB_OPS } from './zlib.js'
 
-const OPS: Record<string, HostOp> = { ...CODEC_OPS, ...RE_OPS, ...NGX_OPS, ...OPENSSL_OPS, ...ADA_OPS, ...HTTP_OPS, ...ZLIB_OPS }
+const OPS: Record<string, HostOp> = {
+  ...CODEC_OPS,
+  ...RE_OPS,
+  ...NGX_OPS,
+  ...OPENSSL_OPS,
+  ...ADA_OPS,
+  ...HTTP_OPS,
+  ...ZLIB_OPS,
+}
 
 /** The host functions of one runtime. */
 export function createHost(bridge: KitBridge): HostState {

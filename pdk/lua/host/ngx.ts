@@ -1,11 +1,10 @@
 /** The request state behind ngx.var, ngx.req, ngx.header and ngx.status, read from the kit's context. */
-import { hostname } from 'node:os'
 import ipaddr from 'ipaddr.js'
 import type { Context } from '../../kit/context.js'
 import { bytesOf } from './codec.js'
+import { readVariable, writeRefusal } from './vars.js'
 import type { HostOp, HostState } from './types.js'
 
-const HOST = hostname()
 // the wall clock in nanoseconds, advanced by the high-resolution clock (Date.now has milliseconds only)
 const HR_START = process.hrtime.bigint()
 const START_NS = Date.now() * 1e6
@@ -57,84 +56,20 @@ export function encodeArgs(args: unknown): string {
 
 function variable(ctx: Context, vars: Map<string, unknown>, name: string): unknown {
   if (vars.has(name)) return vars.get(name)
-  const req = ctx.request
-  const q = req.uri.indexOf('?')
-  const path = q === -1 ? req.uri : req.uri.slice(0, q)
   switch (name) {
-    case 'request_uri':
-      return req.uri
-    case 'uri':
-      return decodeURIComponent(path)
     case 'args':
     case 'query_string':
       // nginx's $args: nil when the request has none (or a plugin set it to nil), "" when it was sent
       // as a bare "?" or set to ""
       if (ctx.upstream.query !== '') return ctx.upstream.query
-      return (emptyArgs.get(ctx) ?? req.uri.includes('?')) ? '' : undefined
+      return (emptyArgs.get(ctx) ?? ctx.request.uri.includes('?')) ? '' : undefined
     case 'is_args':
       return ctx.upstream.query === '' ? '' : '?'
-    case 'host':
-      return req.host
-    case 'scheme':
-      return req.scheme
-    case 'https':
-      return req.scheme === 'https' ? 'on' : ''
-    case 'server_port':
-      return String(req.port)
-    case 'server_addr':
-      return '127.0.0.1'
-    case 'server_name':
-      return 'kong'
-    case 'server_protocol':
-      return req.httpVersion === undefined ? undefined : `HTTP/${req.httpVersion === 2 ? '2.0' : req.httpVersion}`
-    case 'request_method':
-      return req.method
-    case 'request_id':
-      return ctx.requestId
-    case 'remote_addr':
-      return ctx.forwarded.ip
-    case 'remote_port':
-      return ctx.forwarded.port === undefined ? undefined : String(ctx.forwarded.port)
-    case 'realip_remote_addr':
-      return req.peer.ip
-    case 'realip_remote_port':
-      return String(req.peer.port)
-    case 'binary_remote_addr':
-      return ipaddr.isValid(ctx.forwarded.ip) ? Buffer.from(ipaddr.parse(ctx.forwarded.ip).toByteArray()) : undefined
-    case 'content_type':
-      return req.headers.get('content-type')
-    case 'content_length':
-      return req.headers.get('content-length')
-    case 'request_length':
-      return String(req.body.length)
-    case 'upstream_uri':
-      return ctx.upstream.path + (ctx.upstream.query ? `?${ctx.upstream.query}` : '')
-    case 'upstream_host':
-      // the Host header nginx sends the service (Kong's proxy_set_header Host $upstream_host)
-      return ctx.upstream.headers.get('host') ?? ctx.upstream.host
-    case 'upstream_scheme':
-      return ctx.upstream.scheme
-    case 'hostname':
-      return HOST
-    case 'status':
-      return String(ctx.response.status)
-    case 'msec':
-      return (Date.now() / 1000).toFixed(3)
   }
-  if (name.startsWith('http_')) return req.headers.all(name.slice(5)).join(', ') || undefined
-  if (name.startsWith('cookie_')) {
-    const want = name.slice(7)
-    for (const c of (req.headers.get('cookie') ?? '').split(';')) {
-      const [k, ...v] = c.trim().split('=')
-      if (k === want) return v.join('=')
-    }
-    return undefined
-  }
-  if (name.startsWith('arg_')) {
-    const v = decodeArgs(ctx.upstream.query)[name.slice(4)]
-    return Array.isArray(v) ? v[0] : v === true ? '' : v
-  }
-  return undefined
+  return readVariable(ctx, name, (arg) => {
+    const v = decodeArgs(ctx.upstream.query)[arg]
+    return Array.isArray(v) ? (v[0] as string) : v === true ? '' : (v as string | undefined)
+  })
 }
 
 // whether an empty query reads as "" (after ngx.var.args = "") or nil (after ngx.var.args = nil)
@@ -178,7 +113,11 @@ export const NGX_OPS: Record<string, HostOp> = {
       // as kong.service.request.set_header("Host", …), which writes this variable in Kong
       if (v === undefined) ctx.upstream.headers.clear('Host')
       else ctx.upstream.headers.set('Host', v)
-    } else vars(ctx).set(n, v)
+    } else {
+      const refused = writeRefusal(n)
+      if (refused) throw new Error(refused)
+      vars(ctx).set(n, v)
+    }
     record(s, typeof as === 'string' ? as : `ngx.var.${n}`, [value])
     return []
   },
