@@ -75,6 +75,8 @@ export class LuaRuntime {
   private ctx: Context | undefined
   /** Unemulated modules required so far (a failed phase that names one fails the fixture). */
   readonly missing = new Map<string, string>()
+  /** Whether Kong's worker start (init_worker, configure) has run in this VM; the errors it logged. */
+  worker: { started: boolean; errors: string[] } = { started: false, errors: [] }
   /** The first use of a module that loads but is not emulated (resty.redis): it fails the fixture. */
   private used: { module: string; what: string } | undefined
 
@@ -162,7 +164,10 @@ export class LuaRuntime {
     }
   }
 
-  /** Runs one plugin's phase; resolves with the error (traceback included) when the plugin failed. */
+  /**
+   * Runs one plugin's phase (or, in init_worker, its `configure` handler); resolves with the error
+   * (traceback included) when the plugin failed.
+   */
   async run(
     plugin: RunTarget,
     phase: Phase,
@@ -170,11 +175,12 @@ export class LuaRuntime {
     kit: KitTree,
     record: Recorder | undefined,
     timeoutMs: number,
+    handler?: 'configure',
   ): Promise<string | undefined> {
     this.bridge.use(kit, ctx, record)
     this.enter(ctx)
     if (phase === 'body_filter') return this.bodyFilter(plugin, ctx, timeoutMs)
-    return this.phase(plugin, phase, timeoutMs)
+    return this.phase(plugin, handler ?? phase, timeoutMs)
   }
 
   /** body_filter once per chunk, ngx.arg holding it; what the plugin leaves in ngx.arg[1] is passed on. */
@@ -235,7 +241,7 @@ export class LuaRuntime {
     return undefined
   }
 
-  private async phase(plugin: RunTarget, phase: Phase, timeoutMs: number): Promise<string | undefined> {
+  private async phase(plugin: RunTarget, phase: Phase | 'configure', timeoutMs: number): Promise<string | undefined> {
     const message = `[${plugin.name}] ${phase} phase did not finish within ${timeoutMs} ms (--timeout): stopped`
     const state = await this.drive(plugin.index, timeoutMs, message, (token) =>
       this.vm.call('__broker_start', token, plugin.index, phase),

@@ -13,6 +13,7 @@ import { handles, kongOrder, ScenarioModules, type ModuleOptions, type RunnableP
 import type { RunRecord, ScriptStep, UpstreamSnapshot } from './record.js'
 import { runScriptPhase, type ScriptCaller } from './script.js'
 import { verdict, type RunVerdict } from './verdict.js'
+import { startWorkers } from './worker.js'
 import type { LuaRuntime } from '../lua/runtime.js'
 import { buildContext } from '../fixture/setup.js'
 
@@ -152,6 +153,14 @@ export interface RunOptions {
   upstream?: (sent: UpstreamSnapshot, ctx: Context) => LoadedFixture['fixture']['upstream']
 }
 
+/** A kit call as the trace shows it: its values plain. */
+const plainCall = (c: CallRecord): CallRecord => ({
+  call: c.call,
+  args: plain(c.args) as unknown[],
+  ...(c.throws !== undefined ? { throws: c.throws } : { returns: plain(c.returns) as unknown[] }),
+  ...(c.expected ? { expected: true as const } : {}),
+})
+
 /** Runs a scenario with its prepared plugins and returns the trace, response and failures. */
 export async function runScenario(
   loaded: LoadedFixture,
@@ -178,6 +187,23 @@ export async function runScenario(
   let upstream: UpstreamSnapshot | null = null
   const order = phasesOf(ctx, f.run_phases)
   const reachesUpstream = order.some((p) => BEFORE_UPSTREAM.includes(p))
+  // a worker starts before its first request (unless the fixture runs init_worker itself)
+  if (!order.includes('init_worker')) {
+    const traces: PhaseTrace[] = []
+    const begin = (plugin: RunnablePlugin, handler: string) => {
+      current = []
+      const name = handler === 'configure' ? `${plugin.name}:configure` : plugin.name
+      traces.push({ phase: 'init_worker', plugin: name, calls: current })
+      return record
+    }
+    const steps = await startWorkers(plugins, ctx, kit, begin, moduleOptions.timeoutMs ?? 10_000)
+    steps.forEach((step, i) => {
+      const trace = traces[i]!
+      trace.calls = trace.calls.map(plainCall)
+      if (step.error !== undefined) trace.error = step.error
+    })
+    phases.push(...traces)
+  }
 
   for (const phase of order) {
     const stopped = ctx.response.exited || ctx.response.unexpected
@@ -217,12 +243,7 @@ export async function runScenario(
       } finally {
         ctx.plugin = undefined
       }
-      trace.calls = current.map((c) => ({
-        call: c.call,
-        args: plain(c.args) as unknown[],
-        ...(c.throws !== undefined ? { throws: c.throws } : { returns: plain(c.returns) as unknown[] }),
-        ...(c.expected ? { expected: true as const } : {}),
-      }))
+      trace.calls = current.map(plainCall)
       observer.afterPhase?.(trace, {
         status: ctx.response.status,
         headers: ctx.response.headers.table().headers,

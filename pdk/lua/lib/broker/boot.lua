@@ -26,7 +26,7 @@ function __broker_boot(extra)
   R = require "broker.request"
 end
 
-local PHASES = { "init_worker", "certificate", "rewrite", "access", "header_filter", "body_filter", "log", "response", "preread" }
+local PHASES = { "init_worker", "configure", "certificate", "rewrite", "access", "header_filter", "body_filter", "log", "response", "preread" }
 
 --- Loads plugin `name`'s handler into slot i with its config; PRIORITY, VERSION, phases.
 function __broker_load(i, name, conf)
@@ -34,7 +34,7 @@ function __broker_load(i, name, conf)
   if type(handler) ~= "table" then
     error("kong.plugins." .. name .. ".handler returned " .. type(handler) .. ", not a handler table", 0)
   end
-  R.handlers[i], R.confs[i] = handler, conf
+  R.handlers[i], R.confs[i], R.names[i] = handler, conf, name
   local phases = {}
   for _, p in ipairs(PHASES) do
     if type(handler[p]) == "function" then phases[#phases + 1] = p end
