@@ -13,7 +13,7 @@ export interface CallRecord {
 export type Recorder = (record: CallRecord) => void
 
 /** Whether a record is a Lua plugin's assignment through ngx (`ngx.var.args = …`) rather than a call. */
-export const isAssignment = (call: string): boolean => /^ngx\.(?:var|header)\.|^ngx\.status$/.test(call)
+export const isAssignment = (call: string): boolean => /^ngx\.(?:var|header|ctx)\.|^ngx\.status$/.test(call)
 
 /** Calls a kit function, records the call, and returns its raw result (a Values for several). */
 export async function invoke(

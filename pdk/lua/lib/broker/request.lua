@@ -31,7 +31,7 @@ end
 function M.begin(captures)
   -- every replay starts from the fixture's rows and an empty node cache
   require("broker.db").reset()
-  M.current = { shared = shared_table(), plugin = {}, ngx = { router_matches = { uri_captures = captures } }, core = {} }
+  M.current = { shared = shared_table(), plugin = {}, ngx = require("broker.ngx_ctx").new(captures), core = {} }
   M.shared_dict_time = nil
 end
 
@@ -44,8 +44,8 @@ function M.plugin_ctx()
 end
 
 local running = {}
-local handlers, confs = {}, {}
-M.handlers, M.confs = handlers, confs
+local handlers, confs, names = {}, {}, {}
+M.handlers, M.confs, M.names = handlers, confs, names
 
 local function finish(token, co, ok, res, ...)
   if not ok then
@@ -61,12 +61,26 @@ local function finish(token, co, ok, res, ...)
   return "yield"
 end
 
+--- The configs of every instance of plugin `i`'s name, as Kong hands them to `configure`.
+local function configs_of(i)
+  local slots, list = {}, {}
+  for j in pairs(confs) do
+    if names[j] == names[i] then slots[#slots + 1] = j end
+  end
+  table.sort(slots)
+  for n, j in ipairs(slots) do list[n] = confs[j] end
+  return list
+end
+
 --- Starts plugin `i`'s phase handler in a coroutine; "done", "exit", "await" or "error", traceback.
+-- As Kong calls them: init_worker(self), configure(self, configs), a request phase(self, conf).
 function M.start(token, i, phase)
   M.plugin_index = i
   local h = handlers[i]
   local co = create(h[phase])
   running[token] = co
+  if phase == "init_worker" then return finish(token, co, resume(co, h)) end
+  if phase == "configure" then return finish(token, co, resume(co, h, configs_of(i))) end
   return finish(token, co, resume(co, h, confs[i]))
 end
 
