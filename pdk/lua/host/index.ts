@@ -8,7 +8,9 @@ import { ADA_OPS } from './ada.js'
 import { CODEC_OPS } from './codec.js'
 import { HTTP_OPS } from './http.js'
 import { NGX_OPS } from './ngx.js'
+import { NGX_CTX_OPS } from './ngx-ctx.js'
 import { OPENSSL_OPS } from './openssl.js'
+import { OUTPUT_OPS } from './output.js'
 import { RE_OPS } from './re.js'
 import type { HostOp, HostState } from './types.js'
 import { ZLIB_OPS } from './zlib.js'
@@ -21,6 +23,8 @@ const OPS: Record<string, HostOp> = {
   ...ADA_OPS,
   ...HTTP_OPS,
   ...ZLIB_OPS,
+  ...NGX_CTX_OPS,
+  ...OUTPUT_OPS,
 }
 
 /** The host functions of one runtime. */

@@ -135,6 +135,14 @@ function M.build(extra)
     worker_events = require("broker.db").worker_events,
     cluster_events = require("broker.db").cluster_events,
   })
+  -- the retry callback is a Lua function, kept with the balancer's data as Kong keeps it; a replay's
+  -- connection never fails, so the balancer never calls it
+  rawset(kong.service, "set_target_retry_callback", function(retry_callback)
+    local phase = ngx.get_phase()
+    if phase ~= "access" then error("function cannot be called in " .. phase .. " phase (only in: access)", 2) end
+    if type(retry_callback) ~= "function" then error("retry_callback must be a function", 2) end
+    ngx.ctx.balancer_data.retry_callback = retry_callback
+  end)
   -- kong.response.exit returns to the plugin only when it raised; otherwise the phase ends
   return kong
 end

@@ -69,8 +69,13 @@ end
 -- OpenResty's print is ngx.log(ngx.NOTICE, ...): a line in the error log, never the output
 print = function(...) return ngx.log(ngx.NOTICE, ...) end
 
--- ngx.exit: Kong's error page for an error status, the phase's end otherwise
+-- ngx.exit: Kong's error page for an error status, the phase's end otherwise; once the plugin
+-- has printed, the answer is what it printed and exit only ends the phase
 ngx.exit = function(status)
+  if H("ngx_headers_sent") then
+    H("ngx_end_phase")
+    return coroutine.yield(R.EXIT)
+  end
   if status >= 400 then return kong.response.error(status) end
   if status >= 200 then return kong.response.exit(status) end
   return coroutine.yield(R.EXIT)
@@ -78,8 +83,32 @@ end
 ngx.redirect = function(uri, status)
   return kong.response.exit(status or 302, nil, { Location = uri })
 end
-ngx.flush = function() return true end
-ngx.eof = function() return true end
+-- output from rewrite / access: the first print sends the headers, the plugin answers the request
+local null_text = "null"
+local function flatten(parts, v)
+  local t = type(v)
+  if t == "table" then
+    if v == null then parts[#parts + 1] = null_text return end
+    for i = 1, #v do flatten(parts, v[i]) end
+  elseif t == "nil" then parts[#parts + 1] = "nil"
+  elseif t == "boolean" then parts[#parts + 1] = v and "true" or "false"
+  elseif t == "string" or t == "number" then parts[#parts + 1] = tostring(v)
+  else error("bad argument #1 to 'print' (string, number, boolean, nil, ngx.null, or array table expected, got " .. t .. ")", 3) end
+end
+local function output(name, newline, ...)
+  local parts = {}
+  for i = 1, select("#", ...) do flatten(parts, (select(i, ...))) end
+  if newline then parts[#parts + 1] = "\n" end
+  return H("ngx_print", table.concat(parts), name)
+end
+ngx.print = function(...) return output("ngx.print", false, ...) end
+ngx.say = function(...) return output("ngx.say", true, ...) end
+ngx.flush = function() return H("ngx_flush") end
+ngx.eof = function() return H("ngx_eof") end
+ngx.send_headers = function() return H("ngx_send_headers") end
+ngx.exec = function(uri)
+  error("ngx.exec (an internal redirect to " .. tostring(uri) .. ") is not emulated by broker: a replay has no nginx locations", 2)
+end
 ngx.on_abort = function() return true end
 
 ngx.var = setmetatable({}, {
@@ -166,6 +195,7 @@ setmetatable(ngx, {
     if k == "ctx" then return R.current.ngx end
     if k == "status" then return (H("status_get")) end
     if k == "arg" then return R.arg end
+    if k == "headers_sent" then return (H("ngx_headers_sent")) end
   end,
   __newindex = function(t, k, v)
     if k == "status" then return H("status_set", v) end
