@@ -29,15 +29,14 @@ export const SYSTEM_DIRS = ['/usr/local/share/lua/5.1', '/usr/share/lua/5.1']
 export const NOT_EMULATED: Record<string, string> = {
   ffi: 'LuaJIT FFI has no equivalent on the Lua 5.4 VM broker runs',
   'resty.openssl':
-    'only resty.openssl.digest, resty.openssl.mac and resty.openssl.pkey of the OpenSSL bindings are emulated',
+    'of the OpenSSL bindings broker emulates resty.openssl.digest, mac, hmac, pkey, cipher, kdf and rand',
   'resty.openssl.x509': 'X.509 certificates are not emulated (resty.openssl.pkey reads PEM, DER and JWK keys)',
-  'resty.openssl.cipher': 'ciphers are not emulated (resty.openssl.digest, mac and pkey are)',
-  'resty.openssl.hmac': 'use resty.openssl.mac with "HMAC", which is emulated',
-  'resty.openssl.kdf': 'key derivation (PBKDF2, HKDF …) is not emulated',
-  'resty.openssl.rand': 'use resty.random, which is emulated',
   'resty.openssl.bn': 'big numbers are not emulated',
   'ngx.socket': 'sockets are not emulated',
-  socket: 'LuaSocket is not emulated (socket.url is)',
+  'socket.core': 'LuaSocket\'s C core is not emulated (socket.gettime, socket.url and socket.http are)',
+  'socket.ftp': 'FTP is not emulated (socket.http is, answered from the fixture\'s "outbound")',
+  'socket.smtp': 'SMTP is not emulated (socket.http is, answered from the fixture\'s "outbound")',
+  ssl: 'LuaSec is not emulated (socket.http answers https URLs from the fixture\'s "outbound")',
   'resty.mlcache': 'use kong.cache, which is emulated',
   'resty.dns.resolver': 'DNS is not emulated',
   lpeg: 'LPeg is a C module; it is not emulated',
@@ -53,6 +52,11 @@ export const NOT_EMULATED_IN_USE: Record<string, string> = {
   'resty.http':
     'a replay opens no connection: resty.http is answered from the fixture\'s "outbound" list, which this fixture does not have; add one (docs/fixture-format.md), or put a stub resty.http of your own on lua_path',
   'ngx.socket': 'sockets are not emulated, a replay opens no connection',
+  'socket.http':
+    'a replay opens no connection: socket.http is answered from the fixture\'s "outbound" list, which this fixture does not have; add one (docs/fixture-format.md)',
+  socket: 'LuaSocket\'s sockets are not emulated, a replay opens no connection (socket.gettime, socket.url and socket.http are)',
+  'ssl.https':
+    'a replay opens no connection: ssl.https is answered from the fixture\'s "outbound" list, which this fixture does not have; add one (docs/fixture-format.md)',
 }
 
 /** Whether `name` (or the package it is part of) is known to be unemulated; its hint. */

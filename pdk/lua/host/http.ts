@@ -34,7 +34,8 @@ export const HTTP_OPS: Record<string, HostOp> = {
    */
   http_send: (s, call, method, url, headers, body) => {
     const ctx = contextOf(s)
-    const name = `resty.http.${String(call)}`
+    // resty.http's calls by their method name; socket.http's and ssl.https's by their full name
+    const name = String(call).includes('.') ? String(call) : `resty.http.${String(call)}`
     const sent: SentRequest = { method: text(method), url: text(url), headers: headersOf(headers), body: text(body) }
     const args = [sent.method, sent.url]
     const answer = ctx?.data.outbound ? answerOf(ctx.data.outbound, sent) : undefined

@@ -5,6 +5,7 @@
  */
 import type { KitBridge } from '../bridge.js'
 import { ADA_OPS } from './ada.js'
+import { CIPHER_OPS } from './cipher.js'
 import { CODEC_OPS } from './codec.js'
 import { HTTP_OPS } from './http.js'
 import { NGX_OPS } from './ngx.js'
@@ -25,6 +26,7 @@ const OPS: Record<string, HostOp> = {
   ...ZLIB_OPS,
   ...NGX_CTX_OPS,
   ...OUTPUT_OPS,
+  ...CIPHER_OPS,
 }
 
 /** The host functions of one runtime. */
