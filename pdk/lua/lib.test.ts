@@ -18,7 +18,6 @@ lua(
   'now = 1000; ngx = { null = setmetatable({}, { __tostring = function() return "null" end }), now = function() return now end }',
 )
 preload('socket.url', 'socket/url.lua')
-preload('lfs', 'lfs.lua')
 preload('kong.tools.mime_type', 'kong/tools/mime_type.lua')
 preload('kong.resty.mlcache', 'kong/resty/mlcache.lua')
 preload('kong.db.schema', 'kong/db/schema/init.lua')
@@ -38,12 +37,6 @@ describe('emulated modules for the bundled plugins', () => {
       lua(`local url = require "socket.url"
            return url.build(url.parse("https://example.com:8443/p?x=1")), url.escape("a b/"), url.unescape("a%20b")`),
     ).toEqual(['https://example.com:8443/p?x=1', 'a%20b%2f', 'a b'])
-  })
-
-  it('lfs answers as for a missing file, never touching the disk', () => {
-    expect(
-      lua(`local lfs = require "lfs"; local v, err = lfs.attributes("/etc/passwd", "size"); return v, err`),
-    ).toEqual([undefined, '/etc/passwd: No such file or directory (broker does not emulate a filesystem)'])
   })
 
   it('kong.tools.mime_type parses parameters and matches suffixes and wildcards', () => {

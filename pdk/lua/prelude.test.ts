@@ -81,7 +81,7 @@ describe('the LuaJIT / 5.1 compatibility prelude', () => {
       ])
     })
 
-    it("there is no filesystem, and os.getenv reads the VM's own environment, not broker's", () => {
+    it("the bare VM has no filesystem (broker.io gives plugins the host's), and os.getenv reads the VM's own environment", () => {
       expect(lua('return io.open("/etc/hostname")')).toEqual([
         undefined,
         '/etc/hostname: No such file or directory',

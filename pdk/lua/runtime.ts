@@ -4,7 +4,7 @@
  * its VM for every request too); per request only the ctx tables start over.
  */
 import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { dirname, join, resolve } from 'node:path'
 import type { Context } from '../kit/context.js'
 import { FixtureError } from '../fixture/index.js'
 import type { KitTree } from '../kit/index.js'
@@ -90,7 +90,7 @@ export class LuaRuntime {
   static async create(options: RuntimeOptions): Promise<LuaRuntime> {
     const vm = await createVm({ heapLimit: options.heapLimit })
     const bridge = new KitBridge(options.probe.kit)
-    const host = createHost(bridge)
+    const host = createHost(bridge, dirname(resolve(options.file)))
     const rt = new LuaRuntime(vm, bridge, host, options)
     const finder = new ModuleFinder(options.roots, options.templates)
     vm.register('__kit', bridge.call)

@@ -7,6 +7,7 @@ import type { KitBridge } from '../bridge.js'
 import { ADA_OPS } from './ada.js'
 import { CIPHER_OPS } from './cipher.js'
 import { CODEC_OPS } from './codec.js'
+import { FS_OPS } from './fs.js'
 import { HTTP_OPS } from './http.js'
 import { NGX_OPS } from './ngx.js'
 import { NGX_CTX_OPS } from './ngx-ctx.js'
@@ -27,11 +28,13 @@ const OPS: Record<string, HostOp> = {
   ...NGX_CTX_OPS,
   ...OUTPUT_OPS,
   ...CIPHER_OPS,
+  ...FS_OPS,
 }
 
 /** The host functions of one runtime. */
-export function createHost(bridge: KitBridge): HostState {
+export function createHost(bridge: KitBridge, baseDir?: string): HostState {
   const state: HostState = {
+    baseDir,
     ctx: undefined,
     bridge,
     call: (op, ...args) => {

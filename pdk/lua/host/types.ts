@@ -12,6 +12,8 @@ export interface HostState {
   call: (...args: unknown[]) => unknown[]
   /** The first resty.http call no `outbound` entry answered (it fails the fixture). */
   unmatched?: string
+  /** Where relative file paths start (the fixture's folder). */
+  baseDir?: string
   /** A new request begins. */
   begin(ctx: Context): void
 }

@@ -1,26 +1,42 @@
--- `lfs` for broker: LuaFileSystem's names with no filesystem behind them. Penlight's pl.path loads
--- lfs, and Kong's request-size-limiting asks it for the size of a body spooled to disk; a replay
--- keeps every body in memory, so each path is answered as LuaFileSystem answers a missing one.
-local M = { _VERSION = "LuaFileSystem (broker emulation)" }
+-- `lfs` for broker: LuaFileSystem's queries on the host's files (relative paths from the fixture's
+-- folder), as Penlight's pl.path asks them; a replay writes no file, so every change to the tree
+-- answers nil, err.
+local H = __host
+local M = { _VERSION = "LuaFileSystem 1.8.0 (broker)" }
 
-local function missing(path)
-  local message = ("%s: No such file or directory (broker does not emulate a filesystem)"):format(tostring(path))
-  return nil, message, 2
+function M.attributes(path, what)
+  local attrs, err, errno = H("fs_stat", path)
+  if not attrs then return nil, err, errno end
+  if type(what) == "string" then return attrs[what] end
+  if type(what) == "table" then
+    for k, v in pairs(attrs) do what[k] = v end
+    return what
+  end
+  return attrs
 end
+M.symlinkattributes = M.attributes
 
--- Reading a path's attributes, and every change to the tree: as for a path that does not exist.
-M.attributes, M.symlinkattributes = missing, missing
-M.mkdir, M.rmdir, M.chdir, M.touch, M.link = missing, missing, missing, missing, missing
+local function readonly(path)
+  return nil, ("%s: Read-only file system (a replay writes no file)"):format(tostring(path)), 30
+end
+M.mkdir, M.rmdir, M.touch, M.link = readonly, readonly, readonly, readonly
+M.chdir = function(path) return nil, ("%s: changing folder is not emulated by broker"):format(tostring(path)) end
 
--- Listing a folder raises rather than returning, as LuaFileSystem's does for one it cannot open.
+--- An iterator over a folder's entries, raising for one it cannot open as LuaFileSystem does.
 M.dir = function(path)
-  local _, message = missing(path)
-  error(message, 2)
+  local names, err = H("fs_list", path)
+  if not names then error(err, 2) end
+  local i = 0
+  local d = {}
+  d.next = function() i = i + 1 return names[i] end
+  d.close = function() i = #names end
+  return function() i = i + 1 return names[i] end, d
 end
 
-M.currentdir = function() return "/" end
+M.currentdir = function() return (H("fs_cwd")) end
 M.setmode = function() return true, "binary" end
 M.lock = function() return nil, "locks are not emulated" end
 M.unlock = M.lock
+M.lock_dir = function() return nil, "locks are not emulated" end
 
 return M

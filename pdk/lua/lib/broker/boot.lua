@@ -20,6 +20,7 @@ __broker_array_mt = { __name = "array_mt" }
 local R
 
 function __broker_boot(extra)
+  require "broker.io"
   require("broker.db").init(extra.db)
   ngx = require "broker.ngx"
   kong = require("broker.kong").build(extra)
