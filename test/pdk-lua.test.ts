@@ -64,6 +64,22 @@ describe('broker pdk run with Lua plugins', () => {
     expect(calls).toContainEqual({ call: 'ngx.var.args', args: [null], returns: [] })
   })
 
+  it("shows the entry a logger queued in the trace, built from Kong's ngx.ctx and nginx's variables", () => {
+    const { out } = json('fixtures/pdk/lua/queue-log.json')
+    const calls = (
+      out as unknown as { fixtures: Array<{ phases: Array<{ calls: Array<{ call: string; args: unknown[] }> }> }> }
+    ).fixtures[0]!.phases.flatMap((p) => p.calls)
+    const queued = calls.find((c) => c.call === 'kong.tools.queue.enqueue')
+    expect(queued?.args[0]).toBe('lua-queue-log')
+    expect(JSON.parse(String(queued?.args[1]))).toEqual({
+      request_size: 44,
+      service: 'orders',
+      uri: '/orders?x=1',
+      status: 201,
+      tries: 1,
+    })
+  })
+
   it("refuses a config the schema refuses, exit 2, naming the field with Kong's message", () => {
     const r = json(bad('refused-config'))
     expect(r.code).toBe(2)

@@ -68,6 +68,10 @@ function balancerData(ctx: Context): Table {
     host,
     port: ctx.upstream.port,
     try_count: ctx.response.service ? 1 : 0,
+    // one try, to the target, once the service has answered (Kong lists each try of its balancer)
+    tries: ctx.response.service
+      ? [{ ip: host, port: ctx.upstream.port, balancer_start: ctx.startTime, balancer_latency: 0 }]
+      : [],
     retries: (svc.retries as number | undefined) ?? 5,
     connect_timeout: (svc.connect_timeout as number | undefined) ?? 60000,
     send_timeout: (svc.write_timeout as number | undefined) ?? 60000,

@@ -88,6 +88,11 @@ const httpDate = (d: Date) =>
   `${DAYS[d.getUTCDay()]}, ${pad(d.getUTCDate())} ${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())} GMT`
 
 export const NGX_OPS: Record<string, HostOp> = {
+  /** A call of broker's own Lua modules the trace shows (a queued entry). */
+  trace: (s, call, ...args) => {
+    s.bridge.record?.({ call: String(call), args, returns: [] })
+    return []
+  },
   null: () => [null],
   pid: () => [process.pid],
   shared_get: (s, k) => [need(s).shared.get(String(k))],

@@ -126,6 +126,8 @@ function Queue.enqueue(queue_conf, handler, handler_conf, value)
     if max_bytes and type(value) == "string" then q.bytes = q.bytes + #value end
   end
   kong.log.notice("kong.tools.queue: entry queued for ", name, " (a replay sends nothing)")
+  -- the entry in the trace, as the handler would have received it
+  __host("trace", "kong.tools.queue.enqueue", name, value)
   return true
 end
 
