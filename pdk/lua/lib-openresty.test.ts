@@ -154,3 +154,32 @@ describe('LuaSocket', () => {
     expect(err).toContain('socket.tcp() is not emulated by broker')
   })
 })
+
+describe('ngx.re with a pattern PCRE does not compile', () => {
+  it("answers nil, err in each function's shape, as OpenResty does, instead of raising", () => {
+    const out = lua(`local bad = "(unclosed"
+      local m, e1 = ngx.re.match("x", bad)
+      local f, e2 = ngx.re.find("x", bad)
+      local it, e3 = ngx.re.gmatch("x", bad)
+      local s, n, e4 = ngx.re.sub("x", bad, "y")
+      local g, gn, e5 = ngx.re.gsub("x", bad, "y")
+      local sp, e6 = require("ngx.re").split("x", bad)
+      return m, f, it, s, n, g, gn, sp, e1, e2, e3, e4, e5, e6`)
+    expect(out.slice(0, 8)).toEqual([
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+    ])
+    for (const e of out.slice(8)) expect(String(e)).toMatch(/^pcre_compile\(\) failed: .* in "\(unclosed"$/)
+  })
+
+  it('still raises for a flag it does not know and for PCRE it cannot translate faithfully', () => {
+    expect(String(lua(`return select(2, pcall(ngx.re.match, "x", "x", "Z"))`)[0])).toContain('unknown flag "Z"')
+    expect(String(lua(`return select(2, pcall(ngx.re.match, "x", "(?>x)"))`)[0])).toContain('atomic')
+  })
+})

@@ -9,6 +9,9 @@ import type { HostOp } from './types.js'
 /** A PCRE construct JS RegExp cannot match the same way. */
 export class UntranslatableRegex extends Error {}
 
+/** A pattern PCRE would not compile either: OpenResty answers it as `nil, err`, not as a Lua error. */
+export class BadRegex extends Error {}
+
 const REFUSED: Array<[RegExp, string]> = [
   [/^\(\?>/, 'atomic group (?>...)'],
   [/^\(\?[=!<]?\(/, 'conditional group (?(...)'],
@@ -112,8 +115,8 @@ export function compile(pattern: string, options = ''): Compiled {
   try {
     re = new RegExp(out, flags + (anchored ? 'y' : ''))
   } catch (e) {
-    throw new Error(
-      `pcre_compile() failed: ${(e as Error).message.replace(/^Invalid regular expression: /, '')} in "${pattern}"`,
+    throw new BadRegex(
+      `pcre_compile() failed: ${(e as Error).message.replace(/^Invalid regular expression: (\/[\s\S]*\/[a-z]*: )?/, '')} in "${pattern}"`,
       { cause: e },
     )
   }
@@ -142,13 +145,30 @@ function textOf(subject: unknown): { text: string; toByte: (i: number) => number
 export const RE_OPS: Record<string, HostOp> = {
   /** (subject, regex, options, init byte 1-based) → from, to (bytes, 1-based inclusive), captures, names. */
   re_exec: (_s, subject, regex, options, init) => {
-    const { re } = compile(String(regex), typeof options === 'string' ? options : '')
+    let re: RegExp
+    try {
+      re = compile(String(regex), typeof options === 'string' ? options : '').re
+    } catch (e) {
+      // false, err: the Lua side answers nil, err as ngx.re does for a pattern that does not compile
+      if (e instanceof BadRegex) return [false, e.message]
+      throw e
+    }
     const t = textOf(subject)
     re.lastIndex = t.toChar(Math.max(0, Number(init ?? 1) - 1))
     const m = re.exec(t.text)
     if (!m) return [undefined]
     const caps = m.map((x) => (x === undefined ? false : x))
     return [t.toByte(m.index) + 1, t.toByte(m.index + m[0].length), caps, m.groups ? { ...m.groups } : undefined]
+  },
+  /** Whether a pattern compiles: true, or false and PCRE's message (other refusals raise). */
+  re_compiles: (_s, regex, options) => {
+    try {
+      compile(String(regex), typeof options === 'string' ? options : '')
+      return [true]
+    } catch (e) {
+      if (e instanceof BadRegex) return [false, e.message]
+      throw e
+    }
   },
   re_check: (_s, regex, options) => {
     compile(String(regex), typeof options === 'string' ? options : '')

@@ -4,8 +4,10 @@ local H = __host
 local type, tostring = type, tostring
 local M = {}
 
+-- nil when nothing matches; false, err for a pattern that does not compile (OpenResty's nil, err)
 local function exec(subject, regex, options, init)
   local from, to, caps, names = H("re_exec", subject, regex, options, init)
+  if from == false then return false, to end
   if not from then return nil end
   local m = {}
   for i = 1, #caps do m[i - 1] = caps[i] end
@@ -16,7 +18,7 @@ end
 function M.match(subject, regex, options, ctx, res)
   local init = ctx and ctx.pos or 1
   local from, to, m = exec(tostring(subject), regex, options, init)
-  if not from then return nil end
+  if not from then return nil, to end
   if ctx then ctx.pos = to + 1 end
   if res then for k, v in pairs(m) do res[k] = v end return res end
   return m
@@ -25,7 +27,7 @@ end
 function M.find(subject, regex, options, ctx, nth)
   local init = ctx and ctx.pos or 1
   local from, to, m = exec(tostring(subject), regex, options, init)
-  if not from then return nil end
+  if not from then return nil, to end
   if ctx then ctx.pos = to + 1 end
   if nth and nth > 0 then
     local cap = m[nth]
@@ -39,6 +41,8 @@ end
 
 function M.gmatch(subject, regex, options)
   subject = tostring(subject)
+  local ok, err = H("re_compiles", regex, options)
+  if not ok then return nil, err end
   local pos = 1
   return function()
     if pos > #subject + 1 then return nil end
@@ -64,6 +68,7 @@ local function replace(subject, regex, repl, options, global)
   local out, pos, n = {}, 1, 0
   while pos <= #subject + 1 do
     local from, to, m = exec(subject, regex, options, pos)
+    if from == false then return nil, nil, to end
     if not from then break end
     out[#out + 1] = subject:sub(pos, from - 1)
     local r = type(repl) == "function" and repl(m) or expand(tostring(repl), m)
@@ -91,6 +96,7 @@ function M.split(subject, regex, options, ctx, max, res)
   while true do
     if max and max > 0 and n >= max - 1 then break end
     local from, to = exec(subject, regex, options, pos)
+    if from == false then return nil, to end
     if not from or from > #subject then break end
     if to < from then
       if from > #subject then break end
