@@ -7,6 +7,7 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { dropLuajitLiterals } from './luajit-syntax.js'
 
 const HERE = dirname(fileURLToPath(import.meta.url))
 
@@ -33,7 +34,7 @@ export const NOT_EMULATED: Record<string, string> = {
   'resty.openssl.x509': 'X.509 certificates are not emulated (resty.openssl.pkey reads PEM, DER and JWK keys)',
   'resty.openssl.bn': 'big numbers are not emulated',
   'ngx.socket': 'sockets are not emulated',
-  'socket.core': 'LuaSocket\'s C core is not emulated (socket.gettime, socket.url and socket.http are)',
+  'socket.core': "LuaSocket's C core is not emulated (socket.gettime, socket.url and socket.http are)",
   'socket.ftp': 'FTP is not emulated (socket.http is, answered from the fixture\'s "outbound")',
   'socket.smtp': 'SMTP is not emulated (socket.http is, answered from the fixture\'s "outbound")',
   ssl: 'LuaSec is not emulated (socket.http answers https URLs from the fixture\'s "outbound")',
@@ -54,7 +55,8 @@ export const NOT_EMULATED_IN_USE: Record<string, string> = {
   'ngx.socket': 'sockets are not emulated, a replay opens no connection',
   'socket.http':
     'a replay opens no connection: socket.http is answered from the fixture\'s "outbound" list, which this fixture does not have; add one (docs/fixture-format.md)',
-  socket: 'LuaSocket\'s sockets are not emulated, a replay opens no connection (socket.gettime, socket.url and socket.http are)',
+  socket:
+    "LuaSocket's sockets are not emulated, a replay opens no connection (socket.gettime, socket.url and socket.http are)",
   'ssl.https':
     'a replay opens no connection: ssl.https is answered from the fixture\'s "outbound" list, which this fixture does not have; add one (docs/fixture-format.md)',
 }
@@ -109,7 +111,7 @@ export class ModuleFinder {
       const file = t.replace(/\?/g, rel)
       tried.push(file)
       try {
-        hit = { file, shown: file.slice(t.indexOf('?')), source: readFileSync(file) }
+        hit = { file, shown: file.slice(t.indexOf('?')), source: dropLuajitLiterals(readFileSync(file)) }
         break
       } catch {
         // not there: the next template
