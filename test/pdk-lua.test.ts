@@ -80,6 +80,12 @@ describe('broker pdk run with Lua plugins', () => {
     })
   })
 
+  it("names the plugin's file and line in the log line of a failed phase, as Kong's does", () => {
+    const { out } = json('fixtures/pdk/lua/ngx-set-uri-jump.json')
+    const logs = (out as unknown as { fixtures: Array<{ logs: Array<{ line: string }> }> }).fixtures[0]!.logs
+    expect(logs[0]!.line).toContain('[gateway] handler.lua:7 [lua-ngx-writes] access phase failed: ngx.req.set_uri')
+  })
+
   it("refuses a config the schema refuses, exit 2, naming the field with Kong's message", () => {
     const r = json(bad('refused-config'))
     expect(r.code).toBe(2)

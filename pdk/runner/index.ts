@@ -114,6 +114,15 @@ const sourceOf = (ctx: Context): 'exit' | 'error' | 'service' =>
 const trimmed = (headers: HeadersTable): HeadersTable =>
   Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, Array.isArray(v) ? v.map((x) => x.trim()) : v.trim()]))
 
+/** Where an error was raised, as a log line names it: a Lua error's `handler.lua:25`, else `handler:0`. */
+function siteOf(message: string): string {
+  // the message's own position, else the traceback's first frame in the plugin's files (not broker's, not C)
+  const m =
+    /^(?:[^\s:]*\/)?([^\s:/]+\.lua):(\d+):/.exec(message) ??
+    /^\t(?!broker:)(?:[^\s:]*\/)?([^\s:/]+\.lua):(\d+): in /m.exec(message)
+  return m ? `${m[1]}:${m[2]}` : 'handler:0'
+}
+
 /**
  * Kong's answer to a plugin error: reported in the error log, and while the answer can still change,
  * a 500 with source `error`. Past that (body_filter, log: the client has the upstream's answer) Kong
@@ -122,7 +131,7 @@ const trimmed = (headers: HeadersTable): HeadersTable =>
 function fail(ctx: Context, plugin: RunnablePlugin, phase: Phase, message: string): void {
   ctx.logs.push({
     level: 'error',
-    line: formatLine(ctx, 'error', `[${plugin.name}] ${phase} phase failed: ${message}`, 'handler:0'),
+    line: formatLine(ctx, 'error', `[${plugin.name}] ${phase} phase failed: ${message}`, siteOf(message)),
   })
   ctx.phaseEnded = true
   if (!ANSWERABLE.has(phase)) return
