@@ -129,6 +129,12 @@ describe('broker pdk run with Lua plugins', () => {
     expect(r.stderr).toContain('LUA_MODULE_UNSUPPORTED')
     expect(r.stderr).toContain('$.plugins[0].module: requires "resty.openssl.x509"')
     expect(r.stderr).not.toMatch(/\n\s+at /)
+    // a module required deep inside names the chain that led to it
+    const deep = pdk(bad('needs-ffi'))
+    expect(deep.code).toBe(2)
+    expect(deep.stderr).toContain(
+      'requires "ffi" (kong.plugins.lua-needs-ffi.handler → kong.plugins.lua-needs-ffi.clock → ffi), which broker does not emulate',
+    )
   })
 
   it("stops at a schema that names a typedef broker has not written, with the schema's line and no Lua traceback", () => {

@@ -57,3 +57,13 @@ describe('where require finds a module', () => {
     }
   })
 })
+
+describe('the hint for an OpenResty core module or a C module', () => {
+  it('says what it is and what broker offers instead, never to install it', () => {
+    expect(notEmulated('ngx.balancer')).toMatch(/^an OpenResty core module .*kong\.service\.set_target/)
+    expect(notEmulated('resty.core.regex')).toMatch(/^an OpenResty core module/)
+    expect(notEmulated('pb')).toBe('lua-protobuf is a C module; it is not emulated')
+    expect(notEmulated('ffi-zlib')).toMatch(/kong\.tools\.gzip .* is emulated/)
+    for (const m of ['ngx.ssl', 'ngx.errlog', 'lsyslog']) expect(notEmulated(m)).not.toMatch(/install/i)
+  })
+})

@@ -31,7 +31,6 @@ export const NOT_EMULATED: Record<string, string> = {
   ffi: 'LuaJIT FFI has no equivalent on the Lua 5.4 VM broker runs',
   'resty.openssl':
     'of the OpenSSL bindings broker emulates resty.openssl.digest, mac, hmac, pkey, cipher, kdf and rand',
-  'resty.openssl.x509': 'X.509 certificates are not emulated (resty.openssl.pkey reads PEM, DER and JWK keys)',
   'resty.openssl.bn': 'big numbers are not emulated',
   'ngx.socket': 'sockets are not emulated',
   'socket.core': "LuaSocket's C core is not emulated (socket.gettime, socket.url and socket.http are)",
@@ -41,6 +40,23 @@ export const NOT_EMULATED: Record<string, string> = {
   'resty.mlcache': 'use kong.cache, which is emulated',
   'resty.dns.resolver': 'DNS is not emulated',
   lpeg: 'LPeg is a C module; it is not emulated',
+  // OpenResty's own core modules: C and FFI inside nginx, not rocks one could install
+  'ngx.balancer':
+    'an OpenResty core module (the balancer inside nginx); a replay connects nowhere: kong.service.set_target and ngx.ctx.balancer_data are emulated',
+  'ngx.ssl': 'an OpenResty core module (TLS inside nginx); kong.client.tls is emulated',
+  'ngx.ocsp': 'an OpenResty core module (OCSP inside nginx); not emulated',
+  'ngx.errlog': "an OpenResty core module (nginx's error log); kong.log is emulated",
+  'ngx.process': "an OpenResty core module (nginx's processes); a replay runs one worker",
+  'ngx.pipe': 'an OpenResty core module (child processes); a replay starts none',
+  'ngx.semaphore': 'an OpenResty core module (light threads waiting on each other); a replay runs one request',
+  'ngx.resp': 'an OpenResty core module; ngx.header and kong.response are emulated',
+  'resty.core': 'an OpenResty core module (FFI inside nginx); broker answers its APIs through ngx.*',
+  // C modules and FFI bindings that come with Kong's build
+  pb: 'lua-protobuf is a C module; it is not emulated',
+  lsyslog: 'lsyslog is a C module (syslog); it is not emulated',
+  lua_pack: 'lua_pack is a C module; it is not emulated',
+  'ffi-zlib': "FFI over zlib; kong.tools.gzip (inflate_gzip, deflate_gzip) is emulated on Node's zlib",
+  'resty.openssl.x509': 'X.509 certificates are not emulated (resty.openssl.pkey reads PEM, DER and JWK keys)',
 }
 
 /**

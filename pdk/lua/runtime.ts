@@ -58,8 +58,9 @@ export class ModuleMissing extends Error {
   constructor(
     readonly module: string,
     readonly hint: string,
+    through = '',
   ) {
-    super(`requires "${module}", which broker does not emulate (${hint})`)
+    super(`requires "${module}"${through}, which broker does not emulate (${hint})`)
   }
 }
 
@@ -75,6 +76,8 @@ export class LuaRuntime {
   private ctx: Context | undefined
   /** Unemulated modules required so far (a failed phase that names one fails the fixture). */
   readonly missing = new Map<string, string>()
+  /** The chain of modules that required each missing one (`kong.plugins.x.handler → kong.tools.utils → ffi`). */
+  readonly chains = new Map<string, string>()
   /** Whether Kong's worker start (init_worker, configure) has run in this VM; the errors it logged. */
   worker: { started: boolean; errors: string[] } = { started: false, errors: [] }
   /** The first use of a module that loads but is not emulated (resty.redis): it fails the fixture. */
@@ -97,11 +100,12 @@ export class LuaRuntime {
     vm.register('__kit_id', bridge.id)
     vm.register('__kit_as', bridge.callAs)
     vm.register('__host', host.call)
-    vm.register('__find', (name: unknown) => {
+    vm.register('__find', (name: unknown, chain: unknown) => {
       const n = String(name)
       const found = finder.find(n)
       if (!Array.isArray(found))
         return [found.source, found.file.startsWith(LIB_DIR) ? `broker:${found.shown}` : found.shown]
+      if (typeof chain === 'string' && chain.includes(' → ')) rt.chains.set(n, chain)
       const hint = notEmulated(n)
       if (hint) {
         rt.missing.set(n, hint)
@@ -226,13 +230,15 @@ export class LuaRuntime {
     }
     for (const [module, hint] of this.missing) {
       if (!text.includes(`module '${module}' not found`)) continue
+      const chain = this.chains.get(module)
+      const through = chain ? ` (${chain})` : ''
       if (hint !== NOT_FOUND)
-        return new FixtureError(this.options.file, path, new ModuleMissing(module, hint).message, 'module')
+        return new FixtureError(this.options.file, path, new ModuleMissing(module, hint, through).message, 'module')
       const roots = [...this.options.roots, ...SYSTEM_DIRS]
       return new FixtureError(
         this.options.file,
         path,
-        `requires "${module}", which is in none of the Lua roots searched (${roots.join(', ')}${
+        `requires "${module}"${through}, which is in none of the Lua roots searched (${roots.join(', ')}${
           this.options.templates.length ? `, LUA_PATH ${this.options.templates.join(';')}` : ''
         })`,
         'lua-path',

@@ -2,10 +2,24 @@
 -- globals, and the entry points the host calls (__broker_*).
 local find = __find
 
+-- the modules being loaded, outermost first: a module found nowhere is reported with the chain that
+-- required it (kong.plugins.x.handler → kong.tools.utils → ffi)
+local loading = {}
+local raw_require, pcall, error = require, pcall, error
+require = function(name)
+  local loaded = package.loaded[name]
+  if loaded ~= nil then return loaded end
+  loading[#loading + 1] = tostring(name)
+  local ok, mod, extra = pcall(raw_require, name)
+  loading[#loading] = nil
+  if not ok then error(mod, 0) end
+  return mod, extra
+end
+
 package.searchers = {
   package.searchers[1],
   function(name)
-    local src, where = find(name)
+    local src, where = find(name, table.concat(loading, " → "))
     if not src then return where end
     local f, err = load(src, "@" .. where, "t")
     if not f then error(err, 0) end
