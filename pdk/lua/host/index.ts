@@ -15,6 +15,7 @@ import { OPENSSL_OPS } from './openssl.js'
 import { OUTPUT_OPS } from './output.js'
 import { RE_OPS } from './re.js'
 import type { HostOp, HostState } from './types.js'
+import { VAR_OPS } from './vars.js'
 import { ZLIB_OPS } from './zlib.js'
 
 const OPS: Record<string, HostOp> = {
@@ -29,6 +30,7 @@ const OPS: Record<string, HostOp> = {
   ...OUTPUT_OPS,
   ...CIPHER_OPS,
   ...FS_OPS,
+  ...VAR_OPS,
 }
 
 /** The host functions of one runtime. */

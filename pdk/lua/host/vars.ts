@@ -7,6 +7,7 @@ import { hostname } from 'node:os'
 import ipaddr from 'ipaddr.js'
 import type { Context } from '../../kit/context.js'
 import type { HeaderList } from '../../kit/private/headers.js'
+import type { HostOp } from './types.js'
 
 const HOST = hostname()
 const NGINX_VERSION = '1.25.3'
@@ -219,4 +220,16 @@ export function readVariable(
   }
   if (name.startsWith('arg_')) return firstArg(name.slice(4))
   return undefined
+}
+
+/** ngx.req.raw_header: the request line (unless left out) and the client's headers as they came, CRLF-ended. */
+export const VAR_OPS: Record<string, HostOp> = {
+  raw_header: (s, noRequestLine) => {
+    if (!s.ctx) throw new Error('API disabled in the current context')
+    const ctx = s.ctx
+    let out = noRequestLine === true ? '' : `${requestLine(ctx)}\r\n`
+    for (const [name, value] of Object.entries(ctx.request.headers.table(Infinity, (k) => k).headers))
+      for (const v of Array.isArray(value) ? value : [value]) out += `${name}: ${v}\r\n`
+    return [`${out}\r\n`]
+  },
 }

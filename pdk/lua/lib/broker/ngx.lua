@@ -1,6 +1,7 @@
 -- The ngx global as Kong plugins use it, on the kit's request state (written for broker).
 local H = __host
 local R = require "broker.request"
+local unsupported = require "broker.unsupported"
 local null = H("null")
 local type, tostring, select = type, tostring, select
 
@@ -161,7 +162,19 @@ ngx.req = {
   end,
   set_uri = function(uri, jump) H("set_uri", uri, jump) end,
   is_internal = function() return false end,
+  raw_header = function(no_request_line) return (H("raw_header", no_request_line)) end,
+  socket = function() return unsupported("ngx.socket", "ngx.req.socket") end,
 }
+-- OpenResty functions broker does not write: each names itself rather than being a nil to call
+local function unwritten(name, instead)
+  return function() error(name .. " is not emulated by broker" .. (instead and " (" .. instead .. ")" or ""), 2) end
+end
+ngx.req.set_body_file = unwritten("ngx.req.set_body_file", "use ngx.req.set_body_data")
+ngx.req.init_body = unwritten("ngx.req.init_body", "use ngx.req.set_body_data")
+ngx.req.append_body = unwritten("ngx.req.append_body", "use ngx.req.set_body_data")
+ngx.req.finish_body = unwritten("ngx.req.finish_body", "use ngx.req.set_body_data")
+ngx.is_subrequest = false
+ngx.run_worker_thread = unwritten("ngx.run_worker_thread", "a replay has no thread pool")
 ngx.resp = { get_headers = function(max) return setmetatable(H("resp_headers", max), header_mt) end }
 
 ngx.re = require "ngx.re"
@@ -181,14 +194,18 @@ ngx.timer = {
 ngx.shared = require "broker.shdict"
 ngx.location = {
   capture = function() error("ngx.location.capture is not emulated by broker", 2) end,
+  capture_multi = function() error("ngx.location.capture_multi is not emulated by broker", 2) end,
 }
 -- ngx.socket.tcp & co. may be kept in locals at load (kong.reports does); calling one fails the fixture
-local unsupported = require "broker.unsupported"
 ngx.socket = setmetatable({}, { __index = function(_, k)
   if type(k) ~= "string" then return nil end
   return function() return unsupported("ngx.socket", "ngx.socket." .. k) end
 end })
-ngx.thread = { spawn = function() error("ngx.thread is not emulated by broker", 2) end }
+ngx.thread = {
+  spawn = function() error("ngx.thread is not emulated by broker", 2) end,
+  wait = function() error("ngx.thread is not emulated by broker", 2) end,
+  kill = function() error("ngx.thread is not emulated by broker", 2) end,
+}
 
 setmetatable(ngx, {
   __index = function(_, k)
