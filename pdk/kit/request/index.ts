@@ -1,7 +1,7 @@
-/** pdk.request: the request as the client sent it. Phases: A unless stated. */
+/** pdk.request: the request as the client sent it (its headers as plugins left them). Phases: A unless stated. */
 import type { Context } from '../context.js'
 import { checkLimit, decodeArgs, type ArgsTable } from '../private/args.js'
-import type { HeadersTable } from '../private/headers.js'
+import type { HeaderList, HeadersTable } from '../private/headers.js'
 import { trustMatcher } from '../ip.js'
 import { checkPhase, KONG, phaseRule, phaseSet, SETS } from '../private/phases.js'
 import type { Values } from '../private/values.js'
@@ -12,6 +12,20 @@ import { normalizePath } from './path.js'
 const A = phaseRule(KONG.request, SETS.A)
 const PORT_PHASES = phaseRule({ except: phaseSet('init_worker') }, phaseSet(...SETS.A, 'certificate'))
 const BODY_PHASES = phaseRule(KONG.before_content, SETS.D)
+
+/**
+ * The request's headers as nginx holds them when a plugin reads them: the client's, with what plugins set or
+ * cleared since (Kong's `kong.service.request.set_header` and `ngx.req.set_header` change nginx's request
+ * headers, which `kong.request.get_header` reads); `Host` stays the client's, as a Host write only sets
+ * `$upstream_host`.
+ */
+export function currentHeaders(ctx: Context): HeaderList {
+  const headers = ctx.upstream.headers.clone()
+  const host = ctx.request.headers.all('host')
+  if (host.length) headers.set('Host', host)
+  else headers.clear('Host')
+  return headers
+}
 
 /** Builds pdk.request for a request context. */
 export function createRequest(ctx: Context) {
@@ -115,12 +129,13 @@ export function createRequest(ctx: Context) {
     get_header(name: string): string | undefined {
       checkPhase(ctx, A)
       if (typeof name !== 'string') throw new Error('header name must be a string')
-      return req.headers.get(name)
+      if (name.toLowerCase() === 'host') return req.headers.get(name)
+      return ctx.upstream.headers.get(name)
     },
     get_headers(max_headers?: number): HeadersTable {
       checkPhase(ctx, A)
       checkLimit('max_headers', max_headers)
-      return req.headers.table(max_headers ?? ctx.config.lua_max_req_headers).headers
+      return currentHeaders(ctx).table(max_headers ?? ctx.config.lua_max_req_headers).headers
     },
     get_raw_body(max_allowed_file_size?: number): string | Values {
       checkPhase(ctx, BODY_PHASES)

@@ -1,6 +1,7 @@
 /** The request state behind ngx.var, ngx.req, ngx.header and ngx.status, read from the kit's context. */
 import ipaddr from 'ipaddr.js'
 import type { Context } from '../../kit/context.js'
+import { currentHeaders } from '../../kit/request/index.js'
 import { bytesOf } from './codec.js'
 import { readVariable, writeRefusal } from './vars.js'
 import type { HostOp, HostState } from './types.js'
@@ -169,7 +170,8 @@ export const NGX_OPS: Record<string, HostOp> = {
     return [ctx.upstream.method, ctx.upstream.body, ctx.upstream.query, ctx.request.httpVersion]
   },
   req_headers: (s, max) => {
-    const { headers } = need(s).upstream.headers.table(Number(max ?? 100) || Infinity)
+    // nginx's headers_in: what plugins set or cleared, the client's Host (a Host write sets $upstream_host)
+    const { headers } = currentHeaders(need(s)).table(Number(max ?? 100) || Infinity)
     return [headers]
   },
   resp_header_get: (s, name) => {

@@ -7,6 +7,7 @@ import { hostname } from 'node:os'
 import ipaddr from 'ipaddr.js'
 import type { Context } from '../../kit/context.js'
 import type { HeaderList } from '../../kit/private/headers.js'
+import { currentHeaders } from '../../kit/request/index.js'
 import type { HostOp } from './types.js'
 
 const HOST = hostname()
@@ -209,7 +210,8 @@ export function readVariable(
   firstArg: (name: string) => string | undefined,
 ): string | Buffer | undefined {
   if (Object.hasOwn(FIXED, name)) return FIXED[name]!(ctx)
-  if (name.startsWith('http_')) return joined(ctx.request.headers, name.slice(5))
+  // what plugins set or cleared since, as nginx's headers_in holds it (Host stays the client's)
+  if (name.startsWith('http_')) return joined(currentHeaders(ctx), name.slice(5))
   if (name.startsWith('sent_http_')) return joined(ctx.response.headers, name.slice(10))
   if (name.startsWith('upstream_http_')) return joined(ctx.response.service?.headers, name.slice(14))
   if (name.startsWith('cookie_')) return cookie(ctx.request.headers.get('cookie'), name.slice(7))
