@@ -96,6 +96,20 @@ describe('broker pdk run with Lua plugins', () => {
     const conditional = json(bad('redis-without-host'))
     expect(conditional.code).toBe(2)
     expect(JSON.stringify(conditional.out)).toContain('$.plugins[0].config.redis_host: required field missing')
+    // Kong's entity checks and field validators, every error at once; a check Kong does not have is named
+    const checks = pdk(bad('entity-checks'))
+    expect(checks.code).toBe(2)
+    for (const part of [
+      "$.plugins[0].config: values of these fields must be distinct: 'primary', 'secondary'",
+      "entity check 'frobnicate' is not emulated by broker",
+      '$.plugins[0].config.legacy: must not be one of: none',
+      '$.plugins[0].config.scopes: expected to contain: openid',
+    ])
+      expect(checks.stderr.replace(/\s+/g, ' ')).toContain(part)
+    expect(pdk(bad('entity-checks-conditional')).stderr.replace(/\s+/g, ' ')).toContain(
+      "only one or none of these fields must be set: 'primary', 'legacy'; an oidc primary needs 'scopes'",
+    )
+    expect(pdk(bad('entity-checks-custom')).stderr).toContain('$.plugins[0].config: primary must not be root')
   })
 
   it('names every field a config gets wrong at once, a misspelt one with the closest field of its record', () => {

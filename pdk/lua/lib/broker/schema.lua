@@ -94,6 +94,20 @@ local function validate(def, v)
     end
     ::ok::
   end
+  if def.not_one_of then
+    for _, o in ipairs(def.not_one_of) do
+      if o == v then
+        local names = {}
+        for i, x in ipairs(def.not_one_of) do names[i] = tostring(x) end
+        return "must not be one of: " .. table.concat(names, ", ")
+      end
+    end
+  end
+  if def.contains ~= nil and type(v) == "table" then
+    local found = false
+    for _, x in ipairs(v) do if x == def.contains then found = true end end
+    if not found then return "expected to contain: " .. tostring(def.contains) end
+  end
   if def.eq ~= nil and v ~= def.eq then return "value must be " .. tostring(def.eq) end
   if def.ne ~= nil and v == def.ne then return "value must not be " .. tostring(def.ne) end
   if def.custom_validator then
@@ -146,55 +160,129 @@ local function field(t, name)
   return t
 end
 
-local function entity_checks(def, out, path, errs)
-  local prefix = path == "" and "" or path .. "."
-  for _, c in ipairs(def.entity_checks or {}) do
-    local name, arg = next(c)
-    local function set(f) local v = field(out, f) return v ~= nil and v ~= null end
-    if name == "at_least_one_of" then
-      local any = false
-      for _, f in ipairs(arg) do if set(f) then any = true end end
-      if not any then
-        local q = {}
-        for i, f in ipairs(arg) do q[i] = "'" .. prefix .. f .. "'" end
-        errs["@entity"] = "at least one of these fields must be non-empty: " .. table.concat(q, ", ")
-      end
-    elseif name == "only_one_of" then
-      local n = 0
-      for _, f in ipairs(arg) do if set(f) then n = n + 1 end end
-      if n > 1 then
-        local q = {}
-        for i, f in ipairs(arg) do q[i] = "'" .. prefix .. f .. "'" end
-        errs["@entity"] = "only one of these fields must be non-empty: " .. table.concat(q, ", ")
-      end
-    elseif name == "mutually_required" then
-      local n = 0
-      for _, f in ipairs(arg) do if set(f) then n = n + 1 end end
-      if n > 0 and n < #arg then
-        local q = {}
-        for i, f in ipairs(arg) do q[i] = "'" .. prefix .. f .. "'" end
-        errs["@entity"] = "all or none of these fields must be set: " .. table.concat(q, ", ")
-      end
-    elseif name == "distinct" then
-      local seen, dup = {}, false
-      for _, f in ipairs(arg) do
+local function nonempty(v)
+  return not (v == nil or v == null or (type(v) == "table" and next(v) == nil) or v == "")
+end
+local function quoted(words)
+  local q = {}
+  for i, w in ipairs(words) do q[i] = type(w) == "table" and "(" .. quoted(w) .. ")" or "'" .. w .. "'" end
+  return table.concat(q, ", ")
+end
+local function count(out, names)
+  local n, set = 0, {}
+  for _, f in ipairs(names) do
+    if nonempty(field(out, f)) then n = n + 1; set[#set + 1] = f end
+  end
+  return n, set
+end
+
+-- Kong's entity checkers (kong/db/schema/init.lua): each answers true, or nil, what its message
+-- names, and a message of the schema's own (then_err …). `fields` lists the fields a check reads
+-- (its argument when absent); `invalid_ok` checks run even when one of them has an error.
+local CHECKS = {
+  at_least_one_of = { invalid_ok = true, msg = "at least one of these fields must be non-empty: %s",
+    fn = function(out, names) if count(out, names) > 0 then return true end return nil, quoted(names) end },
+  only_one_of = { invalid_ok = true, msg = "exactly one of these fields must be non-empty: %s",
+    fn = function(out, names) if count(out, names) == 1 then return true end return nil, quoted(names) end },
+  distinct = { invalid_ok = true, msg = "values of these fields must be distinct: %s",
+    fn = function(out, names)
+      local seen = {}
+      for _, f in ipairs(names) do
         local v = field(out, f)
-        if v ~= nil and v ~= null then
-          if seen[v] then dup = true end
+        if nonempty(v) then
+          if seen[v] then return nil, quoted(names) end
           seen[v] = true
         end
       end
-      if dup then
-        local q = {}
-        for i, f in ipairs(arg) do q[i] = "'" .. prefix .. f .. "'" end
-        errs["@entity"] = "values of these fields must be distinct: " .. table.concat(q, ", ")
+      return true
+    end },
+  mutually_required = { msg = "all or none of these fields must be set: %s",
+    fn = function(out, names)
+      local n = count(out, names)
+      if n == 0 or n == #names then return true end
+      return nil, quoted(names)
+    end },
+  mutually_exclusive = { msg = "only one or none of these fields must be set: %s",
+    fn = function(out, names) if count(out, names) <= 1 then return true end return nil, quoted(names) end },
+  mutually_exclusive_sets = { msg = "these sets are mutually exclusive: %s",
+    fields = function(arg) return {} end,
+    fn = function(out, arg)
+      local n1, s1 = count(out, arg.set1)
+      local n2, s2 = count(out, arg.set2)
+      if n1 > 0 and n2 > 0 then return nil, "(" .. quoted(s1) .. "), (" .. quoted(s2) .. ")" end
+      return true
+    end },
+  conditional_at_least_one_of = { invalid_ok = true, msg = "at least one of these fields must be non-empty: %s",
+    fields = function(arg) return { arg.if_field } end,
+    fn = function(out, arg)
+      local iv = field(out, arg.if_field)
+      if iv == nil then return true end
+      local names, err_fmt = arg.then_at_least_one_of, arg.then_err
+      if validate(arg.if_match, iv) then
+        if arg.else_match == nil or validate(arg.else_match, iv) then return true end
+        names, err_fmt = arg.else_then_at_least_one_of, arg.else_then_err
       end
-    elseif name == "conditional" then
+      if count(out, names) > 0 then return true end
+      local list = quoted(names)
+      return nil, list, err_fmt and err_fmt:format(list)
+    end },
+  custom_entity_check = {
+    fields = function(arg) return arg.field_sources end,
+    fn = function(out, arg)
+      local input = {}
+      for _, f in ipairs(arg.field_sources) do
+        local t, v = input, field(out, f)
+        local parts = {}
+        for part in f:gmatch("[^.]+") do parts[#parts + 1] = part end
+        for i = 1, #parts - 1 do t[parts[i]] = t[parts[i]] or {}; t = t[parts[i]] end
+        t[parts[#parts]] = v
+      end
+      local ok, err = arg.fn(input)
+      if ok then return true end
+      return nil, nil, err or "entity check failed"
+    end },
+}
+
+-- Kong keeps every entity error of a config; they are reported together
+local function entity_error(errs, msg)
+  errs["@entity"] = errs["@entity"] and errs["@entity"] .. "; " .. msg or msg
+end
+
+local function entity_checks(def, out, path, errs)
+  local prefix = path == "" and "" or path .. "."
+  local function prefixed(names)
+    local q = {}
+    for i, f in ipairs(names) do q[i] = type(f) == "table" and prefixed(f) or prefix .. f end
+    return q
+  end
+  for _, c in ipairs(def.entity_checks or {}) do
+    local name, arg = next(c)
+    local checker = CHECKS[name]
+    if name == "conditional" then
       local iv = field(out, arg.if_field)
       if iv ~= nil and not validate(arg.if_match, iv) then
         local tv = field(out, arg.then_field)
         local m = (tv == nil and arg.then_match.required) and "required field missing" or (tv ~= nil and validate(arg.then_match, tv))
         if m then errs[prefix .. arg.then_field] = m end
+      end
+    elseif not checker then
+      -- a check broker does not know must not pass silently
+      entity_error(errs, "entity check '" .. tostring(name) .. "' is not emulated by broker")
+    else
+      local names = checker.fields and checker.fields(arg) or arg
+      -- Kong fills a config's absent fields with null before its checks, so every check runs; one whose
+      -- fields have errors runs only if it says so (or its argument does)
+      local invalid = false
+      for _, f in ipairs(names) do
+        if errs[prefix .. f] then invalid = true end
+      end
+      if not invalid or checker.invalid_ok or arg.run_with_invalid_fields then
+        local ok, what, own = checker.fn(out, arg)
+        if not ok then
+          -- inside a record, the fields are named from the config ('config.redis.host' style)
+          if prefix ~= "" and what and type(arg[1]) == "string" then what = quoted(prefixed(arg)) end
+          entity_error(errs, own or (checker.msg and what and checker.msg:format(what)) or what)
+        end
       end
     end
   end
@@ -250,7 +338,9 @@ function M.process(schema, conf)
   -- the plugin schema's own checks name fields from the entity ("config.second"), as Kong's do
   local entity_errs = {}
   entity_checks(schema, { config = out }, "", entity_errs)
-  for k, m in pairs(entity_errs) do errs[k == "@entity" and k or (k:gsub("^config%.", ""))] = m end
+  for k, m in pairs(entity_errs) do
+    if k == "@entity" then entity_error(errs, m) else errs[(k:gsub("^config%.", ""))] = m end
+  end
   if next(errs) then return nil, errs end
   return out
 end
