@@ -12,7 +12,7 @@ describe('the hint for a module broker does not emulate', () => {
     for (const m of ['hmac', 'cipher', 'kdf', 'rand'])
       expect(Array.isArray(new ModuleFinder([]).find(`resty.openssl.${m}`))).toBe(false)
     expect(notEmulated('resty.openssl.pkcs12')).toBe(
-      'of the OpenSSL bindings broker emulates resty.openssl.digest, mac, hmac, pkey, cipher, kdf and rand',
+      'of the OpenSSL bindings broker emulates resty.openssl (the root), digest, mac, hmac, pkey, cipher, kdf and rand',
     )
     expect(notEmulated('string.buffer')).toBeUndefined()
   })

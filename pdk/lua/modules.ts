@@ -30,7 +30,7 @@ export const SYSTEM_DIRS = ['/usr/local/share/lua/5.1', '/usr/share/lua/5.1']
 export const NOT_EMULATED: Record<string, string> = {
   ffi: 'LuaJIT FFI has no equivalent on the Lua 5.4 VM broker runs',
   'resty.openssl':
-    'of the OpenSSL bindings broker emulates resty.openssl.digest, mac, hmac, pkey, cipher, kdf and rand',
+    'of the OpenSSL bindings broker emulates resty.openssl (the root), digest, mac, hmac, pkey, cipher, kdf and rand',
   'resty.openssl.bn': 'big numbers are not emulated',
   'ngx.socket': 'sockets are not emulated',
   'socket.core': "LuaSocket's C core is not emulated (socket.gettime, socket.url and socket.http are)",

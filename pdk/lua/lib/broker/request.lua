@@ -12,6 +12,19 @@ M.plugin_index = nil
 --- A fresh request: kong.ctx.shared, kong.ctx.plugin and ngx.ctx start empty.
 -- kong.ctx.shared: Lua values stay Lua values; every write also reaches the kit's shared store,
 -- and a key only a JS plugin set is read from there, so JS and Lua plugins share one state
+-- whether a value can cross to JS as data: a table that holds itself (a session object, a DAO row with
+-- its schema) stays a Lua value only, since crossing it would never end
+local function crossable(v, seen, depth)
+  if type(v) ~= "table" then return true end
+  if seen[v] or depth > 50 then return false end
+  seen[v] = true
+  for k, x in next, v do
+    if not crossable(k, seen, depth + 1) or not crossable(x, seen, depth + 1) then return false end
+  end
+  seen[v] = nil
+  return true
+end
+
 local function shared_table()
   local own = {}
   return setmetatable({}, {
@@ -22,7 +35,7 @@ local function shared_table()
     end,
     __newindex = function(_, k, v)
       own[k] = v
-      if type(k) == "string" then pcall(__host, "shared_set", k, v) end
+      if type(k) == "string" and crossable(v, {}, 0) then pcall(__host, "shared_set", k, v) end
     end,
     __pairs = function() return next, own, nil end,
   })
