@@ -137,6 +137,15 @@ describe('broker pdk run with Lua plugins', () => {
     ])
   })
 
+  it('stops with LUA_SYNTAX, naming the file and line, for Lua it cannot parse (a LuaJIT-only literal)', () => {
+    const r = pdk(bad('luajit-only'))
+    expect(r.code).toBe(2)
+    expect(r.stderr).toContain(
+      "LUA_SYNTAX: fixtures/pdk/lua/bad/luajit-only.json: $.plugins[0].module: does not parse: kong/plugins/lua-luajit-only/handler.lua:4: malformed number near '12i'",
+    )
+    expect(r.stderr).not.toContain('FIXTURE_INVALID')
+  })
+
   it('fails at once, exit 2, when a plugin requires a module broker does not emulate', () => {
     const r = pdk(bad('needs-x509'))
     expect(r.code).toBe(2)

@@ -159,7 +159,12 @@ function loadError(e: unknown, file: string, path: string, runtime: LuaRuntime):
   if (!(e instanceof LuaError)) return e
   // the message keeps its `file:line`; Lua's traceback would only name broker's own loader
   const message = e.message.replace(/\nstack traceback:[\s\S]*$/, '')
-  return runtime.missingModule(e.message, path) ?? new FixtureError(file, path, `failed to load: ${message}`)
+  const missing = runtime.missingModule(e.message, path)
+  if (missing) return missing
+  // Lua's parser: `file:line: <what> near '<token>'` (a LuaJIT-only construct among them)
+  if (/^[^\n]*\.lua:\d+: [^\n]* near [^\n]+$/.test(message) || /unexpected symbol|malformed number/.test(message))
+    return new FixtureError(file, path, `does not parse: ${message}`, 'lua-syntax')
+  return new FixtureError(file, path, `failed to load: ${message}`)
 }
 
 const parentOf = (field: string) => field.slice(0, Math.max(0, field.lastIndexOf('.')))

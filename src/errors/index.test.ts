@@ -126,6 +126,13 @@ const SAMPLES: { [Id in MessageId]: MessageArgs<Id> } = {
   luaModuleNotFound: [
     { message: 'lua.json: $.plugins[0].module: requires "luatz"', file: 'lua.json', path: '$.plugins[0].module' },
   ],
+  luaSyntax: [
+    {
+      message: "lua.json: $.plugins[0].module: does not parse: handler.lua:3: malformed number near '12i'",
+      file: 'lua.json',
+      path: '$.plugins[0].module',
+    },
+  ],
   outboundUnmatched: [
     {
       message: 'lua.json: $.outbound: resty.http.request_uri(GET https://auth.example/) matches no entry of "outbound"',

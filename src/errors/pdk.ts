@@ -22,6 +22,10 @@ export const PDK_ERRORS = {
     exit: 2,
     next: "Install the module (luarocks, or your system's Lua 5.1 packages) or add the folder that holds it to the fixture's lua_path (or --lua-path, LUA_PATH).",
   },
+  LUA_SYNTAX: {
+    exit: 2,
+    next: 'Fix the Lua at the file and line named above: broker loads plugins with Lua 5.4, and the LuaJIT constructs it cannot read are listed in docs/lua-plugins.md (LuaJIT and Lua 5.4).',
+  },
   PDK_OUTBOUND_UNMATCHED: {
     exit: 2,
     next: 'Add an entry to the fixture\'s "outbound" list whose request matches that call (entries are tried in order; docs/fixture-format.md), or check the URL the plugin builds.',
@@ -82,6 +86,12 @@ export const PDK_MESSAGES = {
   /** A Lua plugin requires a module found on none of the Lua roots (a rock the plugin depends on, not installed). */
   luaModuleNotFound: {
     code: 'LUA_MODULE_NOT_FOUND',
+    text: (v: { message: string }) => v.message,
+    details: (v: { file: string; path: string }) => ({ file: v.file, path: v.path }),
+  },
+  /** A Lua file of the plugin (or a module it requires) that does not parse. */
+  luaSyntax: {
+    code: 'LUA_SYNTAX',
     text: (v: { message: string }) => v.message,
     details: (v: { file: string; path: string }) => ({ file: v.file, path: v.path }),
   },

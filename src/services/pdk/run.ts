@@ -34,6 +34,7 @@ function fixtureError({ error: e }: ErrorVerdict) {
   if (e.kind === 'config') return brokerError('pluginConfigInvalid', details)
   if (e.kind === 'module') return brokerError('luaModuleUnsupported', details)
   if (e.kind === 'lua-path') return brokerError('luaModuleNotFound', details)
+  if (e.kind === 'lua-syntax') return brokerError('luaSyntax', details)
   if (e.kind === 'outbound') return brokerError('outboundUnmatched', details)
   return brokerError(e.kind === 'unreadable' ? 'fixtureUnreadable' : 'fixtureInvalid', details)
 }
