@@ -56,12 +56,19 @@ function bytesToKey(md: string, pass: Buffer, salt: Buffer, rounds: number, keyL
 /** HKDF's extract (HMAC of the key under the salt) and expand steps, each usable alone as OpenSSL's modes allow. */
 function hkdf(md: string, key: Buffer, salt: Buffer, info: Buffer, outlen: number, mode: number): Buffer {
   if (mode === 0) return Buffer.from(hkdfSync(md, key, salt, info, outlen))
-  const prk = mode === 1 ? createHmac(md, salt.length ? salt : Buffer.alloc(0)).update(key).digest() : key
+  const prk =
+    mode === 1
+      ? createHmac(md, salt.length ? salt : Buffer.alloc(0))
+          .update(key)
+          .digest()
+      : key
   if (mode === 1) return prk
   const blocks: Buffer[] = []
   let t = Buffer.alloc(0)
   for (let i = 1; Buffer.concat(blocks).length < outlen; i++) {
-    t = createHmac(md, prk).update(Buffer.concat([t, info, Buffer.from([i])])).digest()
+    t = createHmac(md, prk)
+      .update(Buffer.concat([t, info, Buffer.from([i])]))
+      .digest()
     blocks.push(t)
   }
   return Buffer.concat(blocks).subarray(0, outlen)
