@@ -65,5 +65,7 @@ describe('the hint for an OpenResty core module or a C module', () => {
     expect(notEmulated('pb')).toBe('lua-protobuf is a C module; it is not emulated')
     expect(notEmulated('ffi-zlib')).toMatch(/kong\.tools\.gzip .* is emulated/)
     for (const m of ['ngx.ssl', 'ngx.errlog', 'lsyslog']) expect(notEmulated(m)).not.toMatch(/install/i)
+    // a Kong 2.x plugin (nokia's kong-oidc, jwt-keycloak) on Kong 3.x
+    expect(notEmulated('kong.plugins.base_plugin')).toMatch(/^Kong 3\.0 removed it/)
   })
 })

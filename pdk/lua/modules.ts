@@ -51,6 +51,9 @@ export const NOT_EMULATED: Record<string, string> = {
   'ngx.semaphore': 'an OpenResty core module (light threads waiting on each other); a replay runs one request',
   'ngx.resp': 'an OpenResty core module; ngx.header and kong.response are emulated',
   'resty.core': 'an OpenResty core module (FFI inside nginx); broker answers its APIs through ngx.*',
+  // what Kong 3.x no longer has
+  'kong.plugins.base_plugin':
+    'Kong 3.0 removed it: a handler is a plain table since; this plugin was written for Kong 2.x (put a base_plugin.lua of Kong 2.8 on lua_path to try it anyway)',
   // C modules and FFI bindings that come with Kong's build
   pb: 'lua-protobuf is a C module; it is not emulated',
   lsyslog: 'lsyslog is a C module (syslog); it is not emulated',
