@@ -146,6 +146,14 @@ describe('broker pdk run with Lua plugins', () => {
     expect(r.stderr).not.toContain('FIXTURE_INVALID')
   })
 
+  it('runs every fixture past one that cannot run, reports each stopped one, and exits 2 at the end', () => {
+    const r = pdk(bad('needs-x509'), 'fixtures/pdk/lua-hello.json', bad('luajit-only'))
+    expect(r.code).toBe(2)
+    expect(r.stdout.trimEnd().split('\n').at(-1)).toBe('1 passed, 0 failed')
+    expect(r.stderr).toContain('Error LUA_MODULE_UNSUPPORTED: fixtures/pdk/lua/bad/needs-x509.json')
+    expect(r.stderr).toContain('LUA_SYNTAX: fixtures/pdk/lua/bad/luajit-only.json')
+  })
+
   it('fails at once, exit 2, when a plugin requires a module broker does not emulate', () => {
     const r = pdk(bad('needs-x509'))
     expect(r.code).toBe(2)

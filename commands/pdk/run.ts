@@ -60,7 +60,7 @@ export default class PdkRun extends BrokerCommand {
 
   async run(): Promise<PdkRunResult> {
     const { argv, flags } = await this.parse(PdkRun)
-    const { results, report, exitCode } = await runFixtures({
+    const { results, report, exitCode, stopped } = await runFixtures({
       paths: argv as string[],
       strict: flags.strict,
       pluginServer: flags['plugin-server'],
@@ -72,7 +72,9 @@ export default class PdkRun extends BrokerCommand {
     })
     // Coloured on a terminal; hasColors() says no under NO_COLOR or TERM=dumb.
     const color = Boolean(process.stdout.isTTY && process.stdout.hasColors?.())
-    if (!this.jsonEnabled()) process.stdout.write(renderRun(results, color))
+    if (!this.jsonEnabled() && results.length) process.stdout.write(renderRun(results, color))
+    // the fixtures that could not run, after the others' results: exit 2
+    if (stopped) throw stopped
     process.exitCode = exitCode
     return report
   }

@@ -1,7 +1,7 @@
 /** `broker pdk run`: loads fixtures, replays each scenario, and reports in the shape --json prints. */
 import { readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { brokerError } from '../../errors/index.js'
+import { brokerError, type BrokerError } from '../../errors/index.js'
 import { resolveShipped } from './shipped.js'
 import { FixtureError, loadFixture, type LoadedFixture } from '../../../pdk/fixture/index.js'
 import { runScenario, type ScenarioResult } from '../../../pdk/runner/index.js'
@@ -80,37 +80,55 @@ export function expandPaths(paths: string[]): string[] {
   })
 }
 
-/** Loads every fixture and its plugins first, so a bad fixture stops the run before anything replays. */
+/**
+ * Loads every fixture and its plugins first; a fixture that cannot run (a bad field, a plugin requiring what
+ * broker does not emulate) is set aside with its error, so it hides none of the others.
+ */
 async function prepare(
   paths: string[],
   all: boolean,
   luaPath: string[] | undefined,
+  stopped: BrokerError[],
 ): Promise<Array<[LoadedFixture, RunnablePlugin[]]>> {
-  const done: RunnablePlugin[][] = []
+  const out: Array<[LoadedFixture, RunnablePlugin[]]> = []
   try {
-    const loaded = expandPaths(paths).map(loadFixture)
-    // one after another: a Lua fixture's VM is built while it loads, and a failure frees those built
-    const out: Array<[LoadedFixture, RunnablePlugin[]]> = []
-    for (const l of loaded) {
-      const plugins = await preparePlugins(l, { all, lua: { luaPath } })
-      done.push(plugins)
-      out.push([l, plugins])
+    // one after another: a Lua fixture's VM is built while it loads
+    for (const path of expandPaths(paths)) {
+      try {
+        const l = loadFixture(path)
+        out.push([l, await preparePlugins(l, { all, lua: { luaPath } })])
+      } catch (e) {
+        if (!(e instanceof FixtureError)) throw e
+        stopped.push(fixtureError(verdict(undefined, e)))
+      }
     }
     return out
   } catch (e) {
-    for (const p of done) closePlugins(p)
-    if (e instanceof FixtureError) throw fixtureError(verdict(undefined, e))
+    for (const [, p] of out) closePlugins(p)
     throw e
   }
 }
 
+/** The fixtures that could not run, as one error: the first's code and next step, each one's message a line. */
+function stoppedError(stopped: BrokerError[]): BrokerError | undefined {
+  const [first, ...others] = stopped
+  if (first && others.length)
+    first.message = [first.message, ...others.map((e) => `${e.code}: ${e.message}`)].join('\n')
+  return first
+}
+
 /** Replays the fixtures in order; results are per fixture, reports keep the --json shape. */
-export async function runFixtures(
-  options: PdkRunOptions,
-): Promise<{ results: ScenarioResult[]; report: PdkRunResult; exitCode: 0 | 1 | 2 }> {
+export async function runFixtures(options: PdkRunOptions): Promise<{
+  results: ScenarioResult[]
+  report: PdkRunResult
+  exitCode: 0 | 1 | 2
+  /** The fixtures that could not run (exit 2), as one error the command raises after printing the others. */
+  stopped?: BrokerError
+}> {
   const { shipped } = options
   const paths = shipped ? options.paths.map((p) => resolveShipped(p, shipped)) : options.paths
-  const prepared = await prepare(paths, options.pluginServer === true, options.luaPath)
+  const stopped: BrokerError[] = []
+  const prepared = await prepare(paths, options.pluginServer === true, options.luaPath, stopped)
   const timeoutMs = options.timeout ?? options.pluginServerTimeout ?? 10_000
   const serverOptions = { command: options.pluginServerCmd, timeoutMs }
   const servers = await startPluginServers(
@@ -126,9 +144,9 @@ export async function runFixtures(
       try {
         results.push(await runScenario(loaded, plugins, {}, { strict: options.strict, servers, timeoutMs }))
       } catch (e) {
-        // a fixture that cannot run after all (a Lua plugin requiring an unemulated module) stops the run
-        if (e instanceof FixtureError) throw fixtureError(verdict(loaded.fixture.expect, e))
-        throw e
+        // a fixture that cannot run after all (a Lua plugin requiring an unemulated module) is set aside
+        if (!(e instanceof FixtureError)) throw e
+        stopped.push(fixtureError(verdict(loaded.fixture.expect, e)))
       }
     }
   } finally {
@@ -146,5 +164,6 @@ export async function runFixtures(
       failures: r.verdict.failures,
     })),
   }
-  return { results, report, exitCode: exitCodeOf(results.map((r) => r.verdict)) }
+  const exitCode = stopped.length ? 2 : exitCodeOf(results.map((r) => r.verdict))
+  return { results, report, exitCode, stopped: stoppedError(stopped) }
 }
