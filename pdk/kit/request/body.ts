@@ -11,7 +11,8 @@ export const MULTIPART = 'multipart/form-data'
 
 /** get_raw_body: the body, or (nil, err) when it was buffered to disk and may not be read. */
 export function rawBody(ctx: Context, maxAllowedFileSize?: number): string | Values {
-  const body = ctx.request.body
+  // nginx's request body, which service.request.set_raw_body replaces (ngx.req.set_body_data), as Kong reads it
+  const body = ctx.upstream.body
   if (body.length === 0) return ''
   if (body.length <= ctx.config.client_body_buffer_size) return body.toString('utf8')
   if (maxAllowedFileSize === undefined || maxAllowedFileSize === null || maxAllowedFileSize < 0) {
@@ -28,7 +29,7 @@ export function rawBody(ctx: Context, maxAllowedFileSize?: number): string | Val
 
 /** get_body: decodes by `mimetype` or the request Content-Type; returns (body, err, mimetype). */
 export async function decodeBody(ctx: Context, mimetype?: string, maxArgs?: number, maxFile?: number): Promise<Values> {
-  const contentType = mimetype ?? ctx.request.headers.get('content-type')
+  const contentType = mimetype ?? ctx.upstream.headers.get('content-type')
   if (contentType === undefined) return values(undefined, 'missing content type')
   const bare = contentType.toLowerCase().split(';')[0]!
   if (bare.startsWith(FORM)) {

@@ -95,7 +95,10 @@ export function createRequest(ctx: Context) {
     },
     get_method(): string {
       checkPhase(ctx, A)
-      return req.method.toUpperCase()
+      // nginx's method, which service.request.set_method changes; after an unexpected error Kong reads the
+      // request line (HTTP/1)
+      if (ctx.response.unexpected && (req.httpVersion ?? 1) < 2) return req.method.toUpperCase()
+      return ctx.upstream.method.toUpperCase()
     },
     get_path(): string {
       return normalizePath(api.get_raw_path())
