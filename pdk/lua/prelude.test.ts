@@ -50,6 +50,15 @@ describe('the LuaJIT / 5.1 compatibility prelude', () => {
   })
 
   // Each difference docs/lua-plugins.md lists under "LuaJIT and Lua 5.4: what differs", shown.
+  it('takes a float where an integer is expected, truncated toward zero, as LuaJIT does', () => {
+    expect(
+      lua(`local s = "abcdefgh"
+           return s:sub(1.9, 3.2), s:byte(2.5), ("ab"):rep(2.7), (s:gsub(".", "x", 2.9)), s:find("c", 1.5),
+             string.char(65.4, 66.9), table.concat({ "a", "b", "c" }, "", 1, 2.8), select(2, unpack({ 1, 2 }, 1.2, 2.1)),
+             math.random(1.5) == 1`),
+    ).toEqual(['abc', 98, 'abab', 'xxcdefgh', 3, 'AB', 'ab', 2, true])
+  })
+
   describe('keeps the differences it cannot remove (documented in docs/lua-plugins.md)', () => {
     it('concatenation formats a whole float itself: LuaJIT gives "x5" and "5,3"', () => {
       expect(lua('return "x" .. 10/2, table.concat({ 10/2, 3 }, ",")')).toEqual(['x5.0', '5.0,3'])

@@ -88,6 +88,39 @@ do
   end
 end
 
+-- Integer arguments as LuaJIT takes them: a float is truncated toward zero where Lua 5.4 raises "number has no
+-- integer representation" (a plugin's `s:gsub(p, r, (#s - 1) / 64)`, `s:sub(1, n / 2)`).
+do
+  local function int(v)
+    if mtype(v) ~= "float" or v ~= v or v == huge or v == -huge then return v end
+    return v < 0 and -floor(-v) or floor(v)
+  end
+  local sub, byte, rep, gsub, find, match, char = string.sub, string.byte, string.rep, string.gsub, string.find,
+    string.match, string.char
+  local tconcat, tunpack, random = table.concat, table.unpack, math.random
+  string.sub = function(s, i, j) return sub(s, int(i), int(j)) end
+  string.byte = function(s, i, j) return byte(s, int(i), int(j)) end
+  string.rep = function(s, n, sep) return rep(s, int(n), sep) end
+  string.gsub = function(s, p, r, n) return gsub(s, p, r, int(n)) end
+  string.find = function(s, p, init, plain) return find(s, p, int(init), plain) end
+  string.match = function(s, p, init) return match(s, p, int(init)) end
+  string.char = function(...)
+    local n = select("#", ...)
+    if n == 1 then return char(int((...))) end
+    local t = pack(...)
+    for i = 1, n do t[i] = int(t[i]) end
+    return char(unpack54(t, 1, n))
+  end
+  table.concat = function(t, sep, i, j) return tconcat(t, sep, int(i), int(j)) end
+  table.unpack = function(t, i, j) return tunpack(t, int(i), int(j)) end
+  math.random = function(m, n)
+    if m == nil then return random() end
+    if n == nil then return random(int(m)) end
+    return random(int(m), int(n))
+  end
+  unpack = table.unpack
+end
+
 -- string.format as LuaJIT: an integer conversion of a float truncates toward zero, %u is %d, and
 -- %s of a number writes it as tostring does.
 do
