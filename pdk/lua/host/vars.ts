@@ -203,7 +203,7 @@ export const VARIABLES: readonly string[] = [
   ...PREFIXES.map((p) => `${p}*`),
 ]
 
-/** A variable's value (nil as undefined); `query` decodes $arg_* as nginx does. */
+/** A variable's value (nil as undefined); `firstArg` answers $arg_<name> from the query as nginx decodes it. */
 export function readVariable(
   ctx: Context,
   name: string,
