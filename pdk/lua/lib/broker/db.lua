@@ -14,7 +14,7 @@ local CORE = {
 
 local function schema_of(name)
   if CORE[name] then return CORE[name] end
-  local unique, foreign, transformations, cache_key = {}, {}, nil, nil
+  local unique, foreign, transformations, cache_key, fields = {}, {}, nil, nil, {}
   for plugin_name in pairs(package.loaded) do
     local p = type(plugin_name) == "string" and plugin_name:match("^kong%.plugins%.([^.]+)%.handler$")
     if p then
@@ -26,6 +26,7 @@ local function schema_of(name)
               local fname, def = next(f)
               if def.unique then unique[#unique + 1] = fname end
               if def.type == "foreign" then foreign[#foreign + 1] = fname end
+              fields[#fields + 1] = { name = fname, def = def }
             end
             transformations, cache_key = d.transformations, d.cache_key
           end
@@ -33,7 +34,7 @@ local function schema_of(name)
       end
     end
   end
-  return { unique = unique, foreign = foreign, transformations = transformations, cache_key = cache_key }
+  return { unique = unique, foreign = foreign, transformations = transformations, cache_key = cache_key, fields = fields }
 end
 
 local function apply_transformations(s, row)
@@ -184,6 +185,19 @@ function Dao:insert(entity)
   for k, v in pairs(entity) do row[k] = v end
   row.id = row.id or require("kong.tools.uuid").uuid()
   row.created_at = row.created_at or ngx.time()
+  -- what Kong's DAO fills on insert: `auto` fields (a random string, a uuid, the time) and defaults
+  for _, f in ipairs(schema_of(self.name).fields or {}) do
+    local def = f.def
+    if row[f.name] == nil then
+      if def.auto then
+        if def.type == "string" then row[f.name] = require("kong.tools.rand").random_string()
+        elseif def.type == "uuid" then row[f.name] = require("kong.tools.uuid").uuid()
+        elseif def.type == "integer" or def.type == "number" then row[f.name] = ngx.time() end
+      elseif def.default ~= nil and def.default ~= ngx.null then
+        row[f.name] = type(def.default) == "table" and require("kong.tools.table").deep_copy(def.default) or def.default
+      end
+    end
+  end
   apply_transformations(schema_of(self.name), row)
   local err, err_t = conflict(self, row)
   if not err and self:select(row.id) then
