@@ -2,6 +2,8 @@
 -- use, with Kong in process instead of a Kong started in a prefix. A helper broker has not written
 -- raises an error naming it, so the test that uses it fails rather than passes unseen.
 local db = require "broker.spec.db"
+local dao = require "broker.spec.dao"
+local entities = require "broker.spec.entities"
 local client = require "broker.spec.client"
 require "broker.spec.assertions"
 
@@ -55,9 +57,9 @@ function H.get_db_utils(strategy, tables, plugins)
     error("spec.helpers.get_db_utils: strategy '" .. tostring(strategy) .. "' is not emulated (postgres and off are, in memory)", 2)
   end
   if tables then for _, t in ipairs(tables) do db.truncate(t) end else db.truncate() end
-  db.plugins = {}
-  for _, p in ipairs(plugins or {}) do db.plugins[p] = true end
-  return db.bp, db.db
+  entities.plugins = {}
+  for _, p in ipairs(plugins or {}) do entities.plugins[p] = true end
+  return db.bp, dao.db
 end
 
 --- Kong's plugin schema check: the entity with the config's defaults, or nil and Kong's error shape.

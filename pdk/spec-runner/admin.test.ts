@@ -1,0 +1,168 @@
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { runSpecFile, type SpecResult } from './session.js'
+import { badgeRoot } from './testing/badge.js'
+
+// The Admin API behind spec.helpers' admin_client, on specs of our own against the badge plugin
+// (testing/badge.ts): each `it` of a spec is one behaviour; a failing one shows its message.
+async function run(spec: string, files: Record<string, string> = {}): Promise<SpecResult[]> {
+  const root = badgeRoot({ 'spec/x_spec.lua': spec, ...files })
+  return runSpecFile({ root, file: join(root, 'spec/x_spec.lua'), shown: 'spec/x_spec.lua', timeoutMs: 10_000 })
+}
+const outcomes = (rs: SpecResult[]) => rs.map((r) => `${r.status} ${r.name}${r.message ? `: ${r.message}` : ''}`)
+
+const PRELUDE = `
+local helpers = require "spec.helpers"
+local cjson = require "cjson"
+local bp, db, admin, proxy, route
+local function call(method, path, body, headers)
+  local r = assert(admin:send { method = method, path = path, body = body, headers = headers })
+  local text = r:read_body()
+  return r.status, text ~= "" and cjson.decode(text) or nil
+end
+local function get(host, headers)
+  headers = headers or {}
+  headers.host = host
+  local r = assert(proxy:get("/request", { headers = headers }))
+  local text = r:read_body()
+  return r.status, cjson.decode(text)
+end
+`
+
+describe('the Admin API of spec.helpers', () => {
+  it('consumers and their credentials through the API are what the next proxied request sees', async () => {
+    const results = await run(`${PRELUDE}
+describe("admin", function()
+  lazy_setup(function()
+    bp, db = helpers.get_db_utils("postgres", nil, { "badge" })
+    route = bp.routes:insert({ hosts = { "badge.test" } })
+    bp.plugins:insert({ name = "badge", route = { id = route.id } })
+    assert(helpers.start_kong({ plugins = "bundled,badge" }))
+    admin, proxy = helpers.admin_client(), helpers.proxy_client()
+  end)
+  it("creates a consumer and a credential nested under it", function()
+    local status, c = call("POST", "/consumers", { username = "ann" })
+    assert.equal(201, status)
+    assert.is_uuid(c.id)
+    local s2, cred = call("POST", "/consumers/ann/badge", { key = "k-1" })
+    assert.equal(201, s2)
+    assert.same({ id = c.id }, cred.consumer)
+    assert.equal(1, cred.level)
+    local s3, body = get("badge.test", { ["x-badge"] = "k-1" })
+    assert.equal(200, s3)
+    assert.equal("ann", body.headers["x-badge-owner"])
+  end)
+  it("a form body is decoded by the DAO's schema", function()
+    local status, cred = call("POST", "/consumers/ann/badge", "key=k-2&level=3",
+      { ["Content-Type"] = "application/x-www-form-urlencoded" })
+    assert.equal(201, status)
+    assert.equal(3, cred.level)
+  end)
+  it("finds a credential by its endpoint key, and its consumer", function()
+    local status, cred = call("GET", "/badges/k-1")
+    assert.equal(200, status)
+    local s2, c = call("GET", "/badges/k-1/consumer")
+    assert.equal(200, s2)
+    assert.equal("ann", c.username)
+    assert.equal(cred.consumer.id, c.id)
+    assert.equal(200, (call("GET", "/consumers/ann/badge/" .. cred.id)))
+  end)
+  it("a refused credential: 400 naming the field, 409 on a unique one", function()
+    local status, err = call("POST", "/consumers/ann/badge", { key = "k-3", level = 9 })
+    assert.equal(400, status)
+    assert.same({ code = 2, name = "schema violation", message = "schema violation (level: value should be between 1 and 5)",
+      fields = { level = "value should be between 1 and 5" } }, err)
+    local s2, dup = call("POST", "/consumers/ann/badge", { key = "k-1" })
+    assert.equal(409, s2)
+    assert.equal("unique constraint violation", dup.name)
+    assert.same({ key = "k-1" }, dup.fields)
+  end)
+  it("a changed credential is what the next request sees", function()
+    assert.equal(200, (call("PATCH", "/badges/k-1", { key = "k-9" })))
+    assert.equal(401, (get("badge.test", { ["x-badge"] = "k-1" })))
+    assert.equal(200, (get("badge.test", { ["x-badge"] = "k-9" })))
+  end)
+  it("rows of the blueprints and of kong.db are the API's rows", function()
+    local c = bp.consumers:insert({ username = "bob" })
+    local cred = assert(db.badges:insert({ consumer = { id = c.id }, key = "k-b" }))
+    local status, list = call("GET", "/consumers/bob/badge")
+    assert.equal(200, status)
+    assert.equal(cred.id, list.data[1].id)
+    assert.equal("k-b", db.badges:select_by_key("k-b").key)
+  end)
+  it("a missing parent or entity is 404; deleting a consumer takes its credentials", function()
+    assert.equal(404, (call("GET", "/consumers/nobody/badge")))
+    assert.equal(204, (call("DELETE", "/consumers/ann")))
+    assert.equal(404, (call("GET", "/badges/k-9")))
+    assert.equal(401, (get("badge.test", { ["x-badge"] = "k-9" })))
+    assert.equal(204, (call("DELETE", "/consumers/ann")))
+  end)
+end)`)
+    expect(outcomes(results).filter((o) => !o.startsWith('success'))).toEqual([])
+    expect(results).toHaveLength(7)
+  })
+
+  it('plugins: created, patched and deleted through the API; a config Kong refuses is a schema violation', async () => {
+    const results = await run(`${PRELUDE}
+describe("plugins", function()
+  local plugin
+  lazy_setup(function()
+    bp, db = helpers.get_db_utils("postgres", nil, { "stamp" })
+    route = bp.routes:insert({ hosts = { "stamp.test" } })
+    assert(helpers.start_kong({ plugins = "bundled,stamp" }))
+    admin, proxy = helpers.admin_client(), helpers.proxy_client()
+  end)
+  it("refuses a config naming each field", function()
+    local status, err = call("POST", "/plugins", { name = "stamp", config = { count = 20 } })
+    assert.equal(400, status)
+    assert.same({ config = { value = "required field missing", count = "value should be between 1 and 10" } }, err.fields)
+    assert.equal("2 schema violations (config.count: value should be between 1 and 10; config.value: required field missing)",
+      err.message)
+    local s2, e2 = call("POST", "/plugins", { name = "nope" })
+    assert.equal(400, s2)
+    assert.equal("plugin 'nope' not enabled; add it to the 'plugins' configuration property", e2.fields.name)
+    local s3, e3 = call("POST", "/plugins", { name = "stamp", route = { id = "00000000-0000-4000-8000-000000000001" },
+      config = { value = "v" } })
+    assert.equal(400, s3)
+    assert.equal("foreign key violation", e3.name)
+  end)
+  it("a plugin created on a route runs on the next request", function()
+    local status, p = call("POST", "/routes/" .. route.id .. "/plugins", { name = "stamp", config = { value = "one" } })
+    assert.equal(201, status)
+    plugin = p
+    assert.same({ id = route.id }, p.route)
+    local s2, body = get("stamp.test")
+    assert.equal(200, s2)
+    assert.equal("one", body.headers["x-stamp"])
+  end)
+  it("PATCH merges the config it is given; the next request sees it", function()
+    local status, p = call("PATCH", "/plugins/" .. plugin.id, { config = { value = "two" } })
+    assert.equal(200, status)
+    assert.equal("two", p.config.value)
+    assert.equal("two", select(2, get("stamp.test")).headers["x-stamp"])
+    assert.equal(400, (call("PATCH", "/plugins/" .. plugin.id, { config = { count = 0 } })))
+    assert.equal(404, (call("PATCH", "/plugins/00000000-0000-4000-8000-000000000009", { enabled = false })))
+  end)
+  it("DELETE removes it", function()
+    assert.equal(204, (call("DELETE", "/plugins/" .. plugin.id)))
+    assert.is_nil(select(2, get("stamp.test")).headers["x-stamp"])
+    assert.equal(404, (call("GET", "/plugins/" .. plugin.id)))
+  end)
+  it("services and routes: a route made through the API is routed; a service with routes cannot go", function()
+    local status, s = call("POST", "/services", { name = "up", url = helpers.mock_upstream_url })
+    assert.equal(201, status)
+    assert.equal(helpers.mock_upstream_port, s.port)
+    local s2, r = call("POST", "/services/up/routes", { hosts = { "api.test" } })
+    assert.equal(201, s2)
+    assert.same({ id = s.id }, r.service)
+    assert.equal(200, (get("api.test")))
+    assert.equal(400, (call("DELETE", "/services/up")))
+    assert.equal(204, (call("DELETE", "/routes/" .. r.id)))
+    assert.equal(404, (get("api.test")))
+    assert.equal(200, (call("GET", "/plugins/enabled")))
+  end)
+end)`)
+    expect(outcomes(results).filter((o) => !o.startsWith('success'))).toEqual([])
+    expect(results).toHaveLength(5)
+  })
+})

@@ -1,0 +1,286 @@
+-- Kong's Admin API behind spec.helpers' admin_client (written for broker from Kong's Admin API
+-- documentation): the endpoints plugin specs use, on the same in-memory rows as the blueprints and
+-- kong.db (db.lua), so a change is what the next proxied request sees. Services, routes, consumers
+-- and plugins, the credentials of every loaded plugin's daos.lua (`/consumers/:c/key-auth`,
+-- `/key-auths/:key` …), plugins nested under a route, service or consumer, and a refused entity as
+-- Kong answers it (400 `schema violation` naming each field, 409 on a unique field, 404).
+local cjson = require "cjson.safe"
+local db = require "broker.spec.db"
+local entities = require "broker.spec.entities"
+local is_uuid = require("kong.tools.uuid").is_valid_uuid
+local M = {}
+
+local JSON = { ["Content-Type"] = "application/json; charset=utf-8" }
+
+local function answer(status, body)
+  if body == nil then return { status = status, headers = {}, body = "" } end
+  return { status = status, headers = JSON, body = cjson.encode(body) }
+end
+local function message(status, text) return answer(status, { message = text }) end
+local function refused(err_t)
+  return answer(err_t.status, { code = err_t.code, name = err_t.name, message = err_t.message, fields = err_t.fields })
+end
+
+-- `a.b[1]=x` form keys as the nested tables Kong's Admin API makes of them
+local function nest(args)
+  local out = {}
+  for key, value in pairs(args) do
+    local t, parts = out, {}
+    for part in key:gsub("%[%]$", ""):gsub("%[(%d+)%]", ".%1"):gmatch("[^.]+") do parts[#parts + 1] = tonumber(part) or part end
+    for i = 1, #parts - 1 do
+      if type(t[parts[i]]) ~= "table" then t[parts[i]] = {} end
+      t = t[parts[i]]
+    end
+    local last = parts[#parts]
+    if value == true then value = "" end
+    t[last] = value
+  end
+  return out
+end
+
+-- a form's strings as the schema's types (Kong decodes form arguments by the entity's schema)
+local function coerce(fields, t)
+  if type(t) ~= "table" then return t end
+  for _, f in ipairs(fields or {}) do
+    local name, def = next(f)
+    local v = t[name]
+    if v ~= nil then
+      if (def.type == "array" or def.type == "set") then
+        if type(v) ~= "table" then v = { v } end
+        local list = {}
+        for k, x in pairs(v) do if type(k) == "number" then list[#list + 1] = { k, x } end end
+        table.sort(list, function(a, b) return a[1] < b[1] end)
+        local arr = setmetatable({}, cjson.array_mt)
+        for i, p in ipairs(list) do arr[i] = def.elements and def.elements.type == "record" and coerce(def.elements.fields, p[2]) or p[2] end
+        v = arr
+      elseif (def.type == "number" or def.type == "integer") and type(v) == "string" then
+        v = tonumber(v) or v
+      elseif def.type == "boolean" and type(v) == "string" then
+        if v == "true" then v = true elseif v == "false" then v = false end
+      elseif def.type == "record" then
+        v = coerce(def.fields, v)
+      elseif def.type == "foreign" and type(v) == "string" then
+        v = { id = v }
+      end
+      t[name] = v
+    end
+  end
+  return t
+end
+
+local CORE_FIELDS = {
+  routes = { { hosts = { type = "set" } }, { paths = { type = "set" } }, { methods = { type = "set" } },
+    { protocols = { type = "set" } }, { snis = { type = "set" } }, { strip_path = { type = "boolean" } },
+    { preserve_host = { type = "boolean" } }, { regex_priority = { type = "integer" } },
+    { service = { type = "foreign" } }, { tags = { type = "set" } } },
+  services = { { port = { type = "integer" } }, { retries = { type = "integer" } }, { enabled = { type = "boolean" } },
+    { connect_timeout = { type = "integer" } }, { read_timeout = { type = "integer" } },
+    { write_timeout = { type = "integer" } }, { tags = { type = "set" } } },
+  consumers = { { tags = { type = "set" } } },
+  plugins = { { enabled = { type = "boolean" } }, { protocols = { type = "set" } }, { route = { type = "foreign" } },
+    { service = { type = "foreign" } }, { consumer = { type = "foreign" } }, { tags = { type = "set" } } },
+}
+
+local function coerce_form(dao, body)
+  if CORE_FIELDS[dao] then coerce(CORE_FIELDS[dao], body) end
+  if dao == "plugins" and type(body.name) == "string" then
+    local ok, schema = pcall(require, "kong.plugins." .. body.name .. ".schema")
+    if ok and type(schema) == "table" then
+      for _, f in ipairs(schema.fields or {}) do
+        local name, def = next(f)
+        if name == "config" and type(body.config) == "table" then coerce(def.fields, body.config) end
+      end
+    end
+  end
+  local info = entities.daos()[dao]
+  if info then coerce(info.def.fields, body) end
+  return body
+end
+
+local function decode_body(req, dao)
+  local body = req.body
+  if body == nil or body == "" then return {} end
+  local ctype = ""
+  for k, v in pairs(req.headers or {}) do if tostring(k):lower() == "content-type" then ctype = tostring(v):lower() end end
+  if ctype:find("application/json", 1, true) or ctype == "" and body:match("^%s*[{%[]") then
+    local t = cjson.decode(body)
+    if type(t) ~= "table" then return nil, "Cannot parse JSON body" end
+    return t
+  end
+  if ctype:find("www-form-urlencoded", 1, true) or ctype == "" then
+    return coerce_form(dao, nest(ngx.decode_args(body, 0)))
+  end
+  return nil, "Content-Type not supported: " .. ctype
+end
+
+-- the API's collections: Kong's core entities and every loaded plugin's DAOs, by their URL names
+local function collections()
+  local by_url, nested = {
+    consumers = "consumers", routes = "routes", services = "services", plugins = "plugins",
+  }, { consumers = { plugins = "plugins" }, routes = { plugins = "plugins" },
+    services = { plugins = "plugins", routes = "routes" } }
+  for name, info in pairs(entities.daos()) do
+    if info.generate then
+      by_url[info.api] = name
+      for field, parent in pairs(info.foreign) do
+        if field == "consumer" and parent == "consumers" then nested.consumers[info.nested] = name end
+      end
+    end
+  end
+  return by_url, nested
+end
+
+local PARENT_FIELD = { consumers = "consumer", routes = "route", services = "service" }
+
+-- the row a URL names: its id, else its endpoint key (a consumer's username, a credential's key),
+-- within the parent row when nested
+local function select(dao, key, parent_field, parent)
+  local info = entities.info(dao)
+  for _, r in ipairs(db.rows(dao)) do
+    local named = r.id == key or (not is_uuid(key) and info.endpoint_key and r[info.endpoint_key] == key)
+    local child = not parent or (type(r[parent_field]) == "table" and r[parent_field].id == parent.id)
+    if named and child then return r end
+  end
+  -- a consumer named by custom_id is not found by Kong either; a name that looks like a uuid may be a key
+  if is_uuid(key) and info.endpoint_key then
+    for _, r in ipairs(db.rows(dao)) do
+      if r[info.endpoint_key] == key and (not parent or (r[parent_field] or {}).id == parent.id) then return r end
+    end
+  end
+end
+
+-- a page of `size` rows (100) from `offset` (an opaque token: here the index of the next row)
+local function list(req, rows, field, parent)
+  local args = ngx.decode_args(type(req.query) == "string" and req.query or (req.path:match("%?(.*)$") or ""), 0)
+  local size = tonumber(args.size) or 100
+  local from = tonumber(args.offset) or 1
+  local all = {}
+  for _, r in ipairs(rows) do
+    if not parent or (type(r[field]) == "table" and r[field].id == parent.id) then all[#all + 1] = r end
+  end
+  local data = setmetatable({}, cjson.array_mt)
+  for i = from, math.min(#all, from + size - 1) do data[#data + 1] = all[i] end
+  local rest = from + size <= #all
+  local path = req.path:gsub("%?.*$", "")
+  return answer(200, { data = data, offset = rest and tostring(from + size) or nil,
+    next = rest and (path .. "?offset=" .. (from + size) .. "&size=" .. size) or cjson.null })
+end
+
+local function collection(method, req, dao, field, parent)
+  if method == "GET" then return list(req, db.rows(dao), field, parent) end
+  if method ~= "POST" then return message(405, "Method not allowed") end
+  local body, err = decode_body(req, dao)
+  if not body then return message(400, err) end
+  if parent then body[field] = { id = parent.id } end
+  local row, err_t = db.try_insert(dao, body)
+  if not row then return refused(err_t) end
+  return answer(201, row)
+end
+
+local function entity(method, req, dao, key, field, parent)
+  local row = select(dao, key, field, parent)
+  if method == "GET" then
+    if not row then return message(404, "Not found") end
+    return answer(200, row)
+  elseif method == "DELETE" then
+    -- Kong answers 204 for a row that is not there, but 404 under a parent that does not have it
+    if not row then return answer(parent and 404 or 204, parent and { message = "Not found" } or nil) end
+    local ok, err_t = db.delete(dao, row.id)
+    if not ok then return refused(err_t) end
+    return answer(204)
+  elseif method == "PATCH" or method == "PUT" then
+    local body, err = decode_body(req, dao)
+    if not body then return message(400, err) end
+    if parent then body[field] = { id = parent.id } end
+    local updated, err_t
+    if method == "PATCH" then
+      if not row then return message(404, "Not found") end
+      updated, err_t = db.update(dao, row.id, body)
+    else
+      local info = entities.info(dao)
+      if not row and not is_uuid(key) and info.endpoint_key then body[info.endpoint_key] = key end
+      updated, err_t = db.upsert(dao, row and row.id or (is_uuid(key) and key or nil), body)
+    end
+    if not updated then return refused(err_t) end
+    return answer(200, updated)
+  end
+  return message(405, "Method not allowed")
+end
+
+local function plugin_schema(name)
+  local ok, schema = pcall(require, "kong.plugins." .. tostring(name) .. ".schema")
+  if not ok or type(schema) ~= "table" then return message(404, "No plugin named '" .. tostring(name) .. "'") end
+  -- what JSON can say of it: the functions (custom validators) left out
+  local function plain(v, seen)
+    if type(v) ~= "table" then return type(v) ~= "function" and v or nil end
+    if seen[v] then return nil end
+    seen[v] = true
+    local out = {}
+    for k, x in pairs(v) do out[k] = plain(x, seen) end
+    seen[v] = nil
+    return setmetatable(out, getmetatable(v))
+  end
+  return answer(200, { fields = plain(schema.fields, {}) })
+end
+
+local function enabled_plugins()
+  local names = {}
+  for mod in pairs(package.loaded) do
+    local p = type(mod) == "string" and mod:match("^kong%.plugins%.([^.]+)%.handler$")
+    if p then names[#names + 1] = p end
+  end
+  table.sort(names)
+  return setmetatable(names, cjson.array_mt)
+end
+
+--- One Admin API request: `{ method, path, query, headers, body }` → `{ status, headers, body }`.
+function M.handle(req)
+  local method = req.method
+  local parts = {}
+  for p in req.path:gsub("[?#].*$", ""):gmatch("[^/]+") do parts[#parts + 1] = ngx.unescape_uri(p) end
+  local by_url, nested = collections()
+  local a, b, c, d = parts[1], parts[2], parts[3], parts[4]
+  if #parts > 4 then return message(404, "Not found") end
+  if a == nil then
+    return answer(200, { tagline = "Welcome to kong", version = "3.9.1", configuration = { database = "postgres" },
+      plugins = { enabled_in_cluster = enabled_plugins(), available_on_server = {} } })
+  end
+  if a == "status" and not b then return answer(200, { database = { reachable = true }, server = {} }) end
+  if a == "plugins" and b == "enabled" and not c then return answer(200, { enabled_plugins = enabled_plugins() }) end
+  if a == "schemas" and b == "plugins" and c and not d then return plugin_schema(c) end
+  if a == "plugins" and b == "schema" and c and not d then return plugin_schema(c) end
+  if a == "cache" then
+    local cache = require("broker.db").cache
+    if not b then
+      if method ~= "DELETE" then return message(405, "Method not allowed") end
+      cache:purge()
+      return answer(204)
+    end
+    if method == "DELETE" then cache:invalidate(b) return answer(204) end
+    local _, _, value = cache:probe(b)
+    if value == nil then return message(404, "Not found") end
+    return answer(200, type(value) == "table" and value or { message = value })
+  end
+  local dao = by_url[a]
+  if not dao then return message(404, "Not found") end
+  if not b then return collection(method, req, dao) end
+  if not c then return entity(method, req, dao, b) end
+  local parent = select(dao, b)
+  -- /routes/:r/service, /key-auths/:k/consumer: the row a foreign key names
+  local info = entities.info(dao)
+  if not d and info.foreign and info.foreign[c] then
+    if method ~= "GET" then return message(405, "Method not allowed") end
+    local ref = parent and parent[c]
+    local row = type(ref) == "table" and db.find(info.foreign[c], ref.id)
+    if not row then return message(404, "Not found") end
+    return answer(200, row)
+  end
+  local child = nested[dao] and nested[dao][c]
+  if not child then return message(404, "Not found") end
+  if not parent then return message(404, "Not found") end
+  local field = PARENT_FIELD[dao]
+  if not d then return collection(method, req, child, field, parent) end
+  return entity(method, req, child, d, field, parent)
+end
+
+return M

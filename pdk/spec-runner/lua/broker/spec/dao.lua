@@ -1,0 +1,65 @@
+-- db.<entity> of spec.helpers' get_db_utils (written for broker): Kong's DAO methods on the rows of
+-- db.lua, answering as Kong's DAO does (the row, or nil, the error's message and its table). What is
+-- not written here (select_by_<field>, each_for_<foreign>, page_for_<foreign>, cache_key) is
+-- kong.db's own (broker.db), on the same rows.
+local store = require "broker.db"
+local rows = require "broker.spec.db"
+local M = {}
+
+local function answer(row, err_t)
+  if not row then return nil, "[postgres] " .. err_t.message, err_t end
+  return row
+end
+
+local Dao = {}
+Dao.__index = function(self, key)
+  if Dao[key] then return Dao[key] end
+  local own = store.db[self.name][key]
+  if type(own) ~= "function" then return own end
+  return function(_, ...) return own(store.db[self.name], ...) end
+end
+function Dao:insert(row, options) return answer(rows.try_insert(self.name, rows.with_options(row, options))) end
+function Dao:select(pk) return (rows.find(self.name, pk)) end
+function Dao:update(pk, patch) return answer(rows.update(self.name, pk, patch)) end
+function Dao:upsert(pk, row) return answer(rows.upsert(self.name, pk, row)) end
+function Dao:delete(pk) return answer(rows.delete(self.name, pk)) end
+function Dao:truncate() rows.truncate(self.name) return true end
+function Dao:each()
+  local list, i = rows.rows(self.name), 0
+  return function() i = i + 1 local r = list[i] if r then return r end end
+end
+function Dao:page()
+  local out = {}
+  for i, r in ipairs(rows.rows(self.name)) do out[i] = r end
+  return out
+end
+-- select_by_<field> and the other finders: broker.db's, which read the rows as plugins see them
+-- (transformations applied); update_by_/delete_by_ find the row first
+function Dao:update_by(field, value, patch)
+  for _, r in ipairs(rows.rows(self.name)) do if r[field] == value then return self:update(r, patch) end end
+  return nil, "[postgres] could not find the entity", nil
+end
+
+M.db = setmetatable({
+  truncate = function(_, name) rows.truncate(name) return true end,
+  reset = function() rows.truncate() return true end,
+  connect = function() return true end,
+  close = function() return true end,
+  strategy = "postgres",
+}, { __index = function(t, name)
+  if type(name) ~= "string" then return nil end
+  local d = setmetatable({ name = name, schema = { name = name } }, Dao)
+  rawset(t, name, d)
+  return d
+end })
+
+-- a plugin's kong.db writes (oauth2 issuing a token) land in the same rows
+store.writer = function(name, op, ...) return M.db[name][op](M.db[name], ...) end
+
+--- Every row, for a request the host routes (routes, services, plugins, consumers).
+function M.snapshot()
+  return { routes = rows.rows("routes"), services = rows.rows("services"), plugins = rows.rows("plugins"),
+    consumers = rows.rows("consumers") }
+end
+
+return M

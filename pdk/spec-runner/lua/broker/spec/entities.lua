@@ -1,0 +1,184 @@
+-- Kong's entities as spec.helpers' database fills and checks them (written for broker): the core
+-- ones (services, routes, consumers, plugins) with Kong's defaults, and every loaded plugin's own
+-- DAOs from its daos.lua (defaults, `auto` fields, foreign keys, unique fields, entity checks). A
+-- refused row is Kong's error table (errors.lua), never a silent fix.
+local errors = require "broker.spec.errors"
+local uuid = require("kong.tools.uuid").uuid
+local null = ngx.null
+local M = {}
+
+M.MOCK_HOST, M.MOCK_PORT = "127.0.0.1", 15555
+
+-- the plugins a spec named in get_db_utils (their daos.lua are read); any loaded handler counts too
+M.plugins = {}
+
+local function ref(v)
+  if v == nil or v == null then return v end
+  if type(v) == "table" then return { id = v.id } end
+  return { id = v }
+end
+M.ref = ref
+
+local CORE = {
+  services = { endpoint_key = "name", unique = { "name" } },
+  routes = { endpoint_key = "name", unique = { "name" }, foreign = { service = "services" } },
+  consumers = { endpoint_key = "username", unique = { "username", "custom_id" } },
+  plugins = { foreign = { route = "routes", service = "services", consumer = "consumers" } },
+}
+
+-- Kong's bundled plugins that have DAOs: in a checkout of Kong they are there without being named
+local BUNDLED_DAOS = { "key-auth", "basic-auth", "acl", "jwt", "hmac-auth", "oauth2", "session", "acme" }
+
+-- a plugin's daos.lua, read once per VM (a missing one is a search of every root)
+local read = {}
+local function daos_of(plugin)
+  if read[plugin] then return read[plugin] end
+  local ok, daos = pcall(require, "kong.plugins." .. plugin .. ".daos")
+  read[plugin] = (ok and type(daos) == "table") and (daos[1] and daos or { daos }) or {}
+  return read[plugin]
+end
+
+--- The loaded plugins' DAO definitions, by DAO name.
+function M.daos()
+  local names = {}
+  for p in pairs(M.plugins) do names[p] = true end
+  for _, p in ipairs(BUNDLED_DAOS) do names[p] = true end
+  for mod in pairs(package.loaded) do
+    local p = type(mod) == "string" and mod:match("^kong%.plugins%.([^.]+)%.handler$")
+    if p then names[p] = true end
+  end
+  local out = {}
+  for p in pairs(names) do
+    for _, d in ipairs(daos_of(p)) do
+      if type(d.name) == "string" then
+        local unique, foreign = {}, {}
+        for _, f in ipairs(d.fields or {}) do
+          local fname, def = next(f)
+          if def.unique then unique[#unique + 1] = fname end
+          if def.type == "foreign" then foreign[fname] = def.reference end
+        end
+        local key = d.endpoint_key
+        -- acls: a row is named within its consumer by the second part of its cache key (the group)
+        if not key and type(d.cache_key) == "table" and d.cache_key[1] == "consumer" then key = d.cache_key[2] end
+        out[d.name] = { def = d, unique = unique, foreign = foreign, endpoint_key = key, ttl = d.ttl,
+          api = d.admin_api_name or d.name, nested = d.admin_api_nested_name or d.admin_api_name or d.name,
+          generate = d.generate_admin_api ~= false }
+      end
+    end
+  end
+  return out
+end
+
+--- What spec.helpers knows of an entity: its endpoint key, unique and foreign fields.
+function M.info(name)
+  return CORE[name] or M.daos()[name] or { unique = {}, foreign = {} }
+end
+
+local function parse_url(url)
+  local protocol, host, port, path = url:match("^(%a[%w+.-]*)://([^:/?#]+):?(%d*)([^?#]*)")
+  if not protocol then return nil end
+  port = tonumber(port) or ((protocol == "https" or protocol == "grpcs") and 443 or 80)
+  return protocol, host, port, path ~= "" and path or nil
+end
+
+local DEFAULTS = {}
+function DEFAULTS.services(row)
+  if row.url then
+    local protocol, host, port, path = parse_url(row.url)
+    if not protocol then return nil, errors.schema_violation({ url = "missing host in url" }) end
+    row.protocol, row.host, row.port, row.path = protocol, host, port, path
+    row.url = nil
+  end
+  row.protocol = row.protocol or "http"
+  row.host = row.host or M.MOCK_HOST
+  row.port = row.port or (row.host == M.MOCK_HOST and M.MOCK_PORT or (row.protocol == "https" and 443 or 80))
+  row.retries = row.retries or 5
+  row.connect_timeout = row.connect_timeout or 60000
+  row.write_timeout = row.write_timeout or 60000
+  row.read_timeout = row.read_timeout or 60000
+  if row.enabled == nil then row.enabled = true end
+  return row
+end
+
+function DEFAULTS.routes(row, insert)
+  row.protocols = row.protocols or { "http", "https" }
+  row.regex_priority = row.regex_priority or 0
+  if row.strip_path == nil then row.strip_path = true end
+  if row.preserve_host == nil then row.preserve_host = false end
+  row.https_redirect_status_code = row.https_redirect_status_code or 426
+  row.path_handling = row.path_handling or "v0"
+  if row.request_buffering == nil then row.request_buffering = true end
+  if row.response_buffering == nil then row.response_buffering = true end
+  -- Kong's test blueprints give a route without a service one of its own, to the mock upstream;
+  -- the Admin API does not (insert is nil there): the route has no service
+  if row.service == nil and insert then row.service = { id = insert("services", {}).id } end
+  row.service = ref(row.service)
+  return row
+end
+
+function DEFAULTS.consumers(row)
+  if (row.username == nil or row.username == null) and (row.custom_id == nil or row.custom_id == null) then
+    return nil, errors.schema_violation({ ["@entity"] = {
+      "at least one of these fields must be non-empty: 'custom_id', 'username'" } })
+  end
+  return row
+end
+
+function DEFAULTS.plugins(row)
+  if type(row.name) ~= "string" then return nil, errors.schema_violation({ name = "required field missing" }) end
+  local ok, schema = pcall(require, "kong.plugins." .. row.name .. ".schema")
+  if not ok then
+    return nil, errors.schema_violation({
+      name = "plugin '" .. row.name .. "' not enabled; add it to the 'plugins' configuration property" })
+  end
+  local conf, errs = require("broker.schema").process(schema, row.config or {})
+  if errs then return nil, errors.schema_violation(errors.tree(errs, "config")) end
+  row.config = conf
+  if row.enabled == nil then row.enabled = true end
+  row.protocols = row.protocols or { "grpc", "grpcs", "http", "https" }
+  row.route, row.service, row.consumer = ref(row.route), ref(row.service), ref(row.consumer)
+  return row
+end
+
+-- a string field with `auto`: Kong's random string (a uuid for uuid fields)
+local function auto_value(def)
+  if def.uuid then return uuid() end
+  return (uuid():gsub("-", ""))
+end
+
+-- a plugin's own DAO (daos.lua): its fields checked and filled as Kong's schema does
+local function dao_row(info, row)
+  local d = info.def
+  local given = {}
+  for k, v in pairs(row) do
+    if k ~= "id" and k ~= "created_at" and k ~= "updated_at" and not (k == "ttl" and info.ttl) then given[k] = v end
+  end
+  for fname, _ in pairs(info.foreign) do given[fname] = ref(given[fname]) end
+  for _, f in ipairs(d.fields or {}) do
+    local fname, def = next(f)
+    if given[fname] == nil and def.auto and def.type == "string" and fname ~= "id" then given[fname] = auto_value(def) end
+  end
+  local record = { type = "record", fields = {}, entity_checks = d.entity_checks }
+  for _, f in ipairs(d.fields or {}) do
+    local fname = next(f)
+    if fname ~= "id" and fname ~= "created_at" and fname ~= "updated_at" then record.fields[#record.fields + 1] = f end
+  end
+  local out, errs = require("broker.schema").process({ fields = { { config = record } } }, given)
+  if errs then
+    local tree = errors.tree(errs)
+    return nil, errors.schema_violation(type(tree) == "table" and tree or { ["@entity"] = { tree } })
+  end
+  for k, v in pairs(out) do row[k] = v end
+  return row
+end
+
+--- The row with Kong's defaults, checked; or nil and Kong's error table. `insert` makes a related row
+--- (the blueprints' service of a route), nil from the Admin API.
+function M.prepare(name, row, insert)
+  if DEFAULTS[name] then return DEFAULTS[name](row, insert) end
+  local info = M.daos()[name]
+  if info then return dao_row(info, row) end
+  return row
+end
+
+return M

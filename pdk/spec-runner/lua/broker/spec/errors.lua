@@ -1,0 +1,101 @@
+-- The error tables of Kong's DAO as spec.helpers' database and Admin API answer them (written for
+-- broker from Kong's Admin API documentation): a code, the error's name, a message and the fields,
+-- and the HTTP status the Admin API gives each code.
+local M = {}
+
+M.CODES = {
+  schema_violation = { 2, "schema violation", 400 },
+  primary_key_violation = { 3, "primary key violation", 400 },
+  foreign_key_violation = { 4, "foreign key violation", 400 },
+  unique_violation = { 5, "unique constraint violation", 409 },
+  not_found = { 6, "not found", 404 },
+}
+
+local function sorted_keys(t)
+  local keys = {}
+  for k in pairs(t) do keys[#keys + 1] = k end
+  table.sort(keys, function(a, b) return tostring(a) < tostring(b) end)
+  return keys
+end
+
+-- `{key="v"}`, as Kong prints a key in its messages
+local function pretty(t)
+  if type(t) ~= "table" then return tostring(t) end
+  local parts = {}
+  for _, k in ipairs(sorted_keys(t)) do
+    local v = t[k]
+    parts[#parts + 1] = tostring(k) .. "=" .. (type(v) == "string" and ("\"" .. v .. "\"") or pretty(v))
+  end
+  return "{" .. table.concat(parts, ",") .. "}"
+end
+M.pretty = pretty
+
+local function new(kind, message, fields)
+  local c = M.CODES[kind]
+  return setmetatable({ code = c[1], name = c[2], message = message, fields = fields, status = c[3] },
+    { __tostring = function(e) return e.message end })
+end
+
+--- A schema violation from a tree of field errors (`{ config = { second = "…" }, ["@entity"] = { "…" } }`).
+function M.schema_violation(fields)
+  local buf = {}
+  for _, m in ipairs(type(fields["@entity"]) == "table" and fields["@entity"] or {}) do buf[#buf + 1] = m end
+  for _, name in ipairs(sorted_keys(fields)) do
+    local v = fields[name]
+    if name ~= "@entity" then
+      if type(v) == "table" then
+        for _, sub in ipairs(sorted_keys(v)) do
+          local m = v[sub]
+          buf[#buf + 1] = name .. "." .. tostring(sub) .. ": " .. (type(m) == "table" and pretty(m) or tostring(m))
+        end
+      else
+        buf[#buf + 1] = name .. ": " .. tostring(v)
+      end
+    end
+  end
+  local message = #buf == 1 and ("schema violation (" .. buf[1] .. ")")
+    or ("" .. #buf .. " schema violations (" .. table.concat(buf, "; ") .. ")")
+  return new("schema_violation", message, fields)
+end
+
+function M.unique_violation(key)
+  return new("unique_violation", "UNIQUE violation detected on '" .. pretty(key) .. "'", key)
+end
+
+function M.not_found(pk)
+  return new("not_found", "could not find the entity with primary key '" .. pretty(pk) .. "'", pk)
+end
+
+function M.foreign_key_violation(field, pk, parent)
+  return new("foreign_key_violation", "the foreign key '" .. pretty(pk) .. "' does not reference an existing '"
+    .. parent .. "' entity.", { [field] = pk })
+end
+
+function M.referenced_by(parent, child)
+  return new("foreign_key_violation", "an existing '" .. child .. "' entity references this '" .. parent
+    .. "' entity", { ["@referenced_by"] = child })
+end
+
+--- A tree of field errors from broker.schema's flat `{ ["a.b"] = msg, ["@entity"] = msg }`, under `under`.
+function M.tree(errs, under)
+  local out = {}
+  for path, m in pairs(errs) do
+    if path == "@config" then
+      out = m
+      break
+    elseif path == "@entity" then
+      out["@entity"] = type(m) == "table" and m or { m }
+    else
+      local t, parts = out, {}
+      for p in path:gsub("%[(%d+)%]", ".#%1"):gmatch("[^.]+") do
+        parts[#parts + 1] = p:sub(1, 1) == "#" and tonumber(p:sub(2)) or p
+      end
+      for i = 1, #parts - 1 do t[parts[i]] = t[parts[i]] or {} t = t[parts[i]] end
+      t[parts[#parts]] = m
+    end
+  end
+  if under then return { [under] = out } end
+  return out
+end
+
+return M
