@@ -160,6 +160,8 @@ export interface RunOptions {
   scriptsThroughLua?: LuaRuntime
   /** The service's answer to what it was sent, in place of the fixture's `upstream` (spec.helpers' mock upstream). */
   upstream?: (sent: UpstreamSnapshot, ctx: Context) => LoadedFixture['fixture']['upstream']
+  /** Whether a plugin runs in a phase, asked as it is reached (spec.helpers' plugin scoping by consumer). */
+  runs?: (plugin: RunnablePlugin, phase: Phase, ctx: Context) => boolean
 }
 
 /** A kit call as the trace shows it: its values plain. */
@@ -225,6 +227,7 @@ export async function runScenario(
     for (let i = 0; i < plugins.length && !ctx.phaseEnded; i++) {
       const plugin = plugins[i]!
       if (!handles(plugin, phase)) continue
+      if (moduleOptions.runs && !moduleOptions.runs(plugin, phase, ctx)) continue
       current = []
       const trace: PhaseTrace = { phase, plugin: plugin.name, calls: current }
       phases.push(trace)

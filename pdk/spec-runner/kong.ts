@@ -1,7 +1,7 @@
 /**
  * Kong as spec.helpers starts it, in process: a request from proxy_client is routed (router.ts),
- * the plugins configured for its route, service or globally are picked as Kong picks them (one
- * instance per name, the most specific wins), and the request is replayed through the same runner,
+ * the plugins configured for it are picked as Kong picks them (scoping.ts: one instance per name,
+ * the most specific wins, a consumer's as it is authenticated), and the request is replayed through the same runner,
  * kit and Lua runtime `broker pdk run` uses; the service is Kong's mock upstream (mock-upstream.ts).
  */
 import { join } from 'node:path'
@@ -16,6 +16,7 @@ import {
   type LuaRuntime,
 } from './pdk.js'
 import { matchRoute, type RouteRow } from './router.js'
+import { candidates, Scoping } from './scoping.js'
 
 type Row = { id: string; [k: string]: unknown }
 
@@ -41,30 +42,6 @@ export type ProxyAnswer =
 
 const rows = <T = Row>(v: unknown): T[] => (Array.isArray(v) ? (v as T[]) : [])
 const idOf = (v: unknown): string | undefined => (v && typeof v === 'object' ? (v as Row).id : undefined)
-
-/** Kong's precedence of a plugin's scope (consumer scopes are not emulated yet): higher wins. */
-function scopeRank(p: Row, route: Row, service: Row | undefined): number {
-  const r = idOf(p.route)
-  const s = idOf(p.service)
-  if (idOf(p.consumer)) return -1
-  if (r && r !== route.id) return -1
-  if (s && s !== service?.id) return -1
-  return (r ? 2 : 0) + (s ? 1 : 0)
-}
-
-/** One instance per plugin name: the most specific configured for this route and service. */
-export function pluginsFor(plugins: Row[], route: Row, service: Row | undefined): Row[] {
-  const best = new Map<string, { row: Row; rank: number }>()
-  for (const p of plugins) {
-    if (p.enabled === false) continue
-    const rank = scopeRank(p, route, service)
-    if (rank < 0) continue
-    const name = String(p.name)
-    const had = best.get(name)
-    if (!had || rank > had.rank) best.set(name, { row: p, rank })
-  }
-  return [...best.values()].map((b) => b.row)
-}
 
 const isLocal = (service: Row | undefined) => service?.host === MOCK_HOST || service?.host === 'localhost'
 
@@ -140,8 +117,11 @@ export class InProcessKong {
     if (!route) return json(404, { message: 'no Route matched with those values' })
     const service = rows(req.db.services).find((s) => s.id === idOf(route.service))
     let plugins: LuaPlugin[]
+    const configured = candidates(rows(req.db.plugins), route, service)
+    const scoping = new Scoping(configured, route, service)
+    const byId = new Map(configured.map((row) => [row.id, row]))
     try {
-      plugins = pluginsFor(rows(req.db.plugins), route, service).map((row) => this.plugin(row))
+      plugins = configured.map((row) => this.plugin(row))
     } catch (e) {
       return {
         raise: `a plugin failed to load: ${e instanceof LuaError ? e.message.replace(/\nstack traceback:[\s\S]*$/, '') : String(e)}`,
@@ -164,6 +144,10 @@ export class InProcessKong {
         {},
         {
           timeoutMs: this.timeoutMs,
+          runs: (plugin, phase, ctx) => {
+            const row = plugin.id === undefined ? undefined : byId.get(plugin.id)
+            return !row || scoping.runs(row, plugin.name, phase, ctx.auth.consumer?.id as string | undefined)
+          },
           upstream: (sent, ctx) => {
             // a service on a started http_mock: it answers 200 "ok" and keeps the request
             const port = Number(service?.port)

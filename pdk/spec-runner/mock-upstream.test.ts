@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest'
-import { pluginsFor } from './kong.js'
 import { mockUpstream, parseArgs } from './mock-upstream.js'
 
 describe("Kong's mock upstream, in process", () => {
@@ -50,33 +49,5 @@ describe("Kong's mock upstream, in process", () => {
 
   it('decodes uri args with + and percent escapes', () => {
     expect(parseArgs('q=a+b%21&e=')).toEqual({ q: 'a b!', e: '' })
-  })
-})
-
-describe('plugin scoping', () => {
-  const route = { id: 'r1' }
-  const service = { id: 's1' }
-  const p = (id: string, name: string, scope: Record<string, unknown> = {}) => ({ id, name, ...scope })
-
-  it('one instance per name: route+service over route over service over global', () => {
-    const plugins = [
-      p('global', 'a'),
-      p('svc', 'a', { service: { id: 's1' } }),
-      p('route', 'a', { route: { id: 'r1' } }),
-      p('both', 'a', { route: { id: 'r1' }, service: { id: 's1' } }),
-      p('other-global', 'b'),
-      p('b-service', 'b', { service: { id: 's1' } }),
-    ]
-    expect(pluginsFor(plugins, route, service).map((x) => x.id)).toEqual(['both', 'b-service'])
-  })
-
-  it('leaves out disabled plugins, other routes and services, and consumer-scoped ones (not emulated yet)', () => {
-    const plugins = [
-      p('off', 'a', { enabled: false }),
-      p('elsewhere', 'b', { route: { id: 'r2' } }),
-      p('consumer', 'c', { consumer: { id: 'c1' } }),
-      p('on', 'd'),
-    ]
-    expect(pluginsFor(plugins, route, service).map((x) => x.id)).toEqual(['on'])
   })
 })
