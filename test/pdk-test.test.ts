@@ -53,12 +53,12 @@ describe('broker pdk test', () => {
         'spec-failing/broken_spec.lua:8: spec.helpers.http_mock is not emulated by broker yet (docs/pdk-test.md lists what is)',
       ],
       [
-        'broken #demo uses the Admin API',
-        'spec-failing/broken_spec.lua:9: spec.helpers.admin_client(): the Admin API (GET /consumers) is not emulated by broker yet',
+        'broken #demo uses an Admin API endpoint broker does not have',
+        "spec-failing/broken_spec.lua:9: spec.helpers.admin_client(): the Admin API's /upstreams (GET /upstreams) is not emulated by broker yet",
       ],
       [
-        'broken #demo reads the log file',
-        "spec-failing/broken_spec.lua:10: assert.logfile() is not emulated by broker yet: plugins' log lines are not kept for it",
+        'broken #demo reads a log file broker does not keep',
+        'spec-failing/broken_spec.lua:10: assert.logfile("elsewhere/error.log"): only the error.log of the Kong spec.helpers started (servroot/logs/error.log) is kept by broker; this file does not exist',
       ],
     ])
     expect(report.failures.map((e) => e.name)).toEqual(['broken #demo fails', 'broken #demo starts a data plane'])
@@ -84,8 +84,8 @@ describe('broker pdk test', () => {
       'not ok 2 - broken #demo fails',
       'not ok 3 - broken #demo errors',
       'not ok 4 - broken #demo uses a helper broker does not have',
-      'not ok 5 - broken #demo uses the Admin API',
-      'not ok 6 - broken #demo reads the log file',
+      'not ok 5 - broken #demo uses an Admin API endpoint broker does not have',
+      'not ok 6 - broken #demo reads a log file broker does not keep',
       'not ok 7 - broken #demo starts a data plane',
       'ok 8 - # SKIP broken #demo is pending',
     ])

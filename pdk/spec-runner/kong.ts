@@ -37,7 +37,14 @@ export interface ProxyRequest {
 /** The answer the client gets: a response, or an error the spec's line raises. */
 export type ProxyAnswer =
   | UpstreamAnswer
-  | { status: number; headers: HeadersTable; body: string; mock_request?: Record<string, unknown> }
+  | {
+      status: number
+      headers: HeadersTable
+      body: string
+      /** The request's lines in Kong's error.log format (assert.logfile() reads them). */
+      log?: string[]
+      mock_request?: Record<string, unknown>
+    }
   | { raise: string }
 
 const rows = <T = Row>(v: unknown): T[] => (Array.isArray(v) ? (v as T[]) : [])
@@ -168,7 +175,13 @@ export class InProcessKong {
       // nginx sends no body, so no Content-Length, with a 204 or a 304
       if (out.status === 204 || out.status === 304)
         for (const name of Object.keys(headers)) if (name.toLowerCase() === 'content-length') delete headers[name]
-      return { status: out.status, headers, body: out.body, ...(mockRequest ? { mock_request: mockRequest } : {}) }
+      return {
+        status: out.status,
+        headers,
+        body: out.body,
+        log: result.logs.map((l) => l.line.replace(' [gateway] ', ' [kong] ')),
+        ...(mockRequest ? { mock_request: mockRequest } : {}),
+      }
     } catch (e) {
       if (e instanceof FixtureError) return { raise: e.reason }
       throw e

@@ -233,6 +233,14 @@ local function enabled_plugins()
   return setmetatable(names, cjson.array_mt)
 end
 
+-- Kong's endpoints broker does not answer: a spec reaching one fails naming it (a 404 would pass unseen)
+local NOT_EMULATED = {}
+for _, name in ipairs({ "upstreams", "targets", "certificates", "snis", "ca_certificates", "vaults", "keys",
+  "key-sets", "workspaces", "consumer_groups", "clustering", "config", "debug", "timers", "filter-chains",
+  "tags", "endpoints", "metrics", "partials", "licenses", "rbac", "admins" }) do
+  NOT_EMULATED[name] = true
+end
+
 --- One Admin API request: `{ method, path, query, headers, body }` → `{ status, headers, body }`.
 function M.handle(req)
   local method = req.method
@@ -262,6 +270,10 @@ function M.handle(req)
     return answer(200, type(value) == "table" and value or { message = value })
   end
   local dao = by_url[a]
+  if not dao and NOT_EMULATED[a] then
+    return { raise = "spec.helpers.admin_client(): the Admin API's /" .. a .. " (" .. method .. " " .. req.path
+      .. ") is not emulated by broker yet" }
+  end
   if not dao then return message(404, "Not found") end
   if not b then return collection(method, req, dao) end
   if not c then return entity(method, req, dao, b) end

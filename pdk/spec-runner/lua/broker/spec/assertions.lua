@@ -7,10 +7,48 @@ local lookup = require("broker.spec.client").lookup
 local assert = L.assert
 
 local function register(kind, name, fn, pos, neg) assert:register(kind, name, fn, pos, neg) end
+local function msg(state, text) rawset(state, "failure_message", text) end
 
--- Kong's error.log is not kept yet: a spec reading it fails, naming it
-register("modifier", "logfile", function()
-  require("broker.spec.client").raise("assert.logfile() is not emulated by broker yet: plugins' log lines are not kept for it")
+-- assert.logfile([path]).has.line(pattern, plain) / .has.no.line: the error.log Kong in process
+-- keeps (logfile.lua), a pattern a PCRE as ngx.re reads it unless plain
+local logfile = require "broker.spec.logfile"
+local function errlog(state, args)
+  if args[1] ~= nil and type(args[1]) ~= "string" then
+    error("assert.logfile() takes nil or a path, got " .. type(args[1]), 6)
+  end
+  rawset(state, "errlog_path", args[1] or false)
+  return state
+end
+register("modifier", "logfile", errlog)
+register("modifier", "errlog", errlog)
+
+local function find_line(lines, pattern, plain)
+  for _, line in ipairs(lines) do
+    if plain then
+      if line:find(pattern, 1, true) then return line end
+    else
+      local from, _, err = ngx.re.find(line, pattern, "oj")
+      if err then error("assert.logfile(): the regex " .. string.format("%q", pattern) .. " is invalid: " .. err, 7) end
+      if from then return line end
+    end
+  end
+end
+
+register("assertion", "line", function(state, args)
+  local pattern, plain = args[1], args[2]
+  if type(pattern) ~= "string" then error("assert.logfile().has.line() expects a pattern (a string)", 6) end
+  local path = rawget(state, "errlog_path") or args[4] or nil
+  local lines, err = logfile.read(path)
+  if not lines then require("broker.spec.client").raise(err) end
+  local found = find_line(lines, pattern, plain)
+  local shown = path or "servroot/logs/error.log"
+  if found then
+    msg(state, ("Expected no line in %s to match %s, but this one does:\n%s"):format(shown, pattern, found))
+    return true, { found, n = 1 }
+  end
+  msg(state, ("Expected a line in %s to match %s%s; it has %d lines%s"):format(shown, pattern,
+    plain and " (plain)" or "", #lines, #lines > 0 and (":\n" .. table.concat(lines, "\n", math.max(1, #lines - 9))) or ""))
+  return false
 end)
 
 register("modifier", "response", function(state, args) rawset(state, "kong_response", args[1]) end)
@@ -37,7 +75,6 @@ local function echoed(state)
   return json
 end
 
-local function msg(state, text) rawset(state, "failure_message", text) end
 
 -- status(n): the response's status; returns its body
 local function status(state, args)

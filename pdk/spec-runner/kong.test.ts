@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest'
 import { runSpecFile, type SpecResult } from './session.js'
 import { badgeRoot } from './testing/badge.js'
 
-// The Admin API behind spec.helpers' admin_client, on specs of our own against the badge plugin
+// Kong in process for spec.helpers (the Admin API, plugin scoping, the error.log), on specs of our own
+// against the badge and stamp plugins
 // (testing/badge.ts): each `it` of a spec is one behaviour; a failing one shows its message.
 async function run(spec: string, files: Record<string, string> = {}): Promise<SpecResult[]> {
   const root = badgeRoot({ 'spec/x_spec.lua': spec, ...files })
@@ -197,5 +198,55 @@ describe("scoping", function()
 end)`)
     expect(outcomes(results).filter((o) => !o.startsWith('success'))).toEqual([])
     expect(results).toHaveLength(3)
+  })
+})
+
+describe("assert.logfile(): Kong's error.log of the requests", () => {
+  it('has every plugin line in the error.log format; has.no.line; clean_logfile empties it', async () => {
+    const results = await run(
+      `${PRELUDE}
+describe("logfile", function()
+  lazy_setup(function()
+    bp, db = helpers.get_db_utils("postgres", nil, { "badge", "boom" })
+    route = bp.routes:insert({ hosts = { "l.test" } })
+    local ann = bp.consumers:insert({ username = "ann" })
+    bp.badges:insert({ consumer = { id = ann.id }, key = "a" })
+    bp.plugins:insert({ name = "badge", route = { id = route.id } })
+    bp.plugins:insert({ name = "boom", route = { id = bp.routes:insert({ hosts = { "boom.test" } }).id } })
+    assert(helpers.start_kong({ plugins = "bundled,badge,boom" }))
+    proxy = helpers.proxy_client()
+  end)
+  it("kong.log and ngx.log lines, with their level, file and plugin", function()
+    helpers.clean_logfile()
+    get("l.test", { ["x-badge"] = "zz" })
+    get("l.test", { ["x-badge"] = "a" })
+    assert.logfile().has.line("[warn]", true)
+    assert.logfile().has.line([[\\[kong\\] handler\\.lua:\\d+ \\[badge\\] unknown badge zz, client: 127\\.0\\.0\\.1]])
+    assert.logfile().has.line("badge ok for ann", true)
+    assert.logfile().has.no.line("[error]", true)
+    assert.errlog().has.line("^\\\\d{4}/\\\\d\\\\d/\\\\d\\\\d \\\\d\\\\d:\\\\d\\\\d:\\\\d\\\\d \\\\[notice\\\\] ")
+  end)
+  it("a plugin that fails writes Kong's [error] line", function()
+    assert.equal(500, (get("boom.test")))
+    assert.logfile().has.line("[error]", true)
+    assert.logfile().has.line("access phase failed", true)
+  end)
+  it("clean_logfile empties it", function()
+    helpers.clean_logfile()
+    assert.logfile().has.no.line("badge", true)
+  end)
+  it("a missing line fails the test with the lines it has", function()
+    get("l.test", { ["x-badge"] = "zz" })
+    assert.logfile().has.line("never written", true)
+  end)
+end)`,
+      {
+        'kong/plugins/boom/handler.lua': `return { PRIORITY = 5, VERSION = "1", access = function() error("kaboom") end }`,
+        'kong/plugins/boom/schema.lua': `return { name = "boom", fields = { { config = { type = "record", fields = {} } } } }`,
+      },
+    )
+    expect(outcomes(results.slice(0, 3)).filter((o) => !o.startsWith('success'))).toEqual([])
+    expect(results[3]!.status).toBe('failure')
+    expect(results[3]!.message).toMatch(/^spec\/x_spec\.lua:\d+: Expected a line in servroot\/logs\/error\.log to match never written \(plain\); it has 1 lines:\n\d{4}\/\d\d\/\d\d .* \[warn\] .*unknown badge zz/)
   })
 })
