@@ -226,8 +226,9 @@ export async function runScenario(
     ctx.phaseEnded = false
     for (let i = 0; i < plugins.length && !ctx.phaseEnded; i++) {
       const plugin = plugins[i]!
-      if (!handles(plugin, phase)) continue
+      // asked of every plugin, so a scoping that collects in access sees them all (Kong's collecting iterator)
       if (moduleOptions.runs && !moduleOptions.runs(plugin, phase, ctx)) continue
+      if (!handles(plugin, phase)) continue
       current = []
       const trace: PhaseTrace = { phase, plugin: plugin.name, calls: current }
       phases.push(trace)

@@ -250,3 +250,30 @@ end)`,
     expect(results[3]!.message).toMatch(/^spec\/x_spec\.lua:\d+: Expected a line in servroot\/logs\/error\.log to match never written \(plain\); it has 1 lines:\n\d{4}\/\d\d\/\d\d .* \[warn\] .*unknown badge zz/)
   })
 })
+
+describe('plugin phases after access', () => {
+  it("a route's plugin with no access handler runs its header_filter (Kong collects every plugin in access)", async () => {
+    const results = await run(
+      `${PRELUDE}
+describe("late", function()
+  lazy_setup(function()
+    bp = helpers.get_db_utils("postgres", nil, { "late" })
+    route = bp.routes:insert({ hosts = { "late.test" } })
+    bp.plugins:insert({ name = "late", route = { id = route.id } })
+    assert(helpers.start_kong({ plugins = "bundled,late" }))
+    proxy = helpers.proxy_client()
+  end)
+  it("marks the response", function()
+    local r = assert(proxy:get("/request", { headers = { host = "late.test" } }))
+    assert.equal("yes", assert.response(r).has.header("x-late"))
+  end)
+end)`,
+      {
+        'kong/plugins/late/handler.lua': `return { PRIORITY = 5, VERSION = "1", header_filter = function() kong.response.set_header("x-late", "yes") end }`,
+        'kong/plugins/late/schema.lua': `return { name = "late", fields = { { config = { type = "record", fields = {} } } } }`,
+      },
+    )
+    expect(outcomes(results).filter((o) => !o.startsWith('success'))).toEqual([])
+    expect(results).toHaveLength(1)
+  })
+})

@@ -3,7 +3,8 @@
  * and spec.helpers preloaded, the file run as a coroutine. Its yields are a test starting (a new
  * deadline) or a request for the host (Kong in process, kong.ts); the results come back as data.
  */
-import { readFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { InProcessKong } from './kong.js'
 import { PRELOAD, specModules } from './modules.js'
 import { buildContext, createKit, kongConfiguration, LuaRuntime, luaPathTemplates, type Fixture } from './pdk.js'
@@ -53,7 +54,7 @@ const PROBE: Fixture = { name: 'spec', request: { url: 'http://localhost/' }, pl
 export async function runSpecFile(o: SpecFileOptions): Promise<SpecResult[]> {
   const ctx = buildContext(PROBE)
   const runtime = await LuaRuntime.create({
-    roots: [o.root, ...(o.luaPath ?? [])],
+    roots: [o.root, ...customPlugins(o.root), ...(o.luaPath ?? [])],
     templates: [...(o.templates ?? []), ...luaPathTemplates(process.env.LUA_PATH)],
     configuration: kongConfiguration(PROBE),
     db: {},
@@ -91,6 +92,11 @@ export async function runSpecFile(o: SpecFileOptions): Promise<SpecResult[]> {
     runtime.close()
   }
 }
+
+// Kong's test configuration puts its fixture plugins on the Lua path (lua_package_path): a plugin
+// root that has them gets them too, so a spec naming one (`error-generator`, `ctx-checker`) loads it
+const customPlugins = (root: string): string[] =>
+  [join(root, 'spec', 'fixtures', 'custom_plugins')].filter((d) => existsSync(d))
 
 const fileError = (o: SpecFileOptions, message: string): SpecResult => ({
   status: 'error',

@@ -119,6 +119,8 @@ for _, m in ipairs({ "get", "post", "put", "patch", "delete", "options", "head" 
     return self:send(o)
   end
 end
+-- resty.http's own request{...}, which Kong's client passes through: the same as send here
+Client.request = Client.send
 function Client:close() self.closed = true return true end
 function Client:set_timeout() end
 function Client:set_timeouts() end
