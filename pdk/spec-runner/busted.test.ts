@@ -228,4 +228,23 @@ describe('busted: failures and errors', () => {
     )
     expect(brief(results)).toEqual(['success uses it'])
   })
+
+  it("a module that protects the tables it finds in _G (Kong's sandbox) leaves luassert's assert working", async () => {
+    const { results } = await run(
+      `require "sandboxer"
+      describe("after", function()
+        it("asserts", function() assert.equal(1, 1) assert.is_true(true) assert(true) end)
+      end)`,
+      {},
+      {
+        'sandboxer.lua': 'for k, v in pairs(_G) do if type(v) == "table" and k ~= "_G" and k ~= "package" then pcall(setmetatable, v, { __newindex = error }) end end',
+      },
+    )
+    expect(brief(results)).toEqual(['success after asserts'])
+  })
+
+  it('inspect (the rock Kong test plugins require) renders a value', async () => {
+    const { printed } = await run('print(require("inspect")({ 1, "a", b = { c = true } }))')
+    expect(printed).toEqual(['{ 1, "a", b = { c = true } }'])
+  })
 })

@@ -277,3 +277,38 @@ end)`,
     expect(results).toHaveLength(1)
   })
 })
+
+describe("Kong's schema checks the specs lean on", () => {
+  it('a conditional whose if_match names no type, and contains', async () => {
+    const results = await run(`
+local helpers = require "spec.helpers"
+local schema = { name = "cond", fields = { { config = { type = "record",
+  fields = {
+    { algorithm = { type = "string", default = "HS256" } },
+    { key = { type = "string" } },
+    { claims = { type = "set", elements = { type = "string" }, default = {} } },
+    { max = { type = "number", default = 0 } },
+  },
+  entity_checks = {
+    { conditional = { if_field = "algorithm", if_match = { match_any = { patterns = { "^RS" } } },
+                      then_field = "key", then_match = { required = true } } },
+    { conditional = { if_field = "max", if_match = { gt = 0 }, then_field = "claims", then_match = { contains = "exp" } } },
+  } } } } }
+it("an algorithm the pattern does not match needs no key", function()
+  assert.truthy(helpers.validate_plugin_config_schema({}, schema))
+end)
+it("one it matches does", function()
+  local ok, err = helpers.validate_plugin_config_schema({ algorithm = "RS256" }, schema)
+  assert.is_nil(ok)
+  assert.same({ config = { key = "required field missing" } }, err)
+end)
+it("contains", function()
+  local ok, err = helpers.validate_plugin_config_schema({ max = 5, claims = { "nbf" } }, schema)
+  assert.is_nil(ok)
+  assert.same({ config = { claims = "expected to contain: exp" } }, err)
+  assert.truthy(helpers.validate_plugin_config_schema({ max = 5, claims = { "exp" } }, schema))
+end)`)
+    expect(outcomes(results).filter((o) => !o.startsWith('success'))).toEqual([])
+    expect(results).toHaveLength(3)
+  })
+})

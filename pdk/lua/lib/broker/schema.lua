@@ -37,7 +37,8 @@ local TYPE_MSG = {
 local check
 
 local function validate(def, v)
-  local t = def.type
+  -- a condition's if_match may name no type (jwt's match_any on algorithm): the value's own
+  local t = def.type or ((type(v) == "string" or type(v) == "number") and type(v) or nil)
   if t == "string" then
     if type(v) ~= "string" then return TYPE_MSG.string end
     -- Kong accepts no empty string unless the field's len_min says otherwise (one_of and len_eq answer first)
@@ -58,7 +59,7 @@ local function validate(def, v)
     if def.match_any then
       local any = false
       for _, p in ipairs(def.match_any.patterns) do if v:match(p) then any = true end end
-      if not any then return def.match_any.err end
+      if not any then return def.match_any.err or ("invalid value: " .. v) end
     end
     if def.is_regex then
       local ok = pcall(H, "re_check", v, "")

@@ -23,6 +23,13 @@ function __spec_start(source, chunkname, opts)
   opts = opts or {}
   for k, v in pairs(core.api(opts.lazy)) do _G[k] = v end
   _G.assert = L.assert
+  -- plugins share this VM's globals, so a plugin's sandbox (Kong's kong.tools.sandbox protects every
+  -- table it copies from _G) would take luassert's metatable off `assert`: its metatable stays
+  local setmt, the_assert = setmetatable, L.assert
+  _G.setmetatable = function(t, mt)
+    if rawequal(t, the_assert) then return t end
+    return setmt(t, mt)
+  end
   _G.spy = require "luassert.spy"
   _G.stub = require "luassert.stub"
   _G.mock = require "luassert.mock"
