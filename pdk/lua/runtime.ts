@@ -212,6 +212,11 @@ export class LuaRuntime {
     return undefined
   }
 
+  /** Forgets the calls of unemulated modules made so far: a spec's own code made them, not the next request's plugins. */
+  forgetUnsupportedCalls(): void {
+    this.used = undefined
+  }
+
   /**
    * The fixture error for a call of a module that loads but is not emulated (resty.redis), made
    * since the runtime started, or for a Lua error that is a failed `require`: a module broker does

@@ -27,7 +27,10 @@ describe("Kong's mock upstream, in process", () => {
 
   it('answers /status/:code with that status, /response-headers with its query as headers, /post only to POST', () => {
     const base = { method: 'GET', query: '', headers: {}, body: '' }
-    expect(mockUpstream({ ...base, path: '/status/418' }, '').status).toBe(418)
+    const teapot = mockUpstream({ ...base, path: '/status/418' }, '10.0.0.9')
+    expect(teapot.status).toBe(418)
+    // the echo with the code, as Kong's mock upstream merges them
+    expect(JSON.parse(String(teapot.body))).toMatchObject({ code: 418, uri: '/status/418', vars: { remote_addr: '10.0.0.9' } })
     const rh = mockUpstream({ ...base, path: '/response-headers', query: 'X-A=b' }, '')
     expect(rh.headers['X-A']).toBe('b')
     expect(mockUpstream({ ...base, path: '/post' }, '').status).toBe(405)

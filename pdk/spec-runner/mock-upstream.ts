@@ -72,11 +72,9 @@ const lowerKeys = (h: HeadersTable): Record<string, string | string[]> =>
 export function mockUpstream(req: UpstreamRequest, client: string): UpstreamAnswer {
   const headers = lowerKeys(req.headers)
   const json = { 'Content-Type': 'application/json', 'X-Powered-By': 'mock_upstream', Server: 'mock-upstream/1.0.0' }
-  const status = /^\/status\/(\d{3})\b/.exec(req.path)
-  if (status) {
-    const code = Number(status[1])
-    return { status: code, headers: json, body: JSON.stringify({ code, message: code < 400 ? 'ok' : 'error' }) }
-  }
+  // /status/<code>: that status, with the echo and the code (Kong's mock upstream merges them)
+  const status = /^\/status\/(\d{3})$/.exec(req.path)
+  const code = status ? Number(status[1]) : undefined
   if (req.path.startsWith('/response-headers')) {
     const args = parseArgs(req.query)
     const extra = Object.fromEntries(Object.entries(args).map(([k, v]) => [k, String(v)]))
@@ -87,7 +85,7 @@ export function mockUpstream(req: UpstreamRequest, client: string): UpstreamAnsw
     const body = '<?xml version="1.0" encoding="UTF-8"?>\n<note><body>You are using mock upstream</body></note>\n'
     return { status: 200, headers: { ...json, 'Content-Type': 'application/xml' }, body }
   }
-  if (req.path === '/post' && req.method !== 'POST')
+  if (code === undefined && req.path === '/post' && req.method !== 'POST')
     return { status: 405, headers: json, body: JSON.stringify({ message: 'Method not allowed' }) }
   const host = String(headers.host ?? `${MOCK_HOST}:${MOCK_PORT}`)
   const uri = req.path + (req.query ? `?${req.query}` : '')
@@ -113,5 +111,6 @@ export function mockUpstream(req: UpstreamRequest, client: string): UpstreamAnsw
       request_method: req.method,
     },
   }
+  if (code !== undefined) return { status: code, headers: json, body: JSON.stringify({ ...echo, code }) }
   return { status: 200, headers: json, body: JSON.stringify(echo) }
 }

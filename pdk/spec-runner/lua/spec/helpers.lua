@@ -65,23 +65,7 @@ end
 --- Kong's plugin schema check: the entity with the config's defaults, or nil and Kong's error shape.
 function H.validate_plugin_config_schema(config, schema)
   local conf, errs = require("broker.schema").process(schema, config)
-  if errs then
-    local out = {}
-    for path, m in pairs(errs) do
-      if path == "@config" then
-        out = m
-        break
-      elseif path == "@entity" then
-        out["@entity"] = type(m) == "table" and m or { m }
-      else
-        local t, parts = out, {}
-        for p in path:gmatch("[^.]+") do parts[#parts + 1] = p end
-        for i = 1, #parts - 1 do t[parts[i]] = t[parts[i]] or {} t = t[parts[i]] end
-        t[parts[#parts]] = m
-      end
-    end
-    return nil, { config = out }
-  end
+  if errs then return nil, require("broker.spec.errors").tree(errs, "config") end
   return { id = require("kong.tools.uuid").uuid(), name = schema.name, config = conf,
     protocols = { "grpc", "grpcs", "http", "https" }, enabled = true }
 end
@@ -102,6 +86,11 @@ function H.start_kong(env)
     end
   end
   started = env
+  -- what of Kong's configuration a request of Kong in process reads: who the client is behind proxies
+  local trusted = {}
+  for ip in tostring(env.trusted_ips or ""):gmatch("[^,%s]+") do trusted[#trusted + 1] = ip end
+  client.kong_conf = { trusted_ips = setmetatable(trusted, __broker_array_mt), real_ip_header = env.real_ip_header,
+    real_ip_recursive = env.real_ip_recursive == "on" or env.real_ip_recursive == true }
   return true
 end
 function H.stop_kong() started = nil return true end

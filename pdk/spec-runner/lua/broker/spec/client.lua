@@ -92,7 +92,7 @@ function Client:send(opts)
     answer = require("broker.spec.admin").handle(request)
   else
     request.host, request.port, request.server = self.host, self.port, server_tokens()
-    request.db, request.mocks = require("broker.spec.dao").snapshot(), mock_ports()
+    request.db, request.mocks, request.conf = require("broker.spec.dao").snapshot(), mock_ports(), M.kong_conf
     answer = host(self.kind, request)
   end
   -- a request the proxy sent to an http_mock: that mock keeps it
