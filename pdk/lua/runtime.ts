@@ -156,6 +156,11 @@ export class LuaRuntime {
     return Array.isArray(names) ? names.map(String) : []
   }
 
+  /** Runs `fn` outside any request with the probe kit in the bridge (spec.helpers: a spec's own code between requests). */
+  outsideRequest<T>(fn: () => T): T {
+    return this.loading(fn)
+  }
+
   /** Runs `load` with the probe kit in the bridge, so a module's top-level kit calls answer. */
   private loading<T>(load: () => T): T {
     const { kit, ctx } = this.options.probe

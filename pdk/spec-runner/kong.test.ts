@@ -360,3 +360,52 @@ end)`)
     expect(results).toHaveLength(3)
   })
 })
+
+describe("a plugin's timers and its config's scope ids", () => {
+  it('a timer with no delay runs once the request is answered; the config carries route_id and __plugin_id', async () => {
+    const results = await run(
+      `${PRELUDE}
+describe("counter", function()
+  local plugin
+  lazy_setup(function()
+    bp = helpers.get_db_utils("postgres", nil, { "counter" })
+    route = bp.routes:insert({ hosts = { "c.test" } })
+    plugin = bp.plugins:insert({ name = "counter", route = { id = route.id } })
+    assert(helpers.start_kong({ plugins = "bundled,counter" }))
+    proxy = helpers.proxy_client()
+  end)
+  it("counts through its timer", function()
+    local _, b1 = get("c.test")
+    local _, b2 = get("c.test")
+    assert.equal("0", b1.headers["x-count"])
+    assert.equal("1", b2.headers["x-count"])
+    assert.equal(route.id, b1.headers["x-route"])
+    assert.equal(plugin.id, b1.headers["x-plugin"])
+    assert.is_true(helpers.wait_timer("counter", true, "any-finish"))
+  end)
+  it("a delayed timer never fires", function()
+    local _, b = get("c.test")
+    assert.equal("2", b.headers["x-count"])
+    assert.is_nil(ngx.shared.kong:get("late"))
+  end)
+end)`,
+      {
+        'kong/plugins/counter/handler.lua': `
+local timer_at = ngx.timer.at
+local C = { PRIORITY = 10, VERSION = "1" }
+function C:access(conf)
+  local shm = ngx.shared.kong
+  kong.service.request.set_header("x-count", tostring(shm:get("n") or 0))
+  kong.service.request.set_header("x-route", conf.route_id)
+  kong.service.request.set_header("x-plugin", conf.__plugin_id)
+  timer_at(0, function(premature) shm:incr("n", 1, 0) end)
+  timer_at(5, function() shm:set("late", true) end)
+end
+return C`,
+        'kong/plugins/counter/schema.lua': `return { name = "counter", fields = { { config = { type = "record", fields = {} } } } }`,
+      },
+    )
+    expect(outcomes(results).filter((o) => !o.startsWith('success'))).toEqual([])
+    expect(results).toHaveLength(2)
+  })
+})

@@ -94,7 +94,15 @@ export class InProcessKong {
     if (p) return p
     const index = ++this.slots
     const name = String(row.name)
-    const config = (row.config ?? {}) as Record<string, unknown>
+    // Kong hands a plugin its config with the ids of its scope and its own (rate-limiting keys counters on them)
+    const scope = (k: string) => (idOf(row[k]) === undefined ? {} : { [`${k}_id`]: idOf(row[k]) })
+    const config = {
+      ...((row.config ?? {}) as Record<string, unknown>),
+      ...scope('route'),
+      ...scope('service'),
+      ...scope('consumer'),
+      __plugin_id: row.id,
+    }
     const info = this.runtime.load(index, name, config)
     p = {
       kind: 'lua',

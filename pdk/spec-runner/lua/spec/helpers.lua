@@ -24,6 +24,18 @@ H.mock_upstream_stream_ssl_port = 15558
 H.grpcbin_host, H.grpcbin_port, H.grpcbin_ssl_port = "127.0.0.1", 15002, 15003
 H.grpcbin_url = "grpc://127.0.0.1:15002"
 H.grpcbin_ssl_url = "grpcs://127.0.0.1:15003"
+-- Redis as Kong's specs name it: a Redis is not started for them; a plugin reaching one fails naming resty.redis
+H.redis_host = os.getenv("KONG_SPEC_TEST_REDIS_HOST") or "localhost"
+H.redis_port = tonumber(os.getenv("KONG_SPEC_TEST_REDIS_PORT") or 6379)
+H.redis_ssl_port = tonumber(os.getenv("KONG_SPEC_TEST_REDIS_SSL_PORT") or 6380)
+H.redis_auth_port = tonumber(os.getenv("KONG_SPEC_TEST_REDIS_AUTH_PORT") or 6385)
+H.redis_ssl_sni = os.getenv("KONG_SPEC_TEST_REDIS_SSL_SNI") or "test-redis.example.com"
+-- the database as the module holds it (Kong's helpers.db and helpers.blueprints)
+H.db = dao.db
+H.blueprints = db.bp
+-- spec.helpers.https_server.new(port, hostname): a server a service points at, answered 200 "ok" in
+-- process as an http_mock is (its TLS and hostname checks are not emulated)
+H.https_server = { new = function(port) return require("spec.helpers.http_mock").new(port) end }
 H.test_conf_path = "spec/kong_tests.conf"
 H.test_conf = {
   prefix = "servroot", database = "postgres", plugins = { "bundled" }, log_level = "debug",
@@ -86,6 +98,7 @@ function H.start_kong(env)
     end
   end
   started = env
+  pcall(function() kong.configuration.database = env.database or "postgres" end)
   -- what of Kong's configuration a request of Kong in process reads: who the client is behind proxies
   local trusted = {}
   for ip in tostring(env.trusted_ips or ""):gmatch("[^,%s]+") do trusted[#trusted + 1] = ip end
@@ -105,6 +118,8 @@ function H.prepare_prefix() return true end
 function H.kill_all() end
 function H.make_yaml_file() return "(broker: the in-memory database is the declarative config)" end
 function H.wait_for_all_config_update() end
+-- the timers a request queued ran once it was answered (timers.lua): nothing is left to wait for
+function H.wait_timer() require("broker.spec.timers").run() return true end
 function H.wait_for_invalidation() end
 function H.get_available_port() return 20000 + math.random(1, 20000) end
 function H.get_proxy_ip() return "127.0.0.1" end

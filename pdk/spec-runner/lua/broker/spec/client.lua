@@ -102,6 +102,7 @@ function Client:send(opts)
     if mock then mock.logs[#mock.logs + 1] = { req = sent } end
   end
   require("broker.spec.logfile").append(answer.log)
+  require("broker.spec.timers").run()
   if answer.raise then raise(answer.raise) end
   local res = { status = answer.status, reason = answer.reason, headers = setmetatable(answer.headers or {}, headers_mt),
     has_body = answer.body ~= nil and answer.body ~= "" }

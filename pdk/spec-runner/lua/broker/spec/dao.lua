@@ -47,11 +47,33 @@ M.db = setmetatable({
   close = function() return true end,
   strategy = "postgres",
 }, { __index = function(t, name)
-  if type(name) ~= "string" then return nil end
-  local d = setmetatable({ name = name, schema = { name = name } }, Dao)
+  if type(name) ~= "string" or name == "daos" then return nil end
+  local info = require("broker.spec.entities").info(name)
+  local schema = { name = name, admin_api_name = info.api, endpoint_key = info.endpoint_key,
+    fields = info.def and info.def.fields or {} }
+  local d = setmetatable({ name = name, schema = schema }, Dao)
   rawset(t, name, d)
   return d
 end })
+
+-- db.daos: every entity's DAO (Kong's core ones and the loaded plugins'), as Kong's spec fixtures walk them
+local CORE = { "services", "routes", "consumers", "plugins" }
+M.db.daos = setmetatable({}, {
+  __index = function(_, name) return M.db[name] end,
+  __pairs = function()
+    local names = {}
+    for _, n in ipairs(CORE) do names[#names + 1] = n end
+    local plugins = {}
+    for n in pairs(require("broker.spec.entities").daos()) do plugins[#plugins + 1] = n end
+    table.sort(plugins)
+    for _, n in ipairs(plugins) do names[#names + 1] = n end
+    local i = 0
+    return function()
+      i = i + 1
+      if names[i] then return names[i], M.db[names[i]] end
+    end, nil, nil
+  end,
+})
 
 -- a plugin's kong.db writes (oauth2 issuing a token) land in the same rows
 store.writer = function(name, op, ...) return M.db[name][op](M.db[name], ...) end

@@ -25,6 +25,10 @@ function Mock:get_request()
   return entry.req
 end
 function Mock:clean() self.logs = {} end
+-- spec.helpers.https_server's names for the same server
+function Mock:shutdown() return self:stop() end
+function Mock:clear_access_log() self.logs = {} end
+function Mock:get_access_log() return self.logs end
 function Mock:get_all_logs() return self.logs end
 
 return M
