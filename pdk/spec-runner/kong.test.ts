@@ -17,6 +17,7 @@ local helpers = require "spec.helpers"
 local cjson = require "cjson"
 local bp, db, admin, proxy, route
 local function call(method, path, body, headers)
+  headers = headers or (type(body) == "table" and { ["Content-Type"] = "application/json" } or nil)
   local r = assert(admin:send { method = method, path = path, body = body, headers = headers })
   local text = r:read_body()
   return r.status, text ~= "" and cjson.decode(text) or nil
@@ -407,5 +408,31 @@ return C`,
     )
     expect(outcomes(results).filter((o) => !o.startsWith('success'))).toEqual([])
     expect(results).toHaveLength(2)
+  })
+})
+
+describe("the clients' bodies, as Kong's client encodes them", () => {
+  it('a table body is JSON, a form or multipart by its Content-Type; without one, its array part joined', async () => {
+    const results = await run(`${PRELUDE}
+describe("bodies", function()
+  lazy_setup(function()
+    bp = helpers.get_db_utils("postgres", nil, {})
+    bp.routes:insert({ hosts = { "b.test" } })
+    assert(helpers.start_kong({}))
+    proxy = helpers.proxy_client()
+  end)
+  local function post(body, ctype)
+    local r = assert(proxy:post("/anything", { headers = { host = "b.test", ["Content-Type"] = ctype }, body = body }))
+    return cjson.decode(r:read_body()).post_data
+  end
+  it("json", function() assert.same({ n = 1 }, post({ n = 1 }, "application/json").params) end)
+  it("form", function() assert.equal("a=b", post({ a = "b" }, "application/x-www-form-urlencoded").text) end)
+  it("none", function()
+    assert.equal("", post({ n = 1 }).text)
+    assert.equal("ab", post({ "a", "b" }).text)
+  end)
+end)`)
+    expect(outcomes(results).filter((o) => !o.startsWith('success'))).toEqual([])
+    expect(results).toHaveLength(3)
   })
 })

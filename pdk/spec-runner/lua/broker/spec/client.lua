@@ -56,8 +56,10 @@ local function encode_body(body, headers)
     end
     return table.concat(parts) .. "--" .. boundary .. "--\r\n"
   end
-  if ctype == "" then headers["Content-Type"] = "application/json" end
-  return cjson.encode(body)
+  if ctype:find("application/json", 1, true) then return cjson.encode(body) end
+  -- another type, or none: Kong's client hands the table to resty.http, which sends its array part joined
+  local ok, joined = pcall(table.concat, body)
+  return ok and joined or ""
 end
 
 -- what Kong names itself in Server and Via: the checkout's kong.meta when the spec runs in one
