@@ -237,7 +237,8 @@ describe('busted: failures and errors', () => {
       end)`,
       {},
       {
-        'sandboxer.lua': 'for k, v in pairs(_G) do if type(v) == "table" and k ~= "_G" and k ~= "package" then pcall(setmetatable, v, { __newindex = error }) end end',
+        'sandboxer.lua':
+          'for k, v in pairs(_G) do if type(v) == "table" and k ~= "_G" and k ~= "package" then pcall(setmetatable, v, { __newindex = error }) end end',
       },
     )
     expect(brief(results)).toEqual(['success after asserts'])

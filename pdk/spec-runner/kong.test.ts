@@ -171,7 +171,8 @@ end)`)
 
 describe('plugin scoping through Kong in process', () => {
   it("a consumer's instance wins once a higher-priority plugin authenticated that consumer", async () => {
-    const results = await run(`${PRELUDE}
+    const results = await run(
+      `${PRELUDE}
 describe("scoping", function()
   lazy_setup(function()
     bp, db = helpers.get_db_utils("postgres", nil, { "badge", "stamp" })
@@ -196,7 +197,13 @@ describe("scoping", function()
   it("no consumer: the plugin that refuses ends the request before stamp runs", function()
     assert.equal(401, (get("s.test")))
   end)
-end)`)
+end)`,
+      {
+        'kong/plugins/ver/handler.lua': `return { PRIORITY = 1, VERSION = "1", access = function()
+  kong.service.request.set_header("x-version", tostring(kong.request.get_http_version())) end }`,
+        'kong/plugins/ver/schema.lua': `return { name = "ver", fields = { { config = { type = "record", fields = {} } } } }`,
+      },
+    )
     expect(outcomes(results).filter((o) => !o.startsWith('success'))).toEqual([])
     expect(results).toHaveLength(3)
   })
@@ -248,7 +255,9 @@ end)`,
     )
     expect(outcomes(results.slice(0, 3)).filter((o) => !o.startsWith('success'))).toEqual([])
     expect(results[3]!.status).toBe('failure')
-    expect(results[3]!.message).toMatch(/^spec\/x_spec\.lua:\d+: Expected a line in servroot\/logs\/error\.log to match never written \(plain\); it has 1 lines:\n\d{4}\/\d\d\/\d\d .* \[warn\] .*unknown badge zz/)
+    expect(results[3]!.message).toMatch(
+      /^spec\/x_spec\.lua:\d+: Expected a line in servroot\/logs\/error\.log to match never written \(plain\); it has 1 lines:\n\d{4}\/\d\d\/\d\d .* \[warn\] .*unknown badge zz/,
+    )
   })
 })
 
@@ -281,7 +290,8 @@ end)`,
 
 describe("Kong's schema checks the specs lean on", () => {
   it('a conditional whose if_match names no type, and contains', async () => {
-    const results = await run(`
+    const results = await run(
+      `
 local helpers = require "spec.helpers"
 local schema = { name = "cond", fields = { { config = { type = "record",
   fields = {
@@ -308,7 +318,13 @@ it("contains", function()
   assert.is_nil(ok)
   assert.same({ config = { claims = "expected to contain: exp" } }, err)
   assert.truthy(helpers.validate_plugin_config_schema({ max = 5, claims = { "exp" } }, schema))
-end)`)
+end)`,
+      {
+        'kong/plugins/ver/handler.lua': `return { PRIORITY = 1, VERSION = "1", access = function()
+  kong.service.request.set_header("x-version", tostring(kong.request.get_http_version())) end }`,
+        'kong/plugins/ver/schema.lua': `return { name = "ver", fields = { { config = { type = "record", fields = {} } } } }`,
+      },
+    )
     expect(outcomes(results).filter((o) => !o.startsWith('success'))).toEqual([])
     expect(results).toHaveLength(3)
   })
@@ -335,7 +351,8 @@ end)`)
 
 describe("the client behind proxies, as start_kong's trusted_ips and real_ip_header say", () => {
   it('X-Real-IP from a trusted peer is the client; X-Forwarded-For with real_ip_recursive', async () => {
-    const results = await run(`${PRELUDE}
+    const results = await run(
+      `${PRELUDE}
 describe("real ip", function()
   it("without trusted_ips the peer is the client", function()
     bp = helpers.get_db_utils("postgres", nil, {})
@@ -356,7 +373,13 @@ describe("real ip", function()
     local _, body = get("ip.test", { ["X-Forwarded-For"] = "127.0.0.3, 10.0.0.1" })
     assert.equal("127.0.0.3", body.vars.remote_addr)
   end)
-end)`)
+end)`,
+      {
+        'kong/plugins/ver/handler.lua': `return { PRIORITY = 1, VERSION = "1", access = function()
+  kong.service.request.set_header("x-version", tostring(kong.request.get_http_version())) end }`,
+        'kong/plugins/ver/schema.lua': `return { name = "ver", fields = { { config = { type = "record", fields = {} } } } }`,
+      },
+    )
     expect(outcomes(results).filter((o) => !o.startsWith('success'))).toEqual([])
     expect(results).toHaveLength(3)
   })
@@ -413,12 +436,13 @@ return C`,
 
 describe("the clients' bodies, as Kong's client encodes them", () => {
   it('a table body is JSON, a form or multipart by its Content-Type; without one, its array part joined', async () => {
-    const results = await run(`${PRELUDE}
+    const results = await run(
+      `${PRELUDE}
 describe("bodies", function()
   lazy_setup(function()
-    bp = helpers.get_db_utils("postgres", nil, {})
-    bp.routes:insert({ hosts = { "b.test" } })
-    assert(helpers.start_kong({}))
+    bp = helpers.get_db_utils("postgres", nil, { "ver" })
+    bp.plugins:insert({ name = "ver", route = { id = bp.routes:insert({ hosts = { "b.test" } }).id } })
+    assert(helpers.start_kong({ plugins = "bundled,ver" }))
     proxy = helpers.proxy_client()
   end)
   local function post(body, ctype)
@@ -427,12 +451,22 @@ describe("bodies", function()
   end
   it("json", function() assert.same({ n = 1 }, post({ n = 1 }, "application/json").params) end)
   it("form", function() assert.equal("a=b", post({ a = "b" }, "application/x-www-form-urlencoded").text) end)
+  it("a request of version 1.0 is one to the plugins", function()
+    local r = assert(proxy:send({ method = "GET", path = "/anything", version = 1.0, headers = { host = "b.test" } }))
+    assert.equal("1", cjson.decode(r:read_body()).headers["x-version"])
+  end)
   it("none", function()
     assert.equal("", post({ n = 1 }).text)
     assert.equal("ab", post({ "a", "b" }).text)
   end)
-end)`)
+end)`,
+      {
+        'kong/plugins/ver/handler.lua': `return { PRIORITY = 1, VERSION = "1", access = function()
+  kong.service.request.set_header("x-version", tostring(kong.request.get_http_version())) end }`,
+        'kong/plugins/ver/schema.lua': `return { name = "ver", fields = { { config = { type = "record", fields = {} } } } }`,
+      },
+    )
     expect(outcomes(results).filter((o) => !o.startsWith('success'))).toEqual([])
-    expect(results).toHaveLength(3)
+    expect(results).toHaveLength(4)
   })
 })

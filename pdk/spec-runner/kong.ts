@@ -27,6 +27,8 @@ export interface ProxyRequest {
   query?: string
   headers?: Record<string, string | string[]>
   body?: string
+  /** The HTTP version the client speaks (resty.http's `version`: 1.0 or 1.1). */
+  version?: number
   /** Kong's server tokens (`kong/3.9.1`), for Server and Via. */
   server?: string
   /** Ports of the http_mock servers the spec started. */
@@ -150,7 +152,13 @@ export class InProcessKong {
     const query = req.query ? `?${req.query}` : ''
     const fixture: Fixture = {
       name: `${req.method} ${req.path}`,
-      request: { method: req.method, url: `http://127.0.0.1:9000${req.path}${query}`, headers, body: req.body },
+      request: {
+        method: req.method,
+        url: `http://127.0.0.1:9000${req.path}${query}`,
+        headers,
+        body: req.body,
+        ...(req.version === 1 || req.version === 1.1 ? { http_version: req.version } : {}),
+      },
       route,
       service,
       consumers: rows(req.db.consumers),

@@ -30,10 +30,16 @@ describe("Kong's mock upstream, in process", () => {
     const teapot = mockUpstream({ ...base, path: '/status/418' }, '10.0.0.9')
     expect(teapot.status).toBe(418)
     // the echo with the code, as Kong's mock upstream merges them
-    expect(JSON.parse(String(teapot.body))).toMatchObject({ code: 418, uri: '/status/418', vars: { remote_addr: '10.0.0.9' } })
+    expect(JSON.parse(String(teapot.body))).toMatchObject({
+      code: 418,
+      uri: '/status/418',
+      vars: { remote_addr: '10.0.0.9' },
+    })
     const rh = mockUpstream({ ...base, path: '/response-headers', query: 'X-A=b' }, '')
     expect(rh.headers['X-A']).toBe('b')
     expect(mockUpstream({ ...base, path: '/post' }, '').status).toBe(405)
+    // uri is nginx's $uri, decoded
+    expect(JSON.parse(String(mockUpstream({ ...base, path: '/a%20b/' }, '').body)).uri).toBe('/a b/')
   })
 
   it('parses a JSON body into post_data.params', () => {

@@ -89,16 +89,23 @@ export function mockUpstream(req: UpstreamRequest, client: string): UpstreamAnsw
     return { status: 405, headers: json, body: JSON.stringify({ message: 'Method not allowed' }) }
   const host = String(headers.host ?? `${MOCK_HOST}:${MOCK_PORT}`)
   const uri = req.path + (req.query ? `?${req.query}` : '')
+  // nginx's $uri: the path decoded (a query string's encoding stays in request_uri and url)
+  let decoded = req.path
+  try {
+    decoded = decodeURIComponent(req.path)
+  } catch {
+    // a malformed escape stays as sent
+  }
   const echo = {
     headers,
-    uri: req.path,
+    uri: decoded,
     url: `http://${host}${uri}`,
     uri_args: parseArgs(req.query),
     post_data: postData(headers, req.body),
     vars: {
       request: `${req.method} ${uri} HTTP/1.1`,
       request_uri: uri,
-      uri: req.path,
+      uri: decoded,
       host: host.replace(/:\d+$/, ''),
       hostname: 'localhost',
       scheme: 'http',

@@ -84,7 +84,9 @@ export async function runSpecFile(o: SpecFileOptions): Promise<SpecResult[]> {
     const message = `a test did not finish within ${o.timeoutMs} ms (--timeout): stopped`
     vm.setDeadline(performance.now() + o.timeoutMs, message)
     // the spec's own code (a require of a plugin module, start_kong) calls the kit as module load does
-    let state = runtime.outsideRequest(() => vm.call('__spec_start', readFileSync(o.file, 'utf8'), o.shown, strip(opts)))
+    let state = runtime.outsideRequest(() =>
+      vm.call('__spec_start', readFileSync(o.file, 'utf8'), o.shown, strip(opts)),
+    )
     for (;;) {
       const [kind, ...rest] = state
       if (kind === 'done') return (rest[0] as SpecResult[] | undefined) ?? []

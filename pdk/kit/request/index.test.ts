@@ -26,6 +26,12 @@ describe('request getters', () => {
     expect(kit.request.get_path_with_query()).toBe('/p?a=0&debug')
   })
 
+  it("clear_query_arg leaves the rest in order, unreserved characters decoded (Kong's search_remove)", () => {
+    const { kit } = kitFor({ request: { url: 'http://h/r?c=valu%651&b=a%2Fb&api%6B%65%79=kong&a=x+y' } })
+    kit.service.request.clear_query_arg('apikey')
+    expect(kit.request.get_raw_query()).toBe('c=value1&b=a%2Fb&a=x%20y')
+  })
+
   it('get_query_arg gives the first of repeated arguments', () => {
     const { kit } = kitFor({ request: { url: 'http://h/?a=1&a=2' } })
     expect(kit.request.get_query_arg('a')).toBe('1')

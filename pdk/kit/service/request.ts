@@ -105,6 +105,11 @@ export function createServiceRequest(ctx: Context) {
         .filter((p) => p !== '' && decodeURIComponent(p.split('=')[0]!.replace(/\+/g, ' ')) !== name)
         .join('&')
         .replace(/\+/g, '%20')
+        // Kong's search_remove leaves the arguments normalized: unreserved characters are not percent-encoded
+        .replace(/%([0-9A-Fa-f]{2})/g, (m: string, hex: string) => {
+          const c = String.fromCharCode(parseInt(hex, 16))
+          return /[A-Za-z0-9\-._~]/.test(c) ? c : m
+        })
     },
     set_header(header: string, value: unknown): Values | void {
       checkPhase(ctx, REWRITE_ACCESS_BALANCER)

@@ -87,7 +87,8 @@ function Client:send(opts)
   local query = opts.query
   if type(query) == "table" then query = ngx.encode_args(query) end
   local path = opts.path or "/"
-  local request = { method = (opts.method or "GET"):upper(), path = path, query = query, headers = headers, body = body }
+  local request = { method = (opts.method or "GET"):upper(), path = path, query = query, headers = headers, body = body,
+    version = tonumber(opts.version) }
   local answer
   if self.kind == "admin" then
     -- the Admin API is Lua beside the database it changes
