@@ -313,6 +313,16 @@ it("one it matches does", function()
   assert.is_nil(ok)
   assert.same({ config = { key = "required field missing" } }, err)
 end)
+it("the schema's own entity checks answer at the top, the config record's under config", function()
+  local two = { name = "two", fields = { { config = { type = "record",
+    fields = { { a = { type = "string" } }, { b = { type = "string" } } },
+    entity_checks = { { mutually_required = { "a", "b" } } } } } },
+    entity_checks = { { at_least_one_of = { "config.a", "config.b" } } } }
+  local _, top = helpers.validate_plugin_config_schema({}, two)
+  assert.same({ ["@entity"] = { "at least one of these fields must be non-empty: 'config.a', 'config.b'" } }, top)
+  local _, inner = helpers.validate_plugin_config_schema({ a = "x" }, two)
+  assert.same({ config = { ["@entity"] = { "all or none of these fields must be set: 'a', 'b'" } } }, inner)
+end)
 it("contains", function()
   local ok, err = helpers.validate_plugin_config_schema({ max = 5, claims = { "nbf" } }, schema)
   assert.is_nil(ok)
@@ -326,7 +336,7 @@ end)`,
       },
     )
     expect(outcomes(results).filter((o) => !o.startsWith('success'))).toEqual([])
-    expect(results).toHaveLength(3)
+    expect(results).toHaveLength(4)
   })
 })
 

@@ -76,8 +76,8 @@ end
 
 --- Kong's plugin schema check: the entity with the config's defaults, or nil and Kong's error shape.
 function H.validate_plugin_config_schema(config, schema)
-  local conf, errs = require("broker.schema").process(schema, config)
-  if errs then return nil, require("broker.spec.errors").tree(errs, "config") end
+  local conf, err = require("broker.spec.errors").check_plugin(schema, config)
+  if not conf then return nil, err end
   return { id = require("kong.tools.uuid").uuid(), name = schema.name, config = conf,
     protocols = { "grpc", "grpcs", "http", "https" }, enabled = true }
 end

@@ -36,6 +36,7 @@ local headers_mt = { __index = function(t, k)
 end }
 
 local function encode_body(body, headers)
+  if type(body) == "number" then return tostring(body) end
   if type(body) ~= "table" then return body end
   local ctype = lookup(headers, "content-type") or ""
   if ctype:find("www-form-urlencoded", 1, true) then return ngx.encode_args(body) end

@@ -131,8 +131,8 @@ function DEFAULTS.plugins(row)
     return nil, errors.schema_violation({
       name = "plugin '" .. row.name .. "' not enabled; add it to the 'plugins' configuration property" })
   end
-  local conf, errs = require("broker.schema").process(schema, row.config or {})
-  if errs then return nil, errors.schema_violation(errors.tree(errs, "config")) end
+  local conf, tree = errors.check_plugin(schema, row.config or {})
+  if not conf then return nil, errors.schema_violation(tree) end
   row.config = conf
   if row.enabled == nil then row.enabled = true end
   row.protocols = row.protocols or { "grpc", "grpcs", "http", "https" }

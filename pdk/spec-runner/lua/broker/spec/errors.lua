@@ -76,6 +76,39 @@ function M.referenced_by(parent, child)
     .. "' entity", { ["@referenced_by"] = child })
 end
 
+local function split(m)
+  local out = {}
+  if type(m) == "table" then for _, x in ipairs(m) do out[#out + 1] = x end return out end
+  for part in tostring(m):gmatch("[^;]+") do out[#out + 1] = (part:gsub("^%s+", ""):gsub("%s+$", "")) end
+  return out
+end
+
+--- A plugin's config checked against its schema: the config with its defaults, or nil and Kong's tree of
+--- errors, the schema's own entity checks at the top (`["@entity"]`), the config record's under `config`.
+function M.check_plugin(schema, config)
+  local process = require("broker.schema").process
+  local conf, errs = process(schema, config)
+  if not errs then return conf end
+  local top = {}
+  if errs["@entity"] and schema.entity_checks then
+    -- broker.schema reports both levels as @entity: what the config alone does not raise is the schema's
+    local bare = {}
+    for k, v in pairs(schema) do bare[k] = v end
+    bare.entity_checks = nil
+    local _, own = process(bare, config)
+    local inner = {}
+    for _, m in ipairs(split(own and own["@entity"] or {})) do inner[m] = true end
+    local keep = {}
+    for _, m in ipairs(split(errs["@entity"])) do
+      if inner[m] then keep[#keep + 1] = m else top[#top + 1] = m end
+    end
+    errs["@entity"] = #keep > 0 and keep or nil
+  end
+  local tree = next(errs) and M.tree(errs, "config") or {}
+  if #top > 0 then tree["@entity"] = top end
+  return nil, tree
+end
+
 --- A tree of field errors from broker.schema's flat `{ ["a.b"] = msg, ["@entity"] = msg }`, under `under`.
 function M.tree(errs, under)
   local out = {}
