@@ -54,6 +54,21 @@ export type ProxyAnswer =
 const rows = <T = Row>(v: unknown): T[] => (Array.isArray(v) ? (v as T[]) : [])
 const idOf = (v: unknown): string | undefined => (v && typeof v === 'object' ? (v as Row).id : undefined)
 
+/** A chunked body as nginx reads it: the chunks' data joined (undefined when it is not well framed). */
+export function dechunk(body: string): string | undefined {
+  let out = ''
+  let at = 0
+  for (;;) {
+    const eol = body.indexOf('\r\n', at)
+    if (eol < 0) return undefined
+    const size = parseInt(body.slice(at, eol).split(';')[0]!, 16)
+    if (Number.isNaN(size)) return undefined
+    if (size === 0) return out
+    out += body.slice(eol + 2, eol + 2 + size)
+    at = eol + 2 + size + 2
+  }
+}
+
 const isLocal = (service: Row | undefined) => service?.host === MOCK_HOST || service?.host === 'localhost'
 
 const json = (status: number, body: unknown, extra: Record<string, string> = {}) => ({
@@ -148,6 +163,11 @@ export class InProcessKong {
         raise: `a plugin failed to load: ${e instanceof LuaError ? e.message.replace(/\nstack traceback:[\s\S]*$/, '') : String(e)}`,
       }
     }
+    // a chunked body (Transfer-Encoding: chunked, framed by the spec itself) reaches plugins as nginx reads it
+    const chunked = Object.entries(headers).some(
+      ([k, v]) => k.toLowerCase() === 'transfer-encoding' && String(v).toLowerCase().includes('chunked'),
+    )
+    const body = chunked && req.body !== undefined ? (dechunk(req.body) ?? req.body) : req.body
     let mockRequest: Record<string, unknown> | undefined
     const query = req.query ? `?${req.query}` : ''
     const fixture: Fixture = {
@@ -156,7 +176,7 @@ export class InProcessKong {
         method: req.method,
         url: `http://127.0.0.1:9000${req.path}${query}`,
         headers,
-        body: req.body,
+        body,
         ...(req.version === 1 || req.version === 1.1 ? { http_version: req.version } : {}),
       },
       route,
