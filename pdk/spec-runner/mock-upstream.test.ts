@@ -37,9 +37,14 @@ describe("Kong's mock upstream, in process", () => {
     })
     const rh = mockUpstream({ ...base, path: '/response-headers', query: 'X-A=b' }, '')
     expect(rh.headers['X-A']).toBe('b')
+    expect(JSON.parse(String(rh.body))).toMatchObject({ uri_args: { 'X-A': 'b' } })
+    // a path the mock upstream has no location for is its 404, with the echo
+    const missing = mockUpstream({ ...base, path: '/nowhere' }, '')
+    expect(missing.status).toBe(404)
+    expect(JSON.parse(String(missing.body))).toMatchObject({ uri: '/nowhere' })
     expect(mockUpstream({ ...base, path: '/post' }, '').status).toBe(405)
     // uri is nginx's $uri, decoded
-    expect(JSON.parse(String(mockUpstream({ ...base, path: '/a%20b/' }, '').body)).uri).toBe('/a b/')
+    expect(JSON.parse(String(mockUpstream({ ...base, path: '/anything/a%20b/' }, '').body)).uri).toBe('/anything/a b/')
   })
 
   it('parses a JSON body into post_data.params', () => {

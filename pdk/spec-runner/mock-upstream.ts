@@ -75,11 +75,6 @@ export function mockUpstream(req: UpstreamRequest, client: string): UpstreamAnsw
   // /status/<code>: that status, with the echo and the code (Kong's mock upstream merges them)
   const status = /^\/status\/(\d{3})$/.exec(req.path)
   const code = status ? Number(status[1]) : undefined
-  if (req.path.startsWith('/response-headers')) {
-    const args = parseArgs(req.query)
-    const extra = Object.fromEntries(Object.entries(args).map(([k, v]) => [k, String(v)]))
-    return { status: 200, headers: { ...json, ...extra }, body: JSON.stringify(args) }
-  }
   if (req.path.startsWith('/headers')) return { status: 200, headers: json, body: JSON.stringify({ headers }) }
   if (req.path.startsWith('/xml')) {
     const body = '<?xml version="1.0" encoding="UTF-8"?>\n<note><body>You are using mock upstream</body></note>\n'
@@ -119,5 +114,26 @@ export function mockUpstream(req: UpstreamRequest, client: string): UpstreamAnsw
     },
   }
   if (code !== undefined) return { status: code, headers: json, body: JSON.stringify({ ...echo, code }) }
+  // /response-headers: the echo, with the query's arguments as response headers
+  if (req.path === '/response-headers') {
+    const extra = Object.fromEntries(Object.entries(echo.uri_args).map(([k, v]) => [k, String(v)]))
+    return { status: 200, headers: { ...json, ...extra }, body: JSON.stringify(echo) }
+  }
+  // a path none of its locations serves: 404, with the echo
+  if (!KNOWN.some((re) => re.test(req.path))) return { status: 404, headers: json, body: JSON.stringify(echo) }
   return { status: 200, headers: json, body: JSON.stringify(echo) }
 }
+
+/** The mock upstream's locations that answer (Kong's test nginx template); any other path is its 404. */
+const KNOWN = [
+  /^\/$/,
+  /^\/get/,
+  /^\/post/,
+  /^\/(request|anything)/,
+  /^\/timestamp$/,
+  /^\/hop-by-hop$/,
+  /^\/cache\/\d+$/,
+  /^\/basic-auth\/[A-Za-z0-9_]+\/.+$/,
+  /^\/delay\/\d{1,3}$/,
+  /^\/stream\/\d+$/,
+]
