@@ -485,3 +485,25 @@ end)`,
     expect(results).toHaveLength(5)
   })
 })
+
+describe("the rocks Kong's plugins require", () => {
+  it('multipart: parts by name, changed and written back', async () => {
+    const results = await run(`
+local multipart = require "multipart"
+local body = "--XX\\r\\nContent-Disposition: form-data; name=\\"a\\"\\r\\n\\r\\none\\r\\n"
+  .. "--XX\\r\\nContent-Disposition: form-data; name=\\"b\\"\\r\\n\\r\\ntwo\\r\\n--XX--\\r\\n"
+it("reads, sets, deletes and writes", function()
+  local m = multipart(body, "multipart/form-data; boundary=XX")
+  assert.equal("one", m:get("a").value)
+  assert.same({ a = "one", b = "two" }, m:get_all())
+  m:set_simple("a", "uno")
+  m:set_simple("c", "tres")
+  m:delete("b")
+  assert.equal("--XX\\r\\nContent-Disposition: form-data; name=\\"a\\"\\r\\n\\r\\nuno\\r\\n"
+    .. "--XX\\r\\nContent-Disposition: form-data; name=\\"c\\"\\r\\n\\r\\ntres\\r\\n--XX--\\r\\n", m:tostring())
+  assert.is_nil(multipart("", "multipart/form-data; boundary=XX"):get("a"))
+end)`)
+    expect(outcomes(results).filter((o) => !o.startsWith('success'))).toEqual([])
+    expect(results).toHaveLength(1)
+  })
+})

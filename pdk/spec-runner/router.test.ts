@@ -24,6 +24,15 @@ describe('the router of spec.helpers', () => {
     expect(ids(routes, req({ host: 'shop.example' }))).toBe('tld')
   })
 
+  it("reads PCRE's (?P<name>) groups in a regex path; one JavaScript cannot read matches nothing", () => {
+    const routes = [
+      { id: 'named', paths: ['~/users/(?P<user>\\w+)$'] },
+      { id: 'bad', paths: ['~/x(?<=a'] },
+    ]
+    expect(ids(routes, req({ path: '/users/ann' }))).toBe('named')
+    expect(ids(routes, req({ path: '/xa' }))).toBeUndefined()
+  })
+
   it('matches path prefixes and ~ regexes; the longer prefix wins', () => {
     const routes = [
       { id: 'short', paths: ['/a'] },

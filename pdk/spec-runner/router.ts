@@ -41,11 +41,20 @@ function pathMatch(paths: string[], path: string): number {
   let best = -1
   for (const p of paths) {
     if (p.startsWith('~')) {
-      const m = new RegExp('^' + p.slice(1)).exec(path)
+      const m = pcre(p.slice(1))?.exec(path)
       if (m) best = Math.max(best, m[0].length)
     } else if (path.startsWith(p)) best = Math.max(best, p.length)
   }
   return best
+}
+
+/** A route's regex path as JavaScript reads it: PCRE's `(?P<name>` groups are `(?<name>`; one JS cannot read matches nothing. */
+function pcre(source: string): RegExp | undefined {
+  try {
+    return new RegExp('^' + source.replace(/\(\?P</g, '(?<'))
+  } catch {
+    return undefined
+  }
 }
 
 function headersMatch(wanted: Record<string, string[]> | undefined, got: RouteRequest['headers']): boolean {
