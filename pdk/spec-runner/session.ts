@@ -92,7 +92,7 @@ export async function runSpecFile(o: SpecFileOptions): Promise<SpecResult[]> {
       if (kind === 'done') return (rest[0] as SpecResult[] | undefined) ?? []
       if (kind === 'error') return [fileError(o, String(rest[0]))]
       let answer: unknown[] = []
-      if (kind === 'host') answer = [await kong.handle(String(rest[0]), rest[1])]
+      if (kind === 'host') answer = [await hostAnswer(kong, String(rest[0]), rest[1])]
       vm.setDeadline(performance.now() + o.timeoutMs, message)
       state = runtime.outsideRequest(() => vm.call('__spec_resume', ...answer))
     }
@@ -106,6 +106,15 @@ export async function runSpecFile(o: SpecFileOptions): Promise<SpecResult[]> {
 // root that has them gets them too, so a spec naming one (`error-generator`, `ctx-checker`) loads it
 const customPlugins = (root: string): string[] =>
   [join(root, 'spec', 'fixtures', 'custom_plugins')].filter((d) => existsSync(d))
+
+/** Kong in process's answer; a failure of broker's own there fails the spec's line, not the whole run. */
+async function hostAnswer(kong: InProcessKong, op: string, payload: unknown): Promise<unknown> {
+  try {
+    return await kong.handle(op, payload)
+  } catch (e) {
+    return { raise: `broker failed to answer this request (${op}): ${e instanceof Error ? e.message : String(e)}` }
+  }
+}
 
 const fileError = (o: SpecFileOptions, message: string): SpecResult => ({
   status: 'error',
