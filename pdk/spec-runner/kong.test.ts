@@ -239,6 +239,12 @@ describe("logfile", function()
     assert.logfile().has.line("[error]", true)
     assert.logfile().has.line("access phase failed", true)
   end)
+  it("a spec reading the file itself (pl.file.read of the prefix's error.log) reads the same lines", function()
+    local f = assert(io.open(helpers.test_conf.prefix .. "/" .. helpers.test_conf.proxy_error_log, "r"))
+    local text = f:read("a")
+    f:close()
+    assert.matches("unknown badge zz", text, 1, true)
+  end)
   it("clean_logfile empties it", function()
     helpers.clean_logfile()
     assert.logfile().has.no.line("badge", true)
@@ -253,9 +259,9 @@ end)`,
         'kong/plugins/boom/schema.lua': `return { name = "boom", fields = { { config = { type = "record", fields = {} } } } }`,
       },
     )
-    expect(outcomes(results.slice(0, 3)).filter((o) => !o.startsWith('success'))).toEqual([])
-    expect(results[3]!.status).toBe('failure')
-    expect(results[3]!.message).toMatch(
+    expect(outcomes(results.slice(0, 4)).filter((o) => !o.startsWith('success'))).toEqual([])
+    expect(results[4]!.status).toBe('failure')
+    expect(results[4]!.message).toMatch(
       /^spec\/x_spec\.lua:\d+: Expected a line in servroot\/logs\/error\.log to match never written \(plain\); it has 1 lines:\n\d{4}\/\d\d\/\d\d .* \[warn\] .*unknown badge zz/,
     )
   })
@@ -460,6 +466,16 @@ describe("bodies", function()
     return cjson.decode(r:read_body()).post_data
   end
   it("json", function() assert.same({ n = 1 }, post({ n = 1 }, "application/json").params) end)
+  it("Kong's request assertions: jsonbody gives params, data and kind; formparam reads multipart too", function()
+    local r = assert(proxy:post("/anything", { headers = { host = "b.test", ["Content-Type"] = "application/json" },
+      body = { n = 1 } }))
+    local j = assert.request(r).has.jsonbody()
+    assert.same({ n = 1 }, j.params)
+    assert.equal("json", j.kind)
+    r = assert(proxy:post("/anything", { headers = { host = "b.test", ["Content-Type"] = "multipart/form-data" },
+      body = { who = "me" } }))
+    assert.equal("me", assert.request(r).has.formparam("who"))
+  end)
   it("form", function() assert.equal("a=b", post({ a = "b" }, "application/x-www-form-urlencoded").text) end)
   it("a request of version 1.0 is one to the plugins", function()
     local r = assert(proxy:send({ method = "GET", path = "/anything", version = 1.0, headers = { host = "b.test" } }))
@@ -482,7 +498,7 @@ end)`,
       },
     )
     expect(outcomes(results).filter((o) => !o.startsWith('success'))).toEqual([])
-    expect(results).toHaveLength(5)
+    expect(results).toHaveLength(6)
   })
 })
 

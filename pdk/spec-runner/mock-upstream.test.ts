@@ -61,6 +61,19 @@ describe("Kong's mock upstream, in process", () => {
     expect(JSON.parse(answer.body).post_data).toEqual({ text: '{"n":1}', kind: 'json', params: { n: 1 } })
   })
 
+  it("reports a body its Content-Type cannot read as '<kind> (error)', and no type as unknown", () => {
+    const post = (type: string | undefined, body: string) =>
+      JSON.parse(
+        mockUpstream(
+          { method: 'POST', path: '/anything', query: '', headers: type ? { 'content-type': type } : {}, body },
+          '',
+        ).body,
+      ).post_data
+    expect(post('application/json', '{bad')).toMatchObject({ kind: 'json (error)', params: null })
+    expect(post('application/json', '')).toMatchObject({ kind: 'json (error)', text: '' })
+    expect(post(undefined, 'x')).toEqual({ text: 'x', kind: 'unknown', params: null })
+  })
+
   it('decodes uri args with + and percent escapes', () => {
     expect(parseArgs('q=a+b%21&e=')).toEqual({ q: 'a b!', e: '' })
   })

@@ -50,19 +50,23 @@ function multipart(type: string, body: string): Record<string, string> {
   return out
 }
 
+/**
+ * post_data as Kong's mock upstream reports it: the kind follows the Content-Type alone (form,
+ * multipart-form, json; unknown otherwise, params null), and a body that type cannot read is
+ * `<kind> (error)` with params null and the error.
+ */
 function postData(headers: Record<string, string | string[]>, body: string) {
   const type = String(headers['content-type'] ?? '')
-  if (!body) return { text: '', kind: 'unknown', params: {} }
+  if (type.includes('application/x-www-form-urlencoded')) return { text: body, kind: 'form', params: parseArgs(body) }
+  if (type.includes('multipart/form-data')) return { text: body, kind: 'multipart-form', params: multipart(type, body) }
   if (type.includes('application/json')) {
     try {
       return { text: body, kind: 'json', params: JSON.parse(body) as unknown }
     } catch (e) {
-      return { text: body, kind: 'json', params: {}, error: String(e) }
+      return { text: body, kind: 'json (error)', params: null, error: String(e) }
     }
   }
-  if (type.includes('www-form-urlencoded')) return { text: body, kind: 'form', params: parseArgs(body) }
-  if (type.includes('multipart/form-data')) return { text: body, kind: 'multipart-form', params: multipart(type, body) }
-  return { text: body, kind: 'unknown', params: {} }
+  return { text: body, kind: 'unknown', params: null }
 }
 
 const lowerKeys = (h: HeadersTable): Record<string, string | string[]> =>

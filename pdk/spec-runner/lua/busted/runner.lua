@@ -24,6 +24,7 @@ function __spec_start(source, chunkname, opts)
   for k, v in pairs(core.api(opts.lazy)) do _G[k] = v end
   _G.assert = L.assert
   require("broker.spec.timers").install()
+  require("broker.spec.logfile").install()
   -- plugins share this VM's globals, so a plugin's sandbox (Kong's kong.tools.sandbox protects every
   -- table it copies from _G) would take luassert's metatable off `assert`: its metatable stays
   local setmt, the_assert = setmetatable, L.assert

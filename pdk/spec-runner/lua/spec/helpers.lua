@@ -40,7 +40,7 @@ H.test_conf_path = "spec/kong_tests.conf"
 H.test_conf = {
   prefix = "servroot", database = "postgres", plugins = { "bundled" }, log_level = "debug",
   proxy_listeners = { { ip = "0.0.0.0", port = 9000 } }, admin_listeners = { { ip = "127.0.0.1", port = 9001 } },
-  nginx_err_logs = "servroot/logs/error.log",
+  nginx_err_logs = "servroot/logs/error.log", proxy_error_log = "logs/error.log", admin_error_log = "logs/error.log",
 }
 H.unindent = function(str, concat_newlines, spaced_newlines)
   str = str:match("^%s*\n?(.-)%s*$")

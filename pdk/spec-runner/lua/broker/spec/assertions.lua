@@ -121,9 +121,13 @@ register("assertion", "jsonbody", function(state, args)
   if req then
     local json = echoed(state)
     if not json then return false end
+    -- Kong's answer: the mock upstream's post_data as { params, data, error, kind }, a JSON error included
     local pd = json.post_data or {}
-    if pd.kind ~= "json" then msg(state, "Expected a JSON body in the request, its kind was: " .. tostring(pd.kind)) return false end
-    return true, { pd.params, n = 1 }
+    if (pd.kind ~= "json" and pd.kind ~= "json (error)") or pd.params == nil then
+      msg(state, "Expected a JSON body in the request, its kind was: " .. tostring(pd.kind))
+      return false
+    end
+    return true, { { params = pd.params, data = pd.text, error = pd.error, kind = pd.kind }, n = 1 }
   end
   local res = rawget(state, "kong_response") or args[1]
   local body = body_of(res)
@@ -146,7 +150,8 @@ local function from_echo(field, label)
 end
 register("assertion", "queryparam", from_echo(function(j) return j.uri_args end, "query parameter"))
 register("assertion", "formparam", from_echo(function(j)
-  return j.post_data and j.post_data.kind == "form" and j.post_data.params
+  local kind = j.post_data and j.post_data.kind
+  return (kind == "form" or kind == "multipart-form") and j.post_data.params or nil
 end, "form parameter"))
 
 register("assertion", "uuid", function(state, args)
