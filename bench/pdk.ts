@@ -4,16 +4,18 @@
  * matters; then the same replay through the real kong-js-pluginserver. The replay is the built
  * code `broker pdk run` runs (dist/, `npm run bench:pdk` builds first), not tsx's transpilation.
  *
- *   npm run bench:pdk -- [fixture.json] [seconds per side] [rounds] [--only replay|server|lua|process]
+ *   npm run bench:pdk -- [fixture.json] [seconds per side] [rounds] [--only replay|server|lua|process|test]
  *
  * Sections: `replay` (against PluginTest), `server` (through kong-js-pluginserver), `lua` (the Lua
  * plugin's in-process replay against the JS one), `process` (whole `broker pdk run` processes of a
- * Lua and a JS fixture, bench/pdk-process.ts). `--only` runs one of them.
+ * Lua and a JS fixture, bench/pdk-process.ts), `test` (whole `broker pdk test` processes of Kong's plugin
+ * template and of a bundled plugin's access spec, bench/pdk-test.ts). `--only` runs one of them.
  */
 import { createRequire } from 'node:module'
 import { resolve } from 'node:path'
 import type { ModulePlugin } from '../pdk/runner/plugins.js'
 import { luaProcessComparison } from './pdk-process.js'
+import { pdkTestBench } from './pdk-test.js'
 
 const dist = resolve(import.meta.dirname, '../dist/pdk')
 const { loadFixture } = (await import(`${dist}/fixture/index.js`)) as typeof import('../pdk/fixture/index.js')
@@ -25,7 +27,7 @@ const { preparePlugins, startPluginServers, closePlugins } = (await import(
 const argv = process.argv.slice(2)
 const onlyAt = argv.indexOf('--only')
 const only = onlyAt === -1 ? undefined : argv.splice(onlyAt, 2)[1]
-const SECTIONS = ['replay', 'server', 'lua', 'process']
+const SECTIONS = ['replay', 'server', 'lua', 'process', 'test']
 if (only !== undefined && !SECTIONS.includes(only)) {
   console.error(`--only takes one of ${SECTIONS.join(', ')}, not ${only}`)
   process.exit(2)
@@ -156,3 +158,4 @@ if (runs('replay')) await againstPluginTest()
 if (runs('server')) await throughPluginServer()
 if (runs('lua')) await luaReplay()
 if (runs('process')) luaProcessComparison()
+if (runs('test')) pdkTestBench()

@@ -28,11 +28,11 @@ export interface Sample {
   cpu?: number
 }
 
-/** One `node <args>` from the repository's root, to its exit; a failed run throws with its stderr. */
-export function once(args: string[]): Sample {
+/** One `node <args>` from the repository's root (or `cwd`), to its exit; a failed run throws with its stderr. */
+export function once(args: string[], cwd = ROOT): Sample {
   const cpu0 = childrenCpu()
   const t0 = performance.now()
-  const r = spawnSync(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' })
+  const r = spawnSync(process.execPath, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' })
   const wall = (performance.now() - t0) / 1000
   const cpu1 = childrenCpu()
   if (r.status !== 0) throw new Error(`node ${args.join(' ')} exited ${r.status}:\n${r.stderr}`)
