@@ -469,6 +469,7 @@ describe("bodies", function()
   it("Kong's request assertions: jsonbody gives params, data and kind; formparam reads multipart too", function()
     local r = assert(proxy:post("/anything", { headers = { host = "b.test", ["Content-Type"] = "application/json" },
       body = { n = 1 } }))
+    assert.equal("b.test", assert.has.header("x-forwarded-host", cjson.decode(r:read_body())))
     local j = assert.request(r).has.jsonbody()
     assert.same({ n = 1 }, j.params)
     assert.equal("json", j.kind)

@@ -100,8 +100,13 @@ register("assertion", "header", function(state, args)
     headers = json.headers or {}
   else
     local res = rawget(state, "kong_response") or args[2]
-    body_of(res)
-    headers = res.headers or {}
+    -- a response, or any table with headers (a decoded echo: assert.has.header("host", json))
+    if type(res) == "table" and type(res.read_body) ~= "function" and type(res.headers) == "table" then
+      headers = res.headers
+    else
+      body_of(res)
+      headers = res.headers or {}
+    end
   end
   local value = lookup(headers, name)
   local where = req and "request (as the mock upstream echoed it)" or "response"
