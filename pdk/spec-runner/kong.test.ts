@@ -524,3 +524,53 @@ end)`)
     expect(results).toHaveLength(1)
   })
 })
+
+describe("Kong's test blueprints", () => {
+  it('fill in what Kong\'s blueprints do; a row with transformations comes back as stored, read once by plugins', async () => {
+    const results = await run(
+      `${PRELUDE}
+describe("bp", function()
+  lazy_setup(function()
+    bp, db = helpers.get_db_utils("postgres", nil, { "badge", "locker" })
+    assert(helpers.start_kong({ plugins = "bundled,badge,locker" }))
+    admin = helpers.admin_client()
+  end)
+  it("numbered consumers and <plugin>_plugins", function()
+    local c = bp.consumers:insert()
+    assert.equal("consumer-username-1", c.username)
+    assert.equal("consumer-id-1", c.custom_id)
+    assert.equal("bob", bp.consumers:insert({ username = "bob" }).username)
+    assert.equal("stamp", bp.stamp_plugins:insert({ config = { value = "v" } }).name)
+  end)
+  it("a transformed field: bp, db and the Admin API give the stored value; kong.db does not transform it twice", function()
+    local c = bp.consumers:insert({ username = "kim" })
+    local row = bp.lockers:insert({ consumer = { id = c.id }, secret = "s" })
+    assert.equal("h:s", row.secret)
+    assert.equal("h:s", db.lockers:select({ id = row.id }).secret)
+    assert.equal("h:s", select(2, call("GET", "/lockers/" .. row.id)).secret)
+    route = bp.routes:insert({ hosts = { "lock.test" } })
+    bp.plugins:insert({ name = "locker", route = { id = route.id } })
+    proxy = helpers.proxy_client()
+    assert.equal("h:s", select(2, get("lock.test")).headers["x-secret"])
+  end)
+end)`,
+      {
+        'kong/plugins/locker/daos.lua': `return { {
+  name = "lockers", primary_key = { "id" }, admin_api_name = "lockers",
+  fields = {
+    { id = { type = "string", uuid = true, auto = true } },
+    { consumer = { type = "foreign", reference = "consumers", required = true } },
+    { secret = { type = "string", required = true } },
+  },
+  transformations = { { input = { "secret" }, on_write = function(s) return { secret = "h:" .. s } end } },
+} }`,
+        'kong/plugins/locker/handler.lua': `return { PRIORITY = 1, VERSION = "1", access = function()
+  for row in kong.db.lockers:each() do kong.service.request.set_header("x-secret", row.secret) end
+end }`,
+        'kong/plugins/locker/schema.lua': `return { name = "locker", fields = { { config = { type = "record", fields = {} } } } }`,
+      },
+    )
+    expect(outcomes(results).filter((o) => !o.startsWith('success'))).toEqual([])
+    expect(results).toHaveLength(2)
+  })
+})

@@ -69,6 +69,7 @@ function H.get_db_utils(strategy, tables, plugins)
     error("spec.helpers.get_db_utils: strategy '" .. tostring(strategy) .. "' is not emulated (postgres and off are, in memory)", 2)
   end
   if tables then for _, t in ipairs(tables) do db.truncate(t) end else db.truncate() end
+  db.reset_sequences()
   entities.plugins = {}
   for _, p in ipairs(plugins or {}) do entities.plugins[p] = true end
   return db.bp, dao.db

@@ -150,7 +150,7 @@ local function select(dao, key, parent_field, parent)
 end
 
 -- a page of `size` rows (100) from `offset` (an opaque token: here the index of the next row)
-local function list(req, rows, field, parent)
+local function list(req, dao, rows, field, parent)
   local args = ngx.decode_args(type(req.query) == "string" and req.query or (req.path:match("%?(.*)$") or ""), 0)
   local size = tonumber(args.size) or 100
   local from = tonumber(args.offset) or 1
@@ -159,7 +159,7 @@ local function list(req, rows, field, parent)
     if not parent or (type(r[field]) == "table" and r[field].id == parent.id) then all[#all + 1] = r end
   end
   local data = setmetatable({}, cjson.array_mt)
-  for i = from, math.min(#all, from + size - 1) do data[#data + 1] = all[i] end
+  for i = from, math.min(#all, from + size - 1) do data[#data + 1] = entities.present(dao, all[i]) end
   local rest = from + size <= #all
   local path = req.path:gsub("%?.*$", "")
   return answer(200, { data = data, offset = rest and tostring(from + size) or nil,
@@ -167,21 +167,21 @@ local function list(req, rows, field, parent)
 end
 
 local function collection(method, req, dao, field, parent)
-  if method == "GET" then return list(req, db.rows(dao), field, parent) end
+  if method == "GET" then return list(req, dao, db.rows(dao), field, parent) end
   if method ~= "POST" then return message(405, "Method not allowed") end
   local body, err = decode_body(req, dao)
   if not body then return message(400, err) end
   if parent then body[field] = { id = parent.id } end
   local row, err_t = db.try_insert(dao, body)
   if not row then return refused(err_t) end
-  return answer(201, row)
+  return answer(201, entities.present(dao, row))
 end
 
 local function entity(method, req, dao, key, field, parent)
   local row = select(dao, key, field, parent)
   if method == "GET" then
     if not row then return message(404, "Not found") end
-    return answer(200, row)
+    return answer(200, entities.present(dao, row))
   elseif method == "DELETE" then
     -- Kong answers 204 for a row that is not there, but 404 under a parent that does not have it
     if not row then return answer(parent and 404 or 204, parent and { message = "Not found" } or nil) end
@@ -202,7 +202,7 @@ local function entity(method, req, dao, key, field, parent)
       updated, err_t = db.upsert(dao, row and row.id or (is_uuid(key) and key or nil), body)
     end
     if not updated then return refused(err_t) end
-    return answer(200, updated)
+    return answer(200, entities.present(dao, updated))
   end
   return message(405, "Method not allowed")
 end

@@ -6,9 +6,12 @@ local store = require "broker.db"
 local rows = require "broker.spec.db"
 local M = {}
 
-local function answer(row, err_t)
+local present = require("broker.spec.entities").present
+
+-- Kong's DAO answer: the row as stored (its transformations applied), or nil, the message and the error
+local function answer(name, row, err_t)
   if not row then return nil, "[postgres] " .. err_t.message, err_t end
-  return row
+  return present(name, row)
 end
 
 local Dao = {}
@@ -18,11 +21,20 @@ Dao.__index = function(self, key)
   if type(own) ~= "function" then return own end
   return function(_, ...) return own(store.db[self.name], ...) end
 end
-function Dao:insert(row, options) return answer(rows.try_insert(self.name, rows.with_options(row, options))) end
-function Dao:select(pk) return (rows.find(self.name, pk)) end
-function Dao:update(pk, patch) return answer(rows.update(self.name, pk, patch)) end
-function Dao:upsert(pk, row) return answer(rows.upsert(self.name, pk, row)) end
-function Dao:delete(pk) return answer(rows.delete(self.name, pk)) end
+function Dao:insert(row, options)
+  return answer(self.name, rows.try_insert(self.name, rows.with_options(row, options)))
+end
+function Dao:select(pk)
+  local row = rows.find(self.name, pk)
+  return row and present(self.name, row) or nil
+end
+function Dao:update(pk, patch) return answer(self.name, rows.update(self.name, pk, patch)) end
+function Dao:upsert(pk, row) return answer(self.name, rows.upsert(self.name, pk, row)) end
+function Dao:delete(pk)
+  local ok, err_t = rows.delete(self.name, pk)
+  if not ok then return nil, "[postgres] " .. err_t.message, err_t end
+  return true
+end
 function Dao:truncate() rows.truncate(self.name) return true end
 function Dao:each()
   local list, i = rows.rows(self.name), 0

@@ -167,9 +167,6 @@ function M.delete(name, pk)
   return true
 end
 
--- bp.<name>: insert, insert_n, remove
-local Blueprint = {}
-Blueprint.__index = Blueprint
 -- options: Kong's `{ ttl = s }` keeps the ttl on the row (time does not pass in process)
 local function with_options(row, options)
   if type(options) ~= "table" or options.ttl == nil then return row end
@@ -178,16 +175,57 @@ local function with_options(row, options)
   return c
 end
 M.with_options = with_options
-function Blueprint:insert(row, options) return M.insert(self.name, with_options(row, options)) end
+
+-- Kong's test blueprints fill some fields in when the spec leaves them out: a numbered sequence per
+-- get_db_utils, or a fixed value
+local sequences = {}
+local function seq(format)
+  return function()
+    sequences[format] = (sequences[format] or 0) + 1
+    return format:format(sequences[format])
+  end
+end
+local fixed = function(v) return function() return v end end
+local BLUEPRINT_DEFAULTS = {
+  consumers = { custom_id = seq("consumer-id-%d"), username = seq("consumer-username-%d") },
+  acls = { group = seq("acl-group-%d") },
+  jwt_secrets = { key = seq("jwt-key-%d"), secret = fixed("secret") },
+  keyauth_credentials = { key = seq("keyauth-key-%d") },
+  hmacauth_credentials = { username = seq("hmac-username-%d"), secret = fixed("secret") },
+  oauth2_credentials = { name = fixed("oauth2 credential"), client_secret = fixed("secret") },
+  named_services = { name = seq("service-name-%d"), host = seq("service-host-%d.test") },
+  named_routes = { name = seq("route-name-%d"), hosts = function() return { (seq("route-host-%d.test"))() } end },
+}
+-- blueprints under another name: the table they insert into
+local BLUEPRINT_TABLES = { named_services = "services", named_routes = "routes" }
+
+--- A new get_db_utils starts the blueprints' sequences again.
+function M.reset_sequences() sequences = {} end
+
+-- bp.<name>: insert, insert_n, remove; bp.<plugin>_plugins (key_auth_plugins …) insert that plugin
+local Blueprint = {}
+Blueprint.__index = Blueprint
+function Blueprint:insert(row, options)
+  row = copy(row)
+  for field, make in pairs(BLUEPRINT_DEFAULTS[self.name] or {}) do
+    if row[field] == nil then row[field] = make() end
+  end
+  if self.plugin and row.name == nil then row.name = self.plugin end
+  -- the row as Kong stores it (a hashed password), as Kong's blueprints return it
+  return entities.present(self.table, M.insert(self.table, with_options(row, options)))
+end
 function Blueprint:insert_n(n, row, options)
   local out = {}
-  for i = 1, n do out[i] = M.insert(self.name, with_options(row, options)) end
+  for i = 1, n do out[i] = self:insert(row, options) end
   return out
 end
-function Blueprint:remove(pk) M.delete(self.name, pk) end
+function Blueprint:remove(pk) M.delete(self.table, pk) end
 
 M.bp = setmetatable({}, { __index = function(t, name)
-  local b = setmetatable({ name = name }, Blueprint)
+  if type(name) ~= "string" then return nil end
+  local plugin = name:match("^(.+)_plugins$")
+  local b = setmetatable({ name = name, table = plugin and "plugins" or BLUEPRINT_TABLES[name] or name,
+    plugin = plugin and (plugin:gsub("_", "-")) or nil }, Blueprint)
   rawset(t, name, b)
   return b
 end })

@@ -172,6 +172,30 @@ local function dao_row(info, row)
   return row
 end
 
+--- The row as Kong stores it: a copy with its DAO's transformations applied (basic-auth's hashed
+--- password), as kong.db (broker.db) reads the rows kept here.
+function M.present(name, row)
+  local info = M.daos()[name]
+  local list = info and info.def.transformations
+  if not list or type(row) ~= "table" then return row end
+  local out = {}
+  for k, v in pairs(row) do out[k] = v end
+  for _, t in ipairs(list) do
+    local args, ready = {}, true
+    for i, path in ipairs(t.input or {}) do args[i] = out[path] if args[i] == nil then ready = false end end
+    for _, path in ipairs(t.needs or {}) do
+      local a, b = path:match("^([^.]+)%.(.+)$")
+      args[#args + 1] = a and type(out[a]) == "table" and out[a][b] or out[path]
+    end
+    local fn = t.on_write or t.on_read
+    if ready and fn then
+      local changed = fn(table.unpack(args))
+      for k, v in pairs(changed or {}) do out[k] = v end
+    end
+  end
+  return out
+end
+
 --- The row with Kong's defaults, checked; or nil and Kong's error table. `insert` makes a related row
 --- (the blueprints' service of a route), nil from the Admin API.
 function M.prepare(name, row, insert)
