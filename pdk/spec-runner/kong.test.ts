@@ -526,7 +526,7 @@ end)`)
 })
 
 describe("Kong's test blueprints", () => {
-  it('fill in what Kong\'s blueprints do; a row with transformations comes back as stored, read once by plugins', async () => {
+  it("fill in what Kong's blueprints do; a row with transformations comes back as stored, read once by plugins", async () => {
     const results = await run(
       `${PRELUDE}
 describe("bp", function()
