@@ -574,3 +574,45 @@ end }`,
     expect(results).toHaveLength(2)
   })
 })
+
+describe('JS plugins beside Lua ones', () => {
+  it('a kong-js-pdk plugin in js-plugins/ runs in PRIORITY order with the Lua plugins, scoped as they are', async () => {
+    const results = await run(
+      `${PRELUDE}
+describe("js", function()
+  lazy_setup(function()
+    bp = helpers.get_db_utils("postgres", nil, { "order", "js-order" })
+    route = bp.routes:insert({ hosts = { "js.test" } })
+    bp.plugins:insert({ name = "order" })
+    bp.plugins:insert({ name = "js-order", route = { id = route.id }, config = { value = "js" } })
+    assert(helpers.start_kong({ plugins = "bundled,order,js-order" }))
+    proxy = helpers.proxy_client()
+  end)
+  it("the JS plugin (Priority 1000) runs before the Lua one (PRIORITY 800)", function()
+    local r = assert(proxy:get("/request", { headers = { host = "js.test" } }))
+    assert.equal("js,lua", assert.response(r).has.header("x-order"))
+  end)
+  it("its route scope holds", function()
+    bp.routes:insert({ hosts = { "other.test" } })
+    local r = assert(proxy:get("/request", { headers = { host = "other.test" } }))
+    assert.equal("lua", assert.response(r).has.header("x-order"))
+  end)
+end)`,
+      {
+        'js-plugins/js-order.js': `'use strict'
+class Order {
+  constructor(conf) { this.value = conf.value }
+  async access(kong) { await kong.ctx.shared.set('order', this.value) }
+}
+module.exports = { Plugin: Order, Schema: [{ value: { type: 'string' } }], Version: '1.0.0', Priority: 1000 }`,
+        'kong/plugins/order/handler.lua': `return { PRIORITY = 800, VERSION = "1", access = function()
+  local had = kong.ctx.shared.order
+  kong.response.set_header("x-order", (had and had .. "," or "") .. "lua")
+end }`,
+        'kong/plugins/order/schema.lua': `return { name = "order", fields = { { config = { type = "record", fields = {} } } } }`,
+      },
+    )
+    expect(outcomes(results).filter((o) => !o.startsWith('success'))).toEqual([])
+    expect(results).toHaveLength(2)
+  })
+})

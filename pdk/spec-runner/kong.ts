@@ -4,12 +4,15 @@
  * the most specific wins, a consumer's as it is authenticated), and the request is replayed through the same runner,
  * kit and Lua runtime `broker pdk run` uses; the service is Kong's mock upstream (mock-upstream.ts).
  */
+import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { mockUpstream, MOCK_HOST, MOCK_PORT, type UpstreamAnswer } from './mock-upstream.js'
 import {
   FixtureError,
   LuaError,
+  preparePlugins,
   runScenario,
+  type RunnablePlugin,
   type Fixture,
   type HeadersTable,
   type LuaPlugin,
@@ -77,8 +80,12 @@ const json = (status: number, body: unknown, extra: Record<string, string> = {})
   body: JSON.stringify(body),
 })
 
+/** Where a root keeps its kong-js-pdk plugins: the folder kong-js-pluginserver's --plugins-directory names. */
+const JS_DIRS = ['js-plugins']
+const JS_EXTENSIONS = ['.js', '.mjs', '.cjs', '.ts']
+
 export class InProcessKong {
-  private readonly loaded = new Map<string, LuaPlugin>()
+  private readonly loaded = new Map<string, RunnablePlugin>()
   private slots = 0
 
   constructor(
@@ -98,6 +105,10 @@ export class InProcessKong {
       )
     }
     if (op === 'proxy') return this.proxy(req)
+    if (op === 'js_plugin') {
+      const file = this.jsModule(String((payload as { name?: unknown }).name))
+      return { status: 200, headers: {}, body: file ?? '' }
+    }
     if (op === 'admin')
       return {
         raise: `spec.helpers.admin_client(): the Admin API (${req.method} ${req.path}) is not emulated by broker yet`,
@@ -105,12 +116,40 @@ export class InProcessKong {
     return { raise: `spec.helpers: ${op} is not emulated by broker` }
   }
 
-  private plugin(row: Row): LuaPlugin {
+  /** The kong-js-pdk module of a plugin the root has no handler.lua for: js-plugins/<name>.js (.mjs, .cjs, .ts). */
+  jsModule(name: string): string | undefined {
+    if (!/^[A-Za-z0-9_-]+$/.test(name) || existsSync(join(this.root, 'kong', 'plugins', name, 'handler.lua')))
+      return undefined
+    for (const dir of JS_DIRS)
+      for (const ext of JS_EXTENSIONS) {
+        const file = join(this.root, dir, name + ext)
+        if (existsSync(file)) return file
+      }
+    return undefined
+  }
+
+  private async plugin(row: Row): Promise<RunnablePlugin> {
     const key = `${row.id}:${JSON.stringify(row.config)}`
     let p = this.loaded.get(key)
     if (p) return p
     const index = ++this.slots
     const name = String(row.name)
+    const js = this.jsModule(name)
+    if (js) {
+      // a JS plugin runs in process through the kit, as `broker pdk run` runs one: ordered with the Lua ones by PRIORITY
+      const [prepared] = await preparePlugins({
+        file: js,
+        dir: this.root,
+        fixture: {
+          name,
+          request: { url: 'http://localhost/' },
+          plugins: [{ name, module: js, id: row.id, config: (row.config ?? {}) as Record<string, unknown> }],
+        },
+      })
+      p = { ...prepared!, index }
+      this.loaded.set(key, p)
+      return p
+    }
     // Kong hands a plugin its config with the ids of its scope and its own (rate-limiting keys counters on them)
     const scope = (k: string) => (idOf(row[k]) === undefined ? {} : { [`${k}_id`]: idOf(row[k]) })
     const config = {
@@ -152,15 +191,16 @@ export class InProcessKong {
     })
     if (!route) return json(404, { message: 'no Route matched with those values' })
     const service = rows(req.db.services).find((s) => s.id === idOf(route.service))
-    let plugins: LuaPlugin[]
+    let plugins: RunnablePlugin[]
     const configured = candidates(rows(req.db.plugins), route, service)
     const scoping = new Scoping(configured, route, service)
     const byId = new Map(configured.map((row) => [row.id, row]))
     try {
-      plugins = configured.map((row) => this.plugin(row))
+      plugins = []
+      for (const row of configured) plugins.push(await this.plugin(row))
     } catch (e) {
       return {
-        raise: `a plugin failed to load: ${e instanceof LuaError ? e.message.replace(/\nstack traceback:[\s\S]*$/, '') : String(e)}`,
+        raise: `a plugin failed to load: ${e instanceof LuaError ? e.message.replace(/\nstack traceback:[\s\S]*$/, '') : e instanceof FixtureError ? e.reason : String(e)}`,
       }
     }
     // a chunked body (Transfer-Encoding: chunked, framed by the spec itself) reaches plugins as nginx reads it

@@ -94,7 +94,9 @@ function H.start_kong(env)
     for name in plugins:gmatch("[^,%s]+") do
       if name ~= "bundled" and name ~= "off" then
         local ok, err = pcall(require, "kong.plugins." .. name .. ".handler")
-        if not ok then return nil, "plugin '" .. name .. "' cannot be loaded: " .. tostring(err) end
+        if not ok and not entities.js_plugin(name) then
+          return nil, "plugin '" .. name .. "' cannot be loaded: " .. tostring(err)
+        end
       end
     end
   end

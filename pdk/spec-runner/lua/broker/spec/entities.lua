@@ -124,9 +124,23 @@ function DEFAULTS.consumers(row)
   return row
 end
 
+--- Whether the root has a kong-js-pdk plugin of this name (js-plugins/<name>.js), as the host finds it.
+function M.js_plugin(name)
+  local answer = coroutine.yield("host", "js_plugin", { name = name })
+  return type(answer) == "table" and answer.body ~= nil and answer.body ~= ""
+end
+
 function DEFAULTS.plugins(row)
   if type(row.name) ~= "string" then return nil, errors.schema_violation({ name = "required field missing" }) end
   local ok, schema = pcall(require, "kong.plugins." .. row.name .. ".schema")
+  if not ok and M.js_plugin(row.name) then
+    -- a JS plugin's config is its own to check (its Schema is kong-js-pdk's, not a schema.lua)
+    if row.enabled == nil then row.enabled = true end
+    row.config = row.config or {}
+    row.protocols = row.protocols or { "grpc", "grpcs", "http", "https" }
+    row.route, row.service, row.consumer = ref(row.route), ref(row.service), ref(row.consumer)
+    return row
+  end
   if not ok then
     return nil, errors.schema_violation({
       name = "plugin '" .. row.name .. "' not enabled; add it to the 'plugins' configuration property" })
