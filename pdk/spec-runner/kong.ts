@@ -15,7 +15,6 @@ import {
   type RunnablePlugin,
   type Fixture,
   type HeadersTable,
-  type LuaPlugin,
   type LuaRuntime,
 } from './pdk.js'
 import { matchRoute, type RouteRow } from './router.js'
