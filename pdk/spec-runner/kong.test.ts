@@ -11,6 +11,14 @@ async function run(spec: string, files: Record<string, string> = {}): Promise<Sp
   return runSpecFile({ root, file: join(root, 'spec/x_spec.lua'), shown: 'spec/x_spec.lua', timeoutMs: 10_000 })
 }
 const outcomes = (rs: SpecResult[]) => rs.map((r) => `${r.status} ${r.name}${r.message ? `: ${r.message}` : ''}`)
+/** Every test of the spec passed (a failing one shows its message), and there were `n`. */
+function allPass(results: SpecResult[], n: number): void {
+  expect(outcomes(results).filter((o) => !o.startsWith('success'))).toEqual([])
+  expect(results).toHaveLength(n)
+}
+/** A plugin's schema.lua with an empty config. */
+const emptySchema = (name: string) =>
+  `return { name = "${name}", fields = { { config = { type = "record", fields = {} } } } }`
 
 const PRELUDE = `
 local helpers = require "spec.helpers"
@@ -100,8 +108,7 @@ describe("admin", function()
     assert.equal(204, (call("DELETE", "/consumers/ann")))
   end)
 end)`)
-    expect(outcomes(results).filter((o) => !o.startsWith('success'))).toEqual([])
-    expect(results).toHaveLength(7)
+    allPass(results, 7)
   })
 
   it('plugins: created, patched and deleted through the API; a config Kong refuses is a schema violation', async () => {
@@ -164,8 +171,7 @@ describe("plugins", function()
     assert.equal(200, (call("GET", "/plugins/enabled")))
   end)
 end)`)
-    expect(outcomes(results).filter((o) => !o.startsWith('success'))).toEqual([])
-    expect(results).toHaveLength(5)
+    allPass(results, 5)
   })
 })
 
@@ -198,14 +204,8 @@ describe("scoping", function()
     assert.equal(401, (get("s.test")))
   end)
 end)`,
-      {
-        'kong/plugins/ver/handler.lua': `return { PRIORITY = 1, VERSION = "1", access = function()
-  kong.service.request.set_header("x-version", tostring(kong.request.get_http_version())) end }`,
-        'kong/plugins/ver/schema.lua': `return { name = "ver", fields = { { config = { type = "record", fields = {} } } } }`,
-      },
     )
-    expect(outcomes(results).filter((o) => !o.startsWith('success'))).toEqual([])
-    expect(results).toHaveLength(3)
+    allPass(results, 3)
   })
 })
 
@@ -256,7 +256,7 @@ describe("logfile", function()
 end)`,
       {
         'kong/plugins/boom/handler.lua': `return { PRIORITY = 5, VERSION = "1", access = function() error("kaboom") end }`,
-        'kong/plugins/boom/schema.lua': `return { name = "boom", fields = { { config = { type = "record", fields = {} } } } }`,
+        'kong/plugins/boom/schema.lua': emptySchema('boom'),
       },
     )
     expect(outcomes(results.slice(0, 4)).filter((o) => !o.startsWith('success'))).toEqual([])
@@ -286,11 +286,10 @@ describe("late", function()
 end)`,
       {
         'kong/plugins/late/handler.lua': `return { PRIORITY = 5, VERSION = "1", header_filter = function() kong.response.set_header("x-late", "yes") end }`,
-        'kong/plugins/late/schema.lua': `return { name = "late", fields = { { config = { type = "record", fields = {} } } } }`,
+        'kong/plugins/late/schema.lua': emptySchema('late'),
       },
     )
-    expect(outcomes(results).filter((o) => !o.startsWith('success'))).toEqual([])
-    expect(results).toHaveLength(1)
+    allPass(results, 1)
   })
 })
 
@@ -335,14 +334,8 @@ it("contains", function()
   assert.same({ config = { claims = "expected to contain: exp" } }, err)
   assert.truthy(helpers.validate_plugin_config_schema({ max = 5, claims = { "exp" } }, schema))
 end)`,
-      {
-        'kong/plugins/ver/handler.lua': `return { PRIORITY = 1, VERSION = "1", access = function()
-  kong.service.request.set_header("x-version", tostring(kong.request.get_http_version())) end }`,
-        'kong/plugins/ver/schema.lua': `return { name = "ver", fields = { { config = { type = "record", fields = {} } } } }`,
-      },
     )
-    expect(outcomes(results).filter((o) => !o.startsWith('success'))).toEqual([])
-    expect(results).toHaveLength(4)
+    allPass(results, 4)
   })
 })
 
@@ -390,14 +383,8 @@ describe("real ip", function()
     assert.equal("127.0.0.3", body.vars.remote_addr)
   end)
 end)`,
-      {
-        'kong/plugins/ver/handler.lua': `return { PRIORITY = 1, VERSION = "1", access = function()
-  kong.service.request.set_header("x-version", tostring(kong.request.get_http_version())) end }`,
-        'kong/plugins/ver/schema.lua': `return { name = "ver", fields = { { config = { type = "record", fields = {} } } } }`,
-      },
     )
-    expect(outcomes(results).filter((o) => !o.startsWith('success'))).toEqual([])
-    expect(results).toHaveLength(3)
+    allPass(results, 3)
   })
 })
 
@@ -442,11 +429,10 @@ function C:access(conf)
   timer_at(5, function() shm:set("late", true) end)
 end
 return C`,
-        'kong/plugins/counter/schema.lua': `return { name = "counter", fields = { { config = { type = "record", fields = {} } } } }`,
+        'kong/plugins/counter/schema.lua': emptySchema('counter'),
       },
     )
-    expect(outcomes(results).filter((o) => !o.startsWith('success'))).toEqual([])
-    expect(results).toHaveLength(2)
+    allPass(results, 2)
   })
 })
 
@@ -495,11 +481,10 @@ end)`,
       {
         'kong/plugins/ver/handler.lua': `return { PRIORITY = 1, VERSION = "1", access = function()
   kong.service.request.set_header("x-version", tostring(kong.request.get_http_version())) end }`,
-        'kong/plugins/ver/schema.lua': `return { name = "ver", fields = { { config = { type = "record", fields = {} } } } }`,
+        'kong/plugins/ver/schema.lua': emptySchema('ver'),
       },
     )
-    expect(outcomes(results).filter((o) => !o.startsWith('success'))).toEqual([])
-    expect(results).toHaveLength(6)
+    allPass(results, 6)
   })
 })
 
@@ -520,8 +505,7 @@ it("reads, sets, deletes and writes", function()
     .. "--XX\\r\\nContent-Disposition: form-data; name=\\"c\\"\\r\\n\\r\\ntres\\r\\n--XX--\\r\\n", m:tostring())
   assert.is_nil(multipart("", "multipart/form-data; boundary=XX"):get("a"))
 end)`)
-    expect(outcomes(results).filter((o) => !o.startsWith('success'))).toEqual([])
-    expect(results).toHaveLength(1)
+    allPass(results, 1)
   })
 })
 
@@ -567,11 +551,10 @@ end)`,
         'kong/plugins/locker/handler.lua': `return { PRIORITY = 1, VERSION = "1", access = function()
   for row in kong.db.lockers:each() do kong.service.request.set_header("x-secret", row.secret) end
 end }`,
-        'kong/plugins/locker/schema.lua': `return { name = "locker", fields = { { config = { type = "record", fields = {} } } } }`,
+        'kong/plugins/locker/schema.lua': emptySchema('locker'),
       },
     )
-    expect(outcomes(results).filter((o) => !o.startsWith('success'))).toEqual([])
-    expect(results).toHaveLength(2)
+    allPass(results, 2)
   })
 })
 
@@ -609,10 +592,9 @@ module.exports = { Plugin: Order, Schema: [{ value: { type: 'string' } }], Versi
   local had = kong.ctx.shared.order
   kong.response.set_header("x-order", (had and had .. "," or "") .. "lua")
 end }`,
-        'kong/plugins/order/schema.lua': `return { name = "order", fields = { { config = { type = "record", fields = {} } } } }`,
+        'kong/plugins/order/schema.lua': emptySchema('order'),
       },
     )
-    expect(outcomes(results).filter((o) => !o.startsWith('success'))).toEqual([])
-    expect(results).toHaveLength(2)
+    allPass(results, 2)
   })
 })

@@ -86,6 +86,20 @@ function M.insert(name, given)
   return row
 end
 
+-- the stored row `r` becomes `row` once Kong's checks pass (a null field is one left out)
+local function replace(name, r, row)
+  for k, v in pairs(row) do if v == null then row[k] = nil end end
+  local ok, err_t = entities.prepare(name, row, nil)
+  if not ok then return nil, err_t end
+  if name ~= "consumers" then row.updated_at = now() end
+  local e = constraints(name, row, r)
+  if e then return nil, e end
+  for k in pairs(r) do r[k] = nil end
+  for k, v in pairs(row) do r[k] = v end
+  changed()
+  return r
+end
+
 --- Updates the row `pk` of `name` with `patch` (Kong's PATCH; a partial config merges with the one
 --- there): the row, or nil and an error table.
 function M.update(name, pk, patch)
@@ -101,17 +115,8 @@ function M.update(name, pk, patch)
       row[k] = v
     end
   end
-  for k, v in pairs(row) do if v == null then row[k] = nil end end
-  local ok, err_t = entities.prepare(name, row, nil)
-  if not ok then return nil, err_t end
   row.id = r.id
-  if name ~= "consumers" then row.updated_at = now() end
-  local e = constraints(name, row, r)
-  if e then return nil, e end
-  for k in pairs(r) do r[k] = nil end
-  for k, v in pairs(row) do r[k] = v end
-  changed()
-  return r
+  return replace(name, r, row)
 end
 
 --- Replaces the row `pk` of `name` with `given` (Kong's PUT), or inserts it with that id.
@@ -124,16 +129,7 @@ function M.upsert(name, pk, given)
   end
   local row = copy(given)
   row.id, row.created_at = r.id, r.created_at
-  for k, v in pairs(row) do if v == null then row[k] = nil end end
-  local ok, err_t = entities.prepare(name, row, nil)
-  if not ok then return nil, err_t end
-  if name ~= "consumers" then row.updated_at = now() end
-  local e = constraints(name, row, r)
-  if e then return nil, e end
-  for k in pairs(r) do r[k] = nil end
-  for k, v in pairs(row) do r[k] = v end
-  changed()
-  return r
+  return replace(name, r, row)
 end
 
 -- the rows of other tables that point at `name`'s row `id`, with what Kong does on delete

@@ -194,19 +194,7 @@ function M.present(name, row)
   if not list or type(row) ~= "table" then return row end
   local out = {}
   for k, v in pairs(row) do out[k] = v end
-  for _, t in ipairs(list) do
-    local args, ready = {}, true
-    for i, path in ipairs(t.input or {}) do args[i] = out[path] if args[i] == nil then ready = false end end
-    for _, path in ipairs(t.needs or {}) do
-      local a, b = path:match("^([^.]+)%.(.+)$")
-      args[#args + 1] = a and type(out[a]) == "table" and out[a][b] or out[path]
-    end
-    local fn = t.on_write or t.on_read
-    if ready and fn then
-      local changed = fn(table.unpack(args))
-      for k, v in pairs(changed or {}) do out[k] = v end
-    end
-  end
+  require("broker.db").apply_transformations({ transformations = list }, out)
   return out
 end
 
