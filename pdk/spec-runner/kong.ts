@@ -6,7 +6,7 @@
  */
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
-import { mockUpstream, MOCK_HOST, MOCK_PORT, type UpstreamAnswer } from './mock-upstream.js'
+import { mockUpstream, type UpstreamAnswer } from './mock-upstream.js'
 import {
   FixtureError,
   LuaError,
@@ -19,6 +19,7 @@ import {
 } from './pdk.js'
 import { matchRoute, type RouteRow } from './router.js'
 import { candidates, Scoping } from './scoping.js'
+import { dechunk, isLocal, json, serviceAnswer } from './upstream.js'
 
 type Row = { id: string; [k: string]: unknown }
 
@@ -56,29 +57,6 @@ export type ProxyAnswer =
 const rows = <T = Row>(v: unknown): T[] => (Array.isArray(v) ? (v as T[]) : [])
 const idOf = (v: unknown): string | undefined => (v && typeof v === 'object' ? (v as Row).id : undefined)
 
-/** A chunked body as nginx reads it: the chunks' data joined (undefined when it is not well framed). */
-export function dechunk(body: string): string | undefined {
-  let out = ''
-  let at = 0
-  for (;;) {
-    const eol = body.indexOf('\r\n', at)
-    if (eol < 0) return undefined
-    const size = parseInt(body.slice(at, eol).split(';')[0]!, 16)
-    if (Number.isNaN(size)) return undefined
-    if (size === 0) return out
-    out += body.slice(eol + 2, eol + 2 + size)
-    at = eol + 2 + size + 2
-  }
-}
-
-const isLocal = (service: Row | undefined) => service?.host === MOCK_HOST || service?.host === 'localhost'
-
-const json = (status: number, body: unknown, extra: Record<string, string> = {}) => ({
-  status,
-  headers: { 'Content-Type': 'application/json; charset=utf-8', ...extra },
-  body: JSON.stringify(body),
-})
-
 /** Where a root keeps its kong-js-pdk plugins: the folder kong-js-pluginserver's --plugins-directory names. */
 const JS_DIRS = ['js-plugins']
 const JS_EXTENSIONS = ['.js', '.mjs', '.cjs', '.ts']
@@ -108,10 +86,6 @@ export class InProcessKong {
       const file = this.jsModule(String((payload as { name?: unknown }).name))
       return { status: 200, headers: {}, body: file ?? '' }
     }
-    if (op === 'admin')
-      return {
-        raise: `spec.helpers.admin_client(): the Admin API (${req.method} ${req.path}) is not emulated by broker yet`,
-      }
     return { raise: `spec.helpers: ${op} is not emulated by broker` }
   }
 
@@ -243,7 +217,7 @@ export class InProcessKong {
             // a service on a started http_mock: it answers 200 "ok" and keeps the request
             const port = Number(service?.port)
             if (!isLocal(service) || !rows<number>(req.mocks).includes(port))
-              return this.service(service, route, sent, ctx.request.peer.ip, hostHeader, ctx.forwarded.ip)
+              return serviceAnswer(service, route, sent, ctx.request.peer.ip, hostHeader, ctx.forwarded.ip)
             mockRequest = { port, method: sent.method, uri: sent.path, query: sent.query, headers: sent.headers }
             return { status: 200, headers: { 'Content-Type': 'text/plain' }, body: 'ok' }
           },
@@ -270,43 +244,5 @@ export class InProcessKong {
       if (e instanceof FixtureError) return { raise: e.reason }
       throw e
     }
-  }
-
-  /** The service's answer: the mock upstream's, or a 502 naming a service that is not emulated. */
-  private service(
-    service: Row | undefined,
-    route: Row,
-    sent: { method: string; path: string; query: string; headers: HeadersTable; body: string },
-    client: string,
-    hostHeader: string,
-    /** The client as Kong's trusted_ips and real_ip_header make it out (the peer, without them). */
-    realClient = client,
-  ): UpstreamAnswer {
-    const host = String(service?.host ?? '')
-    const port = Number(service?.port ?? 80)
-    if (!(isLocal(service) && port === MOCK_PORT)) {
-      return json(502, {
-        message: `broker pdk test: the service ${String(service?.protocol ?? 'http')}://${host}:${port} is not emulated; only Kong's mock upstream (${MOCK_HOST}:${MOCK_PORT}) answers in process`,
-      })
-    }
-    const headers: HeadersTable = { ...sent.headers }
-    const set = (name: string, value: string) => {
-      const had = Object.keys(headers).find((k) => k.toLowerCase() === name.toLowerCase())
-      if (had === undefined) headers[name] = value
-      return had
-    }
-    // Kong's proxy headers, as the upstream sees them
-    const had = Object.keys(headers).find((k) => k.toLowerCase() === 'host')
-    if (had !== undefined && route.preserve_host !== true) delete headers[had]
-    set('host', `${host}:${port}`)
-    set('x-forwarded-for', client)
-    set('x-forwarded-proto', 'http')
-    set('x-forwarded-host', hostHeader.replace(/:\d+$/, ''))
-    set('x-forwarded-port', '9000')
-    set('x-forwarded-path', sent.path)
-    // Kong sends the client it made out as X-Real-IP; the mock upstream, in the same nginx, makes it out too
-    const real = set('x-real-ip', realClient)
-    if (real !== undefined) headers[real] = realClient
-    return mockUpstream({ ...sent, headers }, realClient)
   }
 }
