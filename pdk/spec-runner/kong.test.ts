@@ -598,3 +598,18 @@ end }`,
     allPass(results, 2)
   })
 })
+
+describe("Kong's typedefs as plugin schemas use them", () => {
+  it("a header name of other characters is refused with Kong's message", async () => {
+    const results = await run(`
+local helpers = require "spec.helpers"
+local typedefs = require "kong.db.schema.typedefs"
+local schema = { name = "h", fields = { { config = { type = "record", fields = {
+  { names = { type = "array", elements = typedefs.header_name } } } } } } }
+it("refuses", function()
+  local _, err = helpers.validate_plugin_config_schema({ names = { "ok-name_1", "hello\\\\world" } }, schema)
+  assert.same({ config = { names = { [2] = "bad header name 'hello\\\\world', allowed characters are A-Z, a-z, 0-9, '_', and '-'" } } }, err)
+end)`)
+    allPass(results, 1)
+  })
+})

@@ -39,7 +39,11 @@ local function validate_url(v)
   return true
 end
 T.url = { type = "string", custom_validator = validate_url }
-T.header_name = { type = "string", match = "^[%w!#$%%&'*+.^_`|~-]+$" }
+-- Kong's header names: letters, digits, '_' and '-' only, refused with Kong's message
+T.header_name = { type = "string", custom_validator = function(name)
+  if name:match("^[%w_-]+$") then return true end
+  return nil, "bad header name '" .. name .. "', allowed characters are A-Z, a-z, 0-9, '_', and '-'"
+end }
 T.http_method = { type = "string", match = "^%u+$" }
 T.ip = { type = "string", ip = true }
 T.ip_or_cidr = { type = "string", ip_or_cidr = true }

@@ -1,6 +1,6 @@
 -- `multipart(body, content_type)`, the interface of the lua-multipart rock Kong bundles (written for
 -- broker from its README): the parts of a multipart/form-data body by name, changed and written back.
--- request-transformer rewrites form bodies with it.
+-- request-transformer rewrites form bodies with it; a lua-multipart on the Lua path (a root, --lua-path) wins.
 local Multipart = {}
 Multipart.__index = Multipart
 
