@@ -613,3 +613,15 @@ end)`)
     allPass(results, 1)
   })
 })
+
+describe("broker's own failures", () => {
+  it('a request Kong in process cannot answer fails that spec line naming it, and the run goes on', async () => {
+    const results = await run(`
+it("sends a request without a path", function()
+  local answer = coroutine.yield("host", "proxy", { method = "GET", db = {} })
+  assert.matches("^broker failed to answer this request %(proxy%): ", answer.raise)
+end)
+it("runs after it", function() assert.is_true(true) end)`)
+    allPass(results, 2)
+  })
+})
