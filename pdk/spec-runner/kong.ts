@@ -218,7 +218,9 @@ export class InProcessKong {
             const port = Number(service?.port)
             if (!isLocal(service) || !rows<number>(req.mocks).includes(port))
               return serviceAnswer(service, route, sent, ctx.request.peer.ip, hostHeader, ctx.forwarded.ip)
-            mockRequest = { port, method: sent.method, uri: sent.path, query: sent.query, headers: sent.headers }
+            // the mock's uri is nginx's request_uri: the path and its query
+            const uri = sent.path + (sent.query ? `?${sent.query}` : '')
+            mockRequest = { port, method: sent.method, uri, query: sent.query, headers: sent.headers }
             return { status: 200, headers: { 'Content-Type': 'text/plain' }, body: 'ok' }
           },
         },
