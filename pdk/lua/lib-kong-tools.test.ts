@@ -53,6 +53,27 @@ describe('kong.tools.gzip', () => {
 })
 
 describe('kong.tools.utils without a Kong checkout', () => {
+  it('writes byte counts and decodes base64 as Kong 3.x does', () => {
+    expect(
+      lua(`local s = require "kong.tools.string"
+           local list = s.try_decode_base64({ "aGk=", "aGk", "%%" })
+           return s.bytes_to_str(5497558), s.bytes_to_str(5497558, "G", 3), s.bytes_to_str(2048, "k", 0),
+             select(2, pcall(s.bytes_to_str, 1, "t")), select(2, pcall(s.bytes_to_str, 1, "k", -1)),
+             s.try_decode_base64("aGk="), list[1], list[2], list[3], s.try_decode_base64(5)`),
+    ).toEqual([
+      '5497558',
+      '0.005 GiB',
+      '2 KiB',
+      expect.stringContaining("invalid unit 't' (expected 'k/K', 'm/M', or 'g/G')"),
+      expect.stringContaining('scale must be equal or greater than 0'),
+      'hi',
+      'hi',
+      'hi',
+      '%%',
+      5,
+    ])
+  })
+
   it("gathers table, uuid, rand, time, string, ip and http as Kong 3.x's does", () => {
     expect(
       lua(`local u = require "kong.tools.utils"

@@ -51,17 +51,19 @@ function M.validate_utf8(val)
   return false, pos
 end
 
---- 5497558 → "5497558", ("m") → "5.24 MiB", ("G", 3) → "5.120 GiB".
+-- IEC units by their letter: the power of 1024 and the suffix written after the number.
+local UNITS = { k = { 1, "KiB" }, m = { 2, "MiB" }, g = { 3, "GiB" } }
+
+--- A byte count as text: as an integer without a unit (or with "b"), else in KiB, MiB or GiB with
+--- `scale` decimals (2 unless given).
 function M.bytes_to_str(bytes, unit, scale)
-  local u = (unit or ""):lower()
-  if u == "" or u == "b" then return string.format("%d", bytes) end
-  scale = scale or 2
-  if type(scale) ~= "number" or scale < 0 then error("scale must be equal or greater than 0", 2) end
-  local spec = "%." .. scale .. "f"
-  if u == "k" then return string.format(spec .. " KiB", bytes / 2 ^ 10) end
-  if u == "m" then return string.format(spec .. " MiB", bytes / 2 ^ 20) end
-  if u == "g" then return string.format(spec .. " GiB", bytes / 2 ^ 30) end
-  error("invalid unit '" .. unit .. "' (expected 'k/K', 'm/M', or 'g/G')", 2)
+  local key = unit and unit:lower() or ""
+  if key == "" or key == "b" then return ("%d"):format(bytes) end
+  local u = UNITS[key]
+  if not u then error("invalid unit '" .. unit .. "' (expected 'k/K', 'm/M', or 'g/G')", 2) end
+  local places = scale == nil and 2 or scale
+  if type(places) ~= "number" or places < 0 then error("scale must be equal or greater than 0", 2) end
+  return ("%." .. places .. "f %s"):format(bytes / 1024 ^ u[1], u[2])
 end
 
 local SCALES = { k = 1024, K = 1024, m = 1024 ^ 2, M = 1024 ^ 2, g = 1024 ^ 3, G = 1024 ^ 3 }
@@ -74,20 +76,17 @@ function M.parse_ngx_size(str)
   return math.type(n) == "float" and n % 1 == 0 and math.tointeger(n) or n
 end
 
-local function decode_base64_str(str)
-  if type(str) ~= "string" then return nil, "base64 decoding failed: not a string" end
-  local v = ngx.decode_base64(str) or require("ngx.base64").decode_base64url(str)
-  if v then return v end
-  return nil, "base64 decoding failed: invalid input"
+-- One value decoded from base64, or from base64url when plain base64 does not take it; nil otherwise.
+local function unbase64(v)
+  if type(v) ~= "string" then return nil end
+  return ngx.decode_base64(v) or require("ngx.base64").decode_base64url(v)
 end
 
---- A base64 (or base64url) string decoded, else left as it is; a list decoded item by item.
+--- A value decoded from base64 (or base64url) where it decodes; a list's items each on their own;
+--- anything that does not decode comes back unchanged.
 function M.try_decode_base64(value)
-  if type(value) == "table" then
-    for i, v in ipairs(value) do value[i] = decode_base64_str(v) or v end
-    return value
-  end
-  if type(value) == "string" then return decode_base64_str(value) or value end
+  if type(value) ~= "table" then return unbase64(value) or value end
+  for i = 1, #value do value[i] = unbase64(value[i]) or value[i] end
   return value
 end
 
