@@ -12,7 +12,13 @@ import { OPENSSL_OPS } from './openssl.js'
 const vm = await createVm({ heapLimit: 32 * 1024 * 1024 })
 afterAll(() => vm.close())
 vm.register('__host', (op, ...args) => OPENSSL_OPS[String(op)]!(undefined as never, ...args))
-for (const name of ['resty.openssl.digest', 'resty.openssl.mac', 'resty.openssl.pkey', 'broker.input_parts']) {
+for (const name of [
+  'resty.openssl.digest',
+  'resty.openssl.mac',
+  'resty.openssl.pkey',
+  'broker.input_parts',
+  'broker.hmac_object',
+]) {
   const file = `${name.replaceAll('.', '/')}.lua`
   const src = readFileSync(join(LIB_DIR, file), 'utf8')
   vm.run(`package.preload["${name}"] = assert(load(${JSON.stringify(src)}, "@${file}"))`, '=preload')

@@ -1,9 +1,7 @@
 -- resty.openssl.mac on node:crypto (written for broker from lua-resty-openssl's documented API):
 -- new(key, "HMAC", nil, md_alg), update(...), final([s]), reset(); only HMAC is emulated, and
 -- failures are nil, err.
-local H = __host
-local M = { _VERSION = "1.5.1" }
-local mt = { __index = M, __name = "resty.openssl.mac" }
+local M, make = require("broker.hmac_object")("mac")
 
 function M.new(key, typ, cipher, md_alg)
   if type(key) ~= "string" then return nil, "mac.new: expects a string key, got " .. type(key) end
@@ -11,25 +9,7 @@ function M.new(key, typ, cipher, md_alg)
     return nil, "mac.new: only HMAC is emulated by broker, not " .. tostring(typ)
   end
   if cipher ~= nil then return nil, "mac.new: HMAC takes no cipher" end
-  md_alg = md_alg or "sha1"
-  if type(md_alg) ~= "string" then return nil, "mac.new: expects a string digest name, got " .. type(md_alg) end
-  local ok, err = H("ossl_digest_known", md_alg)
-  if not ok then return nil, (err:gsub("^digest%.new", "mac.new")) end
-  return setmetatable({ key = key, alg = md_alg, parts = {} }, mt)
-end
-
-function M.istype(v) return getmetatable(v) == mt end
-
-M.update, M.reset = require("broker.input_parts").methods("mac")
-
-function M:final(s)
-  if s ~= nil then
-    local ok, err = self:update(s)
-    if not ok then return nil, err end
-  end
-  local out, err = H("ossl_hmac", self.alg, self.key, table.concat(self.parts))
-  self.parts = {}
-  return out, err
+  return make(key, md_alg)
 end
 
 return M
