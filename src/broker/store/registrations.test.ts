@@ -116,7 +116,8 @@ describe('RegistrationStore', () => {
     await expect(regs.admitNew('https://hostile.example/as/9')).rejects.toThrow(
       /registered 3 clients at hostile.example/,
     )
-    // Another host is counted apart.
+    // Another host is counted apart; every counter has a lifetime.
     await regs.admitNew('https://honest.example')
+    for (const key of await redis.keys('*')) expect(await redis.ttl(key)).toBeGreaterThan(0)
   })
 })

@@ -57,10 +57,10 @@ export class RegistrationStore implements Registrations {
     const key = this.keys.registration(sealing.name)
     const ms = this.policy.ttl * 1000
     this.ledger?.admit(key, '0000000000')
+    // The counter is made with its lifetime first (SET NX PX), then counted: never a counter without one.
     const count = await this.io.write(async () => {
-      const n = await this.redis.incr(key)
-      if (n === 1) await this.redis.pexpire(key, ms)
-      return n
+      await this.redis.set(key, '0', 'PX', ms, 'NX')
+      return this.redis.incr(key)
     })
     if (count === 1) this.ledger?.wrote(key, 10, ms)
     if (count > this.policy.perHost)
