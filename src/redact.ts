@@ -1,3 +1,5 @@
+import { ClearingMap } from '../util/clearing-map.js'
+
 /**
  * The one list of field names whose values are secrets, shared by /hash-check, the log and error
  * texts: `*secret*`, `*token*`, `*password*` and the names below, in any case, `-` or `_`.
@@ -42,14 +44,13 @@ const NOT_SECRET: ReadonlySet<string> = new Set(['token_type', 'token_endpoint_a
 
 // Field names repeat from record to record; the pattern (a long alternation) tested per name was
 // most of /hash-check's redaction cost. Bounded: the map starts over when full.
-let secretNames = new Map<string, boolean>()
+const secretNames = new ClearingMap<string, boolean>(1024)
 
 /** Whether a field or parameter of this name holds a secret. */
 export function isSecretName(name: string): boolean {
   let secret = secretNames.get(name)
   if (secret === undefined) {
     secret = SECRET.test(name) && !NOT_SECRET.has(name.toLowerCase())
-    if (secretNames.size >= 1024) secretNames = new Map()
     if (name.length <= 64) secretNames.set(name, secret)
   }
   return secret

@@ -3,6 +3,7 @@ import { calculateJwkThumbprint, exportJWK, generateKeyPair, SignJWT, type JWK }
 import type { FlowContext, FlowRecord, HttpAnswer, HttpRequest } from '../contract.js'
 import { flag } from './oidc.js'
 import { randomPool } from './random.js'
+import { ClearingMap } from '../../util/clearing-map.js'
 
 /** A DPoP key as a flow uses it (RFC 9449): the private key, its public JWK, its algorithm and thumbprint. */
 export interface DpopKey {
@@ -154,7 +155,7 @@ export function dpopProof(
 // The newest nonce each server gave (RFC 9449 §8), by origin, for the next request there. Bounded:
 // the map starts over when full. Per process: a nonce another instance missed costs it one retry.
 const MAX_SERVERS = 256
-let nonces = new Map<string, string>()
+const nonces = new ClearingMap<string, string>(MAX_SERVERS)
 
 /** The nonce remembered for `url`'s server. */
 export const rememberedNonce = (url: string): string | undefined => nonces.get(new URL(url).origin)
@@ -162,7 +163,6 @@ export const rememberedNonce = (url: string): string | undefined => nonces.get(n
 function remember(url: string, answer: HttpAnswer): void {
   const nonce = answer.headers['dpop-nonce']
   if (!nonce || nonce.length > 512) return
-  if (nonces.size >= MAX_SERVERS) nonces = new Map()
   nonces.set(new URL(url).origin, nonce)
 }
 

@@ -1,3 +1,5 @@
+import { ClearingMap } from '../../util/clearing-map.js'
+
 /** What the broker reads of a URL: its parts, as WHATWG `URL` parses them. */
 export interface UrlParts {
   readonly href: string
@@ -16,7 +18,7 @@ export interface UrlParts {
 // full, so hostile input can grow it by no more than MAX_KEPT entries.
 const MAX_KEPT = 512
 const MAX_LENGTH = 2048
-let kept = new Map<string, UrlParts | null>()
+const kept = new ClearingMap<string, UrlParts | null>(MAX_KEPT)
 
 /** The parts of an absolute URL, or undefined when `text` does not parse as one. */
 export function urlParts(text: string): UrlParts | undefined {
@@ -38,7 +40,6 @@ export function urlParts(text: string): UrlParts | undefined {
     parts = null
   }
   if (text.length <= MAX_LENGTH) {
-    if (kept.size >= MAX_KEPT) kept = new Map()
     kept.set(text, parts)
   }
   return parts ?? undefined
@@ -63,7 +64,7 @@ interface Prefix {
 // parameters seen with it: one authorize URL may serve several apps (client ids, scopes).
 // Bounded like the URL parts.
 const VARIANTS = 8
-let prefixes = new Map<string, Prefix[]>()
+const prefixes = new ClearingMap<string, Prefix[]>(MAX_KEPT)
 
 /** The kept prefix whose fixed parameters are exactly `fixed`, in the same order. */
 function findPrefix(list: Prefix[], fixed: Params): Prefix | undefined {
@@ -98,7 +99,6 @@ export function setQuery(base: string, fixed: Params, varying: Params = {}): str
     }
     if (prefix.url.length <= MAX_LENGTH) {
       if (!list) {
-        if (prefixes.size >= MAX_KEPT) prefixes = new Map()
         prefixes.set(parts.href, (list = []))
       }
       if (list.length >= VARIANTS) list.shift()

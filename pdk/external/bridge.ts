@@ -9,6 +9,7 @@ import { formatLine } from '../kit/log/line.js'
 import { errorMessage, type Recorder } from '../kit/private/trace.js'
 import { split, toList } from '../kit/private/values.js'
 import { cjsonEncode, fromLua, MUST_FIX, toLua } from './lua-values.js'
+import { ClearingMap } from '../../util/clearing-map.js'
 
 /** What Kong does with a call: answers it, raises (the phase fails), or ends the request (exit). */
 export type Served = { kind: 'value'; value: unknown } | { kind: 'raised'; message: string } | { kind: 'exit' }
@@ -25,7 +26,7 @@ const overrides: Record<string, (kit: KitTree) => KitFunction> = {
 }
 
 // method names are few and repeat on every replay: their segments are split once
-const SEGMENTS = new Map<string, string[]>()
+const SEGMENTS = new ClearingMap<string, string[]>(1000)
 
 /** The kit function a dotted method name reaches, or undefined as Kong's index_table gives nil. */
 function resolve(kit: KitTree, method: string): KitFunction | KitTree | undefined {
@@ -33,7 +34,6 @@ function resolve(kit: KitTree, method: string): KitFunction | KitTree | undefine
   if (override) return override(kit)
   let segs = SEGMENTS.get(method)
   if (!segs) {
-    if (SEGMENTS.size >= 1000) SEGMENTS.clear()
     SEGMENTS.set(method, (segs = method.split('.')))
   }
   let node: KitFunction | KitTree | undefined = kit

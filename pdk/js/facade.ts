@@ -9,6 +9,7 @@ import type { Context } from '../kit/context.js'
 import { type KitTree, snakeCase } from '../kit/index.js'
 import { NON_RETURN, serveCall, type Served } from '../external/bridge.js'
 import type { Recorder } from '../kit/private/trace.js'
+import { ClearingMap } from '../../util/clearing-map.js'
 
 /** The error class kong-js-pdk exports for a failed call (`PDK.Error`); Kong 3.x never sends one. */
 export class PDKError extends Error {
@@ -96,7 +97,7 @@ interface Node {
 }
 
 // kong-js-pdk recomputes the snake_case name on every property access; the answer never changes
-const snakes = new Map<string, string>()
+const snakes = new ClearingMap<string, string>(1000)
 
 // one handler for every node: the node (the proxy's target) carries its state, path and children
 const handler: ProxyHandler<Node> = {
@@ -109,7 +110,6 @@ const handler: ProxyHandler<Node> = {
 function child(node: Node, name: string): unknown {
   let clean = snakes.get(name)
   if (clean === undefined) {
-    if (snakes.size >= 1000) snakes.clear()
     snakes.set(name, (clean = snakeCase(name)))
   }
   const proxy = bridge(node.state, `${node.method}.${clean}`)

@@ -5,6 +5,7 @@
  */
 import { bytesOf } from './codec.js'
 import type { HostOp } from './types.js'
+import { ClearingMap } from '../../../util/clearing-map.js'
 
 /** A PCRE construct JS RegExp cannot match the same way. */
 export class UntranslatableRegex extends Error {}
@@ -26,7 +27,7 @@ interface Compiled {
   anchored: boolean
 }
 
-const cache = new Map<string, Compiled>()
+const cache = new ClearingMap<string, Compiled>(1000)
 
 /** Translates a PCRE pattern with ngx.re options into a JS RegExp (global, for lastIndex). */
 export function compile(pattern: string, options = ''): Compiled {
@@ -121,7 +122,6 @@ export function compile(pattern: string, options = ''): Compiled {
     )
   }
   const compiled = { re, anchored }
-  if (cache.size >= 1000) cache.clear()
   cache.set(key, compiled)
   return compiled
 }
