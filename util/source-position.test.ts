@@ -24,6 +24,19 @@ describe('JSON errors as line and column', () => {
     expect(jsonErrorIndex('"tab\there"')).toBe(4)
   })
 
+  it("points where V8 points whenever V8's message gives a position, numbers cut short included", () => {
+    const texts = ['{"a": 1.}', '{"a": -}', '{"a": 1e}', '{"a": 1e+}', '[-.5]', '[1.e3]', '{"a": 1 "b": 2}']
+    texts.push('{"a": "x\n"}', '{"a": 01}', '{"a": "\\u12G4"}', '"abc', '{"a": 1}}', '[1 2]', '   ', '')
+    let compared = 0
+    for (const text of texts) {
+      const position = /at position (\d+)/.exec(String((parseError(text) as Error).message))?.[1]
+      if (position === undefined) continue
+      compared++
+      expect(jsonErrorIndex(text), text).toBe(Number(position))
+    }
+    expect(compared).toBeGreaterThan(8)
+  })
+
   it('says where, in lines and columns, with what JSON.parse said', () => {
     const text = '{\n  "port": 4000,\n  "store": { "driver": "memory", }\n}\n'
     expect(jsonErrorMessage(text, parseError(text))).toBe('Expected double-quoted property name at line 3, column 34')

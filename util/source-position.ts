@@ -29,7 +29,7 @@ export function jsonErrorMessage(text: string, err: unknown): string {
   return `${words} at line ${line}, column ${column}`
 }
 
-const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y
+const isDigit = (c: string | undefined): boolean => c !== undefined && c >= '0' && c <= '9'
 
 /** The index of the first character that makes `text` invalid JSON (RFC 8259), or undefined when it is valid. */
 export function jsonErrorIndex(text: string): number | undefined {
@@ -89,9 +89,26 @@ export function jsonErrorIndex(text: string): number | undefined {
         else fail()
       return
     }
-    NUMBER.lastIndex = i
-    if (NUMBER.test(text)) return void (i = NUMBER.lastIndex)
-    fail()
+    number()
+  }
+  // Where V8 stops too: at the character a number cut short needs a digit for (`1.}` fails at its `}`).
+  const digits = (atLeastOne: boolean) => {
+    if (atLeastOne && !isDigit(text[i])) fail()
+    while (isDigit(text[i])) i++
+  }
+  const number = () => {
+    if (text[i] === '-') i++
+    if (text[i] === '0') i++
+    else digits(true)
+    if (text[i] === '.') {
+      i++
+      digits(true)
+    }
+    if (text[i] === 'e' || text[i] === 'E') {
+      i++
+      if (text[i] === '+' || text[i] === '-') i++
+      digits(true)
+    }
   }
   try {
     value()
