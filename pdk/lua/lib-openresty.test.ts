@@ -183,3 +183,25 @@ describe('ngx.re with a pattern PCRE does not compile', () => {
     expect(String(lua(`return select(2, pcall(ngx.re.match, "x", "(?>x)"))`)[0])).toContain('atomic')
   })
 })
+
+describe('ngx time and checksum functions', () => {
+  it('formats as lua-nginx-module documents: http_time, cookie_time with a two-digit year until 2037', () => {
+    expect(
+      lua(`return ngx.http_time(1290079655), ngx.cookie_time(1290079655), ngx.cookie_time(2240524800),
+             ngx.parse_http_time("Thu, 18 Nov 2010 11:27:35 GMT")`),
+    ).toEqual([
+      'Thu, 18 Nov 2010 11:27:35 GMT',
+      'Thu, 18-Nov-10 11:27:35 GMT',
+      'Mon, 31-Dec-2040 00:00:00 GMT',
+      1290079655,
+    ])
+  })
+
+  it('gives zlib CRC-32 values for crc32_short and crc32_long', () => {
+    expect(
+      lua(
+        `return ngx.crc32_short("hello"), ngx.crc32_long("The quick brown fox jumps over the lazy dog"), ngx.crc32_short("")`,
+      ),
+    ).toEqual([907060870, 1095738169, 0])
+  })
+})

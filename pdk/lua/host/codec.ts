@@ -1,5 +1,6 @@
 /** Bytes and text codecs for ngx.*, cjson and resty.*: base64, digests, HMAC, JSON, URI escaping. */
 import { createHash, createHmac, randomBytes, randomUUID } from 'node:crypto'
+import { crc32 } from 'node:zlib'
 import { LuaRef } from '../vm.js'
 import type { HostOp } from './types.js'
 
@@ -131,19 +132,4 @@ export const CODEC_OPS: Record<string, HostOp> = {
   json_decode: (_s, v) => [cjsonDecode(v)],
   escape_uri: (_s, v) => [escapeUri(v)],
   unescape_uri: (_s, v) => [unescapeUri(v)],
-}
-
-let crcTable: Int32Array | undefined
-function crc32(buf: Buffer): number {
-  if (!crcTable) {
-    crcTable = new Int32Array(256)
-    for (let i = 0; i < 256; i++) {
-      let c = i
-      for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1
-      crcTable[i] = c
-    }
-  }
-  let crc = -1
-  for (const b of buf) crc = crcTable[(crc ^ b) & 0xff]! ^ (crc >>> 8)
-  return (crc ^ -1) >>> 0
 }

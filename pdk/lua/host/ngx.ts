@@ -10,8 +10,6 @@ import type { HostOp, HostState } from './types.js'
 const HR_START = process.hrtime.bigint()
 const START_NS = Date.now() * 1e6
 const pad = (n: number, w = 2) => String(n).padStart(w, '0')
-const DAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat']
-const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec']
 
 const need = (s: HostState): Context => {
   if (!s.ctx) throw new Error('API disabled in the current context')
@@ -85,8 +83,15 @@ const vars = (ctx: Context) => {
 /** A write a plugin made through ngx, in the trace beside the kit calls. */
 const record = (s: HostState, call: string, args: unknown[]): void => s.bridge.record?.({ call, args, returns: [] })
 
-const httpDate = (d: Date) =>
-  `${DAYS[d.getUTCDay()]}, ${pad(d.getUTCDate())} ${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())} GMT`
+// RFC 7231's IMF-fixdate, which is what Date#toUTCString writes.
+const httpDate = (d: Date) => d.toUTCString()
+/** nginx's cookie time: dashes, and a two-digit year until 2037 (for Netscape 3, nginx says). */
+const cookieDate = (d: Date) => {
+  const year = d.getUTCFullYear()
+  return d
+    .toUTCString()
+    .replace(/^(\w+), (\d+) (\w+) \d+/, `$1, $2-$3-${year > 2037 ? year : String(year % 100).padStart(2, '0')}`)
+}
 
 export const NGX_OPS: Record<string, HostOp> = {
   /** A call of broker's own Lua modules the trace shows (a queued entry). */
@@ -145,9 +150,7 @@ export const NGX_OPS: Record<string, HostOp> = {
   monotonic_msec: () => [Math.floor(performance.now())],
   start_time: (s) => [(s.ctx?.startTime ?? Date.now()) / 1000],
   http_time: (_s, sec) => [httpDate(new Date(Number(sec) * 1000))],
-  cookie_time: (_s, sec) => [
-    httpDate(new Date(Number(sec) * 1000)).replace(/^(\w+), (\d+) (\w+) (\d+)/, '$1, $2-$3-$4'),
-  ],
+  cookie_time: (_s, sec) => [cookieDate(new Date(Number(sec) * 1000))],
   parse_http_time: (_s, str) => {
     const t = Date.parse(String(str))
     return [Number.isNaN(t) ? undefined : Math.floor(t / 1000)]
