@@ -2,7 +2,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { FALLBACK_DIR, LIB_DIR, ModuleFinder, NOT_EMULATED_IN_USE, notEmulated } from './modules.js'
+import { onUseHint } from './manifest/index.js'
+import { FALLBACK_DIR, LIB_DIR, ModuleFinder, notEmulated } from './modules.js'
 
 describe('the hint for a module broker does not emulate', () => {
   it('names the resty.openssl submodule asked for, and what is emulated beside it', () => {
@@ -21,7 +22,7 @@ describe('the hint for a module broker does not emulate', () => {
 describe('the modules that load but fail on use', () => {
   it('keeps resty.http off the refused list, with a hint for its use: the fixture\'s "outbound", or a stub', () => {
     expect(notEmulated('resty.http')).toBeUndefined()
-    expect(NOT_EMULATED_IN_USE['resty.http']).toMatch(
+    expect(onUseHint('resty.http')).toMatch(
       /a replay opens no connection: .*"outbound" list.*stub resty\.http .* on lua_path$/,
     )
     expect(new ModuleFinder([]).find('resty.http')).toMatchObject({ file: join(FALLBACK_DIR, 'resty', 'http.lua') })

@@ -14,7 +14,8 @@ import { values } from '../kit/private/values.js'
 import { KitBridge } from './bridge.js'
 import { createHost } from './host/index.js'
 import type { HostState } from './host/types.js'
-import { LIB_DIR, ModuleFinder, NOT_EMULATED, NOT_EMULATED_IN_USE, notEmulated, SYSTEM_DIRS } from './modules.js'
+import { onUseHint } from './manifest/index.js'
+import { LIB_DIR, ModuleFinder, notEmulated, SYSTEM_DIRS } from './modules.js'
 import { createVm } from './engine.js'
 import type { LuaVm } from './vm.js'
 
@@ -63,10 +64,6 @@ export class ModuleMissing extends Error {
     super(`requires "${module}"${through}, which broker does not emulate (${hint})`)
   }
 }
-
-/** What to do instead of using a module that loads but is not emulated. */
-const usedHint = (module: string): string =>
-  NOT_EMULATED_IN_USE[module] ?? NOT_EMULATED[module] ?? 'not emulated by broker'
 
 const KONG_VERSION = '3.9.1'
 const KONG_VERSION_NUM = 3009001
@@ -117,7 +114,7 @@ export class LuaRuntime {
     vm.register('__unsupported', (module: unknown, what: unknown) => {
       const m = String(module)
       rt.used ??= { module: m, what: String(what) }
-      return [`${String(what)}() is not emulated by broker: ${usedHint(m)}`]
+      return [`${String(what)}() is not emulated by broker: ${onUseHint(m)}`]
     })
     vm.run(readFileSync(join(LIB_DIR, 'broker', 'prelude.lua')), '@broker/prelude.lua')
     vm.run(readFileSync(join(LIB_DIR, 'broker', 'boot.lua')), '@broker/boot.lua')
@@ -234,7 +231,7 @@ export class LuaRuntime {
       return new FixtureError(
         this.options.file,
         path,
-        `calls ${what}() of "${module}", which broker does not emulate (${usedHint(module)})`,
+        `calls ${what}() of "${module}", which broker does not emulate (${onUseHint(module)})`,
         'module',
       )
     }

@@ -18,7 +18,7 @@ import type { HostOp, HostState } from './types.js'
 import { VAR_OPS } from './vars.js'
 import { ZLIB_OPS } from './zlib.js'
 
-/** Every host operation by name (the Lua side calls them as `__host(name, ...)`; index.test.ts holds the two lists equal). */
+/** Every host operation by name, as Lua calls them (`__host(name, ...)`); ../manifest/ says which module calls which. */
 export const OPS: Record<string, HostOp> = {
   ...CODEC_OPS,
   ...RE_OPS,

@@ -1,0 +1,150 @@
+/**
+ * The other Lua libraries Kong's runtime gives plugins (lua-cjson, LuaSocket, luatz, LuaFileSystem, LuaJIT's own
+ * modules, the C rocks Kong bundles) as the Lua face offers them: see types.ts for the statuses.
+ */
+import type { LuaModule } from './types.js'
+
+/** A function LuaJIT's `table` library gains as a module (`require "table.new"`); the prelude adds them. */
+const tableExtension = (name: string, doc: string): LuaModule => ({
+  name: `table.${name}`,
+  status: 'emulated',
+  doc,
+  files: ['broker/prelude.lua'],
+  ops: [],
+})
+
+/** A C module Kong's build carries: nothing a Lua 5.4 VM could load. */
+const cModule = (name: string, what: string): LuaModule => ({
+  name,
+  status: 'not emulated',
+  doc: `${what} is a C module${name === 'lsyslog' ? ' (syslog)' : ''}; it is not emulated`,
+  ops: [],
+})
+
+export const LIBRARY_MODULES: readonly LuaModule[] = [
+  {
+    name: 'cjson',
+    status: 'emulated',
+    doc: "lua-cjson with Kong's rules: `\\/`, `{}` for an empty table, `cjson.empty_array`, bytes that are not UTF-8 copied as they are",
+    ops: ['json_decode', 'json_encode', 'null'],
+  },
+  { name: 'cjson.safe', status: 'emulated', doc: '`cjson` answering `nil, err` instead of raising', ops: [] },
+  {
+    name: 'string.buffer',
+    status: 'emulated',
+    doc: "LuaJIT's string buffer in Lua (a table, not userdata); `encode`, `decode` and the FFI-only methods raise",
+    ops: [],
+  },
+  {
+    name: 'bit',
+    status: 'emulated',
+    doc: "LuaJIT's BitOp (also a global)",
+    files: ['broker/prelude.lua'],
+    ops: [],
+  },
+  {
+    name: 'jit',
+    status: 'emulated',
+    doc: 'the module and global; its compiler controls do nothing',
+    files: ['broker/prelude.lua'],
+    ops: [],
+  },
+  tableExtension('new', 'a table (the sizes are hints)'),
+  tableExtension('clear', 'empties a table in place'),
+  tableExtension('isempty', 'whether a table has no key'),
+  tableExtension('nkeys', 'the number of keys'),
+  tableExtension('clone', 'a shallow copy'),
+  tableExtension('isarray', 'whether the keys are 1..n'),
+  {
+    name: 'io',
+    status: 'emulated',
+    doc: "`io.open` and `io.lines` read the host's files (relative paths from the fixture's folder); a write mode answers `nil, err`",
+    files: ['broker/io.lua'],
+    ops: ['fs_read'],
+  },
+  {
+    name: 'lfs',
+    status: 'emulated',
+    doc: "LuaFileSystem's queries (`attributes`, `dir`, `currentdir`); a change answers `nil, err`",
+    ops: ['fs_cwd', 'fs_list', 'fs_stat'],
+  },
+  {
+    name: 'luatz',
+    status: 'emulated',
+    doc: 'in UTC (`time` reads `ngx.now`); the time-zone functions raise an error naming themselves',
+    ops: [],
+  },
+  { name: 'luatz.timetable', status: 'emulated', doc: 'broken-down times, `normalise`, `rfc_3339`', ops: [] },
+  {
+    name: 'socket',
+    status: 'emulated',
+    doc: "LuaSocket's clock (`gettime`, `sleep`) and version (also the global `socket`)",
+    onUse:
+      "LuaSocket's sockets are not emulated, a replay opens no connection (socket.gettime, socket.url and socket.http are)",
+    ops: ['now'],
+  },
+  {
+    name: 'socket.http',
+    status: 'emulated',
+    doc: 'answered from the fixture\'s `"outbound"`, as `resty.http` is',
+    onUse:
+      'a replay opens no connection: socket.http is answered from the fixture\'s "outbound" list, which this fixture does not have; add one (docs/fixture-format.md)',
+    ops: ['http_enabled', 'http_send'],
+  },
+  { name: 'socket.url', status: 'emulated', doc: 'RFC 3986 parsing and escaping', ops: [] },
+  {
+    name: 'socket.core',
+    status: 'not emulated',
+    doc: "LuaSocket's C core is not emulated (socket.gettime, socket.url and socket.http are)",
+    ops: [],
+  },
+  {
+    name: 'socket.ftp',
+    status: 'not emulated',
+    doc: 'FTP is not emulated (socket.http is, answered from the fixture\'s "outbound")',
+    ops: [],
+  },
+  {
+    name: 'socket.smtp',
+    status: 'not emulated',
+    doc: 'SMTP is not emulated (socket.http is, answered from the fixture\'s "outbound")',
+    ops: [],
+  },
+  {
+    name: 'ssl.https',
+    status: 'emulated',
+    doc: 'LuaSec\'s `https` module, answered from the fixture\'s `"outbound"`',
+    onUse:
+      'a replay opens no connection: ssl.https is answered from the fixture\'s "outbound" list, which this fixture does not have; add one (docs/fixture-format.md)',
+    ops: [],
+  },
+  {
+    name: 'ssl',
+    status: 'not emulated',
+    doc: 'LuaSec is not emulated (socket.http answers https URLs from the fixture\'s "outbound")',
+    ops: [],
+  },
+  {
+    name: 'ltn12',
+    status: 'fallback',
+    doc: "LuaSocket's sources, sinks and filters (also the global `ltn12`)",
+    ops: [],
+  },
+  {
+    name: 'multipart',
+    status: 'fallback',
+    doc: "lua-multipart's interface (`get`, `get_all`, `get_as_array`, `set_simple`, `delete`, `tostring`)",
+    ops: [],
+  },
+  { name: 'ffi', status: 'not emulated', doc: 'LuaJIT FFI has no equivalent on the Lua 5.4 VM broker runs', ops: [] },
+  cModule('lpeg', 'LPeg'),
+  cModule('pb', 'lua-protobuf'),
+  cModule('lsyslog', 'lsyslog'),
+  cModule('lua_pack', 'lua_pack'),
+  {
+    name: 'ffi-zlib',
+    status: 'not emulated',
+    doc: "FFI over zlib; kong.tools.gzip (inflate_gzip, deflate_gzip) is emulated on Node's zlib",
+    ops: [],
+  },
+]
