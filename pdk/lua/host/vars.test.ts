@@ -1,7 +1,6 @@
-import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { VARIABLES, writeRefusal } from './vars.js'
+import { kitFor } from '../../runner/harness.js'
+import { readVariable, writeRefusal } from './vars.js'
 
 describe('nginx variables', () => {
   it('refuses writes as nginx does: an unknown name, and a built-in that cannot change', () => {
@@ -14,13 +13,31 @@ describe('nginx variables', () => {
     )
   })
 
-  it('docs/lua-plugins.md lists every variable broker answers', () => {
-    const doc = readFileSync(join(import.meta.dirname, '../../../docs/lua-plugins.md'), 'utf8').replace(/\s+/g, ' ')
-    const section = doc.slice(
-      doc.indexOf('nginx variables (`ngx.var.<name>`)'),
-      doc.indexOf("LuaJIT's `string.buffer`"),
+  it("answers Kong's $kong_request_id (lua-kong-nginx-module) with the request's id, as $request_id", () => {
+    const { ctx } = kitFor()
+    expect(readVariable(ctx, 'kong_request_id', () => undefined)).toBe(ctx.requestId)
+    expect(ctx.logs).toEqual([])
+  })
+
+  it('reads a name nginx does not have as nil, silently, as OpenResty does', () => {
+    const { ctx } = kitFor()
+    expect(readVariable(ctx, 'session_secret', () => undefined)).toBeUndefined()
+    expect(ctx.logs).toEqual([])
+  })
+
+  it('reads a variable nginx has and broker does not emulate as nil, warning once a request, naming it', () => {
+    const { ctx } = kitFor()
+    expect(readVariable(ctx, 'ssl_client_s_dn', () => undefined)).toBeUndefined()
+    expect(readVariable(ctx, 'ssl_client_s_dn', () => undefined)).toBeUndefined()
+    expect(readVariable(ctx, 'sent_trailer_grpc_status', () => undefined)).toBeUndefined()
+    expect(ctx.logs.map((l) => l.level)).toEqual(['warn', 'warn'])
+    expect(ctx.logs[0]!.line).toMatch(
+      /\[test-plugin\] ngx\.var\.ssl_client_s_dn reads nil: broker does not emulate nginx's \$ssl_client_s_dn \(the client certificate's subject\)/,
     )
-    const listed = [...section.matchAll(/`([a-z0-9_]+\*?)`/g)].map((m) => m[1])
-    expect(VARIABLES.filter((v) => !listed.includes(v))).toEqual([])
+    expect(ctx.logs[1]!.line).toMatch(/ngx\.var\.sent_trailer_grpc_status reads nil: .* \(a trailer of the answer\)/)
+    // the next request is told again
+    const next = kitFor().ctx
+    readVariable(next, 'ssl_client_s_dn', () => undefined)
+    expect(next.logs).toHaveLength(1)
   })
 })

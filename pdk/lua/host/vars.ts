@@ -1,13 +1,17 @@
 /**
  * nginx's variables (`ngx.var.*`) as the http module, the upstream module and Kong's nginx template
  * define them, read from the kit's request state. An unknown name reads as nil and refuses a write,
- * as nginx does; `VARIABLES` is the list docs/lua-plugins.md shows.
+ * as nginx does; one nginx has that broker does not answer (the manifest's `not emulated` ones) reads
+ * as nil too, with a warning naming it. `VARIABLES` is what this file answers; manifest.test.ts holds it
+ * equal to the manifest's list (pdk/lua/manifest/variables.ts), which docs/lua-plugins.md shows.
  */
 import { hostname } from 'node:os'
 import ipaddr from 'ipaddr.js'
 import type { Context } from '../../kit/context.js'
+import { formatLine } from '../../kit/log/line.js'
 import type { HeaderList } from '../../kit/private/headers.js'
 import { currentHeaders } from '../../kit/request/index.js'
+import { variableNamed } from '../manifest/index.js'
 import type { HostOp } from './types.js'
 
 const HOST = hostname()
@@ -173,6 +177,8 @@ const FIXED: Record<string, Reader> = {
   proxy_protocol_port: () => '',
   limit_rate: () => '0',
   kong_proxy_mode: () => 'http',
+  // lua-kong-nginx-module's request id, which Kong 3.5+ sends upstream and puts in error bodies
+  kong_request_id: (c) => c.requestId,
   // Kong's runloop sets these before the service is called (kong/runloop/handler.lua)
   upstream_x_forwarded_for: xff,
   upstream_x_forwarded_proto: (c) => c.request.scheme,
@@ -197,7 +203,7 @@ const QUERY = ['args', 'is_args', 'query_string']
 /** Families of variables named by a prefix: headers, cookies, arguments. */
 const PREFIXES = ['http_', 'sent_http_', 'upstream_http_', 'cookie_', 'upstream_cookie_', 'arg_']
 
-/** The variables broker answers, for the docs: fixed names, then the prefixed families. */
+/** The variables broker answers: fixed names, then the prefixed families. */
 export const VARIABLES: readonly string[] = [
   ...[...Object.keys(FIXED), ...QUERY].sort(),
   ...PREFIXES.map((p) => `${p}*`),
@@ -221,6 +227,25 @@ export function readVariable(
     return cookie(firsts.join(';'), name.slice(16))
   }
   if (name.startsWith('arg_')) return firstArg(name.slice(4))
+  return unanswered(ctx, name)
+}
+
+// the variables of nginx's each request was warned about (once a request: each replay's log stands alone)
+const warned = new WeakMap<Context, Set<string>>()
+
+/**
+ * nil, as OpenResty reads a name nginx does not have; a variable nginx in Kong has but broker does not
+ * answer also logs a warning naming it, the first time a request reads it, so a plugin's nil is explained.
+ */
+function unanswered(ctx: Context, name: string): undefined {
+  const known = variableNamed(name)
+  if (known?.status !== 'not emulated') return undefined
+  let seen = warned.get(ctx)
+  if (!seen) warned.set(ctx, (seen = new Set()))
+  if (seen.has(name)) return undefined
+  seen.add(name)
+  const message = `ngx.var.${name} reads nil: broker does not emulate nginx's $${name} (${known.doc})`
+  ctx.logs.push({ level: 'warn', line: formatLine(ctx, 'warn', message, 'broker', ctx.plugin?.name) })
   return undefined
 }
 

@@ -177,7 +177,7 @@ const OTHER_MODULES: readonly [string, readonly Row[]][] = [
       ['msie', 'not emulated', "nginx's browser detection"],
     ],
   ],
-  ['lua-kong-nginx-module', [['kong_request_id', 'not emulated', 'the id Kong 3.5+ gives a request']]],
+  ['lua-kong-nginx-module', [['kong_request_id', 'emulated', 'the request id (the one error bodies carry)']]],
 ]
 
 /** Kong's nginx template: variables it declares with `set` (writable), and those Kong's runloop fills in. */
