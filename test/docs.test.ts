@@ -78,7 +78,9 @@ describe('error codes', () => {
       'LUA_PATH PATCH PUT DELETE KONG_PLUGIN_TEMPLATE KONG_SRC ' +
       // Kong's ngx.ctx fields and lua-resty-openssl's constants, named in docs/lua-plugins.md
       'KONG_PHASE KONG_PROCESSING_START KONG_PROXIED KONG_PROXY_LATENCY KONG_WAITING_TIME KONG_RECEIVE_TIME ' +
-      'KONG_RESPONSE_LATENCY TLS1_PRF'
+      'KONG_RESPONSE_LATENCY TLS1_PRF ' +
+      // nginx variables' values, in docs/lua-plugins.md's table of them
+      'OK SUCCESS NONE TLS_AES_256_GCM_SHA384'
     )
       .split(' ')
       .filter(Boolean),
