@@ -3,6 +3,7 @@ import { resolve } from 'node:path'
 import { FlowEvents } from './events.js'
 import { createLogger } from '../log.js'
 import { type StoreDriver, connectStore, replicasToWait } from './store/connect.js'
+import { watchFailovers } from './store/failover.js'
 import { bridgeEvents } from './store/events-bridge.js'
 import { FlowStore } from './store/flow-store.js'
 import { MemoryLedger } from './store/memory-ledger.js'
@@ -31,6 +32,9 @@ export async function createBroker(
   const secrets = storeSecrets(config)
   // The embedded store neither expires nor bounds what it keeps by itself: the ledger does both.
   const ledger = driver === 'memory' ? new MemoryLedger(redis, config.store.memoryLimit * 1024 * 1024) : undefined
+  // On Sentinel, no write is acknowledged while a failover is under way (a flow the old master took is lost).
+  const failovers =
+    driver === 'redis' && config.store.sentinels ? await watchFailovers(config.store, redis, log) : undefined
   const store = new FlowStore(redis, {
     expireSeconds: config.store.expire,
     callbackWaitSeconds: config.store.callbackWait,
@@ -42,6 +46,7 @@ export async function createBroker(
     waitMs: Math.floor((config.store.timeout * 3) / 4),
     shortfall: config.store.replicaShortfall,
     warn: (message) => log.warn(message),
+    fence: failovers,
   })
   const events = new FlowEvents()
   // Several workers or instances share a real Redis: every one of them sees every flow's events.
@@ -56,6 +61,7 @@ export async function createBroker(
     events,
     async close() {
       await unbridge?.()
+      await failovers?.close()
       ledger?.close()
       if (opts.redis) return
       await redis.quit().catch(() => redis.disconnect())

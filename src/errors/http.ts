@@ -225,6 +225,11 @@ export const HTTP_MESSAGES = {
   /** The provider policy refused an address /store reached for (an issuer resolving to an internal address). */
   providerRefusedAtStore: { code: 'PROVIDER_NOT_ALLOWED', text: (v: { message: string }) => v.message },
   storeNotAnswering: { code: 'STORE_UNAVAILABLE', text: 'The flow store is not answering; try again shortly.' },
+  /** A Sentinel failover under way: the broker acknowledges no write until it is on the new master. */
+  storeFailingOver: {
+    code: 'STORE_UNAVAILABLE',
+    text: 'The flow store is failing over to a new master; try again shortly.',
+  },
   // ── issue 27 (ops) ──
   storeNotReplicated: {
     code: 'STORE_UNAVAILABLE',

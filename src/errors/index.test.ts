@@ -82,6 +82,7 @@ const SAMPLES: { [Id in MessageId]: MessageArgs<Id> } = {
   providerTimeoutAtStore: [{ message: 'https://id.example did not answer within 10000 ms' }],
   providerRefusedAtStore: [{ message: 'http://id.internal is not a provider this broker calls.' }],
   storeNotAnswering: [],
+  storeFailingOver: [],
   redisUnreachable: [{ store: 'redis 127.0.0.1:6379', reason: 'connect ECONNREFUSED 127.0.0.1:6379' }],
   apiKeyInvalid: [],
   apiKeyRequired: [],

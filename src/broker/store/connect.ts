@@ -81,7 +81,8 @@ async function newClient(store: StoreConfig, connectionName?: string): Promise<R
       sentinels: store.sentinels,
       name: store.name,
       sentinelPassword: store.sentinelPass,
-      failoverDetector: true,
+      // No failoverDetector: failover.ts watches the Sentinels, moves this client on +switch-master and
+      // also fences writes from the moment a failover begins, which ioredis's detector does not.
     })
   }
   if (store.url) {

@@ -367,3 +367,73 @@ describe('store.replicas with fewer replicas connected (store.replicaShortfall)'
     expect(told[0]).toMatch(/answered with 0 of the 1 replicas/)
   })
 })
+
+describe('store.replicas: WAITs shared', () => {
+  it('writes sent while a WAIT is out share the next one, so a replica shortfall queues one WAIT, not one per write', async () => {
+    const store = new FlowStore(client, {
+      expireSeconds: 60,
+      callbackWaitSeconds: 600,
+      secrets: SECRETS,
+      replicas: 1,
+      waitMs: 100,
+    })
+    const waits = vi.spyOn(client, 'wait')
+    const results = await Promise.allSettled(Array.from({ length: 20 }, () => store.create(entry())))
+    expect(results.every((r) => r.status === 'rejected')).toBe(true)
+    // The first write's WAIT, then one shared by the 19 sent before it was out.
+    expect(waits.mock.calls.length).toBeLessThanOrEqual(2)
+    waits.mockRestore()
+  })
+})
+
+describe('a Sentinel failover under way (the fence of failover.ts)', () => {
+  const make = (fence: { fenced: boolean; epoch: number }, shortfall: 'accept' | 'refuse' = 'refuse', replicas = 0) =>
+    new FlowStore(client, {
+      expireSeconds: 60,
+      callbackWaitSeconds: 600,
+      secrets: SECRETS,
+      replicas,
+      waitMs: 100,
+      shortfall,
+      fence,
+    })
+
+  it('while fenced, a write is refused with STORE_UNAVAILABLE and not sent', async () => {
+    const store = make({ fenced: true, epoch: 1 })
+    const e = entry()
+    await expect(store.create(e)).rejects.toMatchObject({
+      code: 'STORE_UNAVAILABLE',
+      message: expect.stringContaining('failing over'),
+    })
+    expect(await make({ fenced: false, epoch: 1 }).get(e.hash)).toBeUndefined()
+  })
+
+  it('a write sent before a failover began is not acknowledged, though the old master took it', async () => {
+    const fence = { fenced: false, epoch: 0 }
+    const store = make(fence)
+    const e = entry()
+    const created = store.create(e)
+    fence.epoch++
+    await expect(created).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE' })
+    expect((await store.get(e.hash))?.progress).toBe('stored')
+  })
+
+  it('reads go on while fenced', async () => {
+    const fence = { fenced: false, epoch: 0 }
+    const store = make(fence)
+    const e = entry()
+    await store.create(e)
+    fence.fenced = true
+    expect((await store.get(e.hash))?.progress).toBe('stored')
+  })
+
+  it('accept: the first write after a failover waits only for a probe, not store.timeout', async () => {
+    const fence = { fenced: false, epoch: 0 }
+    const store = make(fence, 'accept', 1)
+    fence.epoch++
+    const waits = vi.spyOn(client, 'wait')
+    await store.create(entry())
+    expect(waits.mock.calls).toEqual([[1, 50]])
+    waits.mockRestore()
+  })
+})

@@ -14,6 +14,7 @@ import {
   progressOfCode,
 } from './flow-codec.js'
 import { coalesceTurn } from './coalesce.js'
+import type { Fence } from './failover.js'
 import { type Keys, keys as makeKeys } from './keys.js'
 import type { MemoryLedger } from './memory-ledger.js'
 import { type RegistrationPolicy, RegistrationStore } from './registrations.js'
@@ -54,6 +55,8 @@ export interface FlowStoreOptions {
   shortfall?: 'refuse' | 'accept'
   /** Told once per SHORTFALL_WARN_MS while writes are acknowledged with fewer replicas than store.replicas. */
   warn?: (message: string) => void
+  /** A Sentinel failover under way (failover.ts): no write is acknowledged until the store is on the new master. */
+  fence?: Fence
 }
 
 // In a replica shortfall (`accept`): how long writes send no WAIT, how long the WAIT that then probes
@@ -78,8 +81,14 @@ export class FlowStore {
   private readonly waitMs: number
   private readonly shortfall: 'refuse' | 'accept'
   private readonly warn: (message: string) => void
+  private readonly fence: Fence | undefined
   /** Until when writes send no WAIT (`accept`, after a shortfall); 0: none seen since the last full acknowledgement. */
   private shortUntil = 0
+  /** The fence's epoch last seen (`accept`): a new one is a failover, after which writes probe first. */
+  private fenceSeen = 0
+  /** The WAIT sent last (settled or not), and the one the writes sent since will share. */
+  private waitInFlight: Promise<unknown> = Promise.resolve()
+  private nextWait: Promise<number> | undefined
   private warnedAt = 0
   private kept: { policy: RegistrationPolicy; store: RegistrationStore } | undefined
 
@@ -90,6 +99,7 @@ export class FlowStore {
     this.waitMs = opts.waitMs ?? 1000
     this.shortfall = opts.shortfall ?? 'refuse'
     this.warn = opts.warn ?? (() => undefined)
+    this.fence = opts.fence
     this.expireSeconds = opts.expireSeconds
     this.callbackWaitSeconds = opts.callbackWaitSeconds
     this.sealer = new Sealer(opts.secrets)
@@ -107,21 +117,38 @@ export class FlowStore {
   }
 
   /**
-   * A store operation that writes: with store.replicas, a WAIT follows it in the same socket write
-   * (coalesceTurn), and the write counts only once that many replicas have it, so a Sentinel
-   * failover cannot forget a flow the broker has answered for. Fewer: STORE_UNAVAILABLE.
+   * A store operation that writes, acknowledged only on the master the Sentinels name: none is sent
+   * while a failover is under way, and one sent before a failover began is not acknowledged (the old
+   * master forgets what it took once it is made a replica). `handOut`: see replicated().
    */
   private async write<T>(op: () => Promise<T>, handOut = false): Promise<T> {
+    const fence = this.fence
+    if (!fence) return this.replicated(op, handOut)
+    if (fence.fenced) throw brokerError('storeFailingOver')
+    const epoch = fence.epoch
+    const result = await this.replicated(op, handOut)
+    if (!handOut && fence.epoch !== epoch) throw brokerError('storeFailingOver')
+    return result
+  }
+
+  /**
+   * A write with store.replicas: a WAIT follows it in the same socket write (coalesceTurn), and the
+   * write counts only once that many replicas have it, so a Sentinel failover cannot forget a flow the
+   * broker has answered for. Fewer: STORE_UNAVAILABLE (`refuse`), or answered all the same (`accept`).
+   */
+  private async replicated<T>(op: () => Promise<T>, handOut: boolean): Promise<T> {
     if (!this.replicas) return this.send(op)
-    // `accept`, in a shortfall seen less than SHORTFALL_MS ago: no WAIT at all. A WAIT holds the one
-    // connection for up to waitMs while no replica answers, and the commands queued behind it time out.
-    const now = Date.now()
-    if (this.shortfall === 'accept' && now < this.shortUntil) return this.send(op)
-    // The first WAIT after a shortfall is short: a probe, not a queue.
-    const waitMs = this.shortfall === 'accept' && this.shortUntil > 0 ? PROBE_WAIT_MS : this.waitMs
+    // `accept`: the first writes on a master a failover just moved to probe first (it has no replica yet).
+    if (this.shortfall === 'accept' && this.fence && this.fence.epoch !== this.fenceSeen) {
+      this.fenceSeen = this.fence.epoch
+      this.shortUntil = Date.now()
+    }
+    // `accept`, in a shortfall: no WAIT for SHORTFALL_MS, then a short one (a probe).
+    const short = this.shortfall === 'accept' && this.shortUntil > 0
+    if (short && Date.now() < this.shortUntil) return this.send(op)
     coalesceTurn(this.redis)
     const written = guard(op)
-    const acked = guard(() => this.redis.wait(this.replicas, waitMs))
+    const acked = this.acknowledgement(short ? PROBE_WAIT_MS : this.waitMs)
     acked.catch(() => undefined)
     const result = await written
     // `handOut`: a GETDEL that took a one-time value (a result, a kept answer) returns it however the
@@ -145,6 +172,24 @@ export class FlowStore {
     this.shortUntil = Date.now() + SHORTFALL_MS
     this.shortfallSeen(n)
     return result
+  }
+
+  /**
+   * A WAIT covering every write sent before it, shared: one is in flight at a time, and the writes sent
+   * meanwhile share the next, sent when it returns. A WAIT holds the connection until enough replicas
+   * answer or its timeout: one per write, with no replica there (right after a failover), queued up
+   * seconds of them on the connection and every command behind them timed out.
+   */
+  private acknowledgement(waitMs: number): Promise<number> {
+    if (this.nextWait) return this.nextWait
+    const next = this.waitInFlight.then(() => {
+      // Sent now: a write from here on needs a later WAIT.
+      this.nextWait = undefined
+      return guard(() => this.redis.wait(this.replicas, waitMs))
+    })
+    this.nextWait = next
+    this.waitInFlight = next.catch(() => undefined)
+    return next
   }
 
   private shortfallSeen(acked: number): void {
