@@ -118,15 +118,21 @@ export interface SentinelSetup extends Topology {
   failover(): Promise<number>
 }
 
-/** One master, one replica (two with `replicas: 2`), one sentinel, all real, on loopback. */
-export async function startSentinel({ replicas = 1 }: { replicas?: 1 | 2 } = {}): Promise<SentinelSetup> {
+/**
+ * One master, one replica (two with `replicas: 2`), one sentinel, all real, on loopback; `redisArgs`
+ * are added to every redis-server's command line (e.g. `--repl-diskless-sync-delay 0`).
+ */
+export async function startSentinel({
+  replicas = 1,
+  redisArgs = [],
+}: { replicas?: 1 | 2; redisArgs?: string[] } = {}): Promise<SentinelSetup> {
   const dir = mkdtempSync(join(tmpdir(), 'broker-sentinel-'))
   const l = launcher(dir)
   const taken = new Set<number>()
   const [master, replica, sentinel] = [await clusterPort(taken), await clusterPort(taken), await clusterPort(taken)]
   const second = replicas === 2 ? await clusterPort(taken) : undefined
   const name = 'brokermaster'
-  const common = ['--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir]
+  const common = ['--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, ...redisArgs]
   const currentMaster = async () =>
     Number((await cli(sentinel, 'sentinel', 'get-master-addr-by-name', name)).split('\n')[1])
   try {
