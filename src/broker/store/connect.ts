@@ -81,8 +81,9 @@ async function newClient(store: StoreConfig, connectionName?: string): Promise<R
       sentinels: store.sentinels,
       name: store.name,
       sentinelPassword: store.sentinelPass,
-      // No failoverDetector: failover.ts watches the Sentinels, moves this client on +switch-master and
-      // also fences writes from the moment a failover begins, which ioredis's detector does not.
+      // No failoverDetector: failover.ts watches the Sentinels and moves this client at the promotion
+      // (ioredis's detector waits for +switch-master, seconds later), fencing writes from the moment a
+      // failover begins, which the detector cannot tell.
     })
   }
   if (store.url) {

@@ -30,8 +30,9 @@ const ASK_AFTER_MS = 2000
  * Watches the Sentinels of `store` for failovers of the master `client` writes to. From the moment
  * one begins until `client` is connected to the master it ended with, `fenced` is true: the flow store
  * acknowledges no write meanwhile (a write the old master took would be lost when it becomes a
- * replica). On `+switch-master` the client reconnects at once, and ioredis asks a Sentinel where the
- * master is now. Every configured Sentinel is watched: only the failover's leader says it has begun.
+ * replica). At `+promoted-slave` (or `+switch-master`, from a Sentinel that did not lead the failover)
+ * the client reconnects at once, and ioredis asks a Sentinel where the master is now: the promoted
+ * replica, from then on. Every configured Sentinel is watched: only the failover's leader says it began.
  */
 export async function watchFailovers(
   store: StoreConfig,
