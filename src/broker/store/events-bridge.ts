@@ -39,7 +39,7 @@ export async function bridgeEvents(
   const subscribe = () => {
     if (sub) return
     emitter.off('newListener', onListener)
-    sub = redis.duplicate()
+    sub = subscriber(redis)
     sub.on('error', () => {})
     sub.on('message', (_channel: string, message: string) => {
       const batch = parse(openBatch(sealer, channel, message))
@@ -86,7 +86,7 @@ export async function bridgeEvents(
     }
   }
   const hello = `${channel}:hello`
-  const listener = redis.duplicate()
+  const listener = subscriber(redis)
   listener.on('error', () => {})
   listener.on('message', () => void watch())
   await listener
@@ -138,3 +138,12 @@ function parse(message: string | undefined): { origin: string; events: FlowEvent
     return undefined
   }
 }
+
+/**
+ * A connection of its own for SUBSCRIBE. On Sentinel it follows a switch by ioredis's own detector
+ * (+switch-master): a master turned into a replica still takes SUBSCRIBE, so nothing else would move it,
+ * and it would hear nothing published on the new master. The store's client is moved by failover.ts.
+ */
+const subscriber = (redis: Redis): Redis =>
+  // A Cluster (typed as a Redis here) takes other arguments, and has no Sentinel.
+  (redis as unknown) instanceof Cluster ? redis.duplicate() : redis.duplicate({ failoverDetector: true })
