@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { checkLimit, decodeArgs, encodeArgs, unescape } from './args.js'
+import { argVariable, checkLimit, decodeArgs, encodeArgs, unescape, unescapeBytes } from './args.js'
 
 describe('decodeArgs', () => {
   it('gives true for arguments without a value', () => {
@@ -16,6 +16,33 @@ describe('decodeArgs', () => {
   })
   it('stops at the limit and says so', () => {
     expect(decodeArgs('a=1&b=2&c=3', 2)).toEqual({ args: { a: '1', b: '2' }, truncated: true })
+  })
+  it('leaves out a part whose key decodes to nothing, with or without a value', () => {
+    expect(decodeArgs('=x&&=&b&%2B=p', 100).args).toEqual({ b: true, '+': 'p' })
+  })
+  it('counts max as arguments kept (get_uri_args) or as parts, empty ones too (decode_args)', () => {
+    expect(decodeArgs('a&&b&c', 2, 'args')).toEqual({ args: { a: true, b: true }, truncated: true })
+    expect(decodeArgs('a&&b&c', 2, 'parts')).toEqual({ args: { a: true }, truncated: true })
+    expect(decodeArgs('a&b&', 2, 'parts')).toEqual({ args: { a: true, b: true }, truncated: false })
+    expect(decodeArgs('a&b&c', 0, 'parts').args).toEqual({ a: true, b: true, c: true })
+    expect(decodeArgs('a&b&c', 0, 'args').args).toEqual({ a: true, b: true, c: true })
+  })
+})
+
+describe('unescapeBytes', () => {
+  it('decodes %XX to its byte, keeps a malformed %, and + as a space when asked', () => {
+    expect(unescapeBytes(Buffer.from('%ff%4%zz%41+'))).toEqual(
+      Buffer.from([0xff, 0x25, 0x34, 0x25, 0x7a, 0x7a, 0x41, 0x20]),
+    )
+    expect(unescapeBytes(Buffer.from('a+b'), false).toString()).toBe('a+b')
+  })
+})
+
+describe('argVariable ($arg_<name>)', () => {
+  it('gives the first value whatever the case of its name, undecoded; nothing for a bare name', () => {
+    expect(argVariable('X=%41&x=2&flag', 'x')).toBe('%41')
+    expect(argVariable('X=%41&x=2&flag', 'flag')).toBeUndefined()
+    expect(argVariable('ab=1', 'a')).toBeUndefined()
   })
 })
 

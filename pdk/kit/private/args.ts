@@ -1,47 +1,112 @@
 /** URL argument decoding as nginx does it, and the kit's argument limits. */
 import { luaString, luaType } from './values.js'
 
-/** Percent-decodes, leaving malformed escapes as they are; `+` becomes a space when asked. */
-export function unescape(s: string, plusIsSpace = true): string {
-  if (plusIsSpace) s = s.replace(/\+/g, ' ')
-  if (!s.includes('%')) return s
-  const bytes: number[] = []
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i)
-    if (c === 0x25 && /^[0-9a-fA-F]{2}$/.test(s.slice(i + 1, i + 3))) {
-      bytes.push(parseInt(s.slice(i + 1, i + 3), 16))
+/**
+ * nginx's unescape of a URI component (ngx_http_lua_unescape_uri, which ngx.unescape_uri, ngx.decode_args,
+ * ngx.req.get_uri_args and get_post_args share): `%XX` becomes its byte, a `%` not followed by two hex digits
+ * stays as it is, `+` becomes a space when asked. Bytes in, bytes out.
+ */
+export function unescapeBytes(src: Buffer, plusIsSpace = true): Buffer {
+  if (!src.includes(0x25) && !(plusIsSpace && src.includes(0x2b))) return src
+  const out = Buffer.allocUnsafe(src.length)
+  let n = 0
+  for (let i = 0; i < src.length; i++) {
+    const b = src[i]!
+    const hi = b === 0x25 && i + 2 < src.length ? hex(src[i + 1]!) : -1
+    const lo = hi === -1 ? -1 : hex(src[i + 2]!)
+    if (lo !== -1) {
+      out[n++] = hi * 16 + lo
       i += 2
-    } else {
-      bytes.push(...Buffer.from(s[i]!, 'utf8'))
-    }
+    } else out[n++] = plusIsSpace && b === 0x2b ? 0x20 : b
   }
-  return Buffer.from(bytes).toString('utf8')
+  return out.subarray(0, n)
 }
 
-export type ArgValue = string | true | Array<string | true>
-export type ArgsTable = Record<string, ArgValue>
+const hex = (c: number): number =>
+  c >= 0x30 && c <= 0x39 ? c - 0x30 : c >= 0x61 && c <= 0x66 ? c - 0x57 : c >= 0x41 && c <= 0x46 ? c - 0x37 : -1
+
+/** unescapeBytes on text: the bytes it decodes to read as UTF-8 (what the JS faces see). */
+export function unescape(s: string, plusIsSpace = true): string {
+  if (!s.includes('%')) return plusIsSpace ? s.replace(/\+/g, ' ') : s
+  return unescapeBytes(Buffer.from(s, 'utf8'), plusIsSpace).toString('utf8')
+}
+
+export type ArgValue<V = string> = V | true | Array<V | true>
+export type ArgsTable<V = string> = Record<string, ArgValue<V>>
 
 /**
- * Decodes `a=1&b&c=&a=2` into `{a: ['1', '2'], b: true, c: ''}` keeping at most `max` arguments
- * (ngx.decode_args); `truncated` says whether some were dropped.
+ * How `max` counts, as the two OpenResty routines do: `args` (ngx.req.get_uri_args, so kong.request.get_query)
+ * keeps at most `max` arguments, parts with an empty key not counted, and calls the result truncated when the
+ * query has more than `max` `&`-separated parts; `parts` (ngx.decode_args, ngx.req.get_post_args) stops after
+ * the `max`-th `&`-terminated part, empty ones included. `max` ≤ 0 is no limit.
  */
-export function decodeArgs(query: string, max: number): { args: ArgsTable; truncated: boolean } {
-  const args: ArgsTable = {}
-  let n = 0
-  for (const part of query.split('&')) {
-    if (part === '') continue
-    if (n >= max) return { args, truncated: true }
-    const eq = part.indexOf('=')
-    const key = unescape(eq === -1 ? part : part.slice(0, eq))
-    if (key === '') continue
-    n++
-    const value: string | true = eq === -1 ? true : unescape(part.slice(eq + 1))
-    const prev = args[key]
-    if (prev === undefined) args[key] = value
-    else if (Array.isArray(prev)) prev.push(value)
-    else args[key] = [prev, value]
+export type ArgsLimit = 'args' | 'parts'
+
+/**
+ * The one argument decoder (every face calls it): `a=1&b&c=&a=2` → `{a: ['1', '2'], b: true, c: ''}`.
+ * A part whose key decodes to nothing is left out; keys and values go through `decode` (text for the JS faces,
+ * bytes for Lua). `truncated` says whether `max` left some out.
+ */
+export function decodeArgsWith<V extends { length: number }>(
+  query: string,
+  max: number,
+  limit: ArgsLimit,
+  decode: (raw: string) => V,
+  keyOf: (decoded: V) => string,
+): { args: ArgsTable<V>; truncated: boolean } {
+  const args: ArgsTable<V> = {}
+  if (query === '') return { args, truncated: false }
+  const parts = query.split('&')
+  let keep = Infinity
+  let truncated = false
+  if (limit === 'args' && max > 0 && parts.length > max) {
+    keep = max
+    truncated = true
   }
-  return { args, truncated: false }
+  let kept = 0
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i]!
+    // a trailing empty part (`a=1&`) is no argument, and nginx never counts it
+    if (part === '' && i === parts.length - 1) break
+    const eq = part.indexOf('=')
+    const key = decode(eq === -1 ? part : part.slice(0, eq))
+    if (key.length > 0) {
+      const value: V | true = eq === -1 ? true : decode(part.slice(eq + 1))
+      const name = keyOf(key)
+      const prev = args[name]
+      if (prev === undefined) args[name] = value
+      else if (Array.isArray(prev)) prev.push(value)
+      else args[name] = [prev, value]
+      if (++kept === keep) return { args, truncated }
+    }
+    if (limit === 'parts' && max > 0 && i + 1 === max && i < parts.length - 1)
+      return { args, truncated: parts.slice(i + 1).some((p) => p !== '') }
+  }
+  return { args, truncated }
+}
+
+const same = (s: string): string => s
+
+/** Text arguments (the kit, the JS faces): `a=1&b&c=&a=2` → `{a: ['1', '2'], b: true, c: ''}`, at most `max`. */
+export function decodeArgs(
+  query: string,
+  max: number,
+  limit: ArgsLimit = 'args',
+): { args: ArgsTable; truncated: boolean } {
+  return decodeArgsWith(query, max, limit, unescape, same)
+}
+
+/**
+ * nginx's `$arg_<name>`: the value of the first argument named so, whatever its case, as it is in the query
+ * (not unescaped); undefined when none is, or when it has no `=`.
+ */
+export function argVariable(query: string, name: string): string | undefined {
+  const want = name.toLowerCase()
+  for (const part of query.split('&')) {
+    const eq = part.indexOf('=')
+    if (eq !== -1 && part.slice(0, eq).toLowerCase() === want) return part.slice(eq + 1)
+  }
+  return undefined
 }
 
 /** Kong's checks of an optional max_headers / max_args argument (1..1000). */

@@ -37,7 +37,8 @@ export async function decodeBody(ctx: Context, mimetype?: string, maxArgs?: numb
     if (ctx.request.body.length > ctx.config.client_body_buffer_size) {
       return values(undefined, 'request body in temp file not supported', FORM)
     }
-    const { args } = decodeArgs(ctx.request.body.toString('utf8'), maxArgs ?? ctx.config.lua_max_post_args)
+    // ngx.req.get_post_args: OpenResty's C routine, whose max counts every part
+    const { args } = decodeArgs(ctx.request.body.toString('utf8'), maxArgs ?? ctx.config.lua_max_post_args, 'parts')
     return values(args, undefined, FORM)
   }
   if (bare.startsWith(JSON_TYPE)) {

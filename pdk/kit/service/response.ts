@@ -50,8 +50,8 @@ export function createServiceResponse(ctx: Context) {
       const bare = type.toLowerCase().split(';')[0]!
       if (bare.startsWith(FORM)) {
         checkLimit('max_args', max_args)
-        // Kong's own default here, not lua_max_post_args
-        return values(decodeArgs(body, max_args ?? 100).args, undefined, FORM)
+        // Kong's own default here, not lua_max_post_args; ngx.decode_args, whose max counts every part
+        return values(decodeArgs(body, max_args ?? 100, 'parts').args, undefined, FORM)
       }
       if (bare.startsWith(JSON_TYPE)) {
         let json: unknown

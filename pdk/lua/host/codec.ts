@@ -1,6 +1,7 @@
 /** Bytes and text codecs for ngx.*, cjson and resty.*: base64, digests, HMAC, JSON, URI escaping. */
 import { createHash, createHmac, randomBytes, randomUUID } from 'node:crypto'
 import { crc32 } from 'node:zlib'
+import { unescapeBytes } from '../../kit/private/args.js'
 import { LuaRef } from '../vm.js'
 import type { HostOp } from './types.js'
 
@@ -90,19 +91,8 @@ function escapeUri(v: unknown): string {
   return out
 }
 
-/** ngx.unescape_uri: %XX decoded, `+` as a space. */
-function unescapeUri(v: unknown): Buffer | string {
-  const src = bytesOf(v)
-  const out: number[] = []
-  for (let i = 0; i < src.length; i++) {
-    const b = src[i]!
-    if (b === 0x25 && i + 2 < src.length + 0 && /^[0-9a-fA-F]{2}$/.test(src.toString('latin1', i + 1, i + 3))) {
-      out.push(parseInt(src.toString('latin1', i + 1, i + 3), 16))
-      i += 2
-    } else out.push(b === 0x2b ? 0x20 : b)
-  }
-  return Buffer.from(out)
-}
+/** ngx.unescape_uri: the kit's one unescape (nginx's), on the bytes. */
+const unescapeUri = (v: unknown): Buffer => unescapeBytes(bytesOf(v))
 
 const digest = (alg: string, data: unknown) => createHash(alg).update(bytesOf(data)).digest()
 

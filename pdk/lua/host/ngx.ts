@@ -1,7 +1,9 @@
 /** The request state behind ngx.var, ngx.req, ngx.header and ngx.status, read from the kit's context. */
+import { isUtf8 } from 'node:buffer'
 import ipaddr from 'ipaddr.js'
 import type { Context } from '../../kit/context.js'
 import { currentHeaders } from '../../kit/request/index.js'
+import { argVariable, decodeArgsWith, unescapeBytes, type ArgsLimit } from '../../kit/private/args.js'
 import { bytesOf } from './codec.js'
 import { readVariable, writeRefusal } from './vars.js'
 import type { HostOp, HostState } from './types.js'
@@ -16,27 +18,24 @@ const need = (s: HostState): Context => {
   return s.ctx
 }
 
-/** Query text → Lua table (flags true, repeats as lists), as ngx.decode_args. */
-export function decodeArgs(query: string, max = 100): Record<string, unknown> {
-  const out: Record<string, unknown> = {}
-  let n = 0
-  for (const part of query.split('&')) {
-    if (part === '' || (max > 0 && n >= max)) continue
-    n++
-    const eq = part.indexOf('=')
-    const dec = (s: string) => {
-      try {
-        return decodeURIComponent(s.replace(/\+/g, ' '))
-      } catch {
-        return s
-      }
-    }
-    const k = dec(eq === -1 ? part : part.slice(0, eq))
-    const v: unknown = eq === -1 ? true : dec(part.slice(eq + 1))
-    const prev = out[k]
-    out[k] = prev === undefined ? v : Array.isArray(prev) ? [...(prev as unknown[]), v] : [prev, v]
-  }
-  return out
+/**
+ * An argument as Lua gets it: the bytes it decodes to (a Lua string; text when they are UTF-8); a key as
+ * the marshal reads a table key back (latin1 when not UTF-8).
+ */
+const luaArg = (raw: string): string | Buffer => {
+  const bytes = unescapeBytes(Buffer.from(raw, 'latin1'))
+  return isUtf8(bytes) ? bytes.toString('utf8') : bytes
+}
+const luaKey = (k: string | Buffer): string => (typeof k === 'string' ? k : k.toString('latin1'))
+
+/**
+ * ngx.decode_args (`parts`: its C routine), or ngx.req.get_uri_args (`args`: resty.core's), through the kit's
+ * one decoder; max nil (and a negative one for get_uri_args) is OpenResty's 100, 0 no limit.
+ */
+function decodeLuaArgs(query: unknown, max: unknown, limit: ArgsLimit): Record<string, unknown> {
+  const n = max === undefined || max === null ? 100 : Number(max)
+  const text = bytesOf(query).toString('latin1')
+  return decodeArgsWith(text, limit === 'args' && n < 0 ? 100 : n, limit, luaArg, luaKey).args
 }
 
 /** Lua table → query text, as ngx.encode_args. */
@@ -65,10 +64,7 @@ function variable(ctx: Context, vars: Map<string, unknown>, name: string): unkno
     case 'is_args':
       return ctx.upstream.query === '' ? '' : '?'
   }
-  return readVariable(ctx, name, (arg) => {
-    const v = decodeArgs(ctx.upstream.query)[arg]
-    return Array.isArray(v) ? (v[0] as string) : v === true ? '' : (v as string | undefined)
-  })
+  return readVariable(ctx, name, (arg) => argVariable(ctx.upstream.query, arg))
 }
 
 // whether an empty query reads as "" (after ngx.var.args = "") or nil (after ngx.var.args = nil)
@@ -189,7 +185,7 @@ export const NGX_OPS: Record<string, HostOp> = {
     return []
   },
   resp_headers: (s, max) => [need(s).response.headers.table(Number(max ?? 100) || Infinity).headers],
-  decode_args: (_s, q, max) => [decodeArgs(bytesOf(q).toString('utf8'), max === undefined ? 100 : Number(max))],
+  decode_args: (_s, q, max, limit) => [decodeLuaArgs(q, max, limit === 'args' ? 'args' : 'parts')],
   encode_args: (_s, t) => [encodeArgs(t)],
   ip_parse: (_s, ip) => {
     const text = String(ip)

@@ -209,7 +209,7 @@ export const VARIABLES: readonly string[] = [
   ...PREFIXES.map((p) => `${p}*`),
 ]
 
-/** A variable's value (nil as undefined); `firstArg` answers $arg_<name> from the query as nginx decodes it. */
+/** A variable's value (nil as undefined); `firstArg` answers $arg_<name> from the query as nginx reads it. */
 export function readVariable(
   ctx: Context,
   name: string,

@@ -151,7 +151,8 @@ ngx.req = {
     return body
   end,
   set_body_data = function(s) return req_set_body(s) end,
-  get_uri_args = function(max) return ngx.decode_args(select(3, H("upstream")), max) end,
+  -- resty.core's get_uri_args counts max as arguments kept, not as parts (ngx.decode_args)
+  get_uri_args = function(max) return (H("decode_args", select(3, H("upstream")), max, "args")) end,
   set_uri_args = function(args)
     if type(args) == "table" then args = ngx.encode_args(args) end
     H("var_set", "args", args, "ngx.req.set_uri_args")
