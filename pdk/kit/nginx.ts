@@ -1,6 +1,7 @@
 /** pdk.webserver (Kong's kong.nginx): subsystem, statistics, variables and per-request context. */
 import type { Context } from './context.js'
 import { protocolName } from './log/line.js'
+import { upstreamHost, upstreamUri } from './private/upstream.js'
 
 /** Builds pdk.webserver for a request context. */
 export function createWebserver(ctx: Context) {
@@ -22,8 +23,8 @@ export function createWebserver(ctx: Context) {
       request_length: String(req.body.length),
       server_protocol: req.httpVersion === undefined ? undefined : protocolName(req.httpVersion),
       request_id: ctx.requestId,
-      upstream_uri: ctx.upstream.path + (ctx.upstream.query ? `?${ctx.upstream.query}` : ''),
-      upstream_host: ctx.upstream.headers.get('host') ?? ctx.upstream.host,
+      upstream_uri: upstreamUri(ctx),
+      upstream_host: upstreamHost(ctx),
       upstream_scheme: ctx.upstream.scheme,
       ssl_protocol: req.scheme === 'https' || req.scheme === 'tls' ? 'TLSv1.3' : undefined,
     }

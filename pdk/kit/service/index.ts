@@ -1,6 +1,7 @@
 /** pdk.service: which upstream the request goes to (Kong's kong.service, left out of the reference). */
 import type { Context } from '../context.js'
 import { checkPhase, phaseRule, phaseSet } from '../private/phases.js'
+import { setUpstreamTarget } from '../private/upstream.js'
 import { values, type Values } from '../private/values.js'
 
 const TARGET_PHASES = phaseRule(phaseSet('rewrite', 'access', 'balancer', 'preread'))
@@ -15,7 +16,7 @@ export function createService(ctx: Context) {
       // Kong looks the name up among the Upstream entities (the fixture's `upstreams`)
       if (!ctx.data.upstreams.some((u) => u.name === host))
         return values(undefined, `could not find an Upstream named '${host}'`)
-      ctx.upstream.host = host
+      setUpstreamTarget(ctx, { host })
       return true
     },
     set_target(host: string, port: number): void {
@@ -23,8 +24,7 @@ export function createService(ctx: Context) {
       if (typeof host !== 'string') throw new Error('host must be a string')
       if (typeof port !== 'number' || !Number.isInteger(port)) throw new Error('port must be an integer')
       if (port < 0 || port > 65535) throw new Error(`port must be an integer between 0 and 65535: given ${port}`)
-      ctx.upstream.host = host
-      ctx.upstream.port = port
+      setUpstreamTarget(ctx, { host, port })
     },
     set_retries(retries: number): void {
       checkPhase(ctx, ACCESS)

@@ -3,6 +3,7 @@ import type { Context } from '../context.js'
 import { encodeArgs } from '../private/args.js'
 import { normalizeHeader, validateHeader, validateHeaders } from '../private/checks.js'
 import { checkPhase, phaseRule, phaseSet } from '../private/phases.js'
+import { setUpstreamHost, setUpstreamPath, setUpstreamQuery, setUpstreamScheme } from '../private/upstream.js'
 import { luaJson, luaType, values, type Values } from '../private/values.js'
 
 const REWRITE_ACCESS = phaseRule(phaseSet('rewrite', 'access'))
@@ -62,7 +63,7 @@ export function createServiceRequest(ctx: Context) {
   // Kong sets ngx.var.upstream_host, which nginx sends as the one Host header
   const setHost = (value: unknown): void => {
     const v = normalizeHeader(value)
-    up.headers.set('Host', Array.isArray(v) ? v[v.length - 1]! : v)
+    setUpstreamHost(ctx, Array.isArray(v) ? v[v.length - 1]! : v)
   }
   return {
     enable_buffering(): void {
@@ -73,18 +74,18 @@ export function createServiceRequest(ctx: Context) {
       checkPhase(ctx, REWRITE_ACCESS_BALANCER)
       if (typeof scheme !== 'string') throw new Error('scheme must be a string')
       if (scheme !== 'http' && scheme !== 'https') throw new Error(`invalid scheme: ${scheme}`)
-      up.scheme = scheme
+      setUpstreamScheme(ctx, scheme)
     },
     set_path(path: string): void {
       checkPhase(ctx, REWRITE_ACCESS_BALANCER)
       if (typeof path !== 'string') throw new Error('path must be a string')
       if (!path.startsWith('/')) throw new Error('path must start with /')
-      up.path = escapePath(path)
+      setUpstreamPath(ctx, escapePath(path))
     },
     set_raw_query(query: string): void {
       checkPhase(ctx, REWRITE_ACCESS)
       if (typeof query !== 'string') throw new Error('query must be a string')
-      up.query = query
+      setUpstreamQuery(ctx, query)
     },
     set_method(method: string): void {
       checkPhase(ctx, REWRITE_ACCESS)
@@ -95,12 +96,12 @@ export function createServiceRequest(ctx: Context) {
     set_query(args: Record<string, unknown>): void {
       checkPhase(ctx, REWRITE_ACCESS)
       if (typeof args !== 'object' || args === null) throw new Error('args must be a table')
-      up.query = encodeArgs(args)
+      setUpstreamQuery(ctx, encodeArgs(args))
     },
     clear_query_arg(name: string): void {
       checkPhase(ctx, REWRITE_ACCESS)
       if (typeof name !== 'string') throw new Error('query argument name must be a string')
-      up.query = up.query
+      const query = up.query
         .split('&')
         .filter((p) => p !== '' && decodeURIComponent(p.split('=')[0]!.replace(/\+/g, ' ')) !== name)
         .join('&')
@@ -110,6 +111,7 @@ export function createServiceRequest(ctx: Context) {
           const c = String.fromCharCode(parseInt(hex, 16))
           return /[A-Za-z0-9\-._~]/.test(c) ? c : m
         })
+      setUpstreamQuery(ctx, query)
     },
     set_header(header: string, value: unknown): Values | void {
       checkPhase(ctx, REWRITE_ACCESS_BALANCER)
@@ -137,7 +139,10 @@ export function createServiceRequest(ctx: Context) {
       checkPhase(ctx, REWRITE_ACCESS)
       if (typeof headers !== 'object' || headers === null) throw new Error('headers must be a table')
       validateHeaders(headers)
-      for (const [k, v] of Object.entries(headers)) up.headers.set(k, normalizeHeader(v))
+      // a Host among them sets ngx.var.upstream_host, as set_header's does
+      for (const [k, v] of Object.entries(headers))
+        if (k.toLowerCase() === 'host') setHost(v)
+        else up.headers.set(k, normalizeHeader(v))
     },
     set_raw_body(body: string): void {
       checkPhase(ctx, REWRITE_ACCESS_BALANCER)

@@ -7,6 +7,7 @@
  */
 import type { Context, Table } from '../../kit/context.js'
 import { LIFECYCLE, type Phase } from '../../kit/private/phases.js'
+import { setUpstreamTarget } from '../../kit/private/upstream.js'
 import type { HostOp, HostState } from './types.js'
 
 /** Kong's `private/phases.lua` bits, as `ngx.ctx.KONG_PHASE` holds them. */
@@ -135,8 +136,8 @@ export const NGX_CTX_OPS: Record<string, HostOp> = {
   // balancer_data.host / .port: where the service is reached, as kong.service.set_target sets them
   balancer_set: (s, name, value) => {
     const ctx = need(s)
-    if (name === 'host' && typeof value === 'string') ctx.upstream.host = value
-    else if (name === 'port' && typeof value === 'number') ctx.upstream.port = value
+    if (name === 'host' && typeof value === 'string') setUpstreamTarget(ctx, { host: value })
+    else if (name === 'port' && typeof value === 'number') setUpstreamTarget(ctx, { port: value })
     record(s, `ngx.ctx.balancer_data.${String(name)}`, value)
     return []
   },

@@ -4,6 +4,13 @@ import ipaddr from 'ipaddr.js'
 import type { Context } from '../../kit/context.js'
 import { currentHeaders } from '../../kit/request/index.js'
 import { argVariable, decodeArgsWith, unescapeBytes, type ArgsLimit } from '../../kit/private/args.js'
+import {
+  setUpstreamHost,
+  setUpstreamPath,
+  setUpstreamQuery,
+  setUpstreamScheme,
+  setUpstreamUri,
+} from '../../kit/private/upstream.js'
 import { bytesOf } from './codec.js'
 import { readVariable, writeRefusal } from './vars.js'
 import type { HostOp, HostState } from './types.js'
@@ -110,17 +117,13 @@ export const NGX_OPS: Record<string, HostOp> = {
     const n = String(name)
     const v = value === undefined || value === null ? undefined : bytesOf(value).toString('utf8')
     if (n === 'args' || n === 'query_string') {
-      ctx.upstream.query = v ?? ''
+      setUpstreamQuery(ctx, v ?? '')
       emptyArgs.set(ctx, v !== undefined)
-    } else if (n === 'upstream_uri') {
-      const [p, q] = (v ?? '/').split('?')
-      ctx.upstream.path = p!
-      if (q !== undefined) ctx.upstream.query = q
-    } else if (n === 'upstream_host') {
-      // as kong.service.request.set_header("Host", …), which writes this variable in Kong
-      if (v === undefined) ctx.upstream.headers.clear('Host')
-      else ctx.upstream.headers.set('Host', v)
-    } else {
+    } else if (n === 'upstream_uri') setUpstreamUri(ctx, v ?? '/')
+    // the variable kong.service.request.set_header("Host", …) writes in Kong
+    else if (n === 'upstream_host') setUpstreamHost(ctx, v)
+    else if (n === 'upstream_scheme' && v !== undefined) setUpstreamScheme(ctx, v)
+    else {
       const refused = writeRefusal(n)
       if (refused) throw new Error(refused)
       vars(ctx).set(n, v)
@@ -136,7 +139,7 @@ export const NGX_OPS: Record<string, HostOp> = {
     const u = typeof uri === 'string' || Buffer.isBuffer(uri) ? bytesOf(uri).toString('utf8') : ''
     if (u === '') throw new Error("bad argument #1 to 'set_uri' (a non-empty string expected)")
     vars(ctx).set('uri', u)
-    if (ctx.upstream.scheme === 'grpc' || ctx.upstream.scheme === 'grpcs') ctx.upstream.path = u
+    if (ctx.upstream.scheme === 'grpc' || ctx.upstream.scheme === 'grpcs') setUpstreamPath(ctx, u)
     record(s, 'ngx.req.set_uri', jump === undefined ? [uri] : [uri, jump])
     return []
   },

@@ -11,6 +11,7 @@ import type { Context } from '../../kit/context.js'
 import { formatLine } from '../../kit/log/line.js'
 import type { HeaderList } from '../../kit/private/headers.js'
 import { currentHeaders } from '../../kit/request/index.js'
+import { upstreamHost, upstreamUri } from '../../kit/private/upstream.js'
 import { variableNamed } from '../manifest/index.js'
 import type { HostOp } from './types.js'
 
@@ -187,9 +188,9 @@ const FIXED: Record<string, Reader> = {
   upstream_x_forwarded_path: (c) => decodeURIComponent(pathOf(c)),
   upstream_x_forwarded_prefix: (c) => c.data.strippedPrefix,
   upstream_scheme: (c) => c.upstream.scheme,
-  upstream_uri: (c) => c.upstream.path + (c.upstream.query ? `?${c.upstream.query}` : ''),
+  upstream_uri: upstreamUri,
   // the Host header nginx sends the service (Kong's proxy_set_header Host $upstream_host)
-  upstream_host: (c) => c.upstream.headers.get('host') ?? c.upstream.host,
+  upstream_host: upstreamHost,
   ctx_ref: () => '',
   upstream_te: (c) => (/\btrailers\b/i.test(c.request.headers.get('te') ?? '') ? 'trailers' : ''),
   upstream_via: () => '',
