@@ -90,6 +90,15 @@ export default defineConfig(
       ),
     ),
   ),
+  {
+    // the runner replays plugin handlers (kit/private/handler.ts): only its loader, plugins.ts, knows the faces
+    ...layer(
+      ['pdk/runner/**/*.ts'],
+      PDK_BELOW_SRC,
+      climb(FACES, 'the runner sees plugins only as handlers: a face is loaded in runner/plugins.ts alone'),
+    ),
+    ignores: ['**/*.test.ts', 'pdk/runner/plugins.ts'],
+  },
   layer(
     ['src/config/**/*.ts', 'src/errors/**/*.ts', 'src/log.ts', 'src/redact.ts'],
     climb(

@@ -13,16 +13,18 @@
  */
 import { createRequire } from 'node:module'
 import { resolve } from 'node:path'
-import type { ModulePlugin } from '../pdk/runner/plugins.js'
 import { luaProcessComparison } from './pdk-process.js'
 import { pdkTestBench } from './pdk-test.js'
 
 const dist = resolve(import.meta.dirname, '../dist/pdk')
 const { loadFixture } = (await import(`${dist}/fixture/index.js`)) as typeof import('../pdk/fixture/index.js')
 const { runScenario } = (await import(`${dist}/runner/index.js`)) as typeof import('../pdk/runner/index.js')
-const { preparePlugins, startPluginServers, closePlugins } = (await import(
+const { preparePlugins, closePlugins } = (await import(
   `${dist}/runner/plugins.js`
 )) as typeof import('../pdk/runner/plugins.js')
+const { PluginServers } = (await import(
+  `${dist}/plugin-server/index.js`
+)) as typeof import('../pdk/plugin-server/index.js')
 
 const argv = process.argv.slice(2)
 const onlyAt = argv.indexOf('--only')
@@ -67,8 +69,9 @@ let ours: Tally | undefined
 
 /** The in-process replay against kong-pdk's PluginTest running the same plugin module. */
 async function againstPluginTest(): Promise<void> {
-  const module = plugins.find((p): p is ModulePlugin => p.kind === 'module')
-  if (!module) throw new Error(`${file} has no module plugin to compare with PluginTest`)
+  const spec = loaded.fixture.plugins.find((p) => p.module !== undefined && !p.module.endsWith('.lua'))
+  if (!spec?.module) throw new Error(`${file} has no module plugin to compare with PluginTest`)
+  const module = { path: resolve(loaded.dir, spec.module), config: spec.config ?? {} }
   // PluginTest is CommonJS and needs uuid and node-fetch (v2) beside it (devDependencies)
   const require = createRequire(import.meta.url)
   interface TestRequest {
@@ -111,10 +114,11 @@ async function againstPluginTest(): Promise<void> {
 
 /** The same replay with the plugin on the real kong-js-pluginserver. */
 async function throughPluginServer(): Promise<void> {
-  const remotePlugins = await preparePlugins(loaded, { all: true })
-  const servers = await startPluginServers(remotePlugins, { timeoutMs: 10_000 })
+  const servers = new PluginServers({ timeoutMs: 10_000 })
+  const remotePlugins = await preparePlugins(loaded, { all: true, servers })
   try {
-    const remote = () => runScenario(loaded, remotePlugins, {}, { servers, timeoutMs: 10_000 })
+    await servers.prepare()
+    const remote = () => runScenario(loaded, remotePlugins, {}, { timeoutMs: 10_000 })
     const check = await remote()
     if (!check.passed) console.error(`warning: ${file} does not pass through the plugin server`)
     await measure(remote, 500, { runs: 0, ms: 0 })
@@ -123,7 +127,7 @@ async function throughPluginServer(): Promise<void> {
     console.log(fmt('via kong-js-pluginserver', server))
     if (ours) console.log(`ratio plugin server/replay: ${(rate(server) / rate(ours)).toFixed(3)}x`)
   } finally {
-    await servers?.close()
+    await servers.close()
   }
 }
 

@@ -32,6 +32,9 @@ describe('the layers', () => {
     ['pdk/plugin-server/remote.ts', "import { x } from '../js/loader.js'"],
     ['pdk/lua/plugin.ts', "import { x } from '../runner/plugins.js'"],
     ['pdk/lua/host/http.ts', "import { x } from '../../js/facade.js'"],
+    // the runner sees handlers only: its loader alone imports the faces
+    ['pdk/runner/index.ts', "import { x } from '../lua/runtime.js'"],
+    ['pdk/runner/worker.ts', "import { x } from '../plugin-server/index.js'"],
   ])('refuses an upward import in %s', async (file, code) => {
     expect(await layerErrors(file, `${code}\nexport const y = x\n`)).toHaveLength(1)
   })
@@ -48,6 +51,7 @@ describe('the layers', () => {
     ['pdk/js/facade.ts', "import { x } from '../external/bridge.js'"],
     ['pdk/lua/plugin.ts', "import { x } from '../fixture/setup.js'"],
     ['pdk/runner/plugins.ts', "import { x } from '../lua/plugin.js'"],
+    ['pdk/runner/index.ts', "import { x } from '../kit/private/handler.js'"],
   ])('allows a downward import in %s', async (file, code) => {
     expect(await layerErrors(file, `${code}\nexport const y = x\n`)).toEqual([])
   })

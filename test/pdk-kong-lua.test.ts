@@ -25,7 +25,10 @@ describe("Kong's t/01-pdk cases through the Lua face", () => {
     const loaded = loadFixture(join(dir, name))
     const lua = await runtimeFor(loaded, [])
     runtimes.push(lua)
-    const result = await runScenario(loaded, await preparePlugins(loaded), {}, { scriptsThroughLua: lua })
+    const plugins = await preparePlugins(loaded, {
+      scriptsVia: (scene, path, args) => lua.callKit(scene.ctx, scene.kit, scene.record, path, args),
+    })
+    const result = await runScenario(loaded, plugins)
     expect(result.failures).toEqual([])
   })
 })

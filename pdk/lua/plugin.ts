@@ -12,21 +12,43 @@ import { kongConfiguration } from './configuration.js'
 import { luaPathTemplates } from './modules.js'
 import { LuaRuntime } from './runtime.js'
 import { LuaError } from './vm.js'
+import { RAN, type PluginHandler } from '../kit/private/handler.js'
 import { closest } from '../../util/closest.js'
 
-/** A Lua plugin ready to run: Kong's handler in the fixture's runtime. */
-export interface LuaPlugin {
-  kind: 'lua'
+/** What a Lua plugin's handler.lua gives when loaded into its runtime's slot. */
+export interface LuaPluginSpec {
   index: number
   name: string
   id: string
+  /** Its config, the schema's defaults filled. */
   config: Record<string, unknown>
-  priority: number
-  version?: string
-  phases: ReadonlySet<string>
-  /** The handler.lua file. */
-  path: string
+  info: { priority: number; version?: string; phases: string[] }
   runtime: LuaRuntime
+}
+
+/** A Lua plugin as a handler: its phases run in its runtime, which is its worker. */
+export function luaHandler(spec: LuaPluginSpec): PluginHandler {
+  const { index, name, runtime } = spec
+  const target = { index, name }
+  return {
+    index,
+    name,
+    id: spec.id,
+    config: spec.config,
+    priority: spec.info.priority,
+    ...(spec.info.version !== undefined ? { version: spec.info.version } : {}),
+    phases: new Set(spec.info.phases),
+    worker: runtime.worker,
+    async run(handler, { ctx, kit, record, timeoutMs }) {
+      // Kong calls configure in init_worker; a Lua error fails the phase (traceback included)
+      const failed =
+        handler === 'configure'
+          ? await runtime.run(target, 'init_worker', ctx, kit, record, timeoutMs, 'configure')
+          : await runtime.run(target, handler, ctx, kit, record, timeoutMs)
+      return failed === undefined ? RAN : { failed }
+    },
+    close: () => runtime.close(),
+  }
 }
 
 /** Whether a plugin entry's module is a Lua plugin (a handler.lua, or its folder). */
@@ -63,7 +85,7 @@ export async function prepareLuaPlugins(
   loaded: LoadedFixture,
   entries: Entry[],
   options: LuaOptions = {},
-): Promise<LuaPlugin[]> {
+): Promise<PluginHandler[]> {
   const f = loaded.fixture
   const at = (i: number, field = 'module') => `$.plugins[${i}].${field}`
   const found = entries.map(({ spec, index }) => {
@@ -94,7 +116,7 @@ export async function prepareLuaPlugins(
   const runtime = await runtimeFor(loaded, roots, options)
   try {
     return entries.map(({ spec, index, id }, n) => {
-      const { name, handler } = found[n]!
+      const { name } = found[n]!
       let config: Record<string, unknown>
       try {
         const [conf, errors] = runtime.schema(name, spec.config ?? {})
@@ -110,19 +132,7 @@ export async function prepareLuaPlugins(
           throw new FixtureError(loaded.file, problems[0]!.path, problems[0]!.reason, 'config', problems)
         }
         config = conf
-        const info = runtime.load(index, name, config)
-        return {
-          kind: 'lua',
-          index,
-          name,
-          id,
-          config,
-          priority: info.priority,
-          version: info.version,
-          phases: new Set(info.phases),
-          path: handler,
-          runtime,
-        }
+        return luaHandler({ index, name, id, config, info: runtime.load(index, name, config), runtime })
       } catch (e) {
         throw loadError(e, loaded.file, at(index), runtime)
       }

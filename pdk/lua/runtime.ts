@@ -79,6 +79,7 @@ export class LuaRuntime {
   worker: { started: boolean; errors: string[] } = { started: false, errors: [] }
   /** The first use of a module that loads but is not emulated (resty.redis): it fails the fixture. */
   private used: { module: string; what: string } | undefined
+  private closed = false
 
   private constructor(
     readonly vm: LuaVm,
@@ -332,7 +333,10 @@ export class LuaRuntime {
     )
   }
 
+  /** Frees the VM; every plugin of the runtime calls it, the first one closes. */
   close(): void {
+    if (this.closed) return
+    this.closed = true
     this.vm.close()
   }
 }

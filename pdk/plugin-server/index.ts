@@ -41,6 +41,8 @@ export class PluginServers {
   private readonly groups: Group[] = []
   private readonly infos = new Map<string, PluginInfo>()
   private readonly remotes = new Map<object, RemotePlugin>()
+  /** The plugins of the instances made so far: what `prepare` starts when given none. */
+  private readonly wanted: ServedPlugin[] = []
 
   constructor(readonly options: PluginServerOptions) {}
 
@@ -48,8 +50,11 @@ export class PluginServers {
     return this.groups.find((g) => g.plugins.some((q) => q.module === p.module && q.fileName === p.fileName))
   }
 
-  /** Starts the servers for `plugins` and checks each is registered; throws StartError when not. */
-  async prepare(plugins: readonly ServedPlugin[]): Promise<void> {
+  /**
+   * Starts the servers for `plugins` (those of every instance made with `remote`, when not given) and checks
+   * each is registered; throws StartError when not.
+   */
+  async prepare(plugins: readonly ServedPlugin[] = this.wanted): Promise<void> {
     const fresh: Group[] = []
     for (const p of plugins) {
       if (
@@ -103,7 +108,10 @@ export class PluginServers {
   /** The plugin's instance on its server for this run: Kong keeps one per plugin configuration. */
   remote(key: object, plugin: ServedPlugin, config: string): RemotePlugin {
     let r = this.remotes.get(key)
-    if (!r) this.remotes.set(key, (r = new RemotePlugin(this, plugin, config)))
+    if (!r) {
+      this.remotes.set(key, (r = new RemotePlugin(this, plugin, config)))
+      this.wanted.push(plugin)
+    }
     return r
   }
 
@@ -114,5 +122,6 @@ export class PluginServers {
     const all = await Promise.allSettled(this.groups.map((g) => g.running).filter((r) => r !== undefined))
     for (const s of all) if (s.status === 'fulfilled') s.value.stop()
     this.groups.length = 0
+    this.wanted.length = 0
   }
 }

@@ -1,20 +1,18 @@
 /** Replays one fixture: the lifecycle, the plugins in each phase, the proxied service; verdict.ts judges the record. */
-import { basename } from 'node:path'
 import type { Context } from '../kit/context.js'
 import { FixtureError, type LoadedFixture } from '../fixture/index.js'
 import { HeaderList, type HeadersTable } from '../kit/private/headers.js'
-import { createKit, flatten } from '../kit/index.js'
+import { createKit } from '../kit/index.js'
 import { formatLine } from '../kit/log/line.js'
 import { BEFORE_UPSTREAM, LIFECYCLE, type Phase } from '../kit/private/phases.js'
 import { errorBody, responseType, statusMessage } from '../kit/response/formats.js'
 import { errorMessage, type CallRecord, type Recorder } from '../kit/private/trace.js'
 import { type Failure, plain } from '../fixture/compare.js'
-import { handles, kongOrder, ScenarioModules, type ModuleOptions, type RunnablePlugin } from './plugins.js'
+import type { PluginHandler, Scene } from '../kit/private/handler.js'
+import { kongOrder } from './plugins.js'
 import type { RunRecord, ScriptStep, UpstreamSnapshot } from './record.js'
-import { runScriptPhase, type ScriptCaller } from './script.js'
 import { verdict, type RunVerdict } from './verdict.js'
 import { startWorkers } from './worker.js'
-import type { LuaRuntime } from '../lua/runtime.js'
 import { buildContext } from '../fixture/setup.js'
 
 export interface PhaseTrace {
@@ -61,7 +59,7 @@ function phasesOf(ctx: Context, override: Phase[] | undefined): Phase[] {
 function proxy(
   ctx: Context,
   loaded: LoadedFixture,
-  plugins: RunnablePlugin[],
+  plugins: PluginHandler[],
   answerOf?: RunOptions['upstream'],
 ): UpstreamSnapshot {
   const up = ctx.upstream
@@ -85,17 +83,7 @@ function proxy(
   if (typeof answer.body === 'object' && answer.body !== null && !headers.has('content-type'))
     headers.set('Content-Type', 'application/json')
   // a plugin with a response handler turns buffered proxying on, as in Kong
-  if (
-    plugins.some((p) =>
-      p.kind === 'module'
-        ? typeof (p.module.Plugin.prototype as Record<string, unknown>).response === 'function'
-        : p.kind === 'lua'
-          ? p.phases.has('response')
-          : p.phases.response,
-    )
-  ) {
-    up.buffered = true
-  }
+  if (plugins.some((p) => p.phases.has('response'))) up.buffered = true
   ctx.response.service = { status: answer.status ?? 200, headers: headers.clone(), body: Buffer.from(body) }
   const before = ctx.response.headers
   const merged = headers.clone()
@@ -128,7 +116,7 @@ function siteOf(message: string): string {
  * a 500 with source `error`. Past that (body_filter, log: the client has the upstream's answer) Kong
  * only logs it: `response.get_source` stays what the answer was (`service` for the upstream's).
  */
-function fail(ctx: Context, plugin: RunnablePlugin, phase: Phase, message: string): void {
+function fail(ctx: Context, plugin: PluginHandler, phase: Phase, message: string): void {
   ctx.logs.push({
     level: 'error',
     line: formatLine(ctx, 'error', `[${plugin.name}] ${phase} phase failed: ${message}`, siteOf(message)),
@@ -156,12 +144,12 @@ export interface ScenarioObserver {
 export interface RunOptions {
   /** Calls must also be in the phases the reference lists (`broker pdk run --strict`). */
   strict?: boolean
-  /** Call scripts make their calls through the Lua face (`kong.x.y(...)` in Lua), to check it against their expectations. */
-  scriptsThroughLua?: LuaRuntime
+  /** Milliseconds a plugin's handler may run before Kong gives up on it (a hung event). */
+  timeoutMs?: number
   /** The service's answer to what it was sent, in place of the fixture's `upstream` (spec.helpers' mock upstream). */
   upstream?: (sent: UpstreamSnapshot, ctx: Context) => LoadedFixture['fixture']['upstream']
   /** Whether a plugin runs in a phase, asked as it is reached (spec.helpers' plugin scoping by consumer). */
-  runs?: (plugin: RunnablePlugin, phase: Phase, ctx: Context) => boolean
+  runs?: (plugin: PluginHandler, phase: Phase, ctx: Context) => boolean
 }
 
 /** A kit call as the trace shows it: its values plain. */
@@ -175,39 +163,33 @@ const plainCall = (c: CallRecord): CallRecord => ({
 /** Runs a scenario with its prepared plugins and returns the trace, response and failures. */
 export async function runScenario(
   loaded: LoadedFixture,
-  plugins: RunnablePlugin[],
+  plugins: PluginHandler[],
   observer: ScenarioObserver = {},
-  moduleOptions: ModuleOptions & RunOptions = {},
+  options: RunOptions = {},
 ): Promise<ScenarioResult> {
   const f = loaded.fixture
   // Kong runs plugins by PRIORITY, higher first, in every phase; the fixture's order breaks ties
   plugins = kongOrder(plugins)
   const ctx = buildContext(f)
-  ctx.strict = moduleOptions.strict === true
+  ctx.strict = options.strict === true
   const kit = createKit(ctx)
   let current: CallRecord[] = []
   const record: Recorder = (r) => current.push(r)
-  // built only for the kinds of plugins present: both cost more than a small replay
-  const index = plugins.some((p) => p.kind === 'script') ? flatten(kit) : new Map()
-  const modules = new ScenarioModules(plugins, kit, ctx, () => record, moduleOptions)
-  const lua = moduleOptions.scriptsThroughLua
-  const via: ScriptCaller | undefined = lua && ((path, args) => lua.callKit(ctx, kit, record, path, args))
+  const scene: Scene = { ctx, kit, record, timeoutMs: options.timeoutMs ?? 10_000, kept: new Map() }
   const steps: ScriptStep[] = []
   const phases: PhaseTrace[] = []
-  const fileName = basename(loaded.file)
   let upstream: UpstreamSnapshot | null = null
   const order = phasesOf(ctx, f.run_phases)
   const reachesUpstream = order.some((p) => BEFORE_UPSTREAM.includes(p))
   // a worker starts before its first request (unless the fixture runs init_worker itself)
   if (!order.includes('init_worker')) {
     const traces: PhaseTrace[] = []
-    const begin = (plugin: RunnablePlugin, handler: string) => {
+    const begin = (plugin: PluginHandler, handler: string) => {
       current = []
       const name = handler === 'configure' ? `${plugin.name}:configure` : plugin.name
       traces.push({ phase: 'init_worker', plugin: name, calls: current })
-      return record
     }
-    const steps = await startWorkers(plugins, ctx, kit, begin, moduleOptions.timeoutMs ?? 10_000)
+    const steps = await startWorkers(plugins, scene, begin)
     steps.forEach((step, i) => {
       const trace = traces[i]!
       trace.calls = trace.calls.map(plainCall)
@@ -220,41 +202,37 @@ export async function runScenario(
     const stopped = ctx.response.exited || ctx.response.unexpected
     if (stopped && BEFORE_UPSTREAM.includes(phase)) continue
     if (AFTER_UPSTREAM.has(phase) && !stopped && !ctx.response.proxied && reachesUpstream)
-      upstream = proxy(ctx, loaded, plugins, moduleOptions.upstream)
+      upstream = proxy(ctx, loaded, plugins, options.upstream)
     if (phase === 'response' && !ctx.response.proxied) continue
     ctx.phase = phase
     ctx.phaseEnded = false
     for (let i = 0; i < plugins.length && !ctx.phaseEnded; i++) {
       const plugin = plugins[i]!
       // asked of every plugin, so a scoping that collects in access sees them all (Kong's collecting iterator)
-      if (moduleOptions.runs && !moduleOptions.runs(plugin, phase, ctx)) continue
-      if (!handles(plugin, phase)) continue
+      if (options.runs && !options.runs(plugin, phase, ctx)) continue
+      if (!plugin.phases.has(phase)) continue
       current = []
       const trace: PhaseTrace = { phase, plugin: plugin.name, calls: current }
       phases.push(trace)
       ctx.plugin = { name: plugin.name, id: plugin.id, config: plugin.config }
+      let failed: string | undefined
       try {
-        if (plugin.kind === 'script') {
-          const ran = await runScriptPhase(plugin, phase, ctx, index, record, fileName, via)
-          steps.push(...ran.steps)
-          // a call that threw where its step states no `throws`: the plugin failed, as a Lua error would
-          if (ran.error !== undefined) throw new Error(ran.error)
-        } else if (plugin.kind === 'lua') {
-          // a Lua error fails the phase as in Kong: a 500, the message and traceback in the error log
-          const failed = await plugin.runtime.run(plugin, phase, ctx, kit, record, moduleOptions.timeoutMs ?? 10_000)
-          if (failed !== undefined) throw new Error(failed)
-        } else {
-          // a module plugin that threw: its server logs it and Kong goes on (no 500)
-          const thrown = await modules.run(plugin, phase)
-          if (thrown !== undefined) trace.error = thrown
-        }
+        const outcome = await plugin.run(phase, scene)
+        if (outcome.steps) steps.push(...outcome.steps)
+        // what Kong only logged (a module plugin's own exception) leaves the request going
+        if (outcome.logged !== undefined) trace.error = outcome.logged
+        failed = outcome.failed
       } catch (e) {
         // a fixture that cannot run (a Lua plugin requiring an unemulated module) stops the run
         if (e instanceof FixtureError) throw e
-        trace.error = errorMessage(e)
-        fail(ctx, plugin, phase, trace.error)
+        failed = errorMessage(e)
       } finally {
         ctx.plugin = undefined
+      }
+      // a failed handler fails the phase as in Kong: a 500 while it can answer, the error in the log
+      if (failed !== undefined) {
+        trace.error = failed
+        fail(ctx, plugin, phase, failed)
       }
       trace.calls = current.map(plainCall)
       observer.afterPhase?.(trace, {
@@ -272,7 +250,7 @@ export async function runScenario(
     reachesUpstream &&
     ctx.response.body === undefined
   ) {
-    upstream = proxy(ctx, loaded, plugins, moduleOptions.upstream)
+    upstream = proxy(ctx, loaded, plugins, options.upstream)
   }
   const response = {
     status: ctx.response.status,

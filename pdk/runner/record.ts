@@ -1,6 +1,9 @@
 /** What a replay produced, as plain data: the input of the verdict (verdict.ts) and of its reports. */
 import type { HeadersTable } from '../kit/private/headers.js'
 import type { SentRequest } from '../kit/context.js'
+import type { ScriptStep } from '../kit/private/trace.js'
+
+export type { ScriptStep } from '../kit/private/trace.js'
 
 /** What the upstream service was sent. */
 export interface UpstreamSnapshot {
@@ -9,20 +12,6 @@ export interface UpstreamSnapshot {
   query: string
   headers: HeadersTable
   body: string
-}
-
-/** One call of a call script as it ran: where it is, what the fixture said of it, and what happened. */
-export interface ScriptStep {
-  /** `$.plugins[<i>].phases.<phase>[<j>]` */
-  at: string
-  call: string
-  /** What the fixture says the call returns (trailing nils may be left out). */
-  returns?: unknown[]
-  /** A substring of the message the fixture says the call throws. */
-  throws?: string
-  /** No kit function of that name (`near`: the closest one), or what the call threw, or what it returned. */
-  outcome:
-    { kind: 'unknown'; near?: string } | { kind: 'threw'; message: string } | { kind: 'returned'; values: unknown[] }
 }
 
 /** Everything of a replay the verdict looks at, as plain data. */

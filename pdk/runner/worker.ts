@@ -4,46 +4,41 @@
  * once per plugin name with the configs of all its instances. A failure is logged as Kong logs it and
  * requests go on, each with Kong's alert about the earlier failure.
  */
-import type { Context } from '../kit/context.js'
-import type { KitTree } from '../kit/index.js'
 import { formatLine } from '../kit/log/line.js'
-import type { Recorder } from '../kit/private/trace.js'
-import type { LuaPlugin } from '../lua/plugin.js'
-import type { RunnablePlugin } from './plugins.js'
+import type { HandlerName, PluginHandler, Scene } from '../kit/private/handler.js'
 
 /** One handler the worker start ran: the plugin, which handler, and the error it raised. */
 export interface WorkerStep {
-  plugin: LuaPlugin
+  plugin: PluginHandler
   handler: 'init_worker' | 'configure'
   error?: string
 }
 
 /**
- * Runs the worker start of each Lua runtime that has not had one; `begin` gives the recorder of a
- * handler's calls. The steps in the order they ran.
+ * Runs the worker start of each plugin's worker (its Lua VM) that has not had one; `begin` is told before each
+ * handler runs (its calls are recorded by the scene's recorder). The steps in the order they ran.
  */
 export async function startWorkers(
-  plugins: readonly RunnablePlugin[],
-  ctx: Context,
-  kit: KitTree,
-  begin: (plugin: LuaPlugin, handler: WorkerStep['handler']) => Recorder,
-  timeoutMs: number,
+  plugins: readonly PluginHandler[],
+  scene: Scene,
+  begin: (plugin: PluginHandler, handler: WorkerStep['handler']) => void,
 ): Promise<WorkerStep[]> {
-  const lua = plugins.filter((p): p is LuaPlugin => p.kind === 'lua')
-  const fresh = lua.filter((p) => !p.runtime.worker.started)
+  const { ctx } = scene
+  const inWorker = plugins.filter((p) => p.worker !== undefined)
+  const fresh = inWorker.filter((p) => !p.worker!.started)
   const steps: WorkerStep[] = []
   if (fresh.length > 0) {
     const saved = ctx.phase
     ctx.phase = 'init_worker'
-    for (const p of fresh) p.runtime.worker.started = true
+    for (const p of fresh) p.worker!.started = true
     // Kong runs a plugin's init_worker and configure once, whatever the number of its instances
     const once = fresh.filter((p, i) => fresh.findIndex((x) => x.name === p.name) === i)
     for (const p of once.filter((x) => x.phases.has('init_worker'))) {
-      const error = await run(p, 'init_worker', ctx, kit, begin, timeoutMs)
+      const error = await run(p, 'init_worker', scene, begin)
       steps.push({ plugin: p, handler: 'init_worker', ...(error !== undefined ? { error } : {}) })
       if (error === undefined) continue
       const message = `failed to execute the "init_worker" handler for plugin "${p.name}": ${error}`
-      p.runtime.worker.errors.push(message)
+      p.worker!.errors.push(message)
       ctx.logs.push({
         level: 'crit',
         line: formatLine(
@@ -55,7 +50,7 @@ export async function startWorkers(
       })
     }
     for (const p of once.filter((x) => x.phases.has('configure'))) {
-      const error = await run(p, 'configure', ctx, kit, begin, timeoutMs)
+      const error = await run(p, 'configure', scene, begin)
       steps.push({ plugin: p, handler: 'configure', ...(error !== undefined ? { error } : {}) })
       if (error !== undefined)
         ctx.logs.push({
@@ -65,7 +60,7 @@ export async function startWorkers(
     }
     ctx.phase = saved
   }
-  const errors = [...new Set(lua.flatMap((p) => p.runtime.worker.errors))]
+  const errors = [...new Set(inWorker.flatMap((p) => p.worker!.errors))]
   if (errors.length > 0)
     ctx.logs.push({
       level: 'alert',
@@ -80,26 +75,16 @@ export async function startWorkers(
 }
 
 async function run(
-  p: LuaPlugin,
-  handler: WorkerStep['handler'],
-  ctx: Context,
-  kit: KitTree,
-  begin: (plugin: LuaPlugin, handler: WorkerStep['handler']) => Recorder,
-  timeoutMs: number,
+  p: PluginHandler,
+  handler: HandlerName & WorkerStep['handler'],
+  scene: Scene,
+  begin: (plugin: PluginHandler, handler: WorkerStep['handler']) => void,
 ): Promise<string | undefined> {
-  ctx.plugin = { name: p.name, id: p.id, config: p.config }
+  scene.ctx.plugin = { name: p.name, id: p.id, config: p.config }
   try {
-    const record = begin(p, handler)
-    return await p.runtime.run(
-      p,
-      'init_worker',
-      ctx,
-      kit,
-      record,
-      timeoutMs,
-      handler === 'configure' ? 'configure' : undefined,
-    )
+    begin(p, handler)
+    return (await p.run(handler, scene)).failed
   } finally {
-    ctx.plugin = undefined
+    scene.ctx.plugin = undefined
   }
 }

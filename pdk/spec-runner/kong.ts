@@ -10,9 +10,10 @@ import { mockUpstream, type UpstreamAnswer } from './mock-upstream.js'
 import {
   FixtureError,
   LuaError,
+  luaHandler,
   preparePlugins,
   runScenario,
-  type RunnablePlugin,
+  type PluginHandler,
   type Fixture,
   type HeadersTable,
   type LuaRuntime,
@@ -62,7 +63,7 @@ const JS_DIRS = ['js-plugins']
 const JS_EXTENSIONS = ['.js', '.mjs', '.cjs', '.ts']
 
 export class InProcessKong {
-  private readonly loaded = new Map<string, RunnablePlugin>()
+  private readonly loaded = new Map<string, PluginHandler>()
   private slots = 0
 
   constructor(
@@ -101,7 +102,7 @@ export class InProcessKong {
     return undefined
   }
 
-  private async plugin(row: Row): Promise<RunnablePlugin> {
+  private async plugin(row: Row): Promise<PluginHandler> {
     const key = `${row.id}:${JSON.stringify(row.config)}`
     let p = this.loaded.get(key)
     if (p) return p
@@ -132,19 +133,14 @@ export class InProcessKong {
       ...scope('consumer'),
       __plugin_id: row.id,
     }
-    const info = this.runtime.load(index, name, config)
-    p = {
-      kind: 'lua',
+    p = luaHandler({
       index,
       name,
       id: row.id,
       config,
-      priority: info.priority,
-      version: info.version,
-      phases: new Set(info.phases),
-      path: join(this.root, 'kong', 'plugins', name, 'handler.lua'),
+      info: this.runtime.load(index, name, config),
       runtime: this.runtime,
-    }
+    })
     this.loaded.set(key, p)
     return p
   }
@@ -164,7 +160,7 @@ export class InProcessKong {
     })
     if (!route) return json(404, { message: 'no Route matched with those values' })
     const service = rows(req.db.services).find((s) => s.id === idOf(route.service))
-    let plugins: RunnablePlugin[]
+    let plugins: PluginHandler[]
     const configured = candidates(rows(req.db.plugins), route, service)
     const scoping = new Scoping(configured, route, service)
     const byId = new Map(configured.map((row) => [row.id, row]))

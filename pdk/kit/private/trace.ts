@@ -12,6 +12,20 @@ export interface CallRecord {
 
 export type Recorder = (record: CallRecord) => void
 
+/** One call of a call script as it ran: where it is, what the fixture said of it, and what happened. */
+export interface ScriptStep {
+  /** `$.plugins[<i>].phases.<phase>[<j>]` */
+  at: string
+  call: string
+  /** What the fixture says the call returns (trailing nils may be left out). */
+  returns?: unknown[]
+  /** A substring of the message the fixture says the call throws. */
+  throws?: string
+  /** No kit function of that name (`near`: the closest one), or what the call threw, or what it returned. */
+  outcome:
+    { kind: 'unknown'; near?: string } | { kind: 'threw'; message: string } | { kind: 'returned'; values: unknown[] }
+}
+
 /** Whether a record is a Lua plugin's assignment through ngx (`ngx.var.args = …`) rather than a call. */
 export const isAssignment = (call: string): boolean => /^ngx\.(?:var|header|ctx)\.|^ngx\.status$/.test(call)
 

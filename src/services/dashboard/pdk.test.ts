@@ -39,6 +39,6 @@ describe('dashboard PDK replay', () => {
     expect(replay.steps.at(-1)!.response.headers['x-hello-from-lua']).toBe('Lua says bonjour to example.com')
     const closed = vi.mocked(closePlugins).mock.calls
     expect(closed).toHaveLength(1)
-    expect(closed[0]![0].map((p) => p.kind)).toEqual(['lua'])
+    expect(closed[0]![0].map((p) => [p.name, p.worker !== undefined])).toEqual([['lua-hello', true]])
   })
 })

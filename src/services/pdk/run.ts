@@ -5,8 +5,8 @@ import { brokerError, type BrokerError } from '../../errors/index.js'
 import { resolveShipped } from './shipped.js'
 import { FixtureError, loadFixture, type LoadedFixture } from '../../../pdk/fixture/index.js'
 import { runScenario, type ScenarioResult } from '../../../pdk/runner/index.js'
-import { StartError } from '../../../pdk/plugin-server/index.js'
-import { closePlugins, preparePlugins, startPluginServers, type RunnablePlugin } from '../../../pdk/runner/plugins.js'
+import { PluginServers, StartError } from '../../../pdk/plugin-server/index.js'
+import { closePlugins, preparePlugins, type PluginHandler } from '../../../pdk/runner/plugins.js'
 import { exitCodeOf, verdict, type ErrorVerdict } from '../../../pdk/runner/verdict.js'
 
 export interface PdkRunOptions {
@@ -86,17 +86,16 @@ export function expandPaths(paths: string[]): string[] {
  */
 async function prepare(
   paths: string[],
-  all: boolean,
-  luaPath: string[] | undefined,
+  options: Parameters<typeof preparePlugins>[1],
   stopped: BrokerError[],
-): Promise<Array<[LoadedFixture, RunnablePlugin[]]>> {
-  const out: Array<[LoadedFixture, RunnablePlugin[]]> = []
+): Promise<Array<[LoadedFixture, PluginHandler[]]>> {
+  const out: Array<[LoadedFixture, PluginHandler[]]> = []
   try {
     // one after another: a Lua fixture's VM is built while it loads
     for (const path of expandPaths(paths)) {
       try {
         const l = loadFixture(path)
-        out.push([l, await preparePlugins(l, { all, lua: { luaPath } })])
+        out.push([l, await preparePlugins(l, options)])
       } catch (e) {
         if (!(e instanceof FixtureError)) throw e
         stopped.push(fixtureError(verdict(undefined, e)))
@@ -128,13 +127,13 @@ export async function runFixtures(options: PdkRunOptions): Promise<{
   const { shipped } = options
   const paths = shipped ? options.paths.map((p) => resolveShipped(p, shipped)) : options.paths
   const stopped: BrokerError[] = []
-  const prepared = await prepare(paths, options.pluginServer === true, options.luaPath, stopped)
   const timeoutMs = options.timeout ?? options.pluginServerTimeout ?? 10_000
-  const serverOptions = { command: options.pluginServerCmd, timeoutMs }
-  const servers = await startPluginServers(
-    prepared.flatMap(([, plugins]) => plugins),
-    serverOptions,
-  ).catch((e: unknown) => {
+  // module plugins that run on a plugin server register with it as they load; it starts once all are known
+  const servers = new PluginServers({ command: options.pluginServerCmd, timeoutMs })
+  const all = options.pluginServer === true
+  const prepared = await prepare(paths, { all, servers, lua: { luaPath: options.luaPath } }, stopped)
+  await servers.prepare().catch(async (e: unknown) => {
+    await servers.close()
     for (const [, plugins] of prepared) closePlugins(plugins)
     throw e instanceof StartError ? brokerError('pluginServerUnavailable', { reason: e.message }) : e
   })
@@ -142,7 +141,7 @@ export async function runFixtures(options: PdkRunOptions): Promise<{
   try {
     for (const [loaded, plugins] of prepared) {
       try {
-        results.push(await runScenario(loaded, plugins, {}, { strict: options.strict, servers, timeoutMs }))
+        results.push(await runScenario(loaded, plugins, {}, { strict: options.strict, timeoutMs }))
       } catch (e) {
         // a fixture that cannot run after all (a Lua plugin requiring an unemulated module) is set aside
         if (!(e instanceof FixtureError)) throw e
@@ -150,7 +149,7 @@ export async function runFixtures(options: PdkRunOptions): Promise<{
       }
     }
   } finally {
-    await servers?.close()
+    await servers.close()
     for (const [, plugins] of prepared) closePlugins(plugins)
   }
   const report = {
