@@ -1,4 +1,5 @@
 /** A kong-js-pdk plugin as Kong knows an external plugin: what GetPluginInfo says and StartInstance is sent. */
+import type { PluginHandler } from '../kit/private/handler.js'
 
 /** A loaded kong-js-pdk plugin of a fixture, as both JS faces run it (in process, or on a plugin server). */
 export interface ExternalPlugin {
@@ -21,3 +22,14 @@ export interface ExternalPlugin {
   /** The JSON config Kong sends StartInstance; the plugin is constructed from it in process too. */
   kongConfig: string
 }
+
+/** What a handler of the plugin says of it, on either JS face. */
+export const handlerFields = (p: ExternalPlugin): Omit<PluginHandler, 'run'> => ({
+  index: p.index,
+  name: p.name,
+  id: p.id,
+  config: p.config,
+  priority: p.priority,
+  ...(p.version !== undefined ? { version: p.version } : {}),
+  phases: p.phases,
+})

@@ -2,7 +2,7 @@
  * A kong-js-pdk plugin run in process as a plugin handler: its instance built from the config Kong
  * sends, its phase method given the `kong` object (facade.ts), driven as Kong drives the plugin server.
  */
-import type { ExternalPlugin } from '../external/plugin.js'
+import { handlerFields, type ExternalPlugin } from '../external/plugin.js'
 import { RAN, type HandlerOutcome, type PluginHandler, type Scene } from '../kit/private/handler.js'
 import { errorMessage } from '../kit/private/trace.js'
 import { rpcLog, serverLine, unhandledText } from '../external/log.js'
@@ -42,13 +42,7 @@ export function jsHandler(plugin: ExternalPlugin, module: PluginModule): PluginH
     return instance
   }
   return {
-    index: plugin.index,
-    name: plugin.name,
-    id: plugin.id,
-    config: plugin.config,
-    priority: plugin.priority,
-    ...(plugin.version !== undefined ? { version: plugin.version } : {}),
-    phases: plugin.phases,
+    ...handlerFields(plugin),
     run: async (handler, scene) => {
       if (handler === 'configure') return RAN
       let built: Instance

@@ -2,7 +2,7 @@
  * A kong-js-pdk plugin on a real plugin server as a plugin handler, as Kong's plugin_servers/plugin.lua
  * builds one: each phase it has is a HandleEvent on its instance (remote.ts).
  */
-import type { ExternalPlugin } from '../external/plugin.js'
+import { handlerFields, type ExternalPlugin } from '../external/plugin.js'
 import { RAN, type PluginHandler } from '../kit/private/handler.js'
 import type { PluginServers } from './index.js'
 import { KitRaised } from './remote.js'
@@ -19,13 +19,7 @@ export const servedPlugin = (p: ExternalPlugin): ServedPlugin => ({
 export function remoteHandler(plugin: ExternalPlugin, servers: PluginServers): PluginHandler {
   const remote = servers.remote(plugin, servedPlugin(plugin), plugin.kongConfig)
   return {
-    index: plugin.index,
-    name: plugin.name,
-    id: plugin.id,
-    config: plugin.config,
-    priority: plugin.priority,
-    ...(plugin.version !== undefined ? { version: plugin.version } : {}),
-    phases: plugin.phases,
+    ...handlerFields(plugin),
     run: async (handler, { kit, ctx, record }) => {
       if (handler === 'configure') return RAN
       try {
