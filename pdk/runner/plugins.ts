@@ -56,13 +56,13 @@ export async function preparePlugins(loaded: LoadedFixture, options: PrepareOpti
     throw e
   })
   return specs.map((spec, index): PluginHandler => {
-    const js = modules[index]
     if (isLua(spec)) return lua.find((p) => p.index === index)!
     if (spec.module === undefined)
       return scriptHandler({ ...baseOf(spec, index), phases: spec.phases ?? {} }, fileName, options.scriptsVia)
-    if (spec.plugin_server !== true && options.all !== true) return jsHandler(js!.plugin, js!.module)
+    const { plugin, module } = modules[index]!
+    if (spec.plugin_server !== true && options.all !== true) return jsHandler(plugin, module)
     if (!options.servers) throw new Error('plugin_server needs the run to start plugin servers')
-    return remoteHandler(js!.plugin, options.servers)
+    return remoteHandler(plugin, options.servers)
   })
 }
 
