@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest'
 import { kitFor } from '../runner/harness.js'
+import { toList } from '../kit/private/values.js'
 import { LuaRuntime } from './runtime.js'
 
 // One request's state read and written through both faces: the kit (kong.*) and a Lua plugin's own ngx.*
@@ -31,11 +32,14 @@ async function request(url = 'http://client.test/p?q=1') {
 /** One query through every face that decodes arguments. */
 async function faces(query: string, max?: number) {
   const { ctx, kit, rt, lua } = await request(`http://example.com/p?${query}`)
-  const kong = await rt.callKit(ctx, kit, undefined, 'request.get_query', max === undefined ? [] : [max])
+  const [kong, ...more] = toList(
+    await rt.callKit(ctx, kit, undefined, 'request.get_query', max === undefined ? [] : [max]),
+  )
   const first = (code: string) => lua(code)[0]
   const m = max === undefined ? 'nil' : String(max)
   return {
     kong,
+    more,
     uriArgs: first(`return ngx.req.get_uri_args(${m})`),
     decodeArgs: first(`return ngx.decode_args(${JSON.stringify(query)}, ${m})`),
     lua: first,
@@ -78,7 +82,9 @@ describe('one argument decoder for the kit and Lua', () => {
   it('keeps at most max arguments, empty ones not counted, through get_uri_args and get_query', async () => {
     const f = await faces('a=1&&b=2&c=3', 2)
     expect(f.kong).toEqual({ a: '1', b: '2' })
+    expect(f.more).toEqual(['truncated'])
     expect(f.uriArgs).toEqual({ a: '1', b: '2' })
+    expect(f.lua('return select(2, ngx.req.get_uri_args(2))')).toEqual('truncated')
   })
 
   it('counts every &-separated part against max through ngx.decode_args, as its C routine does', async () => {

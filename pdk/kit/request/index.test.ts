@@ -40,21 +40,31 @@ describe('request getters', () => {
 
   it('get_query honours lua_max_uri_args and max_args', () => {
     const { kit } = kitFor({ request: { url: 'http://h/?a=1&b=2&c=3' }, config: { lua_max_uri_args: 2 } })
-    expect(Object.keys(kit.request.get_query())).toEqual(['a', 'b'])
-    expect(Object.keys(kit.request.get_query(1))).toEqual(['a'])
+    expect(Object.keys(toList(kit.request.get_query())[0]!)).toEqual(['a', 'b'])
+    expect(Object.keys(toList(kit.request.get_query(1))[0]!)).toEqual(['a'])
     expect(() => kit.request.get_query(1001)).toThrow('max_args must be <= 1000')
+  })
+
+  it('get_query and get_headers say "truncated" as a second value when max left some out, as Kong returns ngx\'s', () => {
+    const { kit } = kitFor({ request: { url: 'http://h/?a=1&b=2', headers: { h1: 'v', h2: 'v' } } })
+    expect(toList(kit.request.get_query(1))).toEqual([{ a: '1' }, 'truncated'])
+    expect(toList(kit.request.get_query(2))).toEqual([{ a: '1', b: '2' }])
+    expect(kit.request.get_query_arg('b')).toBe('2')
+    const [headers, err] = toList(kit.request.get_headers(1))
+    expect([Object.keys(headers as object).length, err]).toEqual([1, 'truncated'])
+    expect(toList(kit.request.get_headers(100))).toHaveLength(1)
   })
 
   it('matches header names case-insensitively with _ for -', () => {
     const { kit } = kitFor({ request: { headers: { 'X-Custom-Header': ['one', 'two'] } } })
     expect(kit.request.get_header('x_custom_header')).toBe('one')
-    expect(kit.request.get_headers()['x-custom-header']).toEqual(['one', 'two'])
+    expect((kit.request.get_headers() as Record<string, unknown>)['x-custom-header']).toEqual(['one', 'two'])
   })
 
   it('get_headers keeps at most max_headers entries', () => {
     const headers = Object.fromEntries(Array.from({ length: 5 }, (_, i) => [`h${i}`, 'v']))
     const { kit } = kitFor({ request: { headers } })
-    expect(Object.keys(kit.request.get_headers(2))).toHaveLength(2)
+    expect(Object.keys(toList(kit.request.get_headers(2))[0]!)).toHaveLength(2)
     expect(() => kit.request.get_headers(0)).toThrow('max_headers must be >= 1')
   })
 

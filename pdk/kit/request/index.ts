@@ -4,7 +4,7 @@ import { checkLimit, decodeArgs, type ArgsTable } from '../private/args.js'
 import type { HeaderList, HeadersTable } from '../private/headers.js'
 import { trustMatcher } from '../ip.js'
 import { checkPhase, KONG, phaseRule, phaseSet, SETS } from '../private/phases.js'
-import type { Values } from '../private/values.js'
+import { split, values, type Values } from '../private/values.js'
 import { decodeBody, rawBody } from './body.js'
 import { normalizePath } from './path.js'
 
@@ -121,13 +121,15 @@ export function createRequest(ctx: Context) {
     get_query_arg(name: string): string | true | undefined {
       checkPhase(ctx, A)
       if (typeof name !== 'string') throw new Error('query argument name must be a string')
-      const value = api.get_query()[name]
+      const value = (split(api.get_query()).value as ArgsTable)[name]
       return Array.isArray(value) ? value[0] : value
     },
-    get_query(max_args?: number): ArgsTable {
+    get_query(max_args?: number): ArgsTable | Values {
       checkPhase(ctx, A)
       checkLimit('max_args', max_args)
-      return decodeArgs(api.get_raw_query(), max_args ?? ctx.config.lua_max_uri_args).args
+      // Kong returns ngx.req.get_uri_args' two values: the table and "truncated" when max left some out
+      const { args, truncated } = decodeArgs(api.get_raw_query(), max_args ?? ctx.config.lua_max_uri_args)
+      return truncated ? values(args, 'truncated') : args
     },
     get_header(name: string): string | undefined {
       checkPhase(ctx, A)
@@ -135,10 +137,11 @@ export function createRequest(ctx: Context) {
       if (name.toLowerCase() === 'host') return req.headers.get(name)
       return ctx.upstream.headers.get(name)
     },
-    get_headers(max_headers?: number): HeadersTable {
+    get_headers(max_headers?: number): HeadersTable | Values {
       checkPhase(ctx, A)
       checkLimit('max_headers', max_headers)
-      return currentHeaders(ctx).table(max_headers ?? ctx.config.lua_max_req_headers).headers
+      const { headers, truncated } = currentHeaders(ctx).table(max_headers ?? ctx.config.lua_max_req_headers)
+      return truncated ? values(headers, 'truncated') : headers
     },
     get_raw_body(max_allowed_file_size?: number): string | Values {
       checkPhase(ctx, BODY_PHASES)

@@ -39,10 +39,11 @@ const luaKey = (k: string | Buffer): string => (typeof k === 'string' ? k : k.to
  * ngx.decode_args (`parts`: its C routine), or ngx.req.get_uri_args (`args`: resty.core's), through the kit's
  * one decoder; max nil (and a negative one for get_uri_args) is OpenResty's 100, 0 no limit.
  */
-function decodeLuaArgs(query: unknown, max: unknown, limit: ArgsLimit): Record<string, unknown> {
+function decodeLuaArgs(query: unknown, max: unknown, limit: ArgsLimit): [Record<string, unknown>, string?] {
   const n = max === undefined || max === null ? 100 : Number(max)
   const text = bytesOf(query).toString('latin1')
-  return decodeArgsWith(text, limit === 'args' && n < 0 ? 100 : n, limit, luaArg, luaKey).args
+  const { args, truncated } = decodeArgsWith(text, limit === 'args' && n < 0 ? 100 : n, limit, luaArg, luaKey)
+  return truncated ? [args, 'truncated'] : [args]
 }
 
 /** Lua table → query text, as ngx.encode_args. */
@@ -188,7 +189,7 @@ export const NGX_OPS: Record<string, HostOp> = {
     return []
   },
   resp_headers: (s, max) => [need(s).response.headers.table(Number(max ?? 100) || Infinity).headers],
-  decode_args: (_s, q, max, limit) => [decodeLuaArgs(q, max, limit === 'args' ? 'args' : 'parts')],
+  decode_args: (_s, q, max, limit) => decodeLuaArgs(q, max, limit === 'args' ? 'args' : 'parts'),
   encode_args: (_s, t) => [encodeArgs(t)],
   ip_parse: (_s, ip) => {
     const text = String(ip)

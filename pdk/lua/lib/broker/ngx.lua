@@ -151,8 +151,9 @@ ngx.req = {
     return body
   end,
   set_body_data = function(s) return req_set_body(s) end,
-  -- resty.core's get_uri_args counts max as arguments kept, not as parts (ngx.decode_args)
-  get_uri_args = function(max) return (H("decode_args", select(3, H("upstream")), max, "args")) end,
+  -- resty.core's get_uri_args counts max as arguments kept, not as parts (ngx.decode_args), and says
+  -- "truncated" as a second value when max left some out
+  get_uri_args = function(max) return H("decode_args", select(3, H("upstream")), max, "args") end,
   set_uri_args = function(args)
     if type(args) == "table" then args = ngx.encode_args(args) end
     H("var_set", "args", args, "ngx.req.set_uri_args")
