@@ -9,7 +9,8 @@ import { afterAll, describe, expect, it } from 'vitest'
 // holding kong/plugins, e.g. `git archive 3.9.3` of Kong/kong) and LUA_MULTIPART to Kong's
 // lua-multipart `src/` folder (request-transformer requires it); Penlight must be installed
 // (`apt-get install lua-penlight`). The scenarios in test/kong-bundled/ are ours, written from
-// the plugins' spec/03-plugins tests; KONG_SRC and LUA_MULTIPART in them are placeholders. Those in
+// the plugins' spec/03-plugins tests; KONG_SRC and LUA_MULTIPART in them are placeholders, as is TEST_PLUGINS (plugins
+// of ours the scenarios use beside Kong's, in test/kong-bundled/plugins). Those in
 // refused/ hold configs Kong refuses: the run must stop naming the field with Kong's message (REFUSED).
 const root = resolve(import.meta.dirname, '..')
 const kongSrc = process.env.KONG_SRC
@@ -27,6 +28,7 @@ function replay(name: string) {
   const text = readFileSync(join(root, 'test/kong-bundled', name), 'utf8')
     .replaceAll('KONG_SRC', kongSrc ?? '')
     .replaceAll('LUA_MULTIPART', multipart ?? '')
+    .replaceAll('TEST_PLUGINS', join(root, 'test/kong-bundled/plugins'))
   const file = join(dir, name.replaceAll('/', '-'))
   writeFileSync(file, text)
   return spawnSync(process.execPath, [join(root, 'bin/run.js'), 'pdk', 'run', file], {

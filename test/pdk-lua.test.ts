@@ -137,13 +137,23 @@ describe('broker pdk run with Lua plugins', () => {
     ])
   })
 
-  it('stops with LUA_SYNTAX, naming the file and line, for Lua it cannot parse (a LuaJIT-only literal)', () => {
+  it('stops with LUA_SYNTAX_LUAJIT, naming the file, the line and the construct, for a LuaJIT-only literal', () => {
     const r = pdk(bad('luajit-only'))
     expect(r.code).toBe(2)
     expect(r.stderr).toContain(
-      "LUA_SYNTAX: fixtures/pdk/lua/bad/luajit-only.json: $.plugins[0].module: does not parse: kong/plugins/lua-luajit-only/handler.lua:4: malformed number near '12i'",
+      "LUA_SYNTAX_LUAJIT: fixtures/pdk/lua/bad/luajit-only.json: $.plugins[0].module: does not parse: kong/plugins/lua-luajit-only/handler.lua:4: malformed number near '12i' (LuaJIT's imaginary number literal; Lua 5.4, which broker runs, has none)",
     )
     expect(r.stderr).not.toContain('FIXTURE_INVALID')
+  })
+
+  it("stops with LUA_SYNTAX for a library that does not parse, with a hint about the library, not the plugin's code", () => {
+    const r = pdk(bad('syntax-in-library'))
+    expect(r.code).toBe(2)
+    expect(r.stderr).toContain(
+      "Error LUA_SYNTAX: fixtures/pdk/lua/bad/syntax-in-library.json: $.plugins[0].module: does not parse: broken_lib.lua:4: unexpected symbol near ')' (a library's file, required by kong.plugins.lua-old-library.handler)",
+    )
+    expect(r.stderr).toContain('a version of that library that parses')
+    expect(r.stderr).not.toContain('Fix the Lua at the file and line')
   })
 
   it('runs every fixture past one that cannot run, reports each stopped one, and exits 2 at the end', () => {
@@ -151,14 +161,26 @@ describe('broker pdk run with Lua plugins', () => {
     expect(r.code).toBe(2)
     expect(r.stdout.trimEnd().split('\n').at(-1)).toBe('1 passed, 0 failed')
     expect(r.stderr).toContain('Error LUA_MODULE_UNSUPPORTED: fixtures/pdk/lua/bad/needs-x509.json')
-    expect(r.stderr).toContain('LUA_SYNTAX: fixtures/pdk/lua/bad/luajit-only.json')
+    expect(r.stderr).toContain('LUA_SYNTAX_LUAJIT: fixtures/pdk/lua/bad/luajit-only.json')
+  })
+
+  it("stops, exit 2, at a call of nginx's sockets, without proposing a module on lua_path in their place", () => {
+    const r = pdk(bad('needs-socket'))
+    expect(r.code).toBe(2)
+    expect(r.stderr).toContain(
+      'Error LUA_MODULE_UNSUPPORTED: fixtures/pdk/lua/bad/needs-socket.json: $.plugins[0].module: calls ngx.socket.tcp() of "ngx.socket", which broker does not emulate',
+    )
+    expect(r.stderr).toContain('no module on lua_path can stand in for')
+    expect(r.stderr).not.toContain('Put a module of your own')
   })
 
   it('fails at once, exit 2, when a plugin requires a module broker does not emulate', () => {
     const r = pdk(bad('needs-x509'))
     expect(r.code).toBe(2)
     expect(r.stderr).toContain('LUA_MODULE_UNSUPPORTED')
-    expect(r.stderr).toContain('$.plugins[0].module: requires "resty.openssl.x509"')
+    expect(r.stderr).toContain(
+      '$.plugins[0].module: requires "resty.openssl.x509.chain" (kong.plugins.lua-needs-x509.handler → resty.openssl.x509.chain), which broker does not emulate (of X.509, broker emulates reading a certificate',
+    )
     expect(r.stderr).not.toMatch(/\n\s+at /)
     // a module required deep inside names the chain that led to it
     const deep = pdk(bad('needs-ffi'))

@@ -7,15 +7,20 @@ import { FALLBACK_DIR, LIB_DIR, ModuleFinder, notEmulated } from './modules.js'
 
 describe('the hint for a module broker does not emulate', () => {
   it('names the resty.openssl submodule asked for, and what is emulated beside it', () => {
-    expect(notEmulated('resty.openssl.x509')).toMatch(/^X\.509 certificates are not emulated/)
-    expect(notEmulated('resty.openssl.x509.chain')).toBe(notEmulated('resty.openssl.x509'))
+    expect(notEmulated('resty.openssl.x509.chain')).toMatch(/^of X\.509, broker emulates reading a certificate/)
+    expect(notEmulated('resty.openssl.x509.csr')).toBe(notEmulated('resty.openssl.x509.chain'))
     // emulated: found among broker's own modules, so the hint is never asked for
-    for (const m of ['hmac', 'cipher', 'kdf', 'rand'])
+    for (const m of ['hmac', 'cipher', 'kdf', 'rand', 'bn', 'x509', 'x509.name', 'x509.altname'])
       expect(Array.isArray(new ModuleFinder([]).find(`resty.openssl.${m}`))).toBe(false)
     expect(notEmulated('resty.openssl.pkcs12')).toBe(
-      'of the OpenSSL bindings broker emulates resty.openssl (the root), digest, mac, hmac, pkey, cipher, kdf and rand',
+      'of the OpenSSL bindings broker emulates resty.openssl (the root), digest, mac, hmac, pkey, cipher, kdf, rand, bn and x509 (with x509.name and x509.altname)',
     )
     expect(notEmulated('string.buffer')).toBeUndefined()
+    expect(notEmulated('lua_pack')).toBeUndefined()
+    // a pure-Lua rock whose core is C: installing it would not help, so the hint says so (opentelemetry needs it)
+    expect(notEmulated('protoc')).toMatch(/core \(pb\) is a C module .*installing the rock does not help$/)
+    // C rocks Kong's bundled plugins require: named as C, not as rocks to install
+    for (const m of ['argon2', 'bcrypt', 'lua_system_constants']) expect(notEmulated(m)).toMatch(/a C module/)
   })
 })
 

@@ -173,8 +173,28 @@ function loadError(e: unknown, file: string, path: string, runtime: LuaRuntime):
   if (missing) return missing
   // Lua's parser: `file:line: <what> near '<token>'` (a LuaJIT-only construct among them)
   if (/^[^\n]*\.lua:\d+: [^\n]* near [^\n]+$/.test(message) || /unexpected symbol|malformed number/.test(message))
-    return new FixtureError(file, path, `does not parse: ${message}`, 'lua-syntax')
+    return syntaxError(message, file, path, runtime)
   return new FixtureError(file, path, `failed to load: ${message}`)
+}
+
+/**
+ * A file that does not parse: a LuaJIT-only construct says which, and a library's file (not under the plugin's
+ * kong/plugins/) says so with the modules that required it, since the plugin's author cannot fix it there.
+ */
+function syntaxError(message: string, file: string, path: string, runtime: LuaRuntime): FixtureError {
+  if (/malformed number near '[0-9a-fA-FxX.pP+-]*[iI]'/.test(message))
+    return new FixtureError(
+      file,
+      path,
+      `does not parse: ${message} (LuaJIT's imaginary number literal; Lua 5.4, which broker runs, has none)`,
+      'luajit-syntax',
+    )
+  const shown = /^(.+?\.lua):\d+: /.exec(message)?.[1]
+  if (!shown || shown.startsWith('kong/plugins/'))
+    return new FixtureError(file, path, `does not parse: ${message}`, 'lua-syntax')
+  const chain = runtime.loadedBy.get(shown)?.split(' → ').slice(0, -1).join(' → ')
+  const by = chain ? `, required by ${chain}` : ''
+  return new FixtureError(file, path, `does not parse: ${message} (a library's file${by})`, 'lua-syntax-library')
 }
 
 const parentOf = (field: string) => field.slice(0, Math.max(0, field.lastIndexOf('.')))

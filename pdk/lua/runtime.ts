@@ -75,6 +75,8 @@ export class LuaRuntime {
   readonly missing = new Map<string, string>()
   /** The chain of modules that required each missing one (`kong.plugins.x.handler → kong.tools.utils → ffi`). */
   readonly chains = new Map<string, string>()
+  /** The chain of modules being loaded when each file was found, by the file as errors name it (a file that does not parse). */
+  readonly loadedBy = new Map<string, string>()
   /** Whether Kong's worker start (init_worker, configure) has run in this VM; the errors it logged. */
   worker: { started: boolean; errors: string[] } = { started: false, errors: [] }
   /** The first use of a module that loads but is not emulated (resty.redis): it fails the fixture. */
@@ -101,8 +103,10 @@ export class LuaRuntime {
     vm.register('__find', (name: unknown, chain: unknown) => {
       const n = String(name)
       const found = finder.find(n)
-      if (!Array.isArray(found))
+      if (!Array.isArray(found)) {
+        if (typeof chain === 'string') rt.loadedBy.set(found.shown, chain)
         return [found.source, found.file.startsWith(LIB_DIR) ? `broker:${found.shown}` : found.shown]
+      }
       if (typeof chain === 'string' && chain.includes(' → ')) rt.chains.set(n, chain)
       const hint = notEmulated(n)
       if (hint) {
@@ -233,7 +237,8 @@ export class LuaRuntime {
         this.options.file,
         path,
         `calls ${what}() of "${module}", which broker does not emulate (${onUseHint(module)})`,
-        'module',
+        // nginx's own API (ngx.socket) is no module a stub on lua_path could replace
+        module.startsWith('ngx.') ? 'ngx-api' : 'module',
       )
     }
     for (const [module, hint] of this.missing) {

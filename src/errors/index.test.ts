@@ -129,6 +129,30 @@ const SAMPLES: { [Id in MessageId]: MessageArgs<Id> } = {
   ],
   luaSyntax: [
     {
+      message:
+        "lua.json: $.plugins[0].module: does not parse: kong/plugins/x/handler.lua:3: unexpected symbol near ')'",
+      file: 'lua.json',
+      path: '$.plugins[0].module',
+    },
+  ],
+  luaNgxUnsupported: [
+    {
+      message:
+        'lua.json: $.plugins[0].module: calls ngx.socket.tcp() of "ngx.socket", which broker does not emulate (sockets are not emulated, a replay opens no connection)',
+      file: 'lua.json',
+      path: '$.plugins[0].module',
+    },
+  ],
+  luaSyntaxLibrary: [
+    {
+      message:
+        "lua.json: $.plugins[0].module: does not parse: old.lua:3: unexpected symbol near ')' (a library's file, required by kong.plugins.x.handler)",
+      file: 'lua.json',
+      path: '$.plugins[0].module',
+    },
+  ],
+  luajitSyntax: [
+    {
       message: "lua.json: $.plugins[0].module: does not parse: handler.lua:3: malformed number near '12i'",
       file: 'lua.json',
       path: '$.plugins[0].module',

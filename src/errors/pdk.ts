@@ -26,6 +26,10 @@ export const PDK_ERRORS = {
     exit: 2,
     next: 'Fix the Lua at the file and line named above: broker loads plugins with Lua 5.4, and the LuaJIT constructs it cannot read are listed in docs/lua-plugins.md (LuaJIT and Lua 5.4).',
   },
+  LUA_SYNTAX_LUAJIT: {
+    exit: 2,
+    next: "broker runs Lua 5.4, which cannot read LuaJIT's own syntax (docs/lua-plugins.md, LuaJIT and Lua 5.4): rewrite that line if the file is the plugin's; if it is a library's, put a version of the library without it on lua_path, or test the plugin with a real Kong.",
+  },
   PDK_OUTBOUND_UNMATCHED: {
     exit: 2,
     next: 'Add an entry to the fixture\'s "outbound" list whose request matches that call (entries are tried in order; docs/fixture-format.md), or check the URL the plugin builds.',
@@ -83,6 +87,13 @@ export const PDK_MESSAGES = {
     text: (v: { message: string }) => v.message,
     details: (v: { file: string; path: string }) => ({ file: v.file, path: v.path }),
   },
+  /** A Lua plugin calls an nginx API broker does not emulate (ngx.socket.tcp): no module on lua_path replaces it. */
+  luaNgxUnsupported: {
+    code: 'LUA_MODULE_UNSUPPORTED',
+    text: (v: { message: string }) => v.message,
+    details: (v: { file: string; path: string }) => ({ file: v.file, path: v.path }),
+    next: "That is OpenResty's own API, which no module on lua_path can stand in for: test this part of the plugin with a real Kong.",
+  },
   /** A Lua plugin requires a module found on none of the Lua roots (a rock the plugin depends on, not installed). */
   luaModuleNotFound: {
     code: 'LUA_MODULE_NOT_FOUND',
@@ -92,6 +103,19 @@ export const PDK_MESSAGES = {
   /** A Lua file of the plugin (or a module it requires) that does not parse. */
   luaSyntax: {
     code: 'LUA_SYNTAX',
+    text: (v: { message: string }) => v.message,
+    details: (v: { file: string; path: string }) => ({ file: v.file, path: v.path }),
+  },
+  /** A library's Lua file (not the plugin's own) that does not parse: the plugin's author cannot fix it there. */
+  luaSyntaxLibrary: {
+    code: 'LUA_SYNTAX',
+    text: (v: { message: string }) => v.message,
+    details: (v: { file: string; path: string }) => ({ file: v.file, path: v.path }),
+    next: "Put a version of that library that parses on the fixture's lua_path (or --lua-path), which is searched before the system folders, or test the plugin with a real Kong.",
+  },
+  /** A LuaJIT-only construct (an imaginary number literal) in the plugin's Lua or a library's. */
+  luajitSyntax: {
+    code: 'LUA_SYNTAX_LUAJIT',
     text: (v: { message: string }) => v.message,
     details: (v: { file: string; path: string }) => ({ file: v.file, path: v.path }),
   },

@@ -104,6 +104,8 @@ export function serialize(ctx: Context): Table {
     consumer: copy(ctx.auth.consumer),
     client_ip: ctx.forwarded.ip,
     started_at: ctx.startTime,
+    // Kong's open-source edition has one workspace (kong.workspaces.get_workspace_name); prometheus labels by it
+    workspace_name: 'default',
   }
   let root: Table
   if (ctx.subsystem === 'stream') {

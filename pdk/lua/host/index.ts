@@ -5,6 +5,7 @@
  */
 import type { KitBridge } from '../bridge.js'
 import { ADA_OPS } from './ada.js'
+import { BN_OPS } from './bn.js'
 import { CIPHER_OPS } from './cipher.js'
 import { CODEC_OPS } from './codec.js'
 import { FS_OPS } from './fs.js'
@@ -16,6 +17,7 @@ import { OUTPUT_OPS } from './output.js'
 import { RE_OPS } from './re.js'
 import type { HostOp, HostState } from './types.js'
 import { VAR_OPS } from './vars.js'
+import { X509_OPS } from './x509.js'
 import { ZLIB_OPS } from './zlib.js'
 
 /** Every host operation by name, as Lua calls them (`__host(name, ...)`); ../manifest/ says which module calls which. */
@@ -32,6 +34,8 @@ export const OPS: Record<string, HostOp> = {
   ...CIPHER_OPS,
   ...FS_OPS,
   ...VAR_OPS,
+  ...BN_OPS,
+  ...X509_OPS,
 }
 
 /** The host functions of one runtime. */

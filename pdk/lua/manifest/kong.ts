@@ -64,6 +64,24 @@ export const KONG_MODULES: readonly LuaModule[] = [
   tool('table', "Kong 3.x's kong.tools.table"),
   tool('utils', 'the functions of the seven tools modules under one table, as Kong 3.x gathers them'),
   {
+    name: 'kong.runloop.balancer',
+    status: 'emulated',
+    doc: "as a Kong with no upstream entities (what prometheus reads of upstream health); a replay connects to the fixture's service alone",
+    ops: [],
+  },
+  {
+    name: 'kong.runloop.balancer.upstreams',
+    status: 'emulated',
+    doc: 'as a Kong with no upstream entities',
+    ops: [],
+  },
+  {
+    name: 'kong.runloop.wasm',
+    status: 'emulated',
+    doc: "Kong with `wasm = off`, its default (filters run in ngx_wasm_module, nginx's C); enabling it raises an error naming it",
+    ops: [],
+  },
+  {
     name: 'kong.plugins.base_plugin',
     status: 'not emulated',
     doc: 'Kong 3.0 removed it: a handler is a plain table since; this plugin was written for Kong 2.x (put a base_plugin.lua of Kong 2.8 on lua_path to try it anyway)',

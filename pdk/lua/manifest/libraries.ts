@@ -140,7 +140,36 @@ export const LIBRARY_MODULES: readonly LuaModule[] = [
   cModule('lpeg', 'LPeg'),
   cModule('pb', 'lua-protobuf'),
   cModule('lsyslog', 'lsyslog'),
-  cModule('lua_pack', 'lua_pack'),
+  {
+    name: 'lua_pack',
+    status: 'emulated',
+    doc: "Kong's lpack (a C module in Kong's build) on Lua 5.4's `string.pack`: `pack` and `unpack` with lpack's codes, as on x86-64",
+    ops: [],
+  },
+  {
+    name: 'argon2',
+    status: 'not emulated',
+    doc: "lua-argon2 is a C module (Kong's oauth2 hashes client secrets with it when hash_secret is on); it is not emulated",
+    ops: [],
+  },
+  {
+    name: 'bcrypt',
+    status: 'not emulated',
+    doc: "lua-bcrypt is a C module (Kong's oauth2 verifies bcrypt-hashed client secrets with it); it is not emulated",
+    ops: [],
+  },
+  {
+    name: 'lua_system_constants',
+    status: 'not emulated',
+    doc: "a C module of Kong's build (file-log's open flags, with ffi); a replay writes no file",
+    ops: [],
+  },
+  {
+    name: 'protoc',
+    status: 'not emulated',
+    doc: "lua-protobuf's .proto compiler, whose core (pb) is a C module broker does not emulate: installing the rock does not help",
+    ops: [],
+  },
   {
     name: 'ffi-zlib',
     status: 'not emulated',

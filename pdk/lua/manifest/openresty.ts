@@ -120,7 +120,7 @@ export const OPENRESTY_MODULES: readonly LuaModule[] = [
     status: 'emulated',
     doc: 'the root: its version and `get_fips_mode()` (false)',
     unlisted:
-      'of the OpenSSL bindings broker emulates resty.openssl (the root), digest, mac, hmac, pkey, cipher, kdf and rand',
+      'of the OpenSSL bindings broker emulates resty.openssl (the root), digest, mac, hmac, pkey, cipher, kdf, rand, bn and x509 (with x509.name and x509.altname)',
     ops: [],
   },
   {
@@ -150,11 +150,43 @@ export const OPENRESTY_MODULES: readonly LuaModule[] = [
     ops: ['ossl_pkey_new', 'ossl_pkey_pem', 'ossl_pkey_sign', 'ossl_pkey_verify'],
   },
   { name: 'resty.openssl.rand', status: 'emulated', doc: "`bytes(n)` from the host's CSPRNG", ops: ['random_bytes'] },
-  { name: 'resty.openssl.bn', status: 'not emulated', doc: 'big numbers are not emulated', ops: [] },
+  {
+    name: 'resty.openssl.bn',
+    status: 'emulated',
+    doc: "big numbers on BigInt: every base OpenSSL reads and writes (decimal, hex, bytes, MPI), arithmetic as methods, functions and operators, comparisons, `is_prime`, the library's `nil, err` messages",
+    ops: ['bn_calc', 'bn_cmp', 'bn_format', 'bn_from_number', 'bn_is_prime', 'bn_parse'],
+  },
   {
     name: 'resty.openssl.x509',
-    status: 'not emulated',
-    doc: 'X.509 certificates are not emulated (resty.openssl.pkey reads PEM, DER and JWK keys)',
+    status: 'emulated',
+    doc: "reading a certificate (PEM or DER) on node:crypto's X509Certificate: subject, issuer, names, dates, serial, public key, `verify`, `check_private_key`",
+    files: ['resty/openssl/x509/init.lua'],
+    unlisted:
+      'of X.509, broker emulates reading a certificate (resty.openssl.x509, with x509.name and x509.altname); chains, stores, CSRs, CRLs and extension objects are not',
+    ops: ['ossl_x509_check_private_key', 'ossl_x509_new', 'ossl_x509_verify'],
+  },
+  {
+    name: 'resty.openssl.x509.name',
+    status: 'emulated',
+    doc: "a certificate's subject or issuer, entry by entry",
+    ops: [],
+  },
+  {
+    name: 'resty.openssl.x509.altname',
+    status: 'emulated',
+    doc: "a certificate's subject alternative names, entry by entry",
+    ops: [],
+  },
+  {
+    name: 'resty.evp',
+    status: 'emulated',
+    doc: "lua-resty-jwt's FFI binding of OpenSSL's EVP API (RSA and EC signers and verifiers, certificates) on the emulated pkey and x509",
+    ops: [],
+  },
+  {
+    name: 'resty.hmac',
+    status: 'emulated',
+    doc: "jkeys089's lua-resty-hmac-ffi (lua-resty-jwt's HS256/384/512) on resty.openssl.hmac",
     ops: [],
   },
   {

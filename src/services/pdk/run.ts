@@ -33,8 +33,11 @@ function fixtureError({ error: e }: ErrorVerdict) {
   const details = { message: e.message, file: e.file, path: e.path }
   if (e.kind === 'config') return brokerError('pluginConfigInvalid', details)
   if (e.kind === 'module') return brokerError('luaModuleUnsupported', details)
+  if (e.kind === 'ngx-api') return brokerError('luaNgxUnsupported', details)
   if (e.kind === 'lua-path') return brokerError('luaModuleNotFound', details)
   if (e.kind === 'lua-syntax') return brokerError('luaSyntax', details)
+  if (e.kind === 'lua-syntax-library') return brokerError('luaSyntaxLibrary', details)
+  if (e.kind === 'luajit-syntax') return brokerError('luajitSyntax', details)
   if (e.kind === 'outbound') return brokerError('outboundUnmatched', details)
   return brokerError(e.kind === 'unreadable' ? 'fixtureUnreadable' : 'fixtureInvalid', details)
 }

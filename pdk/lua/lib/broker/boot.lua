@@ -43,9 +43,19 @@ end
 
 local PHASES = { "init_worker", "configure", "certificate", "rewrite", "access", "header_filter", "body_filter", "log", "response", "preread" }
 
+-- Kong loads plugins' files in nginx's init phase: ngx.get_phase() at a module's top level answers "init"
+-- (prometheus starts its counters in init_worker only when it is not loaded there). A load that fails
+-- leaves the flag up; the next request's start clears it.
+local function require_in_init(name)
+  __broker_loading = true
+  local mod = require(name)
+  __broker_loading = false
+  return mod
+end
+
 --- Loads plugin `name`'s handler into slot i with its config; PRIORITY, VERSION, phases.
 function __broker_load(i, name, conf)
-  local handler = require("kong.plugins." .. name .. ".handler")
+  local handler = require_in_init("kong.plugins." .. name .. ".handler")
   if type(handler) ~= "table" then
     error("kong.plugins." .. name .. ".handler returned " .. type(handler) .. ", not a handler table", 0)
   end
@@ -59,7 +69,8 @@ end
 
 --- Fills a config's defaults and checks it against the plugin's schema.lua (when it has one).
 function __broker_schema(name, conf)
-  local ok, schema = pcall(require, "kong.plugins." .. name .. ".schema")
+  local ok, schema = pcall(require_in_init, "kong.plugins." .. name .. ".schema")
+  __broker_loading = false
   if not ok then
     if tostring(schema):find("module 'kong.plugins." .. name .. ".schema' not found", 1, true) then return conf end
     error(schema, 0)
@@ -74,8 +85,8 @@ function __broker_schema_fields(name, path)
   return setmetatable(names, __broker_array_mt)
 end
 
-function __broker_begin(captures) R.begin(captures) end
-function __broker_start(token, i, phase) return R.start(token, i, phase) end
+function __broker_begin(captures) __broker_loading = false R.begin(captures) end
+function __broker_start(token, i, phase) __broker_loading = false return R.start(token, i, phase) end
 function __broker_resume(token, i, ...) return R.resume(token, i, ...) end
 function __broker_set_arg(chunk, eof) R.arg[1], R.arg[2] = chunk, eof end
 function __broker_get_arg() return R.arg[1] end

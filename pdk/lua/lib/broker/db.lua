@@ -271,6 +271,16 @@ M.db = setmetatable({}, {
   end,
 })
 
+-- A replay is DB-less Kong: its connector is Kong's "off" one, which connects (prometheus's db_reachable is 1)
+-- and runs no query
+local function ignore() return true end
+M.db.strategy = "off"
+M.db.connector = {
+  database = "off", timeout = 1, connect = ignore, close = ignore, setkeepalive = ignore,
+  infos = function() return { strategy = "off", db_name = "off", db_desc = "cache", db_ver = "n/a" } end,
+  query = function() return nil, "cannot perform queries without a database" end,
+}
+
 -- kong.cache: values the callback loads, kept for the VM's life (as Kong's node cache is)
 local store = {}
 M.cache = {}

@@ -55,7 +55,7 @@ ngx.http_time = function(sec) return (H("http_time", sec)) end
 ngx.cookie_time = function(sec) return (H("cookie_time", sec)) end
 ngx.parse_http_time = function(s) return (H("parse_http_time", s)) end
 ngx.sleep = function() end
-ngx.get_phase = function() return (H("phase")) end
+ngx.get_phase = function() return __broker_loading and "init" or (H("phase")) end -- boot.lua: loading is init
 
 -- logging goes to the kit's log, at the matching level
 local LEVELS = { [0] = "emerg", "emerg", "alert", "crit", "err", "warn", "notice", "info", "debug" }

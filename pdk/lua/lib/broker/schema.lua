@@ -133,6 +133,17 @@ local function process(def, v, path, errs)
     end
   end
   if def.type == "record" and type(v) == "table" then return check(def, v, path, errs) end
+  if def.type == "map" and type(v) == "table" then
+    -- Kong checks a map's keys and values (both required) before the map's own validators, and the first that
+    -- fails is the map's error (a record's values are checked field by field below)
+    for k, x in pairs(v) do
+      local m = def.keys and validate(def.keys, k)
+      if not m and def.values and def.values.type ~= "record" then
+        m = (x == null) and "required field missing" or validate(def.values, x)
+      end
+      if m then errs[path] = m return v end
+    end
+  end
   local msg = validate(def, v)
   if msg then errs[path] = msg return v end
   if (def.type == "array" or def.type == "set") and def.elements then

@@ -50,8 +50,17 @@ T.ip_or_cidr = { type = "string", ip_or_cidr = true }
 T.cidr = { type = "string", ip_or_cidr = true }
 T.cidr_v4 = { type = "string", ip_or_cidr = true }
 T.cidr_v6 = { type = "string", ip_or_cidr = true }
-T.certificate = { type = "string" }
-T.key = { type = "string" }
+-- a certificate and a key are read as Kong reads them (resty.openssl's x509 and pkey), loaded when a config is checked
+T.certificate = { type = "string", custom_validator = function(cert)
+  local _, err = require("resty.openssl.x509").new(cert)
+  if err then return nil, "invalid certificate: " .. err end
+  return true
+end }
+T.key = { type = "string", custom_validator = function(key)
+  local _, err = require("resty.openssl.pkey").new(key)
+  if err then return nil, "invalid key: " .. err end
+  return true
+end }
 T.lua_code = { type = "map", keys = { type = "string", len_min = 1 }, values = { type = "string", len_min = 1 } }
 T.semantic_version = { type = "string" }
 T.sni = { type = "string" }
@@ -80,6 +89,28 @@ T.queue = {
   },
 }
 
+-- The tracing headers of Kong's zipkin and opentelemetry: which to read, clear and write. Kong's own
+-- kong.observability.tracing.propagation.schema when a checkout of Kong is on lua_path (its formats are
+-- that version's), else the same record with Kong 3.9's formats.
+local function propagation()
+  local ok, kong_schema = pcall(require, "kong.observability.tracing.propagation.schema")
+  if ok and type(kong_schema) == "table" then return kong_schema end
+  local FORMATS = { "w3c", "b3", "b3-single", "jaeger", "ot", "datadog", "aws", "gcp" }
+  local extractors, injectors = {}, { "preserve" }
+  for _, f in ipairs(FORMATS) do
+    if f ~= "b3-single" then extractors[#extractors + 1] = f end -- b3 reads both b3 forms
+    injectors[#injectors + 1] = f
+  end
+  return Schema.define {
+    type = "record",
+    fields = {
+      { extract = { type = "array", elements = { type = "string", one_of = extractors } } },
+      { clear = { type = "array", elements = { type = "string", custom_validator = T.header_name.custom_validator } } },
+      { inject = { type = "array", elements = { type = "string", one_of = injectors } } },
+      { default_format = { type = "string", one_of = FORMATS, required = true } },
+    },
+  }
+end
 -- Kong's typedefs are callable: `typedefs.protocols { default = {...} }` gives a copy of the
 -- field with the overrides applied (ip-restriction's schema calls it so).
 local function with(def, overrides)
@@ -95,6 +126,10 @@ for _, def in pairs(T) do setmetatable(def, callable) end
 -- its checks would accept configs Kong refuses.
 return setmetatable(T, {
   __index = function(_, name)
+    if name == "propagation" then -- read when a schema names it: most plugins never do
+      T.propagation = setmetatable(propagation(), callable)
+      return T.propagation
+    end
     error("kong.db.schema.typedefs." .. tostring(name) .. " is not emulated by broker", 2)
   end,
 })
