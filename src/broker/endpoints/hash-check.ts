@@ -5,7 +5,7 @@ import { brokerError } from '../../errors/index.js'
 import type { FlowFailure, Progress } from '../store/flow-store.js'
 import type { BrokerDeps } from '../deps.js'
 import { redact } from '../../redact.js'
-import { awaitOutcome } from './hold.js'
+import { awaitOutcome } from '../flow/hold.js'
 
 export interface HashCheck {
   hash: string

@@ -5,7 +5,8 @@ import type { BrokerDeps } from '../deps.js'
 import { flowContext } from './context.js'
 import { NO_STORE, deliverError, deliverResult } from './deliver.js'
 import type { Reply } from './reply.js'
-import { flowFailure } from './run.js'
+import { flowFailure } from '../flow/failure.js'
+import { delivered, transition } from '../flow/transition.js'
 
 /** When another poll is running: the app asks again in a second, and learns the interval then. */
 const RUNNING_RETRY_MS = 1000
@@ -36,17 +37,15 @@ export async function pollFlow(deps: BrokerDeps, hash: string): Promise<Reply> {
   }
   if ('wait' in result) {
     const waitMs = result.wait * 1000
-    if (result.save) await deps.store.advance('awaiting_user', { ...entry, data: { ...entry.data, ...result.save } })
+    if (result.save) await transition(deps, entry, 'awaiting_user', { data: { ...entry.data, ...result.save } })
     await deps.store.holdPollLease(hash, waitMs)
     return waiting(waitMs)
   }
-  const done: FlowEntry = { ...entry, progress: 'completed' }
-  const moved = await deps.store.advance('awaiting_user', done)
+  const { moved, entry: done } = await transition(deps, entry, 'completed')
   if (moved === 'gone') throw brokerError('unknownHash')
   if (moved !== 'ok') throw brokerError('flowFinished', { progress: moved === 'failed' ? 'failed' : 'completed' })
-  deps.events.publish({ type: 'token_exchanged', hash, plugin: entry.plugin, progress: 'completed' })
   const { reply, mode } = await deliverResult(deps, done, result.deliver)
-  deps.events.publish({ type: 'delivered', hash, plugin: entry.plugin, progress: 'completed', delivery: mode })
+  delivered(deps, done, mode)
   return reply
 }
 
@@ -68,10 +67,8 @@ async function fail(deps: BrokerDeps, entry: FlowEntry, err: unknown): Promise<R
   if (err instanceof BrokerError && err.code === 'STORE_UNAVAILABLE') throw err
   if (!(err instanceof FlowError)) deps.log.error({ err, plugin: entry.plugin }, 'flow poll threw')
   const error = flowFailure(err)
-  const failed: FlowEntry = { ...entry, progress: 'failed', error }
-  const moved = await deps.store.advance('awaiting_user', failed)
+  const { moved, entry: failed } = await transition(deps, entry, 'failed', { error })
   if (moved !== 'ok') throw brokerError('flowFinished', { progress: moved === 'failed' ? 'failed' : 'completed' })
-  deps.events.publish({ type: 'failed', hash: entry.hash, plugin: entry.plugin, progress: 'failed', error: error.code })
   deps.log.info({ plugin: entry.plugin, error: error.code }, 'flow failed')
   return failure(failed, error)
 }

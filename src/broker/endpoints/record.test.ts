@@ -78,7 +78,9 @@ describe("validateRecord: a provider failing in a plugin's validate", () => {
       400,
     ],
   ])("answers /store with the provider's error, its words kept", async (err, code, status) => {
-    const e = await validateRecord(record, failing(err), config()).catch((x: unknown) => x as BrokerError)
+    const e = await validateRecord(record, failing(err), config(), { refusals: 0 }).catch(
+      (x: unknown) => x as BrokerError,
+    )
     expect(e).toBeInstanceOf(BrokerError)
     expect((e as BrokerError).code).toBe(code)
     expect((e as BrokerError).status).toBe(status)
@@ -88,7 +90,7 @@ describe("validateRecord: a provider failing in a plugin's validate", () => {
   it('hands validate the guarded fetch and the providers.allow check', async () => {
     let seen: unknown
     const plugin = { start: () => ({ deliver: {} }), validate: (_: unknown, io: unknown) => ((seen = io), {}) }
-    await validateRecord(record, plugin, config())
+    await validateRecord(record, plugin, config(), { refusals: 0 })
     expect(seen).toMatchObject({ http: expect.any(Function), allowed: expect.any(Function) })
     expect((seen as { allowed(u: string): boolean }).allowed('ftp://x')).toBe(false)
   })

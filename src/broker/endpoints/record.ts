@@ -4,6 +4,7 @@ import type { BrokerConfig } from '../../config/schema.js'
 import { DELIVERY_MODES } from '../../config/schema.js'
 import { isHttpUrl, urlParts } from '../../../flows/lib/urls.js'
 import { BrokerError, brokerError } from '../../errors/index.js'
+import type { DestinationProblems } from '../outbound/record-check.js'
 import { allowedDestination, providerFetch } from './context.js'
 import { normalizeParams, PARAMS_FIELDS } from './params-field.js'
 
@@ -84,39 +85,40 @@ export function sanitizeRecord(input: unknown): FlowRecord {
   return record as FlowRecord
 }
 
-/** The host of the provider a record talks to (for flow events), when it names one. */
-export function providerHost(record: Readonly<FlowRecord>): string | undefined {
-  const url = record.authorize_url ?? record.access_url ?? record.request_url ?? record.issuer
-  return typeof url === 'string' ? urlParts(url)?.host : undefined
-}
-
 /** The composed plugin name of a sanitized record. */
 export const recordPluginName = (record: FlowRecord): string => pluginName(record)
 
+/** The record as its plugin reads it (the plugin's `normalize`: OAuth 1.0a's signature method, key and token aliases). */
+export const normalizeRecord = (record: FlowRecord, plugin: FlowPlugin): FlowRecord =>
+  plugin.normalize ? plugin.normalize({ ...record }) : record
+
 /**
- * Everything the plugin and the deployment require of a record; throws one VALIDATION with every
- * problem. A record whose only fault is a callback or delivery mode this deployment refuses gets
- * CALLBACK_NOT_ALLOWED / DELIVERY_NOT_ALLOWED, which say how to allow it.
+ * Everything the plugin and the deployment require of a (normalized) record; throws one VALIDATION with every
+ * problem, its destinations' (checked before, outbound/record-check.ts) among them. A record whose only
+ * fault is a callback or delivery mode this deployment refuses gets CALLBACK_NOT_ALLOWED /
+ * DELIVERY_NOT_ALLOWED, one whose only faults are refused destinations PROVIDER_NOT_ALLOWED: each says
+ * how to allow it. The plugin's own checks, which may fetch an issuer's metadata, run only for a record
+ * whose destinations are clean.
  */
 export async function validateRecord(
   record: FlowRecord,
   plugin: FlowPlugin,
   config: Readonly<BrokerConfig>,
+  destinations: DestinationProblems,
   /** The broker's callback URL and client registrations, for a plugin that registers at /store. */
   own: Pick<StoreIo, 'callbackUrl' | 'registrations'> = {},
-): Promise<FlowRecord> {
-  const normalized = plugin.normalize ? plugin.normalize({ ...record }) : record
+): Promise<void> {
   const problems: Record<string, string> = {}
   let refused: BrokerError | undefined
   for (const field of plugin.required ?? []) {
-    if (normalized[field] === undefined || normalized[field] === '') problems[field] = 'is required'
+    if (record[field] === undefined || record[field] === '') problems[field] = 'is required'
   }
   for (const field of URL_FIELDS) {
-    if (normalized[field] !== undefined && !isHttpUrl(String(normalized[field])))
+    if (record[field] !== undefined && !isHttpUrl(String(record[field])))
       problems[field] = 'must be an absolute http(s) URL'
   }
-  if (normalized.callback !== undefined) {
-    const cb = String(normalized.callback)
+  if (record.callback !== undefined) {
+    const cb = String(record.callback)
     if (cb !== 'oob') {
       if (!isHttpUrl(cb)) problems.callback = 'must be an absolute http(s) URL, or "oob"'
       else if (!callbackAllowed(cb, config)) {
@@ -127,8 +129,8 @@ export async function validateRecord(
       }
     }
   }
-  if (normalized.delivery !== undefined) {
-    const mode = String(normalized.delivery)
+  if (record.delivery !== undefined) {
+    const mode = String(record.delivery)
     if (!(DELIVERY_MODES as readonly string[]).includes(mode))
       problems.delivery = `must be one of ${DELIVERY_MODES.join(', ')}`
     else if (!config.delivery.allow.includes(mode as (typeof DELIVERY_MODES)[number])) {
@@ -136,18 +138,22 @@ export async function validateRecord(
       problems.delivery = `is not allowed here; allowed: ${config.delivery.allow.join(', ')}`
     }
   }
+  Object.assign(problems, destinations.problems)
   // A plugin registers a client at /store (RFC 7591) only for a record nothing else is wrong with: one
   // refused for its callback kept a client at the authorization server all the same, for registration.ttl.
   const clean = !refused && Object.keys(problems).length === 0
-  if (plugin.validate)
+  // Its validation fetches an issuer's (or a resource's) metadata: never from a record whose destinations were refused.
+  const fetches = record.issuer !== undefined || record.resource !== undefined
+  if (plugin.validate && !(destinations.problems && fetches))
     Object.assign(
       problems,
-      await pluginProblems(plugin, normalized, config, clean ? own : { callbackUrl: own.callbackUrl }),
+      await pluginProblems(plugin, record, config, clean ? own : { callbackUrl: own.callbackUrl }),
     )
+  // Only refused destinations (often authorize_url and access_url together): PROVIDER_NOT_ALLOWED, naming the first.
+  if (destinations.refused && Object.keys(problems).length === destinations.refusals) throw destinations.refused
   // Only the deployment's refusal: its own code and advice. Anything else wrong too: every field at once.
   if (refused && Object.keys(problems).length === 1) throw refused
   if (Object.keys(problems).length) throw brokerError('invalidRecord', { fields: problems })
-  return normalized
 }
 
 /**

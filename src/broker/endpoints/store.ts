@@ -1,10 +1,11 @@
 import { newFlowIds } from '../ids.js'
-import { checkRecordDestinations } from '../outbound/record-check.js'
+import { destinationProblems } from '../outbound/record-check.js'
 import { expandProvider } from '../providers/expand.js'
 import type { FlowEntry } from '../store/flow-store.js'
 import type { BrokerDeps } from '../deps.js'
-import { atStoreError, providerHost, recordPluginName, sanitizeRecord, storeIo, validateRecord } from './record.js'
-import { prepareStart } from './run.js'
+import { prepareStart } from '../flow/step.js'
+import { createFlow } from '../flow/transition.js'
+import { atStoreError, normalizeRecord, recordPluginName, sanitizeRecord, storeIo, validateRecord } from './record.js'
 
 /** POST /store's answer. */
 export interface StoredFlow {
@@ -22,21 +23,22 @@ export interface StoredFlow {
   interval?: number
 }
 
-/** POST /store: validates a record against its flow plugin and keeps it for store.expire seconds. */
+/**
+ * POST /store: the body parsed into a record, a named provider's URLs filled in, its flow plugin
+ * found, where it sends the broker checked (before validation, which may fetch an issuer's metadata),
+ * validated, a device flow's codes asked for, the first step run when it can be, the flow created.
+ */
 export async function storeFlow(deps: BrokerDeps, body: unknown): Promise<StoredFlow> {
-  // A named provider fills its URLs here, before anything checks them (expandProvider).
-  const sanitized = expandProvider(sanitizeRecord(body))
-  const name = recordPluginName(sanitized)
+  const expanded = expandProvider(sanitizeRecord(body))
+  const name = recordPluginName(expanded)
   const plugin = deps.plugins.loaded(name) ?? (await deps.plugins.get(name))
-  // Validation fetches an issuer's metadata: where it points is checked first. Everything else after,
-  // so that validation's own problems are all named at once.
-  if (sanitized.issuer !== undefined || sanitized.resource !== undefined) checkRecordDestinations(sanitized)
+  const record = normalizeRecord(expanded, plugin)
+  const destinations = destinationProblems(record)
   const { protocol, host } = deps.config
-  const record = await validateRecord(sanitized, plugin, deps.config, {
+  await validateRecord(record, plugin, deps.config, destinations, {
     callbackUrl: `${protocol}://${host}/callback`,
     registrations: deps.store.registrations(deps.config.registration),
   })
-  checkRecordDestinations(record)
   // A device flow asks the provider for its codes now: the app shows the user code at once.
   const ready = plugin.prepare ? await plugin.prepare(record, storeIo(deps.config)).catch(rethrowAtStore) : undefined
   const lifetime = ready?.expiresIn ?? deps.store.expireSeconds
@@ -54,16 +56,7 @@ export async function storeFlow(deps: BrokerDeps, body: unknown): Promise<Stored
   }
   const prepared = await prepareStart(deps, entry, plugin)
   if (prepared) entry.data = prepared.data
-  await deps.store.create(entry, { reusable: plugin.reusable === true, redirect: prepared?.redirect })
-  if (deps.events.watched)
-    deps.events.publish({
-      type: 'stored',
-      hash: entry.hash,
-      plugin: name,
-      progress: entry.progress,
-      expiresAt: entry.expiresAt,
-      provider: providerHost(record),
-    })
+  await createFlow(deps, entry, { reusable: plugin.reusable === true, redirect: prepared?.redirect })
   return {
     ...ready?.answer,
     hash: entry.hash,

@@ -20,14 +20,23 @@ const USERINFO = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i
 // eslint-disable-next-line no-control-regex -- finding control characters is the point
 const UNSAFE_URL = /[\u0000-\u0020\u007f-\u009f\u2028\u2029]/
 
+/** What /store's destination checks found: each field's problem, and the refusal to answer when refusals are all. */
+export interface DestinationProblems {
+  /** Every field's problem; undefined when there is none. */
+  problems?: Record<string, string>
+  /** PROVIDER_NOT_ALLOWED (or its address variants) naming the first refused field, when any was refused. */
+  refused?: BrokerError
+  /** How many of the problems are refused destinations. */
+  refusals: number
+}
+
 /**
  * The /store checks of where a record sends the broker and its users: every provider URL field
  * must be a clean http(s) URL without credentials, allowed by the provider policy; the callback
- * carries no credentials; header-bound fields hold only what a header may. Throws
- * PROVIDER_NOT_ALLOWED naming the (first) field when refused destinations are the only problems,
- * else VALIDATION with all.
+ * carries no credentials; header-bound fields hold only what a header may. Found, not thrown: the
+ * record's other problems are named beside them (validateRecord).
  */
-export function checkRecordDestinations(record: Readonly<FlowRecord>, policy = providerPolicy()): void {
+export function destinationProblems(record: Readonly<FlowRecord>, policy = providerPolicy()): DestinationProblems {
   let problems: Record<string, string> | undefined
   let refused: BrokerError | undefined
   let refusals = 0
@@ -53,6 +62,15 @@ export function checkRecordDestinations(record: Readonly<FlowRecord>, policy = p
     const value = record[field]
     if (value !== undefined && !allowed.test(String(value))) (problems ??= {})[field] = message
   }
+  return { problems, refused, refusals }
+}
+
+/**
+ * destinationProblems, thrown: PROVIDER_NOT_ALLOWED naming the (first) field when refused
+ * destinations are the only problems, else VALIDATION with all.
+ */
+export function checkRecordDestinations(record: Readonly<FlowRecord>, policy = providerPolicy()): void {
+  const { problems, refused, refusals } = destinationProblems(record, policy)
   if (!problems) return
   // Only refused destinations (often authorize_url and access_url together): PROVIDER_NOT_ALLOWED, naming the first.
   if (refused && Object.keys(problems).length === refusals) throw refused

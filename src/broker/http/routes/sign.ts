@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import type { BrokerDeps } from '../../deps.js'
-import { signWithFlow } from '../../endpoints/run.js'
+import { signWithFlow } from '../../endpoints/start.js'
 import { requestParams, send } from '../reply.js'
 
 const signBody = {

@@ -1,10 +1,11 @@
 import { brokerError, ERRORS } from '../../errors/index.js'
 import type { BrokerDeps } from '../deps.js'
 import type { FlowEntry, FlowFailure } from '../store/flow-store.js'
-import { deliverError } from './deliver.js'
+import { deliverError } from '../endpoints/deliver.js'
+import type { Reply } from '../endpoints/reply.js'
 import { exchangeBoundMs, leaseLapsed } from './lease.js'
-import type { Reply } from './reply.js'
 import { finished } from './settle.js'
+import { transition } from './transition.js'
 
 /**
  * Requests for a flow whose token exchange is under way: a reload of /callback, the start URL opened
@@ -29,10 +30,9 @@ export async function markInterrupted(deps: BrokerDeps, entry: FlowEntry): Promi
     error: 'server_error',
     description: brokerError('exchangeInterrupted').message,
   }
-  const failed: FlowEntry = { ...entry, progress: 'failed', error }
   // Compare-and-set from `exchanging`: of every request that finds the lease passed, one fails the flow.
-  if ((await deps.store.advance('exchanging', failed)) !== 'ok') return undefined
-  deps.events.publish({ type: 'failed', hash: entry.hash, plugin: entry.plugin, progress: 'failed', error: error.code })
+  const { moved, entry: failed } = await transition(deps, entry, 'failed', { error })
+  if (moved !== 'ok') return undefined
   deps.log.warn({ plugin: entry.plugin }, 'flow failed: its token exchange was interrupted')
   return failed
 }

@@ -26,30 +26,3 @@ export const exchangeBoundMs = (config: BrokerDeps['config']): number =>
  */
 export const leaseLapsed = (entry: FlowEntry, now = Date.now()): boolean =>
   entry.progress === 'exchanging' && (entry.leaseUntil ?? 0) <= now
-
-/**
- * Renews an `exchanging` flow's lease every LEASE_RENEW_MS (a compare-and-set from `exchanging`, so a
- * renewal never undoes the flow's end) until the returned stop is called; stop waits for a renewal in
- * flight. A renewal that fails is not retried: the next one comes LEASE_RENEW_MS later.
- */
-export function renewLease(deps: BrokerDeps, entry: FlowEntry): () => Promise<void> {
-  let inFlight: Promise<unknown> | undefined
-  let stopped = false
-  const timer = setInterval(() => {
-    if (inFlight || stopped) return
-    const renewed: FlowEntry = { ...entry, leaseUntil: Date.now() + leaseMs(deps.config) }
-    inFlight = deps.store
-      .advance('exchanging', renewed)
-      .then((res) => {
-        if (res !== 'ok') stopped = true
-      })
-      .catch(() => undefined)
-      .finally(() => (inFlight = undefined))
-  }, LEASE_RENEW_MS)
-  timer.unref()
-  return async () => {
-    stopped = true
-    clearInterval(timer)
-    await inFlight
-  }
-}
