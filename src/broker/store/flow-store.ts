@@ -192,6 +192,19 @@ export class FlowStore {
     return next
   }
 
+  /**
+   * Every write to the store goes through here, and only writes: `op` as a write (`write`: with
+   * store.replicas, a WAIT after it) or, `wait: false`, as a command of its own (`send`). With the
+   * embedded store the ledger accounts for it (MemoryLedger's `accounted`): a new value is admitted
+   * first (`admit`: STORE_FULL past store.memoryLimit), and what `key` holds afterwards is measured
+   * in the store rather than supposed by each caller, so no write path can leave the ledger out:
+   * memory-ledger.test.ts drives every one and compares the ledger with the store.
+   */
+  private stored<T>(key: string, op: () => Promise<T>, opts: StoredWrite = {}): Promise<T> {
+    const sent = () => (opts.wait === false ? this.send(op) : this.write(op, opts.handOut))
+    return this.ledger ? this.ledger.accounted(key, sent, opts.admit) : sent()
+  }
+
   private shortfallSeen(acked: number): void {
     const now = Date.now()
     if (now - this.warnedAt < SHORTFALL_WARN_MS) return
@@ -226,10 +239,8 @@ export class FlowStore {
     const flow = { entry, reusable: opts.reusable === true, redirect: opts.redirect }
     const value = encodeFlow(flow, (json) => this.sealer.seal(sealing, key, json))
     const ttl = entry.expiresAt - entry.createdAt
-    this.ledger?.admit(key, value)
-    const created = await this.write(() => this.redis.set(key, value, 'PX', ttl, 'NX'))
+    const created = await this.stored(key, () => this.redis.set(key, value, 'PX', ttl, 'NX'), { admit: value })
     if (created !== 'OK') throw brokerError('flowExists')
-    this.ledger?.wrote(key, value.length, ttl)
   }
 
   /**
@@ -268,11 +279,8 @@ export class FlowStore {
     const key = this.keys.flow(sealing.name)
     const seal = (json: string) => this.sealer.seal(sealing, key, json)
     const [fromCode, toCode, body] = encodeTransition(from, next, seal)
-    const res = await this.write(() => this.redis.brokerCas(key, fromCode, toCode, body))
-    if (res === 'OK') {
-      this.ledger?.wrote(key, fromCode.length + toCode.length + body.length + 2)
-      return 'ok'
-    }
+    const res = await this.stored(key, () => this.redis.brokerCas(key, fromCode, toCode, body))
+    if (res === 'OK') return 'ok'
     if (res === -1) return 'gone'
     return progressOfCode(res) ?? 'failed'
   }
@@ -287,9 +295,7 @@ export class FlowStore {
     const sealing = this.sealer.derive('callback', id)
     const key = this.keys.callback(sealing.name)
     const value = encodeSealed(this.sealer.seal(sealing, key, hash))
-    const bound = (await this.write(() => this.redis.set(key, value, 'PX', ms, 'NX'))) === 'OK'
-    if (bound) this.ledger?.wrote(key, value.length, ms)
-    return bound
+    return (await this.stored(key, () => this.redis.set(key, value, 'PX', ms, 'NX'))) === 'OK'
   }
 
   /** The flow hash a callback id belongs to. */
@@ -307,8 +313,7 @@ export class FlowStore {
     const sealing = this.sealer.derive('result', code)
     const key = this.keys.result(sealing.name)
     const value = encodeSealed(this.sealer.seal(sealing, key, JSON.stringify(result)))
-    await this.write(() => this.redis.set(key, value, 'EX', this.expireSeconds))
-    this.ledger?.wrote(key, value.length, this.expireSeconds * 1000)
+    await this.stored(key, () => this.redis.set(key, value, 'EX', this.expireSeconds))
   }
 
   /** Redeems a one-time result code: the first caller gets the result, later ones nothing. */
@@ -331,8 +336,7 @@ export class FlowStore {
     const sealing = this.sealer.derive('replay', hash)
     const key = this.keys.replay(sealing.name)
     const value = encodeSealed(this.sealer.seal(sealing, key, JSON.stringify(answer)))
-    await this.write(() => this.redis.set(key, value, 'PX', ms))
-    this.ledger?.wrote(key, value.length, ms)
+    await this.stored(key, () => this.redis.set(key, value, 'PX', ms))
   }
 
   /** A flow's kept answer, to the first caller only (GETDEL). */
@@ -357,14 +361,12 @@ export class FlowStore {
     ms: number,
   ): Promise<{ taken: true } | { taken: false; leftMs: number; running: boolean }> {
     const key = this.keys.poll(this.sealer.derive('poll', hash).name)
-    const replies = (await this.send(() =>
-      this.redis.multi().set(key, POLLING, 'PX', ms, 'NX').get(key).pttl(key).exec(),
+    const replies = (await this.stored(
+      key,
+      () => this.redis.multi().set(key, POLLING, 'PX', ms, 'NX').get(key).pttl(key).exec(),
+      { wait: false },
     )) as Array<[unknown, unknown]>
-    if (replies[0]?.[1] === 'OK') {
-      // The embedded store forgets a lapsed lease only when it is read again: the ledger sweeps it.
-      this.ledger?.wrote(key, POLLING.length, ms)
-      return { taken: true }
-    }
+    if (replies[0]?.[1] === 'OK') return { taken: true }
     const left = Number(replies[2]?.[1])
     return {
       taken: false,
@@ -377,8 +379,7 @@ export class FlowStore {
   async holdPollLease(hash: string, ms: number): Promise<void> {
     const key = this.keys.poll(this.sealer.derive('poll', hash).name)
     const px = Math.max(1, Math.ceil(ms))
-    await this.send(() => this.redis.set(key, WAITING, 'PX', px))
-    this.ledger?.wrote(key, WAITING.length, px)
+    await this.stored(key, () => this.redis.set(key, WAITING, 'PX', px), { wait: false })
   }
 
   /**
@@ -388,17 +389,10 @@ export class FlowStore {
    */
   registrations(policy: RegistrationPolicy): RegistrationStore {
     if (this.kept?.policy !== policy) {
-      const store = new RegistrationStore(
-        this.redis,
-        this.keys,
-        this.sealer,
-        policy,
-        {
-          read: (op) => this.send(op),
-          write: (op) => this.write(op),
-        },
-        this.ledger,
-      )
+      const store = new RegistrationStore(this.redis, this.keys, this.sealer, policy, {
+        read: (op) => this.send(op),
+        write: (key, op, opts) => this.stored(key, op, opts),
+      })
       this.kept = { policy, store }
     }
     return this.kept.store
@@ -423,7 +417,7 @@ export class FlowStore {
       const sealing = this.sealer.derive('flow', hash, generation)
       const key = this.keys.flow(sealing.name)
       const op = () => read(key)
-      const value = await (writes ? this.write(op) : this.send(op))
+      const value = await (writes ? this.stored(key, op) : this.send(op))
       if (typeof value !== 'string') continue
       const flow = decodeFlow(hash, value, (sealed) => this.sealer.open(sealing, key, sealed))
       if (flow && generation > 0) flow.entry.generation = generation
@@ -448,11 +442,21 @@ export class FlowStore {
       const sealing = this.sealer.derive(kind, id, generation)
       const key = keyOf(sealing.name)
       const op = () => read(key)
-      const sealed = decodeSealed(await (takes ? this.write(op, true) : this.send(op)))
+      const sealed = decodeSealed(await (takes ? this.stored(key, op, { handOut: true }) : this.send(op)))
       if (sealed !== undefined) return this.sealer.open(sealing, key, sealed)
     }
     return undefined
   }
+}
+
+/** How a write goes out (FlowStore's `stored`). */
+export interface StoredWrite {
+  /** The value a new key is about to hold: the embedded store refuses it past store.memoryLimit (STORE_FULL). */
+  admit?: string
+  /** A GETDEL that takes a one-time value: handed out whatever the replicas answer (see `write`). */
+  handOut?: boolean
+  /** false: no WAIT for store.replicas (a poll lease). */
+  wait?: boolean
 }
 
 // A poll lease's value: a poll is running, or the interval after one runs out.

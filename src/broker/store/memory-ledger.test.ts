@@ -7,8 +7,9 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { memoryBroker } from '../../../test/helpers/deps.js'
 import { buildServer } from '../http/build.js'
 import type { Broker } from '../index.js'
-import { FlowStore } from './flow-store.js'
+import { type FlowEntry, FlowStore } from './flow-store.js'
 import { MemoryLedger, SWEEP_MS } from './memory-ledger.js'
+import { RegistrationStore } from './registrations.js'
 
 setFlagsFromString('--expose-gc')
 const gc = runInNewContext('gc') as () => void
@@ -85,4 +86,107 @@ describe('the embedded store', () => {
     expect(await redis.dbsize()).toBe(0)
     ledger.close()
   })
+
+  it('accounts for every write: after each operation of the flow and registration stores, the ledger holds what the store holds', async () => {
+    // A keyspace of its own: ioredis-mock instances on one host and port share theirs.
+    const redis = new RedisMock({ port: 64_998 }) as unknown as Redis
+    const ledger = new MemoryLedger(redis, 16 * 1024 * 1024)
+    const store = new FlowStore(redis, {
+      expireSeconds: 60,
+      callbackWaitSeconds: 600,
+      secrets: ['a store secret of at least thirty-two characters'],
+      ledger,
+    })
+    const policy = { ttl: 3600, clientName: 'broker', recheck: 60, perHost: 10 }
+    const registrations = store.registrations(policy)
+    const hash = 'a-flow-hash-of-the-ledger-test'
+    const now = Date.now()
+    const entry: FlowEntry = {
+      hash,
+      plugin: 'oauth_2_3-legged',
+      record: { auth_type: 'oauth', authorize_url: 'https://as.example/authorize' },
+      progress: 'stored',
+      createdAt: now,
+      expiresAt: now + 60_000,
+      data: { state: 'the-state' },
+    }
+    const issuer = 'https://as.example'
+    const redirectUri = 'http://localhost/callback'
+    // Every method of both stores, driven in this order; a method added to either fails the check
+    // below until it is driven here too (or named as one of the stores' own helpers).
+    const flowOps: Record<string, () => Promise<unknown>> = {
+      create: () => store.create(entry),
+      get: () => store.get(hash),
+      claim: () => store.claim(hash),
+      advance: () =>
+        store.advance('started', {
+          ...entry,
+          progress: 'awaiting_callback',
+          data: { ...entry.data, more: 'x'.repeat(500) },
+        }),
+      correlate: () => store.correlate('a-request-token', hash, Date.now() + 60_000),
+      correlated: () => store.correlated('a-request-token'),
+      putResult: () => store.putResult('a-result-code', { access_token: 'tok' }),
+      takeResult: () => store.takeResult('a-result-code'),
+      putReplay: () => store.putReplay(hash, { status: 302 }, 30_000),
+      takeReplay: () => store.takeReplay(hash),
+      takePollLease: () => store.takePollLease(hash, 5000),
+      holdPollLease: () => store.holdPollLease(hash, 7000),
+      registrations: async () => store.registrations(policy),
+      flowKey: async () => store.flowKey(hash),
+      ping: () => store.ping(),
+    }
+    const registrationOps: Record<string, () => Promise<unknown>> = {
+      admitNew: () => registrations.admitNew(issuer),
+      put: () => registrations.put(issuer, redirectUri, { client_id: 'a-client', unused: true }),
+      get: () => registrations.get(issuer, redirectUri),
+      confirm: () => registrations.confirm(issuer, redirectUri),
+      owner: () => registrations.owner('a-client'),
+      bindResource: () => registrations.bindResource('https://rs.example/mcp', redirectUri, issuer),
+      resourceIssuer: () => registrations.resourceIssuer('https://rs.example/mcp', redirectUri),
+      drop: () => registrations.drop(issuer, redirectUri),
+    }
+    const helpers = [
+      ...['send', 'write', 'replicated', 'acknowledgement', 'stored', 'shortfallSeen', 'find', 'openSmall'],
+      ...['readLink', 'writeLink'],
+    ]
+    expect(Object.keys(flowOps).sort()).toEqual(methodsOf(FlowStore, helpers))
+    expect(Object.keys(registrationOps).sort()).toEqual(methodsOf(RegistrationStore, helpers))
+
+    const compare = async (after: string) => {
+      const keys = (await redis.keys('*')).sort()
+      const held = ledger.entries()
+      expect([...held.keys()].sort(), `the keys after ${after}`).toEqual(keys)
+      let total = 0
+      for (const key of keys) {
+        const [bytes, ttl] = [key.length + (await redis.strlen(key)), await redis.pttl(key)]
+        total += bytes
+        expect(held.get(key)?.bytes, `the bytes of a key after ${after}`).toBe(bytes)
+        const expiresAt = held.get(key)?.expiresAt
+        if (ttl < 0) expect(expiresAt, `the lifetime of a key after ${after}`).toBeUndefined()
+        else
+          expect(Math.abs(expiresAt! - (Date.now() + ttl)), `the lifetime of a key after ${after}`).toBeLessThan(1000)
+      }
+      expect(ledger.bytes, `the bytes after ${after}`).toBe(total)
+    }
+    for (const [name, op] of Object.entries(flowOps)) {
+      await op()
+      await compare(`FlowStore.${name}`)
+    }
+    for (const [name, op] of Object.entries(registrationOps)) {
+      await op()
+      await compare(`RegistrationStore.${name}`)
+    }
+    // What the run wrote is there to compare (a flow, a correlation, a poll lease, the registrations' links).
+    expect(ledger.size).toBeGreaterThan(3)
+    ledger.close()
+  })
 })
+
+/** The methods on a class's prototype (getters aside), less its own helpers. */
+function methodsOf(type: { prototype: object }, helpers: string[]): string[] {
+  return Object.getOwnPropertyNames(type.prototype)
+    .filter((name) => name !== 'constructor' && !helpers.includes(name))
+    .filter((name) => typeof Object.getOwnPropertyDescriptor(type.prototype, name)?.value === 'function')
+    .sort()
+}

@@ -4,7 +4,7 @@ import { brokerError } from '../../errors/index.js'
 /** How often the embedded store's expired keys are deleted. */
 export const SWEEP_MS = 1000
 
-interface Held {
+export interface Held {
   bytes: number
   /** Epoch ms; undefined while the store has not said (a key written without a lifetime). */
   expiresAt: number | undefined
@@ -42,17 +42,33 @@ export class MemoryLedger {
     return this.held.size
   }
 
-  /** Before a new flow is written: STORE_FULL when it would take the store past its limit. */
-  admit(key: string, value: string): void {
-    if (this.total + key.length + value.length > this.maxBytes) throw brokerError('storeFull')
+  /**
+   * The one way a write to the embedded store is made: `admit` (the value a new key is about to hold)
+   * refused with STORE_FULL when it would take the store past its limit; then `write`; then what `key`
+   * holds afterwards, read back from the store: its size and its lifetime (a deleted key leaves the
+   * ledger, a compare-and-set keeps its key's lifetime, a claim changes it).
+   */
+  async accounted<T>(key: string, write: () => Promise<T>, admit?: string): Promise<T> {
+    if (admit !== undefined && this.total + key.length + admit.length > this.maxBytes) throw brokerError('storeFull')
+    try {
+      return await write()
+    } finally {
+      await this.measure(key)
+    }
   }
 
-  /** After a write of `length` characters: `ttlMs` its lifetime, or undefined when the write kept the key's own (a compare-and-set). */
-  wrote(key: string, length: number, ttlMs?: number): void {
-    const before = this.held.get(key)
+  /** What the ledger holds for each key: its bytes and when it expires (for tests that compare it with the store). */
+  entries(): ReadonlyMap<string, Readonly<Held>> {
+    return this.held
+  }
+
+  private async measure(key: string): Promise<void> {
+    const [length, ttl] = await Promise.all([this.redis.strlen(key), this.redis.pttl(key)])
+    if (ttl === -2) return this.removed(key)
     const bytes = key.length + length
+    const before = this.held.get(key)
     this.total += bytes - (before?.bytes ?? 0)
-    this.held.set(key, { bytes, expiresAt: ttlMs === undefined ? before?.expiresAt : Date.now() + ttlMs })
+    this.held.set(key, { bytes, expiresAt: ttl >= 0 ? Date.now() + ttl : undefined })
   }
 
   private removed(key: string): void {

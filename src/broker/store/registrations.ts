@@ -1,7 +1,6 @@
 import type { Redis } from 'ioredis'
 import { FlowError, type Registration, type RegistrationGrant, type Registrations } from '../../../flows/contract.js'
 import type { Keys } from './keys.js'
-import type { MemoryLedger } from './memory-ledger.js'
 import { decodeLink, decodeRegistration, encodeLink, encodeRegistration } from './registration-codec.js'
 import type { Sealer } from './seal.js'
 
@@ -17,10 +16,11 @@ export class RegistrationStore implements Registrations {
     private readonly sealer: Sealer,
     /** The config's `registration`: how long a registration is kept, its client_name, how often it is checked. */
     private readonly policy: RegistrationPolicy,
-    /** The store's guards: a failure becomes STORE_UNAVAILABLE; a write waits for store.replicas. */
-    private readonly io: { read: Guard; write: Guard },
-    /** The embedded store's ledger: a registration counts against store.memoryLimit like a flow. */
-    private readonly ledger?: MemoryLedger,
+    /**
+     * The store's guards: a failure becomes STORE_UNAVAILABLE; a write (of `key`) waits for store.replicas
+     * and is accounted for by the embedded store's ledger, a new value (`admit`) against store.memoryLimit.
+     */
+    private readonly io: { read: Guard; write: WriteGuard },
   ) {}
 
   get clientName(): string {
@@ -56,13 +56,15 @@ export class RegistrationStore implements Registrations {
     const sealing = this.sealer.derive('registration', `count\0${host}`)
     const key = this.keys.registration(sealing.name)
     const ms = this.policy.ttl * 1000
-    this.ledger?.admit(key, '0000000000')
     // The counter is made with its lifetime first (SET NX PX), then counted: never a counter without one.
-    const count = await this.io.write(async () => {
-      await this.redis.set(key, '0', 'PX', ms, 'NX')
-      return this.redis.incr(key)
-    })
-    if (count === 1) this.ledger?.wrote(key, 10, ms)
+    const count = await this.io.write(
+      key,
+      async () => {
+        await this.redis.set(key, '0', 'PX', ms, 'NX')
+        return this.redis.incr(key)
+      },
+      { admit: '0000000000' },
+    )
     if (count > this.policy.perHost)
       throw new FlowError({
         description: `This broker registered ${this.policy.perHost} clients at ${host} within registration.ttl already (registration.perHost): no more until they lapse`,
@@ -90,9 +92,7 @@ export class RegistrationStore implements Registrations {
     // Never used yet: kept only as long as a flow can take to come back (UNUSED_MS), then confirm() keeps it.
     const ttlMs = Math.min(this.policy.ttl * 1000, registration.unused ? UNUSED_MS : Infinity)
     const ms = expiresAt === undefined ? ttlMs : Math.max(1, Math.floor(Math.min(ttlMs, expiresAt - Date.now())))
-    this.ledger?.admit(key, value)
-    await this.io.write(() => this.redis.set(key, value, 'PX', ms))
-    this.ledger?.wrote(key, value.length, ms)
+    await this.io.write(key, () => this.redis.set(key, value, 'PX', ms), { admit: value })
     // Which server this client_id is of, as long as the registration lives: another server answering
     // the same client_id is refused (a mix-up through registration).
     await this.writeLink(ownerId(registration.client_id), issuer, ms)
@@ -134,9 +134,7 @@ export class RegistrationStore implements Registrations {
     const sealing = this.sealer.derive('registration', id)
     const key = this.keys.registration(sealing.name)
     const value = encodeLink(issuer, (json) => this.sealer.seal(sealing, key, json))
-    this.ledger?.admit(key, value)
-    await this.io.write(() => this.redis.set(key, value, 'PX', ms))
-    this.ledger?.wrote(key, value.length, ms)
+    await this.io.write(key, () => this.redis.set(key, value, 'PX', ms), { admit: value })
   }
 
   async drop(issuer: string, redirectUri: string, grant?: RegistrationGrant): Promise<void> {
@@ -144,7 +142,7 @@ export class RegistrationStore implements Registrations {
       this.keys.registration(this.sealer.derive('registration', id(issuer, redirectUri, grant), generation).name),
     )
     // One DEL per key: under Redis Cluster the names sit on different slots.
-    await Promise.all(names.map((key) => this.io.write(() => this.redis.del(key))))
+    await Promise.all(names.map((key) => this.io.write(key, () => this.redis.del(key))))
   }
 }
 
@@ -165,6 +163,7 @@ export interface RegistrationPolicy {
 }
 
 type Guard = <T>(op: () => Promise<T>) => Promise<T>
+type WriteGuard = <T>(key: string, op: () => Promise<T>, opts?: { admit?: string }) => Promise<T>
 
 // NUL cannot occur in a URL, so no two pairs make the same id. The code flow's id is the pair alone (as
 // kept before client credentials had registrations of their own); another grant's adds its name.
