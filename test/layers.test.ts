@@ -13,7 +13,8 @@ describe('the layers', () => {
   it.each([
     ['src/broker/ids.ts', "import { x } from '../services/serve/secrets.js'"],
     ['src/broker/http/routes/admin.ts', "import { x } from '../../../services/dashboard/source.js'"],
-    ['src/broker/endpoints/run.ts', "import { x } from '../../ui/types.js'"],
+    ['src/broker/endpoints/callback.ts', "import { x } from '../../ui/types.js'"],
+    ['src/broker/flow/transition.ts', "import { x } from '../../services/serve/secrets.js'"],
     ['src/services/dashboard/index.ts', "import { x } from '../../ui/render-dashboard.js'"],
     ['src/log.ts', "import { x } from './broker/endpoints/deliver.js'"],
     ['src/config/load.ts', "import { x } from '../services/serve/index.js'"],
@@ -42,7 +43,7 @@ describe('the layers', () => {
   it.each([
     ['src/services/dashboard/index.ts', "import { x } from '../../broker/index.js'"],
     ['src/ui/useFlows.ts', "import { x } from '../services/dashboard/source.js'"],
-    ['src/broker/endpoints/run.ts', "import { x } from '../../../flows/contract.js'"],
+    ['src/broker/flow/step.ts', "import { x } from '../../../flows/contract.js'"],
     ['commands/serve.ts', "import { x } from '../src/services/serve/index.js'"],
     ['src/services/store/record.ts', "import { x } from '../../../util/closest.js'"],
     ['pdk/fixture/index.ts', "import { x } from '../../util/source-position.js'"],
