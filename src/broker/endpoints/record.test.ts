@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest'
 import { configSchema } from '../../config/schema.js'
 import { BrokerError } from '../../errors/index.js'
 import { FlowError } from '../../../flows/contract.js'
+import { compilePolicy } from '../outbound/policy.js'
+import { destinationProblems } from '../outbound/record-check.js'
 import { callbackAllowed, recordPluginName, sanitizeRecord, validateRecord } from './record.js'
 
 const config = (allow?: string[]) => configSchema.parse({ callbacks: { allow } })
@@ -93,5 +95,32 @@ describe("validateRecord: a provider failing in a plugin's validate", () => {
     await validateRecord(record, plugin, config(), { refusals: 0 })
     expect(seen).toMatchObject({ http: expect.any(Function), allowed: expect.any(Function) })
     expect((seen as { allowed(u: string): boolean }).allowed('ftp://x')).toBe(false)
+  })
+})
+
+describe('validateRecord with the destinations checked before it', () => {
+  // A broker that listens beyond loopback: an internal issuer is refused without providers.allow.
+  const policy = compilePolicy(configSchema.parse({ listen: '0.0.0.0', api: { open: true } }))
+  const record = sanitizeRecord({ auth_version: '2', auth_leg: '3', issuer: 'http://10.0.0.1' })
+  const refused = destinationProblems(record, policy)
+  const refusal = (validated: Promise<void>): Promise<BrokerError> =>
+    validated.then(
+      () => Promise.reject(new Error('expected the record refused')),
+      (x: unknown) => x as BrokerError,
+    )
+
+  it("never runs the plugin's validation (which fetches metadata) for a record naming a refused issuer", async () => {
+    let ran = false
+    const plugin = { start: () => ({ deliver: {} }), validate: () => ((ran = true), {}) }
+    const e = await refusal(validateRecord(record, plugin, config(), refused))
+    expect(e.code).toBe('PROVIDER_NOT_ALLOWED')
+    expect(ran).toBe(false)
+  })
+
+  it("names the destinations' problems beside every other field in one VALIDATION", async () => {
+    const plugin = { required: ['client_id'], start: () => ({ deliver: {} }) }
+    const e = await refusal(validateRecord(record, plugin, config(), refused))
+    expect(e.code).toBe('VALIDATION')
+    expect(Object.keys(e.details?.fields as object).sort()).toEqual(['client_id', 'issuer'])
   })
 })

@@ -62,8 +62,11 @@ export function destinationProblems(record: Readonly<FlowRecord>, policy = provi
     const value = record[field]
     if (value !== undefined && !allowed.test(String(value))) (problems ??= {})[field] = message
   }
-  return { problems, refused, refusals }
+  return problems ? { problems, refused, refusals } : CLEAN
 }
+
+// Every /store of a clean record answers this one object rather than a new one.
+const CLEAN: DestinationProblems = Object.freeze({ refusals: 0 })
 
 /**
  * destinationProblems, thrown: PROVIDER_NOT_ALLOWED naming the (first) field when refused
