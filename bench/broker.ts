@@ -24,6 +24,7 @@ import { createBroker } from '../src/broker/index.js'
 import { flowSteps } from './flow-steps.js'
 import { bare, sealedKeeping } from './keeping.js'
 import { instancesRun } from './instances.js'
+import { wholeFlow } from './whole-flow.js'
 import type { LoadResult, LoadRun } from './load.js'
 import {
   type Endpoint,
@@ -53,6 +54,8 @@ const { values: opts } = parseArgs({
     profile: { type: 'string' },
     only: { type: 'string', multiple: true },
     workers: { type: 'string' },
+    users: { type: 'string', default: '50' },
+    'flow-seconds': { type: 'string', default: '4' },
   },
 })
 const ROUNDS = Number(opts.rounds)
@@ -67,6 +70,8 @@ const say = (s: string) => process.stderr.write(`${s}\n`)
 const ENDPOINTS = (['POST /store', 'GET /start', 'GET /hash-check'] as Endpoint[]).filter(
   (e) => !opts.only || opts.only.some((o) => e.endsWith(`/${o}`)),
 )
+// --only flow: the whole-flow section alone (bench/whole-flow.ts).
+const WHOLE_FLOW = !opts.only || opts.only.includes('flow')
 const WORKER_COUNTS = opts.workers ? [Number(opts.workers)] : [...new Set([1, ALL])]
 
 /** One round of an endpoint: each server's run (bench/baseline.ts bare and as the sealed floor). */
@@ -165,7 +170,7 @@ say(`bench: Redis on ${redis.port}; ${ALL} CPUs; node ${process.version}`)
 const rpsByWorkers: Record<number, Record<Endpoint, number>> = {}
 const rssByWorkers: Record<number, number[]> = {}
 try {
-  for (const workers of WORKER_COUNTS) {
+  for (const workers of ENDPOINTS.length ? WORKER_COUNTS : []) {
     const [broker, baseline, floor] = await Promise.all([
       startBroker(redis.port, workers, opts.profile),
       startBaseline(redis.port, workers),
@@ -206,18 +211,19 @@ try {
     )
     await Promise.all([broker, baseline, floor].map((t) => stopProcess(t.proc)))
   }
-  console.log(
-    `\nResident memory per broker worker after the runs: ${Object.entries(rssByWorkers)
-      .map(([w, mbs]) => `${w} worker${Number(w) > 1 ? 's' : ''}: ${mbs.map((m) => `${f(m)} MB`).join(', ')}`)
-      .join('; ')}`,
-  )
+  if (ENDPOINTS.length)
+    console.log(
+      `\nResident memory per broker worker after the runs: ${Object.entries(rssByWorkers)
+        .map(([w, mbs]) => `${w} worker${Number(w) > 1 ? 's' : ''}: ${mbs.map((m) => `${f(m)} MB`).join(', ')}`)
+        .join('; ')}`,
+    )
   if (ALL > 1 && rpsByWorkers[1] && rpsByWorkers[ALL]) {
     const gains = ENDPOINTS.map((e) => `${e} ${f(rpsByWorkers[ALL]![e] / rpsByWorkers[1]![e], 2)}`)
     console.log(
       `${ALL} workers ÷ 1 worker, broker throughput: ${gains.join(', ')} (${ALL} CPUs shared with Redis and the load generator)`,
     )
   }
-  if (!opts.workers && !opts.profile && ALL > 1) {
+  if (ENDPOINTS.length && !opts.workers && !opts.profile && ALL > 1) {
     const hashCheck = (await seedFlows(seeder, 1))[0]!
     await instancesRun({
       redisPort: redis.port,
@@ -230,6 +236,16 @@ try {
       loader,
     })
   }
+  if (WHOLE_FLOW)
+    await wholeFlow({
+      redisPort: redis.port,
+      redisPid: () => redis.pid,
+      workerCounts: WORKER_COUNTS,
+      rounds: ROUNDS,
+      seconds: Number(opts['flow-seconds']),
+      users: Number(opts.users),
+      profile: opts.profile,
+    })
   if (!opts.only && !opts.workers) await flowSteps(redis.port, Number(opts.flows))
 } finally {
   loader.stop()

@@ -96,8 +96,10 @@ async function profiledWorker(
   const proc = spawn(
     process.execPath,
     ['--cpu-prof', `--cpu-prof-dir=${dir}`, join(ROOT, 'dist/src/services/serve/worker-main.js')],
-    { env: { ...env, BROKER_WORKER_SETUP: JSON.stringify(setup) }, stdio: ['ignore', 'ignore', 'inherit'] },
+    { env, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] },
   )
+  // The worker asks for its setup over the IPC channel, as it asks `serve`'s primary.
+  proc.on('message', (msg: { type?: string }) => msg?.type === 'setup?' && proc.send({ type: 'setup', setup }))
   const url = `http://127.0.0.1:${port}`
   await until(async () => (await fetch(`${url}/ping`)).ok, 'profiled broker worker /ping')
   return { name: 'broker', url, proc }

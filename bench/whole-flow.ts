@@ -1,0 +1,149 @@
+/**
+ * The whole-flow part of `npm run bench`: complete OAuth 2 three-legged flows per second under
+ * `users` concurrent users (bench/flow-load.ts), `broker serve` against the sealed floor of a flow
+ * (bench/flow-floor.ts), both on the bench's Redis and this process's token endpoint and app, with 1
+ * and with all workers; rounds alternate which server goes first. Prints flows/s, the ratio
+ * broker ÷ floor (median of the rounds, their spread), latency per flow and CPU per flow.
+ */
+import { fork } from 'node:child_process'
+import { createServer, type Server } from 'node:http'
+import { join, resolve } from 'node:path'
+import { newId } from '../src/broker/ids.js'
+import type { FlowResult, FlowRun } from './flow-load.js'
+import { RECORD, SECRETS, type Target, cpuMs, median, pidsOf, startBroker, stopProcess, until } from './servers.js'
+
+const ROOT = resolve(import.meta.dirname, '..')
+const f = (n: number, d = 0) => n.toFixed(d)
+const say = (s: string) => process.stderr.write(`${s}\n`)
+
+interface Options {
+  redisPort: number
+  redisPid: () => number
+  workerCounts: number[]
+  rounds: number
+  seconds: number
+  users: number
+  /** A directory: the 1-worker broker runs under --cpu-prof. */
+  profile?: string
+}
+
+/** A token endpoint that answers at once and an app that takes the delivery, in this process (idle during runs). */
+async function startProvider(): Promise<{ token: string; app: string; close(): void }> {
+  const tokens: Server = createServer((req, res) => {
+    req.resume()
+    req.on('end', () => {
+      const body = JSON.stringify({
+        access_token: newId(),
+        refresh_token: newId(),
+        token_type: 'Bearer',
+        expires_in: 3600,
+      })
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body)
+    })
+  })
+  const app: Server = createServer((_req, res) => res.writeHead(200, { 'content-length': 2 }).end('ok'))
+  const listen = (s: Server) =>
+    new Promise<number>((r) => s.listen(0, '127.0.0.1', () => r((s.address() as { port: number }).port)))
+  const [tp, ap] = await Promise.all([listen(tokens), listen(app)])
+  return {
+    token: `http://127.0.0.1:${tp}/token`,
+    app: `http://localhost:${ap}/cb`,
+    close: () => {
+      tokens.closeAllConnections()
+      app.closeAllConnections()
+      tokens.close()
+      app.close()
+    },
+  }
+}
+
+/** bench/flow-floor.ts with `workers` workers on a free port. */
+async function startFloor(redisPort: number, workers: number): Promise<Target> {
+  const { freePort } = await import('../test/helpers/ports.js')
+  const port = await freePort()
+  const proc = fork(join(ROOT, 'bench/flow-floor.ts'), [], {
+    execArgv: ['--import', 'tsx'],
+    env: {
+      ...process.env,
+      PORT: String(port),
+      REDIS_PORT: String(redisPort),
+      WORKERS: String(workers),
+      SEAL_SECRET: SECRETS.session,
+    },
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  })
+  await new Promise<void>((r) => proc.once('message', () => r()))
+  const url = `http://127.0.0.1:${port}`
+  await until(async () => (await fetch(`${url}/ping`)).ok, 'flow floor')
+  return { name: 'floor', url, proc }
+}
+
+interface Measured extends FlowResult {
+  /** CPU per flow, µs: the server's processes, and Redis. */
+  cpuUs: number
+  redisUs: number
+}
+
+/** Runs the whole-flow comparison and prints its table. */
+export async function wholeFlow(o: Options): Promise<void> {
+  const provider = await startProvider()
+  const loader = fork(join(ROOT, 'bench/flow-load.ts'), [], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  })
+  await new Promise<void>((r) => loader.once('message', () => r()))
+  const load = (run: FlowRun) =>
+    new Promise<FlowResult>((r) => {
+      loader.once('message', (m) => r(m as FlowResult))
+      loader.send(run)
+    })
+  const form = new URLSearchParams({ ...RECORD, access_url: provider.token, callback: provider.app }).toString()
+  const measure = async (t: Target, seconds: number): Promise<Measured> => {
+    const pids = pidsOf(t)
+    const cpu = () => pids.reduce((n, pid) => n + cpuMs(pid), 0)
+    const [c0, r0] = [cpu(), cpuMs(o.redisPid())]
+    const result = await load({ url: t.url, form, users: o.users, seconds })
+    if (result.firstError) say(`    ${t.name}: ${result.bad} flows failed; first: ${result.firstError}`)
+    const per = (ms: number) => (ms * 1000) / Math.max(1, result.flows)
+    return { ...result, cpuUs: per(cpu() - c0), redisUs: per(cpuMs(o.redisPid()) - r0) }
+  }
+  try {
+    const rows: string[] = []
+    for (const workers of o.workerCounts) {
+      const [broker, floor] = await Promise.all([
+        startBroker(o.redisPort, workers, o.profile),
+        startFloor(o.redisPort, workers),
+      ])
+      // The JIT compiles for seconds, and the broker has more to compile: neither pays for it in a counted round.
+      for (const t of [broker, floor]) await measure(t, 2)
+      const samples: Array<Record<'broker' | 'floor', Measured>> = []
+      for (let round = 0; round < o.rounds; round++) {
+        const order = round % 2 ? [floor, broker] : [broker, floor]
+        const got = {} as Record<'broker' | 'floor', Measured>
+        for (const t of order) got[t.name as 'broker' | 'floor'] = await measure(t, o.seconds)
+        samples.push(got)
+        say(
+          `  whole flow ${workers}w round ${round + 1}: broker ${f(got.broker.fps)} flows/s, floor ${f(got.floor.fps)}`,
+        )
+      }
+      await Promise.all([broker, floor].map((t) => stopProcess(t.proc)))
+      const at = (side: 'broker' | 'floor', key: keyof Measured) => median(samples.map((s) => s[side][key] as number))
+      const ratios = samples.map((s) => s.broker.fps / s.floor.fps)
+      const r = median(ratios)
+      const bad = samples.reduce((n, s) => n + s.broker.bad + s.floor.bad, 0)
+      rows.push(
+        `  ${`${workers} worker${workers > 1 ? 's' : ''}`.padEnd(10)}${f(at('broker', 'fps')).padStart(7)}${f(at('floor', 'fps')).padStart(7)}   ${f(r, 2)} (${f(Math.min(...ratios), 2)}–${f(Math.max(...ratios), 2)}) ${(r >= 0.95 ? 'ok' : 'MISS').padEnd(4)}  ${`${f(at('broker', 'p50'), 1)}/${f(at('broker', 'p99'), 1)} ${f(at('floor', 'p50'), 1)}/${f(at('floor', 'p99'), 1)}`.padEnd(22)}${f(at('broker', 'cpuUs')).padStart(7)}${f(at('floor', 'cpuUs')).padStart(7)}${f(at('broker', 'redisUs')).padStart(7)}${f(at('floor', 'redisUs')).padStart(7)}${bad ? `  (${bad} failed flows)` : ''}`,
+      )
+    }
+    console.log(
+      `\nWhole OAuth 2 3-legged flows (store → start → callback with the token exchange → the app), ${o.users} concurrent users, ${o.rounds} rounds of ${o.seconds} s, alternating; target broker÷floor ≥ 0.95`,
+    )
+    console.log(
+      `  ${'workers'.padEnd(10)} broker  floor   broker÷floor       flow ms p50/p99 b / floor   CPU µs/flow b, floor; Redis b, floor`,
+    )
+    for (const row of rows) console.log(row)
+  } finally {
+    loader.kill()
+    provider.close()
+  }
+}
