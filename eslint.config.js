@@ -100,7 +100,7 @@ export default defineConfig(
     ignores: ['**/*.test.ts', 'pdk/runner/plugins.ts'],
   },
   layer(
-    ['src/config/**/*.ts', 'src/errors/**/*.ts', 'src/log.ts', 'src/redact.ts'],
+    ['src/config/**/*.ts', 'src/errors/**/*.ts', 'src/log.ts', 'src/notice.ts', 'src/redact.ts'],
     climb(
       ['broker', 'services', 'ui', 'cli', 'commands'],
       'config, errors, log and redact are the bottom of src/: they import nothing above them',

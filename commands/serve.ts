@@ -20,6 +20,6 @@ Store: with --store auto (the default) the broker uses Redis when it answers at 
 
   async run(): Promise<ServeResult> {
     const { flags } = await this.parse(Serve)
-    return serve({ configFile: flags.config, flags: configFromFlags(flags) })
+    return serve({ configFile: flags.config, flags: configFromFlags(flags), json: this.jsonEnabled() })
   }
 }

@@ -15,7 +15,4 @@ export function createLogger(level: string): Logger {
   )
 }
 
-/** A one-line human notice on stderr (start-up facts, warnings), apart from the JSON log. */
-export function notice(message: string): void {
-  process.stderr.write(`broker: ${message}\n`)
-}
+export { notice } from './notice.js'

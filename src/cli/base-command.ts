@@ -4,6 +4,9 @@ import { format } from 'node:util'
 import { BrokerError, brokerError, isBrokerError } from '../errors/index.js'
 import { closest } from '../../util/closest.js'
 import { terminalSafe } from '../services/terminal-text.js'
+import { printError } from './print-error.js'
+
+export { printError } from './print-error.js'
 
 /**
  * Every broker command extends this: `--json` prints what run() returns, and errors from the
@@ -49,18 +52,6 @@ export abstract class BrokerCommand extends Command {
     if (command) await new Help(this.config).showCommandHelp(command, [])
     this.exit(0)
   }
-}
-
-/** A registry error as the CLI prints it: a banner and its next step on stderr, or `{error}` on stdout under --json. */
-export function printError(broker: BrokerError, json: boolean, stack?: string): void {
-  if (json) {
-    process.stdout.write(JSON.stringify({ error: broker.toJSON() }, null, 2) + '\n')
-    return
-  }
-  // A message may quote a provider's error description or a page: escaped like all human output.
-  process.stderr.write(terminalSafe(`Error ${broker.code}: ${broker.message}\n`))
-  if (broker.next) process.stderr.write(terminalSafe(`  → ${broker.next}\n`))
-  if (process.env.BROKER_VERBOSE && stack) process.stderr.write(stack + '\n')
 }
 
 /**

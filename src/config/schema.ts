@@ -1,10 +1,9 @@
 import { cpus } from 'node:os'
 import { z } from 'zod'
 import { classifyAddress, isIpLiteral } from './addresses.js'
+import { DELIVERY_MODES, isLoopbackListen } from './runtime.js'
 
-/** Delivery modes a stored record may ask for; see docs/http-api.md, "Delivery". */
-export const DELIVERY_MODES = ['query', 'form_post', 'code'] as const
-export type DeliveryMode = (typeof DELIVERY_MODES)[number]
+export { DELIVERY_MODES, type DeliveryMode } from './runtime.js'
 
 /** A list that a config file may also give as one comma-separated string, as its environment variable does. */
 const commaList = <T extends z.ZodTypeAny>(list: T) =>
@@ -248,19 +247,7 @@ function namesForbiddenAddress(entry: string): boolean {
   return isIpLiteral(host) && classifyAddress(host) === 'forbidden'
 }
 
-/**
- * Milliseconds a worker keeps serving after the word to stop, /ping answering 503: server.drainDelay,
- * else 5000 when the broker listens beyond loopback (a load balancer may be in front and must notice),
- * else 0 (nothing in front of a loopback listener would take it out; the delay only slows a Ctrl-C).
- */
-export const drainDelayMs = (config: Pick<BrokerConfig, 'listen' | 'server'>): number =>
-  config.server.drainDelay ?? (isLoopbackListen(config.listen) ? 0 : 5_000)
-
-/** Whether a listen address reaches this machine only (127.0.0.0/8, ::1, localhost). */
-export function isLoopbackListen(listen: string): boolean {
-  const host = listen.replace(/^\[|\]$/g, '').toLowerCase()
-  return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host)
-}
+export { drainDelayMs, isLoopbackListen } from './runtime.js'
 
 export type BrokerConfig = z.infer<typeof configSchema>
 /** What a config file, the environment or flags may give: any subset. */

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import type { DeliveryMode } from '../../config/schema.js'
+import type { DeliveryMode } from '../../config/runtime.js'
 import { looksLike } from '../../../flows/lib/field-names.js'
 import { brokerError } from '../../errors/index.js'
 import { newId } from '../ids.js'

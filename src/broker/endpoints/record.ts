@@ -1,7 +1,7 @@
 import type { FlowPlugin, FlowRecord, StoreIo } from '../../../flows/contract.js'
 import { FlowError, pluginName } from '../../../flows/contract.js'
 import type { BrokerConfig } from '../../config/schema.js'
-import { DELIVERY_MODES } from '../../config/schema.js'
+import { DELIVERY_MODES } from '../../config/runtime.js'
 import { isHttpUrl, urlParts } from '../../../flows/lib/urls.js'
 import { BrokerError, brokerError } from '../../errors/index.js'
 import type { DestinationProblems } from '../outbound/record-check.js'

@@ -1,6 +1,7 @@
 import { lookup as dnsLookup } from 'node:dns/promises'
 import { urlParts } from '../../../flows/lib/urls.js'
-import { type BrokerConfig, isLoopbackListen } from '../../config/schema.js'
+import type { BrokerConfig } from '../../config/schema.js'
+import { isLoopbackListen } from '../../config/runtime.js'
 import { type AddressClass, classifyAddress } from '../../config/addresses.js'
 
 /** Record fields that name a provider URL: checked against the policy at /store. Add new ones here. */

@@ -1,130 +1,39 @@
-import cluster from 'node:cluster'
-import { dirname, extname, join, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { CONFIG_KEYS } from '../../config/keys.js'
-import { drainDelayMs } from '../../config/schema.js'
-import { BrokerError, brokerError } from '../../errors/index.js'
-import { notice } from '../../log.js'
-import { type ServeOptions, resolveServeConfig } from './config.js'
-import { claimPidFile } from './pid-file.js'
-import { DRAIN_TIMEOUT_MS, type ForkWorker, createSupervisor } from './supervisor.js'
-import type { PrimaryMessage, WorkerMessage, WorkerSetup } from './setup.js'
+import { drainDelayMs } from '../../config/runtime.js'
+import { type ServeOptions, type ServePlan, resolveServeConfig } from './config.js'
+import { HANDOVER_ENV, type Handover } from './handover.js'
+import { type PrimaryPlan, type ServeResult, runPrimary } from './primary.js'
 
 export type { ServeOptions } from './config.js'
+export { drainNotice, type ServeResult } from './primary.js'
 
-export interface ServeResult {
-  url: string
-  port: number
-  workers: number
-  store: string
-  pid_file: string
-  /** How the primary stopped: a signal's name. */
-  stopped_by: string
+/**
+ * `broker serve`: resolves the config (file, flags, environment, the Redis probe), then runs the
+ * primary. Started by bin/run.js's lean entry (main.ts) to resolve only, it hands the plan to that
+ * process instead, which runs the primary without the CLI, the schema or Redis loaded, and exits.
+ */
+export async function serve(opts: ServeOptions & { json?: boolean }): Promise<ServeResult> {
+  const plan = primaryPlan(await resolveServeConfig(opts))
+  if (process.env[HANDOVER_ENV] === '1' && process.send) {
+    await new Promise<void>((sent, failed) =>
+      process.send!({ type: 'serve-plan', plan, json: opts.json ?? false } satisfies Handover, (err: Error | null) =>
+        err ? failed(err) : sent(),
+      ),
+    )
+    // This process's work ends here: the one that started it is the primary.
+    process.exit(0)
+  }
+  return runPrimary(plan)
 }
 
-/** Forks cluster workers that run worker-main with `setup`. */
-function clusterFork(setup: WorkerSetup): ForkWorker {
-  const here = fileURLToPath(import.meta.url)
-  const ext = extname(here)
-  // Workers accept on the shared socket themselves: with the primary handing connections out
-  // (round robin), a connection handed to a worker at the moment it dies hangs.
-  cluster.schedulingPolicy = cluster.SCHED_NONE
-  cluster.setupPrimary({
-    exec: resolve(here, '..', `worker-main${ext}`),
-    execArgv: ext === '.ts' ? ['--import', 'tsx'] : [],
-    silent: false,
-  })
-  return (events) => {
-    const worker = cluster.fork()
-    const send = (msg: PrimaryMessage) => worker.send(msg)
-    worker.on('message', (msg: WorkerMessage) => {
-      // The setup goes over IPC, once the worker listens for it; never in its environment (/proc/<pid>/environ).
-      if (msg.type === 'setup?') send({ type: 'setup', setup })
-      else events.message(msg)
-    })
-    worker.on('exit', (code: number | null, signal: string | null) => events.exit(code, signal))
-    return {
-      get pid() {
-        return worker.process.pid
-      },
-      isConnected: () => worker.isConnected(),
-      isDead: () => worker.isDead(),
-      shutdown: () => void send({ type: 'shutdown' }),
-      kill: (signal) => void worker.process.kill(signal),
-    }
-  }
-}
-
-/** `broker serve`: the primary process. Forks workers, restarts the dead, drains on SIGTERM/SIGINT. */
-export async function serve(opts: ServeOptions): Promise<ServeResult> {
-  const { config, driver, cwd, pidFile, url, storeLabel, connectionName } = await resolveServeConfig(opts)
-  // A second broker in the same directory gets its own pid file, named by its port.
-  const pid = await claimPidFile(pidFile, join(dirname(pidFile), `.broker.${config.port}.pid`), (held) =>
-    notice(`${held.file} belongs to the running broker ${held.pid}: this one's pid file is ${held.instead}`),
-  )
-
-  // Workers get the config over IPC; secrets given in this process's environment are not passed on
-  // in theirs (a forked process inherits it, readable in /proc/<pid>/environ).
-  for (const key of CONFIG_KEYS) if (key.secret) delete process.env[key.env]
-
-  const { workers } = config
-  const supervisor = createSupervisor({
-    workers,
-    fork: clusterFork({ config, driver, cwd, connectionName }),
-    // A draining worker first waits server.drainDelay with the listener open (see worker.ts).
-    drainTimeoutMs: DRAIN_TIMEOUT_MS + drainDelayMs(config),
-    onListening: (port) =>
-      notice(
-        `listening on port ${port} (${url}), ${workers} worker${workers > 1 ? 's' : ''}, store: ${storeLabel}, pid ${process.pid}`,
-      ),
-    onRestart: ({ pid, how, delayMs, reason }) =>
-      notice(
-        `worker ${pid} exited (${how})${reason ? `: it could not start: ${reason}` : ''}; starting a new one in ${delayMs} ms`,
-      ),
-  })
-  // The first signal drains, saying for how long (a silent wait reads as a hang); a second stops at once.
-  let signalled = false
-  const onSignal = (signal: NodeJS.Signals) => {
-    if (signalled) {
-      notice(`${signal} again: stopping at once`)
-      return void supervisor.halt(signal)
-    }
-    signalled = true
-    notice(drainNotice(signal, drainDelayMs(config)))
-    void supervisor.stop(signal)
-  }
-  const onTerm = () => onSignal('SIGTERM')
-  const onInt = () => onSignal('SIGINT')
-  process.on('SIGTERM', onTerm)
-  process.on('SIGINT', onInt)
-  let stopped
-  try {
-    stopped = await supervisor.run()
-  } catch (err) {
-    // Every worker failing to listen on a busy port is the user's to fix with --port.
-    throw err instanceof BrokerError && /\bEADDRINUSE\b/.test(err.message)
-      ? brokerError('portInUse', { port: config.port })
-      : err
-  } finally {
-    await pid.release()
-    process.off('SIGTERM', onTerm)
-    process.off('SIGINT', onInt)
-  }
-  notice(`stopped (${stopped.reason})`)
+function primaryPlan(p: ServePlan): PrimaryPlan {
+  const { config, driver, cwd, connectionName } = p
   return {
-    url,
-    port: stopped.port ?? config.port,
-    workers,
-    store: storeLabel,
-    pid_file: pid.file,
-    stopped_by: stopped.reason,
+    setup: { config, driver, cwd, connectionName },
+    pidFile: p.pidFile,
+    url: p.url,
+    storeLabel: p.storeLabel,
+    drainDelayMs: drainDelayMs(config),
+    secretEnv: CONFIG_KEYS.filter((key) => key.secret).map((key) => key.env),
   }
-}
-
-/** What the primary says on the first SIGTERM or SIGINT: a silent drain reads as a hang. */
-export function drainNotice(signal: string, delayMs: number): string {
-  const again = `${signal === 'SIGINT' ? 'Ctrl-C' : signal} again stops at once.`
-  return delayMs > 0
-    ? `${signal}: draining for ${delayMs / 1000} s (server.drainDelay): /ping answers 503 meanwhile, then requests in flight finish. ${again}`
-    : `${signal}: stopping; requests in flight finish (at most ${DRAIN_TIMEOUT_MS / 1000} s). ${again}`
 }

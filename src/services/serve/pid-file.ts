@@ -1,6 +1,6 @@
 import { constants } from 'node:fs'
 import { lstat, open, rm } from 'node:fs/promises'
-import { BrokerError, brokerError } from '../../errors/index.js'
+import { lazyBrokerError, lazyIsBrokerError } from '../../errors/lazy.js'
 
 /** A pid file this process wrote; release() removes it unless another process has taken it since. */
 export interface PidFile {
@@ -39,32 +39,33 @@ async function claim(file: string, pid: number): Promise<{ taken: true } | { tak
     const fh = await open(file, flags | O_WRONLY | NOFOLLOW, 0o644)
     try {
       const stat = await fh.stat()
-      if (!stat.isFile() || stat.nlink > 1) throw brokerError('pidFileNotPlain', { file })
+      if (!stat.isFile() || stat.nlink > 1) throw await lazyBrokerError('pidFileNotPlain', { file })
       await fh.truncate(0)
       await fh.writeFile(`${pid}\n`)
     } finally {
       await fh.close()
     }
   }
-  const failed = (err: unknown) => {
+  const failed = async (err: unknown) => {
     const e = err as NodeJS.ErrnoException
-    if (e instanceof BrokerError) return e
+    if (await lazyIsBrokerError(e)) return e
     return e.code === 'ELOOP'
-      ? brokerError('pidFileNotPlain', { file })
-      : brokerError('pidFileUnwritable', { file, reason: e.message })
+      ? lazyBrokerError('pidFileNotPlain', { file })
+      : lazyBrokerError('pidFileUnwritable', { file, reason: e.message })
   }
   try {
     await write(O_CREAT | O_EXCL)
     return { taken: true }
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw failed(err)
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw await failed(err)
   }
   // O_EXCL fails on a symlink too (even a dangling one): say so rather than read through it.
-  if ((await lstat(file).catch(() => undefined))?.isSymbolicLink()) throw brokerError('pidFileNotPlain', { file })
+  if ((await lstat(file).catch(() => undefined))?.isSymbolicLink())
+    throw await lazyBrokerError('pidFileNotPlain', { file })
   const other = await pidIn(file)
   if (other !== undefined && other !== pid && alive(other)) return { taken: false, by: other }
-  await write(0).catch((again: unknown) => {
-    throw failed(again)
+  await write(0).catch(async (again: unknown) => {
+    throw await failed(again)
   })
   return { taken: true }
 }
@@ -85,7 +86,7 @@ export async function claimPidFile(
   const first = await claim(file, pid)
   if (!first.taken) {
     const second = await claim(byPort, pid)
-    if (!second.taken) throw brokerError('pidFileInUse', { file: byPort, pid: second.by })
+    if (!second.taken) throw await lazyBrokerError('pidFileInUse', { file: byPort, pid: second.by })
     onFallback({ file, pid: first.by, instead: byPort })
     mine = byPort
   }

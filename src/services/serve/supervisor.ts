@@ -1,4 +1,5 @@
-import { BrokerError, brokerError } from '../../errors/index.js'
+import type { BrokerError } from '../../errors/index.js'
+import { lazyBrokerError } from '../../errors/lazy.js'
 import type { WorkerMessage } from './setup.js'
 
 /** What a worker process tells the supervisor; the fork function calls these. */
@@ -97,7 +98,7 @@ export function createSupervisor(opts: SupervisorOptions): Supervisor {
             opts.onListening?.(msg.port)
           }
         } else if (msg.type === 'fatal') {
-          if (!everReady) void drain('fatal', brokerError('workerStartFailed', { reason: msg.message }))
+          if (!everReady) void drain('fatal', lazyBrokerError('workerStartFailed', { reason: msg.message }))
           else state.reason = msg.message
         }
       },
@@ -106,7 +107,7 @@ export function createSupervisor(opts: SupervisorOptions): Supervisor {
         for (const wake of state.exitWaiters) wake()
         if (stopping) return
         const how = signal ?? `code ${code}`
-        if (!everReady) return void drain('fatal', brokerError('workerExited', { how }))
+        if (!everReady) return void drain('fatal', lazyBrokerError('workerExited', { how }))
         // Back off when workers keep dying, so a crash loop does not spin the CPU.
         const now = Date.now()
         crashes.push(now)
@@ -142,13 +143,15 @@ export function createSupervisor(opts: SupervisorOptions): Supervisor {
       else control.kill('SIGTERM')
     })
 
-  const drain = async (reason: string, error?: BrokerError): Promise<void> => {
+  // The error is made while the workers drain (the registry loads only on failure); `stopping` is set
+  // at once, so the first failure is the one reported.
+  const drain = async (reason: string, error?: Promise<BrokerError>): Promise<void> => {
     if (stopping) return
     stopping = true
     for (const timer of pendingRestarts) clearTimeout(timer)
     pendingRestarts.clear()
     await Promise.all([...live].filter(([control]) => !control.isDead()).map(closeOne))
-    if (error) settle.reject(error)
+    if (error) settle.reject(await error)
     else settle.resolve({ reason, port })
   }
 

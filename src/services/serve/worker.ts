@@ -1,6 +1,6 @@
 import { beginDrain, buildServer } from '../../broker/http/build.js'
 import { createBroker } from '../../broker/index.js'
-import { drainDelayMs } from '../../config/schema.js'
+import { drainDelayMs } from '../../config/runtime.js'
 import type { WorkerMessage, WorkerSetup } from './setup.js'
 
 /** A worker: builds the server, listens, and drains on the primary's word. */
