@@ -8,7 +8,32 @@ const args = process.argv.slice(2)
 if (args[0] === 'serve' && !process.env.BROKER_SERVE_HANDOVER) {
   const { main } = await import(new URL('dist/src/cli/serve-main.js', root).href)
   await main(process.argv[1], args.slice(1))
-} else await cli()
+} else if (!(args[0] === '--version' && (await version()))) await cli()
+
+/**
+ * `broker --version` without loading oclif: the line oclif prints (its config's userAgent), read from
+ * package.json. Under WSL oclif says `wsl` where Node says `linux`; there (or when unsure) oclif answers.
+ */
+async function version() {
+  const [{ readFileSync, existsSync }, { arch, release }] = await Promise.all([import('node:fs'), import('node:os')])
+  if (process.platform === 'linux') {
+    const wsl = (text) => text.toLowerCase().includes('microsoft')
+    const proc = (() => {
+      try {
+        return readFileSync('/proc/version', 'utf8')
+      } catch {
+        return ''
+      }
+    })()
+    if (wsl(release()) || wsl(proc) || existsSync('/proc/sys/fs/binfmt_misc/WSLInterop') || existsSync('/run/WSL'))
+      return false
+  }
+  const { name, version } = JSON.parse(readFileSync(new URL('package.json', root), 'utf8'))
+  process.stdout.write(
+    `${name}/${version} ${process.platform}-${arch() === 'ia32' ? 'x86' : arch()} node-${process.version}\n`,
+  )
+  return true
+}
 
 async function cli() {
   // The subpath entry points load a third less of @oclif/core than its index does: start-up is
