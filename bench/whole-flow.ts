@@ -10,7 +10,19 @@ import { createServer, type Server } from 'node:http'
 import { join, resolve } from 'node:path'
 import { newId } from '../src/broker/ids.js'
 import type { FlowResult, FlowRun } from './flow-load.js'
-import { RECORD, SECRETS, type Target, cpuMs, median, pidsOf, startBroker, stopProcess, until } from './servers.js'
+import {
+  RECORD,
+  SECRETS,
+  type Target,
+  cpuMs,
+  median,
+  pidsOf,
+  rssMb,
+  startBroker,
+  stopProcess,
+  until,
+  workerPids,
+} from './servers.js'
 
 const ROOT = resolve(import.meta.dirname, '..')
 const f = (n: number, d = 0) => n.toFixed(d)
@@ -109,11 +121,18 @@ export async function wholeFlow(o: Options): Promise<void> {
   }
   try {
     const rows: string[] = []
+    const memory: string[] = []
     for (const workers of o.workerCounts) {
       const [broker, floor] = await Promise.all([
         startBroker(o.redisPort, workers, o.profile),
         startFloor(o.redisPort, workers),
       ])
+      // Resident memory of `serve`'s processes, idle once started (a profiled worker runs alone: no primary).
+      const workersOf = (t: Target) => (o.profile && workers === 1 ? [t.proc.pid!] : workerPids(t.proc.pid!))
+      const idle = {
+        primary: o.profile && workers === 1 ? undefined : rssMb(broker.proc.pid!),
+        workers: workersOf(broker).map(rssMb),
+      }
       // The JIT compiles for seconds, and the broker has more to compile: neither pays for it in a counted round.
       for (const t of [broker, floor]) await measure(t, 2)
       const samples: Array<Record<'broker' | 'floor', Measured>> = []
@@ -126,6 +145,10 @@ export async function wholeFlow(o: Options): Promise<void> {
           `  whole flow ${workers}w round ${round + 1}: broker ${f(got.broker.fps)} flows/s, floor ${f(got.floor.fps)}`,
         )
       }
+      const loaded = workersOf(broker).map(rssMb)
+      memory.push(
+        `  ${workers} worker${workers > 1 ? 's' : ''}: idle after start: supervisor ${idle.primary === undefined ? '-' : `${f(idle.primary)} MB`} (target ≤ 45), worker${workers > 1 ? 's' : ''} ${idle.workers.map((m) => `${f(m)} MB`).join(', ')} (target ≤ 60); after the runs: worker${workers > 1 ? 's' : ''} ${loaded.map((m) => `${f(m)} MB`).join(', ')}`,
+      )
       await Promise.all([broker, floor].map((t) => stopProcess(t.proc)))
       const at = (side: 'broker' | 'floor', key: keyof Measured) => median(samples.map((s) => s[side][key] as number))
       const ratios = samples.map((s) => s.broker.fps / s.floor.fps)
@@ -142,6 +165,8 @@ export async function wholeFlow(o: Options): Promise<void> {
       `  ${'workers'.padEnd(10)} broker  floor   broker÷floor       flow ms p50/p99 b / floor   CPU µs/flow b, floor; Redis b, floor`,
     )
     for (const row of rows) console.log(row)
+    console.log(`Resident memory of broker serve (store: redis), MB`)
+    for (const line of memory) console.log(line)
   } finally {
     loader.kill()
     provider.close()
