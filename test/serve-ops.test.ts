@@ -52,6 +52,39 @@ describe('serve', () => {
     }
   })
 
+  it('runs a primary that loads none of the CLI, the config schema, the logger or the Redis client', async () => {
+    // A module hook (NODE_OPTIONS, so every process of the broker has it) writes each module a process
+    // loads to a file named by its pid; the primary is the process the user started.
+    const dir = mkdtempSync(join(tmpdir(), 'broker-loaded-'))
+    writeFileSync(
+      join(dir, 'hooks.mjs'),
+      `import { appendFileSync } from 'node:fs'
+export async function load(url, context, next) {
+  appendFileSync(${JSON.stringify(dir)} + '/' + process.pid + '.txt', url + '\\n')
+  return next(url, context)
+}`,
+    )
+    writeFileSync(
+      join(dir, 'register.mjs'),
+      `import { register } from 'node:module'\nregister(${JSON.stringify(`file://${dir}/hooks.mjs`)})\n`,
+    )
+    const broker = await startBroker({
+      args: ['--store', 'memory'],
+      env: { NODE_OPTIONS: `--import=${join(dir, 'register.mjs')}` },
+    })
+    try {
+      const loaded = readFileSync(join(dir, `${broker.proc.pid}.txt`), 'utf8')
+      expect(loaded).toContain('/dist/src/services/serve/primary.js')
+      for (const heavy of ['@oclif/core', 'zod', 'pino', 'ioredis', 'ioredis-mock', 'fastify'])
+        expect(loaded).not.toContain(`/node_modules/${heavy}/`)
+      // The config was resolved by the CLI, in another process, and the workers serve.
+      const [worker] = workerPids(broker.proc.pid!)
+      expect(readFileSync(join(dir, `${worker}.txt`), 'utf8')).toContain('/node_modules/fastify/')
+    } finally {
+      await broker.stop()
+    }
+  })
+
   it('refuses a symlink planted as its pid file, exit 2, and leaves the target alone', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'broker-pidlink-'))
     writeFileSync(join(dir, 'precious'), 'keep me\n')

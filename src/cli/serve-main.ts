@@ -26,7 +26,8 @@ export async function main(bin: string, args: readonly string[]): Promise<void> 
   process.off('SIGINT', forward)
   // The child printed why it stopped (or its help): its exit code is this command's.
   if ('code' in handed) return void (process.exitCode = handed.code)
-  child.disconnect()
+  // The child exits once the plan is sent; its channel may be gone already.
+  if (child.connected) child.disconnect()
   try {
     const result = await runPrimary(handed.plan)
     if (handed.json) process.stdout.write(JSON.stringify(result, null, 2) + '\n')
