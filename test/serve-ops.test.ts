@@ -22,6 +22,27 @@ const SECRETS = {
   env: 'store-pass-given-in-the-environment',
 }
 
+/**
+ * A folder with a module hook (register.mjs, for NODE_OPTIONS=--import, so every process of the broker has
+ * it) that writes each module a process loads to <pid>.txt there.
+ */
+function moduleLog(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'broker-loaded-'))
+  writeFileSync(
+    join(dir, 'hooks.mjs'),
+    `import { appendFileSync } from 'node:fs'
+export async function load(url, context, next) {
+  appendFileSync(${JSON.stringify(dir)} + '/' + process.pid + '.txt', url + '\\n')
+  return next(url, context)
+}`,
+  )
+  writeFileSync(
+    join(dir, 'register.mjs'),
+    `import { register } from 'node:module'\nregister(${JSON.stringify(`file://${dir}/hooks.mjs`)})\n`,
+  )
+  return dir
+}
+
 describe('serve', () => {
   it("hands a worker its configuration over IPC: no secret in the worker's /proc/<pid>/environ", async () => {
     const cwd = mkdtempSync(join(tmpdir(), 'broker-environ-'))
@@ -53,21 +74,7 @@ describe('serve', () => {
   })
 
   it('runs a primary that loads none of the CLI, the config schema, the logger or the Redis client', async () => {
-    // A module hook (NODE_OPTIONS, so every process of the broker has it) writes each module a process
-    // loads to a file named by its pid; the primary is the process the user started.
-    const dir = mkdtempSync(join(tmpdir(), 'broker-loaded-'))
-    writeFileSync(
-      join(dir, 'hooks.mjs'),
-      `import { appendFileSync } from 'node:fs'
-export async function load(url, context, next) {
-  appendFileSync(${JSON.stringify(dir)} + '/' + process.pid + '.txt', url + '\\n')
-  return next(url, context)
-}`,
-    )
-    writeFileSync(
-      join(dir, 'register.mjs'),
-      `import { register } from 'node:module'\nregister(${JSON.stringify(`file://${dir}/hooks.mjs`)})\n`,
-    )
+    const dir = moduleLog()
     const broker = await startBroker({
       args: ['--store', 'memory'],
       env: { NODE_OPTIONS: `--import=${join(dir, 'register.mjs')}` },
@@ -82,6 +89,26 @@ export async function load(url, context, next) {
       expect(readFileSync(join(dir, `${worker}.txt`), 'utf8')).toContain('/node_modules/fastify/')
     } finally {
       await broker.stop()
+    }
+  })
+
+  it('runs workers on Redis that load no CLI, config schema, UI, Lua VM, PDK or embedded store', async () => {
+    const dir = moduleLog()
+    const redis = await startRedis()
+    const broker = await startBroker({
+      args: ['--store', 'redis', '--store-port', String(redis.port)],
+      env: { NODE_OPTIONS: `--import=${join(dir, 'register.mjs')}` },
+    })
+    try {
+      const [worker] = workerPids(broker.proc.pid!)
+      const loaded = readFileSync(join(dir, `${worker}.txt`), 'utf8')
+      expect(loaded).toContain('/node_modules/ioredis/')
+      for (const unneeded of ['@oclif/core', 'zod', 'ink', 'react', 'wasmoon', 'ioredis-mock'])
+        expect(loaded).not.toContain(`/node_modules/${unneeded}/`)
+      expect(loaded).not.toContain('/dist/pdk/')
+    } finally {
+      await broker.stop()
+      await redis.stop()
     }
   })
 
