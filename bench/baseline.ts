@@ -16,21 +16,14 @@
  */
 import { randomBytes } from 'node:crypto'
 import { createServer } from 'node:http'
-import { Redis } from 'ioredis'
 import { bare, sealedKeeping } from './keeping.js'
-import { isBenchWorker } from './cluster.js'
+import { benchRedis, isBenchWorker } from './cluster.js'
 
 const port = Number(process.env.PORT)
 
 if (isBenchWorker()) {
   const keeping = process.env.SEAL_SECRET ? sealedKeeping(process.env.SEAL_SECRET) : bare
-  const redis = new Redis({
-    port: Number(process.env.REDIS_PORT),
-    host: '127.0.0.1',
-    enableOfflineQueue: false,
-    lazyConnect: true,
-  })
-  await redis.connect()
+  const redis = await benchRedis()
   const json = (res: import('node:http').ServerResponse, status: number, body: unknown) => {
     const text = JSON.stringify(body)
     res.writeHead(status, {

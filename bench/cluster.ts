@@ -1,4 +1,5 @@
 import cluster from 'node:cluster'
+import { Redis } from 'ioredis'
 
 /**
  * The bench servers' worker model, as `broker serve` runs (cluster, SCHED_NONE): in the primary,
@@ -18,4 +19,16 @@ export function isBenchWorker(): boolean {
     process.exit(0)
   })
   return false
+}
+
+/** The bench servers' Redis connection (REDIS_PORT on loopback), connected: no offline queue, as the broker's. */
+export async function benchRedis(): Promise<Redis> {
+  const redis = new Redis({
+    port: Number(process.env.REDIS_PORT),
+    host: '127.0.0.1',
+    enableOfflineQueue: false,
+    lazyConnect: true,
+  })
+  await redis.connect()
+  return redis
 }

@@ -7,18 +7,11 @@
 import { randomBytes } from 'node:crypto'
 import Fastify from 'fastify'
 import formbody from '@fastify/formbody'
-import { Redis } from 'ioredis'
-import { isBenchWorker } from './cluster.js'
+import { benchRedis, isBenchWorker } from './cluster.js'
 
 const port = Number(process.env.PORT)
 if (isBenchWorker()) {
-  const redis = new Redis({
-    port: Number(process.env.REDIS_PORT),
-    host: '127.0.0.1',
-    enableOfflineQueue: false,
-    lazyConnect: true,
-  })
-  await redis.connect()
+  const redis = await benchRedis()
   const app = Fastify()
   await app.register(formbody)
   app.post('/store', async (req) => {

@@ -14,10 +14,9 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto'
 import { Agent, type IncomingMessage, type ServerResponse, createServer, request } from 'node:http'
-import { Redis } from 'ioredis'
 import { Sealer } from '../src/broker/store/seal.js'
 import { randomPool } from '../flows/lib/random.js'
-import { isBenchWorker } from './cluster.js'
+import { benchRedis, isBenchWorker } from './cluster.js'
 
 const port = Number(process.env.PORT)
 const PREFIX = 'flowfloor:'
@@ -36,13 +35,7 @@ interface Flow {
 
 if (isBenchWorker()) {
   const sealer = new Sealer([process.env.SEAL_SECRET!])
-  const redis = new Redis({
-    port: Number(process.env.REDIS_PORT),
-    host: '127.0.0.1',
-    enableOfflineQueue: false,
-    lazyConnect: true,
-  })
-  await redis.connect()
+  const redis = await benchRedis()
   const agent = new Agent({ keepAlive: true })
   // Random bytes from the broker's own pool (flows/lib/random.ts): the least a CSPRNG value costs.
   const random = () => randomPool(32).toString('base64url')

@@ -107,11 +107,17 @@ async function profiledWorker(
 
 /**
  * The baseline server: bench/baseline.ts, or the script BENCH_BASELINE names (bench/fastify-floor.ts);
- * `sealed`: bench/baseline.ts as the sealed floor, under the bench's session secret.
+ * `sealed`: `floorScript` (bench/baseline.ts, or bench/flow-floor.ts for whole flows) as the sealed floor,
+ * under the bench's session secret.
  */
-export async function startBaseline(redisPort: number, workers: number, sealed = false): Promise<Target> {
+export async function startBaseline(
+  redisPort: number,
+  workers: number,
+  sealed = false,
+  floorScript = 'bench/baseline.ts',
+): Promise<Target> {
   const port = await freePort()
-  const script = sealed ? 'bench/baseline.ts' : (process.env.BENCH_BASELINE ?? 'bench/baseline.ts')
+  const script = sealed ? floorScript : (process.env.BENCH_BASELINE ?? 'bench/baseline.ts')
   const proc = fork(join(ROOT, script), [], {
     execArgv: ['--import', 'tsx'],
     env: {

@@ -12,15 +12,14 @@ import { newId } from '../src/broker/ids.js'
 import type { FlowResult, FlowRun } from './flow-load.js'
 import {
   RECORD,
-  SECRETS,
   type Target,
   cpuMs,
   median,
   pidsOf,
   rssMb,
+  startBaseline,
   startBroker,
   stopProcess,
-  until,
   workerPids,
 } from './servers.js'
 
@@ -69,27 +68,6 @@ async function startProvider(): Promise<{ token: string; app: string; close(): v
   }
 }
 
-/** bench/flow-floor.ts with `workers` workers on a free port. */
-async function startFloor(redisPort: number, workers: number): Promise<Target> {
-  const { freePort } = await import('../test/helpers/ports.js')
-  const port = await freePort()
-  const proc = fork(join(ROOT, 'bench/flow-floor.ts'), [], {
-    execArgv: ['--import', 'tsx'],
-    env: {
-      ...process.env,
-      PORT: String(port),
-      REDIS_PORT: String(redisPort),
-      WORKERS: String(workers),
-      SEAL_SECRET: SECRETS.session,
-    },
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-  })
-  await new Promise<void>((r) => proc.once('message', () => r()))
-  const url = `http://127.0.0.1:${port}`
-  await until(async () => (await fetch(`${url}/ping`)).ok, 'flow floor')
-  return { name: 'floor', url, proc }
-}
-
 interface Measured extends FlowResult {
   /** CPU per flow, µs: the server's processes, and Redis. */
   cpuUs: number
@@ -125,7 +103,7 @@ export async function wholeFlow(o: Options): Promise<void> {
     for (const workers of o.workerCounts) {
       const [broker, floor] = await Promise.all([
         startBroker(o.redisPort, workers, o.profile),
-        startFloor(o.redisPort, workers),
+        startBaseline(o.redisPort, workers, true, 'bench/flow-floor.ts'),
       ])
       // Resident memory of `serve`'s processes, idle once started (a profiled worker runs alone: no primary).
       const workersOf = (t: Target) => (o.profile && workers === 1 ? [t.proc.pid!] : workerPids(t.proc.pid!))
