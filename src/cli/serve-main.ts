@@ -20,7 +20,8 @@ export async function main(bin: string, args: readonly string[]): Promise<void> 
   process.on('SIGINT', forward)
   const handed = await new Promise<Handover | { code: number }>((settle) => {
     child.on('message', (msg: Handover) => msg?.type === 'serve-plan' && settle(msg))
-    child.on('exit', (code, signal) => settle({ code: code ?? (signal ? 128 + signalNumber(signal) : 1) }))
+    // 'close', not 'exit': it comes once the IPC channel is closed too, so after every message the child sent.
+    child.on('close', (code, signal) => settle({ code: code ?? (signal ? 128 + signalNumber(signal) : 1) }))
   })
   process.off('SIGTERM', forward)
   process.off('SIGINT', forward)

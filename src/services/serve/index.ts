@@ -9,7 +9,7 @@ export { drainNotice, type ServeResult } from './primary.js'
 
 /**
  * `broker serve`: resolves the config (file, flags, environment, the Redis probe), then runs the
- * primary. Started by bin/run.js's lean entry (main.ts) to resolve only, it hands the plan to that
+ * primary. Started by bin/run.js's lean entry (src/cli/serve-main.ts) to resolve only, it hands the plan to that
  * process instead, which runs the primary without the CLI, the schema or Redis loaded, and exits.
  */
 export async function serve(opts: ServeOptions & { json?: boolean }): Promise<ServeResult> {
