@@ -1,6 +1,7 @@
 /** The state of one emulated request: what the kit reads and changes while the phases run. */
 import type { OutboundEntry } from '../fixture/fixture-types.generated.js'
 import { HeaderList, type HeadersTable } from './private/headers.js'
+import type { Clock } from './private/clock.js'
 import type { Phase } from './private/phases.js'
 
 /** Gateway configuration the kit consults (Kong's kong.conf names). */
@@ -151,6 +152,8 @@ export interface Context {
   plugin?: CurrentPlugin
   /** Where a script plugin's call sits (file:line), for log lines. */
   site?: string
+  /** The time the kit and the Lua host read (private/clock.ts). */
+  clock: Clock
   startTime: number
   requestId: string
   /** Set by response.exit/error: the remaining plugins of the phase are skipped. */

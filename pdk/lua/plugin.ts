@@ -146,12 +146,14 @@ export async function prepareLuaPlugins(
 /** The runtime of a fixture's Lua plugins, whose roots are searched in order. */
 export function runtimeFor(loaded: LoadedFixture, roots: string[], options: LuaOptions = {}): Promise<LuaRuntime> {
   const f = loaded.fixture
+  const probe = probeOf(f)
   return LuaRuntime.create({
     roots,
     templates: luaPathTemplates(process.env.LUA_PATH),
     configuration: kongConfiguration(f),
     db: (f.db ?? {}) as Record<string, unknown[]>,
-    probe: probeOf(f),
+    probe,
+    clock: probe.ctx.clock,
     heapLimit: options.heapLimit ?? 128 * 1024 * 1024,
     file: loaded.file,
     chunks: f.upstream?.chunks,

@@ -8,6 +8,7 @@ import { dirname, join, resolve } from 'node:path'
 import type { Context } from '../kit/context.js'
 import { FixtureError } from '../fixture/index.js'
 import type { KitTree } from '../kit/index.js'
+import type { Clock } from '../kit/private/clock.js'
 import type { Phase } from '../kit/private/phases.js'
 import type { Recorder } from '../kit/private/trace.js'
 import { values } from '../kit/private/values.js'
@@ -40,6 +41,8 @@ export interface RuntimeOptions {
   file: string
   /** The service's body in chunks for body_filter (`upstream.chunks`). */
   chunks?: string[]
+  /** The time outside a request (a request reads its context's clock); the wall clock by default. */
+  clock?: Clock
 }
 
 /** The plugin a phase runs: its slot in the runtime and its name. */
@@ -93,7 +96,7 @@ export class LuaRuntime {
   static async create(options: RuntimeOptions): Promise<LuaRuntime> {
     const vm = await createVm({ heapLimit: options.heapLimit })
     const bridge = new KitBridge(options.probe.kit)
-    const host = createHost(bridge, dirname(resolve(options.file)))
+    const host = createHost(bridge, dirname(resolve(options.file)), options.clock)
     const rt = new LuaRuntime(vm, bridge, host, options)
     const finder = new ModuleFinder(options.roots, options.templates)
     vm.register('__kit', bridge.call)

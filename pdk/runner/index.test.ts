@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -419,5 +419,40 @@ describe('a verdict you can trust', () => {
       ],
     })
     expect(r.failures).toEqual([])
+  })
+})
+
+describe("a fixture's time", () => {
+  it('is the clock a Lua plugin, the log and the request read; it stands still but for ngx.sleep', async () => {
+    mkdirSync(join(dir, 'kong/plugins/clock'), { recursive: true })
+    writeFileSync(
+      join(dir, 'kong/plugins/clock/handler.lua'),
+      `local C = { PRIORITY = 1, VERSION = "1" }
+function C:access()
+  local before = ngx.now()
+  ngx.sleep(2.5)
+  kong.response.set_header("x-times", table.concat({ before, ngx.now(), os.time(), ngx.time(),
+    os.date("!%Y-%m-%d %H:%M:%S"), kong.request.get_start_time() }, " "))
+  kong.log.notice("ticked")
+end
+return C`,
+    )
+    writeFileSync(
+      join(dir, 'kong/plugins/clock/schema.lua'),
+      'return { name = "clock", fields = { { config = { type = "record", fields = {} } } } }',
+    )
+    const r = await run({
+      time: 1700000000.25,
+      request: { url: 'http://h/' },
+      plugins: [{ module: 'kong/plugins/clock' }],
+    })
+    expect(r.response.headers['x-times']).toBe(
+      '1700000000.25 1700000002.75 1700000002 1700000002 2023-11-14 22:13:22 1700000000250',
+    )
+    // the log's timestamp is local time, as nginx writes it
+    const d = new Date(1700000002750)
+    const p2 = (n: number) => String(n).padStart(2, '0')
+    const stamp = `${d.getFullYear()}/${p2(d.getMonth() + 1)}/${p2(d.getDate())} ${p2(d.getHours())}:${p2(d.getMinutes())}:${p2(d.getSeconds())} [notice]`
+    expect(r.logs.find((l) => l.line.includes('ticked'))?.line.startsWith(`${stamp} `)).toBe(true)
   })
 })

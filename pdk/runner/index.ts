@@ -1,5 +1,6 @@
 /** Replays one fixture: the lifecycle, the plugins in each phase, the proxied service; verdict.ts judges the record. */
 import type { Context } from '../kit/context.js'
+import type { Clock } from '../kit/private/clock.js'
 import { FixtureError, type LoadedFixture } from '../fixture/index.js'
 import { HeaderList, type HeadersTable } from '../kit/private/headers.js'
 import { createKit } from '../kit/index.js'
@@ -150,6 +151,8 @@ export interface RunOptions {
   upstream?: (sent: UpstreamSnapshot, ctx: Context) => LoadedFixture['fixture']['upstream']
   /** Whether a plugin runs in a phase, asked as it is reached (spec.helpers' plugin scoping by consumer). */
   runs?: (plugin: PluginHandler, phase: Phase, ctx: Context) => boolean
+  /** The clock the request reads, in place of the fixture's (spec.helpers: the spec's virtual clock). */
+  clock?: Clock
 }
 
 /** A kit call as the trace shows it: its values plain. */
@@ -170,7 +173,7 @@ export async function runScenario(
   const f = loaded.fixture
   // Kong runs plugins by PRIORITY, higher first, in every phase; the fixture's order breaks ties
   plugins = kongOrder(plugins)
-  const ctx = buildContext(f)
+  const ctx = buildContext(f, { clock: options.clock })
   ctx.strict = options.strict === true
   const kit = createKit(ctx)
   let current: CallRecord[] = []

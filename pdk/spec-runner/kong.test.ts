@@ -389,7 +389,7 @@ end)`,
 })
 
 describe("a plugin's timers and its config's scope ids", () => {
-  it('a timer with no delay runs once the request is answered; the config carries route_id and __plugin_id', async () => {
+  it('a timer with no delay runs once the request is answered, a delayed one once the clock passes it; the config carries route_id and __plugin_id', async () => {
     const results = await run(
       `${PRELUDE}
 describe("counter", function()
@@ -410,10 +410,16 @@ describe("counter", function()
     assert.equal(plugin.id, b1.headers["x-plugin"])
     assert.is_true(helpers.wait_timer("counter", true, "any-finish"))
   end)
-  it("a delayed timer never fires", function()
+  it("a delayed timer fires once the spec's clock has passed its delay", function()
     local _, b = get("c.test")
     assert.equal("2", b.headers["x-count"])
     assert.is_nil(ngx.shared.kong:get("late"))
+    ngx.sleep(4)
+    helpers.wait_timer()
+    assert.is_nil(ngx.shared.kong:get("late"))
+    ngx.sleep(1)
+    helpers.wait_timer()
+    assert.is_true(ngx.shared.kong:get("late"))
   end)
 end)`,
       {
@@ -433,6 +439,47 @@ return C`,
       },
     )
     allPass(results, 2)
+  })
+})
+
+describe("the spec's clock", () => {
+  it('stands still but for sleeps: ngx.now, os.time and a credential ttl read it; wait_until moves it on', async () => {
+    const results = await run(`${PRELUDE}
+describe("clock", function()
+  lazy_setup(function()
+    bp = helpers.get_db_utils("postgres", nil, { "badge" })
+    route = bp.routes:insert({ hosts = { "ttl.test" } })
+    bp.plugins:insert({ name = "badge", route = { id = route.id } })
+    assert(helpers.start_kong({ plugins = "bundled,badge" }))
+    proxy = helpers.proxy_client()
+  end)
+  it("does not move by itself; ngx.sleep moves ngx.now, ngx.time and os.time alike", function()
+    local t0 = ngx.now()
+    for _ = 1, 1e5 do end
+    assert.equal(t0, ngx.now())
+    ngx.sleep(90)
+    assert.equal(t0 + 90, ngx.now())
+    assert.equal(math.floor(t0 + 90), os.time())
+    assert.equal(math.floor(t0 + 90), ngx.time())
+  end)
+  it("a credential inserted with a ttl is found until the ttl passes, and wait_until waits for it", function()
+    local ann = bp.consumers:insert({ username = "ann" })
+    bp.badges:insert({ key = "short", consumer = { id = ann.id } }, { ttl = 30 })
+    local t0 = ngx.now()
+    assert.equal(200, (get("ttl.test", { ["x-badge"] = "short" })))
+    helpers.wait_until(function() return get("ttl.test", { ["x-badge"] = "short" }) == 401 end, 60)
+    assert.is_true(ngx.now() - t0 >= 29)
+    assert.is_true(ngx.now() - t0 <= 60)
+  end)
+  it("wait_until gives up once its timeout has passed on the clock", function()
+    local t0 = ngx.now()
+    local ok, err = pcall(helpers.wait_until, function() return false end, 3)
+    assert.is_false(ok)
+    assert.matches("timed out after 3 seconds", err)
+    assert.equal(t0 + 3, ngx.now())
+  end)
+end)`)
+    allPass(results, 3)
   })
 })
 

@@ -17,6 +17,8 @@ import {
   type Fixture,
   type HeadersTable,
   type LuaRuntime,
+  VirtualClock,
+  type Clock,
 } from './pdk.js'
 import { matchRoute, type RouteRow } from './router.js'
 import { candidates, Scoping } from './scoping.js'
@@ -70,6 +72,7 @@ export class InProcessKong {
     readonly runtime: LuaRuntime,
     readonly root: string,
     readonly timeoutMs = 10_000,
+    readonly clock: Clock = new VirtualClock(Date.now()),
   ) {}
 
   /** A host request of spec.helpers: `proxy` (through Kong) or `upstream` (the mock upstream itself). */
@@ -205,6 +208,7 @@ export class InProcessKong {
         {},
         {
           timeoutMs: this.timeoutMs,
+          clock: this.clock,
           runs: (plugin, phase, ctx) => {
             const row = plugin.id === undefined ? undefined : byId.get(plugin.id)
             return !row || scoping.runs(row, plugin.name, phase, ctx.auth.consumer?.id as string | undefined)

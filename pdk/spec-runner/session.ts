@@ -7,7 +7,15 @@ import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { InProcessKong } from './kong.js'
 import { PRELOAD, specModules } from './modules.js'
-import { buildContext, createKit, kongConfiguration, LuaRuntime, luaPathTemplates, type Fixture } from './pdk.js'
+import {
+  buildContext,
+  createKit,
+  kongConfiguration,
+  LuaRuntime,
+  luaPathTemplates,
+  VirtualClock,
+  type Fixture,
+} from './pdk.js'
 
 /** One test's (or a failed hook's) outcome, as the Lua runner reports it. */
 export interface SpecResult {
@@ -58,8 +66,11 @@ const PROBE: Fixture = {
 
 /** Runs one spec file; a file that cannot load is one error result, as busted reports it. */
 export async function runSpecFile(o: SpecFileOptions): Promise<SpecResult[]> {
-  const ctx = buildContext(PROBE)
+  // the spec's clock stands still but for its sleeps (ngx.sleep, wait_until's tries): a ttl runs out at once
+  const clock = new VirtualClock(Date.now())
+  const ctx = buildContext(PROBE, { clock })
   const runtime = await LuaRuntime.create({
+    clock,
     roots: [o.root, ...customPlugins(o.root), ...(o.luaPath ?? [])],
     templates: [...(o.templates ?? []), ...luaPathTemplates(process.env.LUA_PATH)],
     configuration: kongConfiguration(PROBE),
@@ -79,7 +90,7 @@ export async function runSpecFile(o: SpecFileOptions): Promise<SpecResult[]> {
     })
     vm.run(PRELOAD, '@broker:preload')
     vm.run('require "busted.runner"', '@broker:start')
-    const kong = new InProcessKong(runtime, o.root, o.timeoutMs)
+    const kong = new InProcessKong(runtime, o.root, o.timeoutMs, clock)
     const opts = { tags: o.tags, exclude_tags: o.excludeTags, filter: o.filter, filter_out: o.filterOut, lazy: o.lazy }
     const message = `a test did not finish within ${o.timeoutMs} ms (--timeout): stopped`
     vm.setDeadline(performance.now() + o.timeoutMs, message)

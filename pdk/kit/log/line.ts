@@ -18,7 +18,7 @@ export const LABELS: Record<string, string> = {
 
 const pad = (n: number) => String(n).padStart(2, '0')
 
-function timestamp(d = new Date()): string {
+function timestamp(d: Date): string {
   return `${d.getFullYear()}/${pad(d.getMonth() + 1)}/${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`
 }
 
@@ -63,7 +63,7 @@ export function formatLine(ctx: Context, label: string, message: string, site: s
 
 /** A log line around an already formatted body (a `log.new` / `set_format` logger's own format). */
 export function formatBody(ctx: Context, label: string, body: string): string {
-  const head = `${timestamp()} [${label}] ${process.pid}#0: *1 [gateway] ${body}`
+  const head = `${timestamp(new Date(ctx.clock.now()))} [${label}] ${process.pid}#0: *1 [gateway] ${body}`
   if (ctx.phase === 'init_worker' || ctx.phase === 'timer') return head
   const req = ctx.request
   const version = req.httpVersion === undefined ? '' : ` ${protocolName(req.httpVersion)}`

@@ -96,7 +96,7 @@ export function serialize(ctx: Context): Table {
   const req = ctx.request
   const res = ctx.response
   const common = {
-    latencies: { kong: 0, proxy: res.proxied ? 0 : -1, request: Date.now() - ctx.startTime, receive: 0 },
+    latencies: { kong: 0, proxy: res.proxied ? 0 : -1, request: ctx.clock.now() - ctx.startTime, receive: 0 },
     tries: res.proxied ? [{ ip: ctx.upstream.host, port: ctx.upstream.port }] : undefined,
     authenticated_entity: authenticatedEntity(ctx),
     route: copy(ctx.data.route),
@@ -120,7 +120,7 @@ export function serialize(ctx: Context): Table {
       upstream: { received: res.service?.body.length ?? 0, sent: ctx.upstream.body.length },
       ...common,
       // an L4 session has no request/proxy/receive split: Kong reports the session time
-      latencies: { kong: 0, session: Date.now() - ctx.startTime },
+      latencies: { kong: 0, session: ctx.clock.now() - ctx.startTime },
     }
   } else {
     const headers = req.headers.table(ctx.config.lua_max_req_headers).headers

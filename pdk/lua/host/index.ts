@@ -4,6 +4,7 @@
  * behind ngx.var / ngx.req, outbound HTTP answered from the fixture (resty.http).
  */
 import type { KitBridge } from '../bridge.js'
+import { wallClock, type Clock } from '../../kit/private/clock.js'
 import { ADA_OPS } from './ada.js'
 import { BN_OPS } from './bn.js'
 import { CIPHER_OPS } from './cipher.js'
@@ -39,9 +40,10 @@ export const OPS: Record<string, HostOp> = {
 }
 
 /** The host functions of one runtime. */
-export function createHost(bridge: KitBridge, baseDir?: string): HostState {
+export function createHost(bridge: KitBridge, baseDir?: string, clock: Clock = wallClock): HostState {
   const state: HostState = {
     baseDir,
+    clock,
     ctx: undefined,
     bridge,
     call: (op, ...args) => {

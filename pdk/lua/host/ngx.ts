@@ -14,11 +14,15 @@ import {
 import { bytesOf } from './codec.js'
 import { readVariable, writeRefusal } from './vars.js'
 import type { HostOp, HostState } from './types.js'
+import { wallClock, type Clock } from '../../kit/private/clock.js'
 
 // the wall clock in nanoseconds, advanced by the high-resolution clock (Date.now has milliseconds only)
 const HR_START = process.hrtime.bigint()
 const START_NS = Date.now() * 1e6
 const pad = (n: number, w = 2) => String(n).padStart(w, '0')
+
+/** The request's clock, or the runtime's outside a request. */
+const clockOf = (s: HostState): Clock => s.ctx?.clock ?? s.clock
 
 const need = (s: HostState): Context => {
   if (!s.ctx) throw new Error('API disabled in the current context')
@@ -145,23 +149,30 @@ export const NGX_OPS: Record<string, HostOp> = {
     return []
   },
   phase: (s) => [s.ctx?.phase ?? 'init_worker'],
-  now: () => [Date.now() / 1000],
-  time_ns: () => [Number(process.hrtime.bigint() - HR_START) + START_NS],
+  now: (s) => [clockOf(s).now() / 1000],
+  // a virtual clock's nanoseconds are its own; the wall clock's advance with the high-resolution clock
+  time_ns: (s) => [
+    clockOf(s) === wallClock ? Number(process.hrtime.bigint() - HR_START) + START_NS : clockOf(s).now() * 1e6,
+  ],
+  sleep: (s, sec) => {
+    clockOf(s).sleep(Number(sec) * 1000)
+    return []
+  },
   monotonic_msec: () => [Math.floor(performance.now())],
-  start_time: (s) => [(s.ctx?.startTime ?? Date.now()) / 1000],
+  start_time: (s) => [(s.ctx?.startTime ?? clockOf(s).now()) / 1000],
   http_time: (_s, sec) => [httpDate(new Date(Number(sec) * 1000))],
   cookie_time: (_s, sec) => [cookieDate(new Date(Number(sec) * 1000))],
   parse_http_time: (_s, str) => {
     const t = Date.parse(String(str))
     return [Number.isNaN(t) ? undefined : Math.floor(t / 1000)]
   },
-  localtime: () => {
-    const d = new Date()
+  localtime: (s) => {
+    const d = new Date(clockOf(s).now())
     return [
       `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`,
     ]
   },
-  utctime: () => [new Date().toISOString().replace('T', ' ').slice(0, 19)],
+  utctime: (s) => [new Date(clockOf(s).now()).toISOString().replace('T', ' ').slice(0, 19)],
   status_get: (s) => [need(s).response.status],
   status_set: (s, v) => {
     need(s).response.status = Number(v)

@@ -6,7 +6,7 @@ local unsupported = require "broker.unsupported"
 local M = { _VERSION = "LuaSocket 3.1.0", _DEBUG = false }
 
 function M.gettime() return (H("now")) end
-function M.sleep() end
+function M.sleep(sec) if type(sec) == "number" and sec > 0 then H("sleep", sec) end end
 function M.skip(d, ...) return select(d + 1, ...) end
 
 setmetatable(M, { __index = function(_, k)

@@ -31,7 +31,7 @@ return { name = "badge", fields = { { config = { type = "record", fields = {
   'kong/plugins/badge/daos.lua': `
 local typedefs = require "kong.db.schema.typedefs"
 return { {
-  name = "badges", primary_key = { "id" }, endpoint_key = "key", cache_key = { "key" },
+  name = "badges", primary_key = { "id" }, endpoint_key = "key", cache_key = { "key" }, ttl = true,
   admin_api_name = "badges", admin_api_nested_name = "badge",
   fields = {
     { id = typedefs.uuid },

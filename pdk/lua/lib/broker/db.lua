@@ -57,9 +57,22 @@ end
 -- spec.helpers' database shows its rows as Kong stores them with the same transformations
 M.apply_transformations = apply_transformations
 
+-- a row inserted with a ttl (Kong's `{ ttl = s }`) is gone once its seconds have passed on ngx.now's clock
+local function expire(list)
+  local now
+  for i = #list, 1, -1 do
+    local r = list[i]
+    if type(r.ttl) == "number" then
+      now = now or ngx.now()
+      if (tonumber(r.created_at) or 0) + r.ttl <= now then table.remove(list, i) end
+    end
+  end
+  return list
+end
+
 local function rows(name)
   local list = rows_by_dao[name]
-  if list then return list end
+  if list then return expire(list) end
   list = {}
   local s = schema_of(name)
   for i, r in ipairs(M.given[name] or {}) do
@@ -71,7 +84,7 @@ local function rows(name)
     list[#list + 1] = row
   end
   rows_by_dao[name] = list
-  return list
+  return expire(list)
 end
 
 local Dao = {}

@@ -54,7 +54,15 @@ ngx.utctime = function() return (H("utctime")) end
 ngx.http_time = function(sec) return (H("http_time", sec)) end
 ngx.cookie_time = function(sec) return (H("cookie_time", sec)) end
 ngx.parse_http_time = function(s) return (H("parse_http_time", s)) end
-ngx.sleep = function() end
+-- nothing waits: a virtual clock (a spec's, a fixture's `time`) moves on by the seconds slept
+ngx.sleep = function(sec)
+  if type(sec) ~= "number" or sec < 0 then error("bad argument #1 to 'sleep' (invalid sleep time)", 2) end
+  H("sleep", sec)
+end
+-- os.time() and os.date() without a time read the clock ngx.now reads
+local os_time, os_date = os.time, os.date
+os.time = function(t) if t == nil then return math.floor(H("now")) end return os_time(t) end
+os.date = function(format, t) return os_date(format, t or math.floor(H("now"))) end
 ngx.get_phase = function() return __broker_loading and "init" or (H("phase")) end -- boot.lua: loading is init
 
 -- logging goes to the kit's log, at the matching level

@@ -121,26 +121,39 @@ function H.prepare_prefix() return true end
 function H.kill_all() end
 function H.make_yaml_file() return "(broker: the in-memory database is the declarative config)" end
 function H.wait_for_all_config_update() end
--- the timers a request queued ran once it was answered (timers.lua): nothing is left to wait for
+-- the timers a request queued ran once it was answered (timers.lua), those due since run now
 function H.wait_timer() require("broker.spec.timers").run() return true end
 function H.wait_for_invalidation() end
 function H.get_available_port() return 20000 + math.random(1, 20000) end
 function H.get_proxy_ip() return "127.0.0.1" end
 function H.get_proxy_port() return 9000 end
 
---- Calls f until it returns a truthy value; nothing waits in process, so a few tries decide.
-function H.wait_until(f, timeout)
-  for _ = 1, 10 do if f() then return true end end
-  error("wait_until() timed out after " .. tostring(timeout or 5) .. " seconds (in process: 10 tries)", 2)
-end
-function H.pwait_until(f, timeout)
-  local last
-  for _ = 1, 10 do
-    local ok, err = pcall(f)
+-- Tries `try` until it succeeds or `timeout` seconds (5) have passed on the spec's clock. Nothing
+-- waits: between tries the clock moves on by `step` (0.05 s), doubled each time, so a wait for a ttl
+-- or a rate-limiting window takes a few tries; the last try is at the timeout.
+local function tries(try, timeout, step)
+  timeout, step = tonumber(timeout) or 5, tonumber(step) or 0.05
+  local waited = 0
+  while true do
+    local ok, err = try()
     if ok then return true end
-    last = err
+    if waited >= timeout then return false, err end
+    local d = math.min(step, timeout - waited)
+    ngx.sleep(d)
+    require("broker.spec.timers").run()
+    waited, step = waited + d, step * 2
   end
-  error(last, 2)
+end
+
+--- Calls f until it returns a truthy value, the spec's clock moving on between tries.
+function H.wait_until(f, timeout, step)
+  if tries(function() return f() end, timeout, step) then return true end
+  error("wait_until() timed out after " .. tostring(timeout or 5) .. " seconds", 2)
+end
+function H.pwait_until(f, timeout, step)
+  local ok, err = tries(function() return pcall(f) end, timeout, step)
+  if not ok then error(err, 2) end
+  return true
 end
 
 local function need_kong(what)

@@ -163,7 +163,7 @@ function M.delete(name, pk)
   return true
 end
 
--- options: Kong's `{ ttl = s }` keeps the ttl on the row (time does not pass in process)
+-- options: Kong's `{ ttl = s }` keeps the ttl on the row; kong.db stops finding it once the spec's clock passes it
 local function with_options(row, options)
   if type(options) ~= "table" or options.ttl == nil then return row end
   local c = copy(row)
