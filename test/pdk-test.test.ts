@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { cpSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -128,5 +128,24 @@ describe('broker pdk test', () => {
     const broken = await runCli(['pdk', 'test'], { cwd: copyRoot('return 42') })
     expect(broken.code).toBe(2)
     expect(broken.stderr).toContain('Error PDK_SPEC_CONFIG_INVALID: .busted must return a table of tasks')
+  })
+
+  it('--record writes a fixture per proxied request; broker pdk run replays them all to the same answers', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pdk-record-'))
+    const recorded = await runCli(['pdk', 'test', '--record', dir], { cwd: GREETER })
+    expect(recorded.code).toBe(0)
+    const files = readdirSync(dir).filter((f) => f.endsWith('.json'))
+    expect(recorded.stderr).toBe(`recorded ${files.length} fixtures in ${dir}\n`)
+    expect(files.length).toBeGreaterThan(4)
+    const replayed = await runCli(['pdk', 'run', dir])
+    expect(replayed.stdout.trimEnd().split('\n').at(-1)).toBe(`${files.length} passed, 0 failed`)
+    expect(replayed.code).toBe(0)
+    // a recorded answer the replay does not give fails it
+    const first = join(dir, files[0]!)
+    const fixture = JSON.parse(readFileSync(first, 'utf8')) as { expect: { body: string } }
+    writeFileSync(first, JSON.stringify({ ...fixture, expect: { ...fixture.expect, body: fixture.expect.body + ' ' } }))
+    const differs = await runCli(['pdk', 'run', first])
+    expect(differs.stdout).toContain('$.expect.body')
+    expect(differs.code).toBe(1)
   })
 })

@@ -16,6 +16,7 @@ export default class PdkTest extends BrokerCommand {
     '<%= config.bin %> pdk test -t postgres --exclude-tags flaky',
     '<%= config.bin %> pdk test --filter "gets a .* header" -o TAP',
     '<%= config.bin %> pdk test -o json',
+    '<%= config.bin %> pdk test --record fixtures/recorded && <%= config.bin %> pdk run fixtures/recorded',
   ]
 
   static override strict = false
@@ -42,6 +43,11 @@ export default class PdkTest extends BrokerCommand {
       description: 'another folder require searches after the plugin root (repeatable)',
       multiple: true,
     }),
+    record: Flags.string({
+      description:
+        'write each request the specs proxy as a fixture `broker pdk run` replays to the same answer, into this folder',
+      helpValue: 'DIR',
+    }),
     timeout: Flags.integer({
       description: 'milliseconds one test may run before it is stopped',
       min: 10,
@@ -55,7 +61,7 @@ export default class PdkTest extends BrokerCommand {
 
   async run(): Promise<PdkTestResult> {
     const { argv, flags } = await this.parse(PdkTest)
-    const { text, report, exitCode } = await runSpecTests({
+    const { text, report, exitCode, recorded } = await runSpecTests({
       root: process.cwd(),
       paths: argv as string[],
       pattern: flags.pattern,
@@ -68,9 +74,11 @@ export default class PdkTest extends BrokerCommand {
       lazy: flags.lazy,
       luaPath: flags['lua-path'],
       timeoutMs: flags.timeout,
+      record: flags.record,
       color: Boolean(process.stdout.isTTY && process.stdout.hasColors?.()),
     })
     if (!this.jsonEnabled()) process.stdout.write(text)
+    if (flags.record !== undefined) process.stderr.write(`recorded ${recorded.length} fixtures in ${flags.record}\n`)
     process.exitCode = exitCode
     return report
   }

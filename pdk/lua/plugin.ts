@@ -131,7 +131,8 @@ export async function prepareLuaPlugins(
             }))
           throw new FixtureError(loaded.file, problems[0]!.path, problems[0]!.reason, 'config', problems)
         }
-        config = conf
+        // Kong hands the handler its config with the ids of the plugin's scope and its own
+        config = { ...conf, ...scopeIds(spec), __plugin_id: id }
         return luaHandler({ index, name, id, config, info: runtime.load(index, name, config), runtime })
       } catch (e) {
         throw loadError(e, loaded.file, at(index), runtime)
@@ -157,6 +158,7 @@ export function runtimeFor(loaded: LoadedFixture, roots: string[], options: LuaO
     heapLimit: options.heapLimit ?? 128 * 1024 * 1024,
     file: loaded.file,
     chunks: f.upstream?.chunks,
+    shared: f.ngx_shared,
   })
 }
 
@@ -198,6 +200,14 @@ function syntaxError(message: string, file: string, path: string, runtime: LuaRu
   const by = chain ? `, required by ${chain}` : ''
   return new FixtureError(file, path, `does not parse: ${message} (a library's file${by})`, 'lua-syntax-library')
 }
+
+/** config.route_id, service_id and consumer_id of a plugin entry's scope, as Kong's plugins iterator sets them. */
+const scopeIds = (spec: Entry['spec']): Record<string, string> =>
+  Object.fromEntries(
+    (['route', 'service', 'consumer'] as const).flatMap((k) =>
+      spec.phases === undefined && spec[k] ? [[`${k}_id`, spec[k].id]] : [],
+    ),
+  )
 
 const parentOf = (field: string) => field.slice(0, Math.max(0, field.lastIndexOf('.')))
 

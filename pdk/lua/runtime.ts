@@ -43,6 +43,8 @@ export interface RuntimeOptions {
   chunks?: string[]
   /** The time outside a request (a request reads its context's clock); the wall clock by default. */
   clock?: Clock
+  /** What ngx.shared.<name> holds at the start (the fixture's `ngx_shared`). */
+  shared?: Record<string, Record<string, unknown>>
 }
 
 /** The plugin a phase runs: its slot in the runtime and its name. */
@@ -131,6 +133,7 @@ export class LuaRuntime {
       version: KONG_VERSION,
       version_num: KONG_VERSION_NUM,
       db: options.db,
+      ngx_shared: options.shared,
     })
     return rt
   }

@@ -34,12 +34,16 @@ export interface SpecRunOptions {
   task?: string
   /** Where a spec's `print` writes (stderr). */
   print?: (line: string) => void
+  /** Write each proxied request as a fixture `broker pdk run` replays, into this folder. */
+  record?: string
 }
 
 export interface SpecRun {
   files: FileResults[]
   report: SpecReport
   output: OutputName
+  /** The fixtures --record wrote. */
+  recorded: string[]
 }
 
 const given = <T>(v: T[] | undefined): T[] | undefined => (v && v.length ? v : undefined)
@@ -63,6 +67,7 @@ export async function runSpecs(o: SpecRunOptions): Promise<SpecRun> {
     .filter((t) => t.includes('?'))
     .map((t) => (isAbsolute(t) ? t : resolve(o.root, t)))
   const results: FileResults[] = []
+  const recorded: string[] = []
   for (const shown of files) {
     results.push({
       file: shown,
@@ -79,6 +84,7 @@ export async function runSpecs(o: SpecRunOptions): Promise<SpecRun> {
         lazy: o.lazy ?? task.lazy,
         timeoutMs: o.timeoutMs ?? 10_000,
         print: o.print,
+        ...(o.record === undefined ? {} : { record: resolve(o.root, o.record), recorded }),
       }),
     })
   }
@@ -90,5 +96,6 @@ export async function runSpecs(o: SpecRunOptions): Promise<SpecRun> {
       duration,
     ),
     output: output as OutputName,
+    recorded,
   }
 }

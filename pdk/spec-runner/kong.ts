@@ -17,10 +17,13 @@ import {
   type Fixture,
   type HeadersTable,
   type LuaRuntime,
+  type UpstreamSnapshot,
+  type Context,
   VirtualClock,
   type Clock,
 } from './pdk.js'
 import { matchRoute, type RouteRow } from './router.js'
+import type { RecordedPlugin, RecordState, SpecRecorder } from './record.js'
 import { candidates, Scoping } from './scoping.js'
 import { dechunk, isLocal, json, serviceAnswer } from './upstream.js'
 
@@ -39,6 +42,8 @@ export interface ProxyRequest {
   server?: string
   /** Ports of the http_mock servers the spec started. */
   mocks?: number[]
+  /** What --record needs besides the request (broker/spec/record.lua). */
+  state?: RecordState
   /** Kong's configuration as start_kong was given it: who the client is behind proxies. */
   conf?: { trusted_ips?: string[] | object; real_ip_header?: string; real_ip_recursive?: boolean }
   db: { routes?: Row[] | object; services?: Row[] | object; plugins?: Row[] | object; consumers?: Row[] | object }
@@ -73,6 +78,8 @@ export class InProcessKong {
     readonly root: string,
     readonly timeoutMs = 10_000,
     readonly clock: Clock = new VirtualClock(Date.now()),
+    /** broker pdk test --record: each proxied request written as a fixture. */
+    readonly recorder?: SpecRecorder,
   ) {}
 
   /** A host request of spec.helpers: `proxy` (through Kong) or `upstream` (the mock upstream itself). */
@@ -148,6 +155,25 @@ export class InProcessKong {
     return p
   }
 
+  /** A plugin instance that ran, as --record's fixture names it: its module, its row's config and scope. */
+  private recorded(p: PluginHandler, row: Row | undefined): RecordedPlugin {
+    const scope = (k: 'route' | 'service' | 'consumer') => {
+      const id = idOf(row?.[k])
+      return id === undefined ? {} : { [k]: { id } }
+    }
+    const dirs = [this.root, ...(this.recorder?.roots ?? [])]
+    const lua = dirs.map((d) => join(d, 'kong', 'plugins', p.name)).find((d) => existsSync(join(d, 'handler.lua')))
+    return {
+      name: p.name,
+      id: p.id ?? String(row?.id),
+      module: this.jsModule(p.name) ?? lua ?? join(this.root, 'kong', 'plugins', p.name),
+      config: (row?.config ?? {}) as Record<string, unknown>,
+      ...scope('route'),
+      ...scope('service'),
+      ...scope('consumer'),
+    }
+  }
+
   private async proxy(req: ProxyRequest): Promise<ProxyAnswer> {
     // a spec's own call of an unemulated module (ngx.socket.tcp in a #tcp test) raised at its line already
     this.runtime.forgetUnsupportedCalls()
@@ -181,6 +207,11 @@ export class InProcessKong {
     )
     const body = chunked && req.body !== undefined ? (dechunk(req.body) ?? req.body) : req.body
     let mockRequest: Record<string, unknown> | undefined
+    // for --record: the instance of each plugin name that ran (the last phase's: access picks the scoped one),
+    // and the service's answer
+    const ran = new Map<string, PluginHandler>()
+    let answered: Fixture['upstream']
+    const startedAt = this.clock.now()
     const query = req.query ? `?${req.query}` : ''
     const fixture: Fixture = {
       name: `${req.method} ${req.path}`,
@@ -201,6 +232,16 @@ export class InProcessKong {
         ...(req.conf?.real_ip_recursive ? { real_ip_recursive: true } : {}),
       },
     }
+    const answerOf = (sent: UpstreamSnapshot, ctx: Context): Fixture['upstream'] => {
+      // a service on a started http_mock: it answers 200 "ok" and keeps the request
+      const port = Number(service?.port)
+      if (!isLocal(service) || !rows<number>(req.mocks).includes(port))
+        return serviceAnswer(service, route, sent, ctx.request.peer.ip, hostHeader, ctx.forwarded.ip)
+      // the mock's uri is nginx's request_uri: the path and its query
+      const uri = sent.path + (sent.query ? `?${sent.query}` : '')
+      mockRequest = { port, method: sent.method, uri, query: sent.query, headers: sent.headers }
+      return { status: 200, headers: { 'Content-Type': 'text/plain' }, body: 'ok' }
+    }
     try {
       const result = await runScenario(
         { file: 'spec', dir: this.root, fixture },
@@ -211,21 +252,18 @@ export class InProcessKong {
           clock: this.clock,
           runs: (plugin, phase, ctx) => {
             const row = plugin.id === undefined ? undefined : byId.get(plugin.id)
-            return !row || scoping.runs(row, plugin.name, phase, ctx.auth.consumer?.id as string | undefined)
+            const yes = !row || scoping.runs(row, plugin.name, phase, ctx.auth.consumer?.id as string | undefined)
+            if (yes && plugin.phases.has(phase)) ran.set(plugin.name, plugin)
+            return yes
           },
-          upstream: (sent, ctx) => {
-            // a service on a started http_mock: it answers 200 "ok" and keeps the request
-            const port = Number(service?.port)
-            if (!isLocal(service) || !rows<number>(req.mocks).includes(port))
-              return serviceAnswer(service, route, sent, ctx.request.peer.ip, hostHeader, ctx.forwarded.ip)
-            // the mock's uri is nginx's request_uri: the path and its query
-            const uri = sent.path + (sent.query ? `?${sent.query}` : '')
-            mockRequest = { port, method: sent.method, uri, query: sent.query, headers: sent.headers }
-            return { status: 200, headers: { 'Content-Type': 'text/plain' }, body: 'ok' }
-          },
+          upstream: (sent, ctx) => (answered = answerOf(sent, ctx)),
         },
       )
       const out = result.response
+      if (this.recorder) {
+        const recorded = [...ran.values()].map((p) => this.recorded(p, byId.get(p.id ?? '')))
+        this.recorder.write({ ...fixture, upstream: answered }, req.state ?? {}, recorded, startedAt, result)
+      }
       const server = req.server ?? 'kong/3.9.1'
       const extra: Record<string, string> =
         out.source === 'service'

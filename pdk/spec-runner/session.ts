@@ -4,8 +4,9 @@
  * deadline) or a request for the host (Kong in process, kong.ts); the results come back as data.
  */
 import { existsSync, readFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
 import { InProcessKong } from './kong.js'
+import { SpecRecorder } from './record.js'
 import { PRELOAD, specModules } from './modules.js'
 import {
   buildContext,
@@ -53,6 +54,10 @@ export interface SpecFileOptions {
   timeoutMs: number
   /** Where `print` in a spec writes. */
   print?: (line: string) => void
+  /** broker pdk test --record: the folder each proxied request's fixture is written to. */
+  record?: string
+  /** The fixtures written (--record), added to as they are. */
+  recorded?: string[]
 }
 
 // the kit plugins load with: no request yet, Kong's default configuration
@@ -69,9 +74,10 @@ export async function runSpecFile(o: SpecFileOptions): Promise<SpecResult[]> {
   // the spec's clock stands still but for its sleeps (ngx.sleep, wait_until's tries): a ttl runs out at once
   const clock = new VirtualClock(Date.now())
   const ctx = buildContext(PROBE, { clock })
+  const roots = [o.root, ...customPlugins(o.root), ...(o.luaPath ?? []).map((p) => resolve(p))]
   const runtime = await LuaRuntime.create({
     clock,
-    roots: [o.root, ...customPlugins(o.root), ...(o.luaPath ?? [])],
+    roots,
     templates: [...(o.templates ?? []), ...luaPathTemplates(process.env.LUA_PATH)],
     configuration: kongConfiguration(PROBE),
     db: {},
@@ -90,8 +96,17 @@ export async function runSpecFile(o: SpecFileOptions): Promise<SpecResult[]> {
     })
     vm.run(PRELOAD, '@broker:preload')
     vm.run('require "busted.runner"', '@broker:start')
-    const kong = new InProcessKong(runtime, o.root, o.timeoutMs, clock)
-    const opts = { tags: o.tags, exclude_tags: o.excludeTags, filter: o.filter, filter_out: o.filterOut, lazy: o.lazy }
+    const recorder =
+      o.record === undefined ? undefined : new SpecRecorder(resolve(o.record), o.shown, roots, o.recorded)
+    const kong = new InProcessKong(runtime, o.root, o.timeoutMs, clock, recorder)
+    const opts = {
+      tags: o.tags,
+      exclude_tags: o.excludeTags,
+      filter: o.filter,
+      filter_out: o.filterOut,
+      lazy: o.lazy,
+      record: recorder !== undefined || undefined,
+    }
     const message = `a test did not finish within ${o.timeoutMs} ms (--timeout): stopped`
     vm.setDeadline(performance.now() + o.timeoutMs, message)
     // the spec's own code (a require of a plugin module, start_kong) calls the kit as module load does

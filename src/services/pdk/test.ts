@@ -20,7 +20,7 @@ export type PdkTestResult = SpecReport
 /** Runs the specs; the text for stdout, the report and the exit status (1 when a test failed or errored). */
 export async function runSpecTests(
   options: PdkTestOptions,
-): Promise<{ text: string; report: PdkTestResult; exitCode: 0 | 1 }> {
+): Promise<{ text: string; report: PdkTestResult; exitCode: 0 | 1; recorded: string[] }> {
   const run = await runSpecs(options).catch((e: unknown) => {
     if (!(e instanceof SpecUsageError)) throw e
     const values = { message: e.message, path: e.path }
@@ -31,5 +31,6 @@ export async function runSpecTests(
     text: render(run.output, run.files, run.report, options.color === true),
     report: run.report,
     exitCode: exitCodeOfReport(run.report),
+    recorded: run.recorded,
   }
 }

@@ -37,6 +37,13 @@ function __broker_boot(extra)
   require "broker.io"
   require("broker.db").init(extra.db)
   ngx = require "broker.ngx"
+  -- the fixture's ngx_shared: a value, or { value, ttl, flags }, per key of each dictionary
+  for name, entries in pairs(extra.ngx_shared or {}) do
+    local dict = ngx.shared[name]
+    for key, e in pairs(entries) do
+      if type(e) == "table" then dict:set(key, e.value, e.ttl, e.flags) else dict:set(key, e) end
+    end
+  end
   kong = require("broker.kong").build(extra)
   R = require "broker.request"
 end

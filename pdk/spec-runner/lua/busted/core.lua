@@ -26,6 +26,8 @@ local function full_name(node)
   return table.concat(parts, " ")
 end
 M.full_name = full_name
+--- The full name of the test running now (nil in a hook outside a test).
+function M.running() return running_test and full_name(running_test) or nil end
 
 local function tags_of(name)
   local tags = {}

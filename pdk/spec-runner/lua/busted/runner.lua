@@ -24,6 +24,8 @@ function __spec_start(source, chunkname, opts)
   for k, v in pairs(core.api(opts.lazy)) do _G[k] = v end
   _G.assert = L.assert
   require("broker.spec.timers").install()
+  -- broker pdk test --record: each proxied request carries what its fixture needs
+  require("broker.spec.client").recording = opts.record == true
   require("broker.spec.logfile").install()
   -- plugins share this VM's globals, so a plugin's sandbox (Kong's kong.tools.sandbox protects every
   -- table it copies from _G) would take luassert's metatable off `assert`: its metatable stays

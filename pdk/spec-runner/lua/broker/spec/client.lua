@@ -97,6 +97,7 @@ function Client:send(opts)
   else
     request.host, request.port, request.server = self.host, self.port, server_tokens()
     request.db, request.mocks, request.conf = require("broker.spec.dao").snapshot(), mock_ports(), M.kong_conf
+    if M.recording and self.kind == "proxy" then request.state = require("broker.spec.record").state() end
     answer = host(self.kind, request)
   end
   -- a request the proxy sent to an http_mock: that mock keeps it
