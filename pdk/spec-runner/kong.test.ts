@@ -481,6 +481,85 @@ describe("clock", function()
 end)`)
     allPass(results, 3)
   })
+
+  it('assert.eventually: tries until the condition holds on the clock, or fails saying why', async () => {
+    const results = await run(`
+require "spec.helpers"
+describe("eventually", function()
+  it("has_no_error once the function stops raising; the step moves the clock", function()
+    local t0 = ngx.now()
+    assert.with_timeout(15).with_step(0.5).ignore_exceptions(false).eventually(function()
+      assert(ngx.now() - t0 >= 2, "too early")
+    end).has_no_error("two seconds pass")
+    assert.equal(t0 + 2, ngx.now())
+  end)
+  it("is_truthy and is_falsy; max_tries", function()
+    local n = 0
+    assert.eventually(function() n = n + 1 return n == 3 end).is_truthy()
+    assert.equal(3, n)
+    assert.eventually(function() return false end).is_falsy()
+    local ok, err = pcall(function()
+      assert.with_max_tries(4).eventually(function() return nil end).is_truthy("never")
+    end)
+    assert.is_false(ok)
+    assert.matches("never: gave up after 4 tries", tostring(err))
+  end)
+  it("times out naming the last error; an error fails is_truthy at once unless ignored", function()
+    local t0 = ngx.now()
+    local _, err = pcall(function()
+      assert.with_timeout(1).eventually(function() error("still broken") end).has_no_error("fixed")
+    end)
+    assert.matches("fixed: timed out after 1 seconds", tostring(err))
+    assert.matches("still broken", tostring(err))
+    assert.equal(t0 + 1, ngx.now())
+    local _, raised = pcall(function() assert.eventually(function() error("boom") end).is_truthy() end)
+    assert.matches("raised an error: .*boom", tostring(raised))
+    local calls = 0
+    assert.ignore_exceptions(true).eventually(function()
+      calls = calls + 1
+      if calls < 3 then error("not yet") end
+      return true
+    end).is_truthy()
+    assert.equal(3, calls)
+  end)
+end)`)
+    allPass(results, 3)
+  })
+})
+
+describe("Kong's status assertion", () => {
+  it('returns the body without its surrounding whitespace (an ngx.say line without its newline)', async () => {
+    const results = await run(
+      `${PRELUDE}
+describe("status", function()
+  lazy_setup(function()
+    bp = helpers.get_db_utils("postgres", nil, { "say" })
+    route = bp.routes:insert({ hosts = { "say.test" } })
+    bp.plugins:insert({ name = "say", route = { id = route.id } })
+    assert(helpers.start_kong({ plugins = "bundled,say" }))
+    proxy = helpers.proxy_client()
+  end)
+  it("strips", function()
+    local r = proxy:get("/", { headers = { host = "say.test" } })
+    assert.equal("  said it\\n", r:read_body())
+    assert.equal("said it", assert.res_status(200, r))
+    assert.equal("said it", assert.response(r).has.status(200))
+  end)
+  it("kong.configuration shows start_kong's plugins and Kong's placeholder for the test Postgres password", function()
+    assert.same({ "bundled", "say" }, kong.configuration.plugins)
+    assert.equal("******", kong.configuration.pg_password)
+  end)
+end)`,
+      {
+        'kong/plugins/say/handler.lua': `
+local S = { PRIORITY = 10, VERSION = "1" }
+function S:access() ngx.say("  said it") return ngx.exit(200) end
+return S`,
+        'kong/plugins/say/schema.lua': emptySchema('say'),
+      },
+    )
+    allPass(results, 2)
+  })
 })
 
 describe("the clients' bodies, as Kong's client encodes them", () => {

@@ -65,8 +65,9 @@ const PROBE: Fixture = {
   name: 'spec',
   request: { url: 'http://localhost/' },
   plugins: [],
-  // each_strategy's database: plugins whose schema differs without one (rate-limiting's cluster policy) see it
-  kong_configuration: { database: 'postgres' },
+  // each_strategy's database: plugins whose schema differs without one (rate-limiting's cluster policy) see it;
+  // Kong's test configuration sets a Postgres password, which kong.configuration shows as Kong's placeholder
+  kong_configuration: { database: 'postgres', pg_password: '******' },
 }
 
 /** Runs one spec file; a file that cannot load is one error result, as busted reports it. */

@@ -6,6 +6,7 @@ local dao = require "broker.spec.dao"
 local entities = require "broker.spec.entities"
 local client = require "broker.spec.client"
 require "broker.spec.assertions"
+require "broker.spec.eventually"
 
 local H = {}
 local started = nil
@@ -101,7 +102,14 @@ function H.start_kong(env)
     end
   end
   started = env
-  pcall(function() kong.configuration.database = env.database or "postgres" end)
+  -- kong.configuration as Kong's would show it: the database, and the plugins list as start_kong gives it
+  local names = {}
+  if type(plugins) == "table" then for i, name in ipairs(plugins) do names[i] = name end
+  else for name in tostring(plugins or "bundled"):gmatch("[^,%s]+") do names[#names + 1] = name end end
+  pcall(function()
+    kong.configuration.database = env.database or "postgres"
+    kong.configuration.plugins = setmetatable(names, __broker_array_mt)
+  end)
   -- what of Kong's configuration a request of Kong in process reads: who the client is behind proxies
   local trusted = {}
   for ip in tostring(env.trusted_ips or ""):gmatch("[^,%s]+") do trusted[#trusted + 1] = ip end

@@ -76,7 +76,10 @@ local function echoed(state)
 end
 
 
--- status(n): the response's status; returns its body
+-- surrounding whitespace off, as Kong's status assertion returns a body (an `ngx.say` line without its newline)
+local function strip(text) return (text:match("^%s*(.-)%s*$")) end
+
+-- status(n): the response's status; returns its body, stripped
 local function status(state, args)
   local expected, res = args[1], rawget(state, "kong_response") or args[2]
   local body = body_of(res)
@@ -85,7 +88,7 @@ local function status(state, args)
     return false
   end
   msg(state, ("Expected the response status not to be %s"):format(tostring(expected)))
-  return true, { body, n = 1 }
+  return true, { strip(body), n = 1 }
 end
 register("assertion", "status", status)
 register("assertion", "res_status", status)
