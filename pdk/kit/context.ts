@@ -63,7 +63,7 @@ export interface ClientRequest {
   body: Buffer
   httpVersion: number | undefined
   /** The peer directly connected. */
-  peer: { ip: string; port: number }
+  peer: { ip: string; port: number; connection?: number; requests?: number }
   /** PEM chain the client presented, client certificate first. */
   tlsChain?: string
 }

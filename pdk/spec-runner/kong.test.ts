@@ -562,6 +562,43 @@ return S`,
   })
 })
 
+describe('a client is one connection', () => {
+  it("nginx's $connection numbers the clients, $connection_requests counts each one's requests", async () => {
+    const results = await run(
+      `${PRELUDE}
+describe("conn", function()
+  lazy_setup(function()
+    bp = helpers.get_db_utils("postgres", nil, { "conn" })
+    route = bp.routes:insert({ hosts = { "conn.test" } })
+    bp.plugins:insert({ name = "conn", route = { id = route.id } })
+    assert(helpers.start_kong({ plugins = "bundled,conn" }))
+  end)
+  it("counts", function()
+    local function seen(c)
+      local r = c:get("/", { headers = { host = "conn.test" } })
+      return r.headers["x-conn"]
+    end
+    local a, b = helpers.proxy_client(), helpers.proxy_client()
+    local one = seen(a)
+    local first = tonumber(one:match("^(%d+)/"))
+    assert.equal(first .. "/1", one)
+    assert.equal(first .. "/2", seen(a))
+    assert.equal((first + 1) .. "/1", seen(b))
+    assert.equal(first .. "/3", seen(a))
+  end)
+end)`,
+      {
+        'kong/plugins/conn/handler.lua': `
+local C = { PRIORITY = 10, VERSION = "1" }
+function C:header_filter() kong.response.set_header("x-conn", ngx.var.connection .. "/" .. ngx.var.connection_requests) end
+return C`,
+        'kong/plugins/conn/schema.lua': emptySchema('conn'),
+      },
+    )
+    allPass(results, 1)
+  })
+})
+
 describe("the clients' bodies, as Kong's client encodes them", () => {
   it('a table body is JSON, a form or multipart by its Content-Type; without one, its array part joined', async () => {
     const results = await run(

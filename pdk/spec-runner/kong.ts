@@ -36,6 +36,8 @@ export interface ProxyRequest {
   query?: string
   headers?: Record<string, string | string[]>
   body?: string
+  /** The client's connection: nginx's serial number of it, and the requests made on it (this one included). */
+  connection?: { serial?: number; requests?: number }
   /** The HTTP version the client speaks (resty.http's `version`: 1.0 or 1.1). */
   version?: number
   /** Kong's server tokens (`kong/3.9.1`), for Server and Via. */
@@ -221,6 +223,9 @@ export class InProcessKong {
         headers,
         body,
         ...(req.version === 1 || req.version === 1.1 ? { http_version: req.version } : {}),
+        ...(req.connection?.serial
+          ? { client: { connection: req.connection.serial, requests: req.connection.requests ?? 1 } }
+          : {}),
       },
       route,
       service,

@@ -88,8 +88,10 @@ function Client:send(opts)
   local query = opts.query
   if type(query) == "table" then query = ngx.encode_args(query) end
   local path = opts.path or "/"
+  -- the client is one connection: nginx numbers it, and counts the requests made on it
+  self.requests = self.requests + 1
   local request = { method = (opts.method or "GET"):upper(), path = path, query = query, headers = headers, body = body,
-    version = tonumber(opts.version) }
+    version = tonumber(opts.version), connection = { serial = self.serial, requests = self.requests } }
   local answer
   if self.kind == "admin" then
     -- the Admin API is Lua beside the database it changes
@@ -131,8 +133,10 @@ function Client:close() self.closed = true return true end
 function Client:set_timeout() end
 function Client:set_timeouts() end
 
+local connections = 0
 function M.new(kind, host_name, port)
-  return setmetatable({ kind = kind, host = host_name, port = port }, Client)
+  connections = connections + 1
+  return setmetatable({ kind = kind, host = host_name, port = port, serial = connections, requests = 0 }, Client)
 end
 
 return M
