@@ -18,6 +18,7 @@ import type { HostState } from './host/types.js'
 import { onUseHint } from './manifest/index.js'
 import { LIB_DIR, ModuleFinder, notEmulated, SYSTEM_DIRS } from './modules.js'
 import { createVm } from './engine.js'
+import { luajitWording } from './luajit-messages.js'
 import type { LuaVm } from './vm.js'
 
 export interface RuntimeOptions {
@@ -275,7 +276,8 @@ export class LuaRuntime {
     // when the plugin caught the error (pcall)
     if (this.host.unmatched) throw new FixtureError(this.options.file, '$.outbound', this.host.unmatched, 'outbound')
     if (state[0] !== 'error' && !this.used) return undefined
-    const text = String(state[1])
+    // reported as Kong (LuaJIT) words it: the error.log line specs match
+    const text = luajitWording(String(state[1]))
     const missing = this.missingModule(text, `$.plugins[${plugin.index}].module`)
     if (missing) throw missing
     return text

@@ -456,3 +456,18 @@ return C`,
     expect(r.logs.find((l) => l.line.includes('ticked'))?.line.startsWith(`${stamp} `)).toBe(true)
   })
 })
+
+describe("a Lua plugin's failure", () => {
+  it("is logged in LuaJIT's words, as Kong's error.log has it", async () => {
+    mkdirSync(join(dir, 'kong/plugins/oops'), { recursive: true })
+    writeFileSync(
+      join(dir, 'kong/plugins/oops/handler.lua'),
+      'local O = { PRIORITY = 1, VERSION = "1" }\nfunction O:access() foo() end\nreturn O',
+    )
+    const r = await run({ request: { url: 'http://h/' }, plugins: [{ module: 'kong/plugins/oops' }] })
+    expect(r.response.status).toBe(500)
+    expect(r.logs.find((l) => l.level === 'error')?.line).toContain(
+      "access phase failed: kong/plugins/oops/handler.lua:2: attempt to call global 'foo' (a nil value)",
+    )
+  })
+})

@@ -40,6 +40,8 @@ export interface ProxyRequest {
   connection?: { serial?: number; requests?: number }
   /** The HTTP version the client speaks (resty.http's `version`: 1.0 or 1.1). */
   version?: number
+  /** Bumped when start_kong loads the plugins afresh: the instances made before are forgotten. */
+  generation?: number
   /** Kong's server tokens (`kong/3.9.1`), for Server and Via. */
   server?: string
   /** Ports of the http_mock servers the spec started. */
@@ -74,6 +76,7 @@ const JS_EXTENSIONS = ['.js', '.mjs', '.cjs', '.ts']
 export class InProcessKong {
   private readonly loaded = new Map<string, PluginHandler>()
   private slots = 0
+  private generation = 0
 
   constructor(
     readonly runtime: LuaRuntime,
@@ -179,6 +182,10 @@ export class InProcessKong {
   private async proxy(req: ProxyRequest): Promise<ProxyAnswer> {
     // a spec's own call of an unemulated module (ngx.socket.tcp in a #tcp test) raised at its line already
     this.runtime.forgetUnsupportedCalls()
+    if ((req.generation ?? 0) !== this.generation) {
+      this.generation = req.generation ?? 0
+      this.loaded.clear()
+    }
     const headers = req.headers ?? {}
     const hostKey = Object.keys(headers).find((k) => k.toLowerCase() === 'host')
     const hostHeader = hostKey ? String(([] as string[]).concat(headers[hostKey]!)[0]) : '127.0.0.1:9000'

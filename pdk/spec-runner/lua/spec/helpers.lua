@@ -10,6 +10,8 @@ require "broker.spec.eventually"
 
 local H = {}
 local started = nil
+-- the untrusted Lua settings of the last start_kong
+local untrusted_seen = nil
 
 H.mock_upstream_protocol = "http"
 H.mock_upstream_host = db.MOCK_HOST
@@ -106,10 +108,34 @@ function H.start_kong(env)
   local names = {}
   if type(plugins) == "table" then for i, name in ipairs(plugins) do names[i] = name end
   else for name in tostring(plugins or "bundled"):gmatch("[^,%s]+") do names[#names + 1] = name end end
+  local function list(v)
+    local out = {}
+    if type(v) == "table" then for i, x in ipairs(v) do out[i] = x end
+    else for x in tostring(v or ""):gmatch("[^,%s]+") do out[#out + 1] = x end end
+    return setmetatable(out, __broker_array_mt)
+  end
   pcall(function()
     kong.configuration.database = env.database or "postgres"
     kong.configuration.plugins = setmetatable(names, __broker_array_mt)
+    -- the untrusted Lua settings, Kong's defaults unless given; the sandbox reads them afresh, as a new Kong would
+    kong.configuration.untrusted_lua = env.untrusted_lua or "sandbox"
+    kong.configuration.untrusted_lua_sandbox_requires = list(env.untrusted_lua_sandbox_requires)
+    kong.configuration.untrusted_lua_sandbox_environment = list(env.untrusted_lua_sandbox_environment)
   end)
+  -- a plugin reads the untrusted Lua settings when its module loads (request-transformer): when they change,
+  -- Kong in process loads the plugins afresh, as a Kong started with them would
+  local untrusted = table.concat({ tostring(env.untrusted_lua or "sandbox"),
+    table.concat(list(env.untrusted_lua_sandbox_requires), ","),
+    table.concat(list(env.untrusted_lua_sandbox_environment), ",") }, "|")
+  if untrusted_seen ~= nil and untrusted ~= untrusted_seen then
+    for name in pairs(package.loaded) do
+      if type(name) == "string" and (name:find("^kong%.plugins%.") or name:find("^kong%.tools%.sandbox")) then
+        package.loaded[name] = nil
+      end
+    end
+    client.generation = client.generation + 1
+  end
+  untrusted_seen = untrusted
   -- what of Kong's configuration a request of Kong in process reads: who the client is behind proxies
   local trusted = {}
   for ip in tostring(env.trusted_ips or ""):gmatch("[^,%s]+") do trusted[#trusted + 1] = ip end

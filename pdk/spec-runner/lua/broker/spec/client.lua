@@ -2,7 +2,8 @@
 -- http_client send nothing over a socket; each request goes to the host, which runs it through
 -- Kong in process (router, plugins, mock upstream) and answers as resty.http would.
 local cjson = require "cjson"
-local M = {}
+-- generation: bumped when start_kong loads the plugins afresh (Kong in process forgets the instances it made)
+local M = { generation = 0 }
 
 -- an error at the spec's line (the first frame outside broker's Lua), however deep the client call was
 local function raise(message)
@@ -98,6 +99,7 @@ function Client:send(opts)
     answer = require("broker.spec.admin").handle(request)
   else
     request.host, request.port, request.server = self.host, self.port, server_tokens()
+    request.generation = M.generation
     request.db, request.mocks, request.conf = require("broker.spec.dao").snapshot(), mock_ports(), M.kong_conf
     if M.recording and self.kind == "proxy" then request.state = require("broker.spec.record").state() end
     answer = host(self.kind, request)
