@@ -300,7 +300,7 @@ describe('broker pdk run with Lua plugins', () => {
   it("fails the phase on a Lua error with the message and a traceback naming the plugin's files and lines", () => {
     const r = pdk(bad('lua-error'))
     expect(r.code).toBe(1)
-    expect(r.stdout).toContain("kong/plugins/lua-fails/helpers.lua:4: attempt to index a nil value (local 'limits')")
+    expect(r.stdout).toContain("kong/plugins/lua-fails/helpers.lua:4: attempt to index local 'limits' (a nil value)")
     expect(r.stdout).toContain('stack traceback:')
     expect(r.stdout).toContain('kong/plugins/lua-fails/handler.lua:5:')
     expect(r.stdout).toContain('response 500 (source: error)')

@@ -18,6 +18,14 @@ describe('the LuaJIT / 5.1 compatibility prelude', () => {
     ])
   })
 
+  it("words a syntax error at the end of a chunk as LuaJIT does (near '<eof>')", () => {
+    expect(lua(`return select(2, load("print(")), select(2, loadstring("x =", "=f")), load("return 1")()`)).toEqual([
+      `[string "print("]:1: unexpected symbol near '<eof>'`,
+      `f:1: unexpected symbol near '<eof>'`,
+      1,
+    ])
+  })
+
   it('has unpack, loadstring, setfenv/getfenv, bit, math.pow, table.getn', () => {
     expect(
       lua(`

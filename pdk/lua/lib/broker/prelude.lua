@@ -9,6 +9,13 @@ local getinfo, getupvalue, upvaluejoin = debug.getinfo, debug.getupvalue, debug.
 ---------------------------------------------------------------------------------------------------
 -- Names Lua 5.1 had and 5.4 dropped or renamed.
 unpack = unpack54
+-- a syntax error at the end of a chunk: LuaJIT quotes the token (`near '<eof>'`), Lua 5.4 does not
+local load54 = load
+load = function(chunk, ...)
+  local f, err = load54(chunk, ...)
+  if f == nil and type(err) == "string" then err = (err:gsub("near <eof>$", "near '<eof>'")) end
+  return f, err
+end
 loadstring = function(chunk, chunkname) return load(chunk, chunkname, "t") end
 string.gfind = string.gmatch
 table.getn = function(t) return #t end
