@@ -81,7 +81,7 @@ export const LIBRARY_MODULES: readonly LuaModule[] = [
     doc: "LuaSocket's clock (`gettime`, `sleep`) and version (also the global `socket`)",
     onUse:
       "LuaSocket's sockets are not emulated, a replay opens no connection (socket.gettime, socket.url and socket.http are)",
-    ops: ['now'],
+    ops: ['now', 'sleep'],
   },
   {
     name: 'socket.http',
@@ -134,6 +134,18 @@ export const LIBRARY_MODULES: readonly LuaModule[] = [
     name: 'multipart',
     status: 'fallback',
     doc: "lua-multipart's interface (`get`, `get_all`, `get_as_array`, `set_simple`, `delete`, `tostring`)",
+    ops: [],
+  },
+  {
+    name: 'inspect',
+    status: 'fallback',
+    doc: "the inspect rock's `inspect(value)`: a readable rendering (sorted keys, cycles shown), as Kong's test plugins print",
+    ops: [],
+  },
+  {
+    name: 'version',
+    status: 'fallback',
+    doc: 'the version rock: a dotted version that compares part by part (`version(text)`, `version.new`)',
     ops: [],
   },
   { name: 'ffi', status: 'not emulated', doc: 'LuaJIT FFI has no equivalent on the Lua 5.4 VM broker runs', ops: [] },

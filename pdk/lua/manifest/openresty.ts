@@ -55,6 +55,7 @@ export const OPENRESTY_MODULES: readonly LuaModule[] = [
       'resp_header_set',
       'resp_headers',
       'set_uri',
+      'sleep',
       'start_time',
       'status_get',
       'status_set',
