@@ -1,15 +1,48 @@
 import { defineConfig } from 'vitest/config'
 
+// Three projects (docs/testing.md):
+// - unit: the tests beside the code, in worker threads; no Redis, no child process, no browser.
+//   `npm run test:quick` runs this project alone.
+// - peers: tests beside the code that start a real peer (redis-server, a child process); forks.
+// - e2e: test/, forks. They spend most of their time waiting on the processes they start (bin/run.js,
+//   brokers, Redis, providers, a browser), so several run at once although the machine has two cores.
+// Every file starts its own brokers, Redis servers and providers on ports the OS hands out, in folders
+// of its own under the run's TMPDIR (test/helpers/tmp-root.ts), so any two files can run side by side.
+// test/test-projects.test.ts holds PEERS equal to the unit tests that start a peer.
+export const UNITS = '{commands,src,flows,pdk,util}/**/*.test.{ts,tsx}'
+export const PEERS = [
+  'src/broker/store/coalesce.test.ts',
+  'src/broker/store/events-bridge.test.ts',
+  'src/broker/store/events-idle.test.ts',
+  'src/broker/store/flow-store.test.ts',
+  'src/services/serve/pid-file.test.ts',
+]
+
+// Unit tests share one module graph per worker thread (isolate: false): importing the sources again for
+// each file was half the units' time. The Ink tests keep a fresh one each: React and Ink keep state
+// between renders that made them fail beside other files.
+export const FRESH = ['src/ui/**/*.test.{ts,tsx}', 'src/services/dashboard/**/*.test.{ts,tsx}']
+
 export default defineConfig({
   test: {
-    include: ['{commands,src,flows,pdk,util,test}/**/*.test.{ts,tsx}'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    pool: 'forks',
+    // Files at once, all projects together (VITEST_MAX_WORKERS or --maxWorkers change it): measured on
+    // two cores, the suite's time stops falling past about four (docs/testing.md).
+    maxWorkers: 4,
     // One temp folder per run, removed at its end (test/helpers/tmp-root.ts).
     globalSetup: ['test/helpers/tmp-root.ts'],
     // server.drainDelay 0: a broker a test spawns (it inherits this) stops at once on SIGTERM; the test
     // of the delay sets its own.
     env: { BROKER_LOG_LEVEL: 'silent', BROKER_SERVER_DRAINDELAY: '0' },
+    projects: [
+      {
+        extends: true,
+        test: { name: 'unit', include: [UNITS], exclude: [...PEERS, ...FRESH], pool: 'threads', isolate: false },
+      },
+      { extends: true, test: { name: 'unit-fresh', include: FRESH, pool: 'threads' } },
+      { extends: true, test: { name: 'peers', include: PEERS, pool: 'forks' } },
+      { extends: true, test: { name: 'e2e', include: ['test/**/*.test.{ts,tsx}'], pool: 'forks' } },
+    ],
   },
 })

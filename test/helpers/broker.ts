@@ -15,6 +15,14 @@ export interface BrokerProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>
 }
 
+// The brokers this test file started and has not stopped: a test that fails (or times out) before its
+// stop() would leave them running after its file ends, still holding their ports and Redis connections
+// while the next files run beside them. They are killed when the file's worker process exits.
+const running = new Set<ChildProcess>()
+process.once('exit', () => {
+  for (const proc of running) proc.kill('SIGKILL')
+})
+
 export interface StartBrokerOptions {
   args?: string[]
   env?: Record<string, string>
@@ -37,11 +45,17 @@ export async function startBroker(opts: StartBrokerOptions = {}): Promise<Broker
     env: { ...process.env, BROKER_LOG_LEVEL: 'warn', BROKER_WORKERS: '1', ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
+  running.add(proc)
   let err = ''
   proc.stderr!.on('data', (d) => (err += d))
   proc.stdout!.resume()
   const url = `http://127.0.0.1:${port}`
-  const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)))
+  const exited = new Promise<number | null>((r) =>
+    proc.once('exit', (code) => {
+      running.delete(proc)
+      r(code)
+    }),
+  )
   await Promise.race([
     waitFor(
       async () => (await fetch(`${url}/ping`)).ok && err.includes('listening on port'),
@@ -51,7 +65,11 @@ export async function startBroker(opts: StartBrokerOptions = {}): Promise<Broker
     exited.then((code) => {
       throw new Error(`broker exited with ${code} before answering:\n${err}`)
     }),
-  ])
+  ]).catch((reason: unknown) => {
+    // A broker that never came up is not left behind holding its port.
+    proc.kill('SIGKILL')
+    throw reason
+  })
   return {
     port,
     url,
