@@ -1,8 +1,8 @@
 import { defineConfig } from 'vitest/config'
 
-// Three projects (docs/testing.md):
+// Four projects, run side by side (docs/architecture.md, "The test suite"):
 // - unit: the tests beside the code, in worker threads; no Redis, no child process, no browser.
-//   `npm run test:quick` runs this project alone.
+// - unit-fresh: the Ink tests, each file with fresh modules. `npm run test:quick` runs these two.
 // - peers: tests beside the code that start a real peer (redis-server, a child process); forks.
 // - e2e: test/, forks. They spend most of their time waiting on the processes they start (bin/run.js,
 //   brokers, Redis, providers, a browser), so several run at once although the machine has two cores.
@@ -19,16 +19,17 @@ export const PEERS = [
 ]
 
 // Unit tests share one module graph per worker thread (isolate: false): importing the sources again for
-// each file was half the units' time. The Ink tests keep a fresh one each: React and Ink keep state
-// between renders that made them fail beside other files.
+// each file was half the units' time (CPU). The folders in FRESH keep fresh modules per file: vi.mock only
+// replaces a module not yet imported (src/services/dashboard/pdk.test.ts failed beside other files), and
+// the Ink tests keep React's and Ink's state to themselves. test/test-projects.test.ts holds every
+// vi.mock in FRESH.
 export const FRESH = ['src/ui/**/*.test.{ts,tsx}', 'src/services/dashboard/**/*.test.{ts,tsx}']
 
 export default defineConfig({
   test: {
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    // Files at once, all projects together (VITEST_MAX_WORKERS or --maxWorkers change it): measured on
-    // two cores, the suite's time stops falling past about four (docs/testing.md).
+    // Files at once, all projects together (VITEST_MAX_WORKERS or --maxWorkers change it).
     maxWorkers: 4,
     // One temp folder per run, removed at its end (test/helpers/tmp-root.ts).
     globalSetup: ['test/helpers/tmp-root.ts'],

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { PEERS } from '../vitest.config.js'
+import { FRESH, PEERS } from '../vitest.config.js'
 
 // `npm run test:quick` runs the unit projects alone and promises them no Redis, no child process and no
 // browser: a unit test that starts one belongs in vitest.config.ts's PEERS (the peers project), which
@@ -27,5 +27,15 @@ describe('the test projects', () => {
       .flatMap(unitTests)
       .filter((file) => PEER.test(readFileSync(join(root, file), 'utf8')))
     expect([...PEERS].sort()).toEqual(starting.sort())
+  })
+
+  // The unit project shares modules between files: a vi.mock there would find its module already imported.
+  it('every unit test that mocks a module is in a FRESH folder', () => {
+    const folders = FRESH.map((glob) => glob.slice(0, glob.indexOf('**')))
+    const mocking = ['commands', 'src', 'flows', 'pdk', 'util']
+      .flatMap(unitTests)
+      .filter((file) => /\bvi\.(do)?mock\(/.test(readFileSync(join(root, file), 'utf8')))
+    expect(mocking.length).toBeGreaterThan(0)
+    expect(mocking.filter((file) => !folders.some((f) => file.startsWith(f)))).toEqual([])
   })
 })
