@@ -535,7 +535,12 @@ describe('a fault during the token exchange', () => {
       expect(res.status, res.body).toBe(200)
       expect(res.body).toBe('app got it')
       expect(app.received.at(-1)!.query).toMatchObject({ access_token: 'at-fault', state: 'app-stop-redis' })
-      expect(broker.stderr()).toMatch(/the store did not take the completed flow; delivering it all the same/)
+      // The log line may reach stderr after the app's answer reached the browser.
+      await waitFor(
+        async () => /the store did not take the completed flow; delivering it all the same/.test(broker.stderr()),
+        10_000,
+        'the log line about the completed write',
+      )
     } finally {
       await redis.restart()
     }

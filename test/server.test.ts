@@ -61,6 +61,8 @@ describe('broker serve', () => {
 
   it('with --port 0 listens on a port it picks and builds its URLs with that port', async () => {
     const proc = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--store', 'memory', '--listen', '127.0.0.1'], {
+      // Its pid file in a folder of its own, not in the checkout other test files' brokers run in.
+      cwd: mkdtempSync(join(tmpdir(), 'broker-port0-')),
       env: { ...process.env, BROKER_LOG_LEVEL: 'warn' },
       stdio: ['ignore', 'ignore', 'pipe'],
     })

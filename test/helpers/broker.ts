@@ -1,5 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process'
-import { resolve } from 'node:path'
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
 import { freePort, waitFor } from './ports.js'
 
 export const ROOT = resolve(import.meta.dirname, '..', '..')
@@ -40,9 +42,16 @@ export interface StartBrokerOptions {
 export async function startBroker(opts: StartBrokerOptions = {}): Promise<BrokerProcess> {
   const port = opts.port ?? (await freePort())
   const portArgs = opts.portFromConfig ? [] : ['--port', String(port)]
-  const proc = spawn(process.execPath, [BIN, 'serve', ...portArgs, ...(opts.args ?? [])], {
+  // A broker started in the checkout keeps its pid file (pid.dir, ./ by default) in a folder of its own:
+  // brokers of other test files run in the checkout at the same time, and would share .broker.pid there.
+  const args = opts.args ?? []
+  const ownPidDir =
+    opts.cwd === undefined && !args.includes('--pid-dir') && !opts.env?.BROKER_PID_DIR
+      ? { BROKER_PID_DIR: `${mkdtempSync(join(tmpdir(), 'broker-pid-'))}/` }
+      : {}
+  const proc = spawn(process.execPath, [BIN, 'serve', ...portArgs, ...args], {
     cwd: opts.cwd ?? ROOT,
-    env: { ...process.env, BROKER_LOG_LEVEL: 'warn', BROKER_WORKERS: '1', ...opts.env },
+    env: { ...process.env, BROKER_LOG_LEVEL: 'warn', BROKER_WORKERS: '1', ...ownPidDir, ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   running.add(proc)
