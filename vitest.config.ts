@@ -6,6 +6,8 @@ import { defineConfig } from 'vitest/config'
 // - peers: tests beside the code that start a real peer (redis-server, a child process); forks.
 // - e2e: test/, forks. They spend most of their time waiting on the processes they start (bin/run.js,
 //   brokers, Redis, providers, a browser), so several run at once although the machine has two cores.
+//   A fork runs several files in turn with the modules it loaded (isolate: false): no file there mocks
+//   a module or changes process.env.
 // Every file starts its own brokers, Redis servers and providers on ports the OS hands out, in folders
 // of its own under the run's TMPDIR (test/helpers/tmp-root.ts), so any two files can run side by side.
 // test/test-projects.test.ts holds PEERS equal to the unit tests that start a peer.
@@ -43,7 +45,7 @@ export default defineConfig({
       },
       { extends: true, test: { name: 'unit-fresh', include: FRESH, pool: 'threads' } },
       { extends: true, test: { name: 'peers', include: PEERS, pool: 'forks' } },
-      { extends: true, test: { name: 'e2e', include: ['test/**/*.test.{ts,tsx}'], pool: 'forks' } },
+      { extends: true, test: { name: 'e2e', include: ['test/**/*.test.{ts,tsx}'], pool: 'forks', isolate: false } },
     ],
   },
 })

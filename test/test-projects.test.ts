@@ -29,10 +29,10 @@ describe('the test projects', () => {
     expect([...PEERS].sort()).toEqual(starting.sort())
   })
 
-  // The unit project shares modules between files: a vi.mock there would find its module already imported.
-  it('every unit test that mocks a module is in a FRESH folder', () => {
+  // The unit and e2e projects share modules between files: a vi.mock there would find its module already imported.
+  it('every test that mocks a module is in a FRESH folder', () => {
     const folders = FRESH.map((glob) => glob.slice(0, glob.indexOf('**')))
-    const mocking = ['commands', 'src', 'flows', 'pdk', 'util']
+    const mocking = ['commands', 'src', 'flows', 'pdk', 'util', 'test']
       .flatMap(unitTests)
       .filter((file) => /\bvi\.(do)?mock\(/.test(readFileSync(join(root, file), 'utf8')))
     expect(mocking.length).toBeGreaterThan(0)
