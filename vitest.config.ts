@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config'
+import LongestFirst from './test/helpers/sequencer.js'
 
 // Four projects, run side by side (docs/architecture.md, "The test suite"):
 // - unit: the tests beside the code, in worker threads; no Redis, no child process, no browser.
@@ -33,6 +34,7 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Files at once, all projects together (VITEST_MAX_WORKERS or --maxWorkers change it).
     maxWorkers: 4,
+    sequence: { sequencer: LongestFirst },
     // One temp folder per run, removed at its end (test/helpers/tmp-root.ts).
     globalSetup: ['test/helpers/tmp-root.ts'],
     // server.drainDelay 0: a broker a test spawns (it inherits this) stops at once on SIGTERM; the test
