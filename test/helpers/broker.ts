@@ -17,9 +17,9 @@ export interface BrokerProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>
 }
 
-// The brokers this test file started and has not stopped: a test that fails (or times out) before its
-// stop() would leave them running after its file ends, still holding their ports and Redis connections
-// while the next files run beside them. They are killed when the file's worker process exits.
+// The brokers started here and not stopped yet: a test that fails (or times out) before its stop() would
+// leave them running after its file ends, still holding their ports and Redis connections while the next
+// files run beside them. They are killed when this test process (a vitest fork) exits.
 const running = new Set<ChildProcess>()
 process.once('exit', () => {
   for (const proc of running) proc.kill('SIGKILL')
