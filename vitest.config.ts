@@ -17,6 +17,7 @@ export const PEERS = [
   'src/broker/store/coalesce.test.ts',
   'src/broker/store/events-bridge.test.ts',
   'src/broker/store/events-idle.test.ts',
+  'src/broker/store/failover.test.ts',
   'src/broker/store/flow-store.test.ts',
   'src/services/serve/pid-file.test.ts',
 ]
