@@ -11,15 +11,7 @@ const dir = mkdtempSync(join(tmpdir(), 'broker-lua-files-'))
 mkdirSync(join(dir, 'keys'))
 writeFileSync(join(dir, 'keys', 'private.pem'), '-----BEGIN KEY-----\nabc\n-----END KEY-----\n')
 writeFileSync(join(dir, 'bytes.bin'), Buffer.from([0, 255, 10, 1]))
-const rt = await LuaRuntime.create({
-  roots: [],
-  templates: [],
-  configuration: {},
-  db: {},
-  probe: kitFor({}, 'access'),
-  heapLimit: 32 * 1024 * 1024,
-  file: join(dir, 'fixture.json'),
-})
+const rt = await LuaRuntime.bare(kitFor({}, 'access'), join(dir, 'fixture.json'))
 afterAll(() => {
   rt.close()
   rmSync(dir, { recursive: true, force: true })

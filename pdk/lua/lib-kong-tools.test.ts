@@ -6,15 +6,7 @@ import { LuaRuntime } from './runtime.js'
 // broker falls back to without a Kong checkout (kong.tools.utils and what it gathers), in a whole runtime:
 // ngx and the host as a plugin sees them, no Lua root but broker's own.
 const probe = kitFor({}, 'access')
-const rt = await LuaRuntime.create({
-  roots: [],
-  templates: [],
-  configuration: {},
-  db: {},
-  probe,
-  heapLimit: 32 * 1024 * 1024,
-  file: 'test.json',
-})
+const rt = await LuaRuntime.bare(probe)
 afterAll(() => rt.close())
 const lua = (code: string) => rt.vm.run(code, '=test')
 

@@ -5,15 +5,7 @@ import { LuaRuntime } from './runtime.js'
 // The OpenResty libraries Kong ships that plugins require (resty.lock, resty.aes, lua-resty-openssl's cipher, hmac,
 // kdf and rand, LuaSocket), in a whole runtime, checked against the vectors their documentation, RFC 5869 and the
 // openssl command line give.
-const rt = await LuaRuntime.create({
-  roots: [],
-  templates: [],
-  configuration: {},
-  db: {},
-  probe: kitFor({}, 'access'),
-  heapLimit: 32 * 1024 * 1024,
-  file: 'test.json',
-})
+const rt = await LuaRuntime.bare(kitFor({}, 'access'))
 afterAll(() => rt.close())
 const lua = (code: string) => rt.vm.run(code, '=test')
 

@@ -6,15 +6,7 @@ import { LuaRuntime } from './runtime.js'
 // datadog and gcp trace ids are decimal), lua_pack (gRPC frames in kong.tools.grpc) and typedefs.propagation, in a
 // whole runtime without a Kong checkout. bn's values are those of lua-resty-openssl's README and of OpenSSL's
 // BN_bn2hex / BN_bn2dec / MPI formats; lua_pack's are lpack's byte layouts on x86-64.
-const rt = await LuaRuntime.create({
-  roots: [],
-  templates: [],
-  configuration: {},
-  db: {},
-  probe: kitFor({}, 'access'),
-  heapLimit: 32 * 1024 * 1024,
-  file: 'test.json',
-})
+const rt = await LuaRuntime.bare(kitFor({}, 'access'))
 afterAll(() => rt.close())
 const lua = (code: string, ...args: unknown[]) => {
   rt.vm.run(`function __t(...) ${code} end`, '=test')

@@ -12,15 +12,7 @@ import { LuaRuntime } from './runtime.js'
 // and `-dates` print for them.
 const certs = resolve(import.meta.dirname, '../../fixtures/pdk/lua/certs')
 const pem = (name: string) => readFileSync(join(certs, name), 'latin1')
-const rt = await LuaRuntime.create({
-  roots: [],
-  templates: [],
-  configuration: {},
-  db: {},
-  probe: kitFor({}, 'access'),
-  heapLimit: 32 * 1024 * 1024,
-  file: 'test.json',
-})
+const rt = await LuaRuntime.bare(kitFor({}, 'access'))
 afterAll(() => rt.close())
 const lua = (code: string) => {
   rt.vm.run(`function __t(ca, leaf, key) local x509 = require "resty.openssl.x509" ${code} end`, '=test')

@@ -12,15 +12,7 @@ afterAll(() => runtimes.forEach((r) => r.close()))
 /** A Lua runtime inside a request to `url` (access phase), with that request's kit. */
 async function request(url = 'http://client.test/p?q=1') {
   const probe = kitFor({ request: { url } }, 'access')
-  const rt = await LuaRuntime.create({
-    roots: [],
-    templates: [],
-    configuration: {},
-    db: {},
-    probe,
-    heapLimit: 32 * 1024 * 1024,
-    file: 'test.json',
-  })
+  const rt = await LuaRuntime.bare(probe)
   runtimes.push(rt)
   const { ctx, kit } = probe
   // enters the request, so that Lua's ngx functions read and write its state

@@ -96,6 +96,22 @@ export class LuaRuntime {
     private readonly options: RuntimeOptions,
   ) {}
 
+  /**
+   * A runtime with no Lua root but broker's own modules, an empty database and Kong's defaults left out: the
+   * Lua a plugin sees of ngx, the kit and broker's libraries, for probing them one call at a time.
+   */
+  static bare(probe: RuntimeOptions['probe'], file = 'test.json'): Promise<LuaRuntime> {
+    return LuaRuntime.create({
+      roots: [],
+      templates: [],
+      configuration: {},
+      db: {},
+      probe,
+      heapLimit: 32 * 1024 * 1024,
+      file,
+    })
+  }
+
   static async create(options: RuntimeOptions): Promise<LuaRuntime> {
     const vm = await createVm({ heapLimit: options.heapLimit })
     const bridge = new KitBridge(options.probe.kit)
