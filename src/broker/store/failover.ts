@@ -12,6 +12,8 @@ export interface Fence {
   readonly fenced: boolean
   /** Bumped when a failover begins: a write sent under another epoch is not acknowledged. */
   readonly epoch: number
+  /** When (ms since the epoch) the last failover's fence lifted; unset before the first. */
+  readonly liftedAt?: number
 }
 
 export interface FailoverWatch extends Fence {
@@ -47,6 +49,7 @@ export async function watchFailovers(
   let target: Node | undefined // the master a failover ended with, until the client is on it
   const replaced = new Set<string>() // old masters (ip:port) whose replica was promoted, until +switch-master
   let since = 0
+  let liftedAt: number | undefined
   let asking: ReturnType<typeof setInterval> | undefined
 
   const connect = (node: Node) =>
@@ -80,6 +83,8 @@ export async function watchFailovers(
         `the store is on the new master ${target.host}:${target.port}, ${Date.now() - since} ms after the failover began`,
       )
     target = undefined
+    // A 'ready' without a failover under way lifts nothing.
+    if (since) liftedAt = Date.now()
     since = 0
     clearInterval(asking)
     asking = undefined
@@ -174,6 +179,9 @@ export async function watchFailovers(
     },
     get epoch() {
       return epoch
+    },
+    get liftedAt() {
+      return liftedAt
     },
     async close() {
       clearInterval(asking)

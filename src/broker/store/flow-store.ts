@@ -110,6 +110,20 @@ export class FlowStore {
     }
   }
 
+  /** Whether a Sentinel failover is under way: writes are refused (STORE_UNAVAILABLE) until it ends. */
+  get failingOver(): boolean {
+    return this.fence?.fenced ?? false
+  }
+
+  /**
+   * Whether a Sentinel failover is under way or ended less than `ms` ago: an exchange's owner could not
+   * renew its lease meanwhile, so a lease that lapsed then says nothing yet of whether the owner lives.
+   */
+  failedOverWithin(ms: number): boolean {
+    const fence = this.fence
+    return !!fence && (fence.fenced || (fence.liftedAt ?? -Infinity) + ms > Date.now())
+  }
+
   /** One store operation: its write joins the others of this event-loop turn; a failure is STORE_UNAVAILABLE. */
   private send<T>(op: () => Promise<T>): Promise<T> {
     coalesceTurn(this.redis)
