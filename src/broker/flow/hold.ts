@@ -3,7 +3,7 @@ import type { BrokerDeps } from '../deps.js'
 import type { FlowEntry, FlowFailure } from '../store/flow-store.js'
 import { deliverError } from '../endpoints/deliver.js'
 import type { Reply } from '../endpoints/reply.js'
-import { exchangeBoundMs, leaseLapsed } from './lease.js'
+import { exchangeBoundMs, leaseLapsed, leaseMs } from './lease.js'
 import { finished } from './settle.js'
 import { transition } from './transition.js'
 
@@ -49,7 +49,8 @@ export async function awaitOutcome(
   let current = entry
   for (;;) {
     if (current.progress !== 'exchanging') return { entry: current, interrupted: false }
-    if (leaseLapsed(current)) {
+    // An owner cannot renew its lease while a failover refuses writes: give it a lease after the failover.
+    if (leaseLapsed(current) && !deps.store.failedOverWithin(leaseMs(deps.config))) {
       const failed = await markInterrupted(deps, current)
       if (failed) return { entry: failed, interrupted: true }
     } else if (Date.now() >= until) throw brokerError('flowStarted')

@@ -13,12 +13,19 @@ export const leaseMs = (config: BrokerDeps['config']): number => config.store.ti
 export const LEASE_RENEW_MS = 250
 
 /**
+ * How much longer than their window of store.timeout the writes after an exchange wait out a Sentinel
+ * failover (the store fenced, failover.ts): the switch measured 1.4–2.3 s from its first event until
+ * the client was on the new master, so this covers a slow one about twice over.
+ */
+export const FAILOVER_WAIT_MS = 4000
+
+/**
  * The longest a live exchange can hold a flow: every provider request (provider.timeout together),
- * the write that starts it, the writes that end it and their retries (settle.ts), and one lease.
- * A request held for the outcome never waits longer.
+ * the write that starts it, the writes that end it and their retries (settle.ts) with a failover
+ * waited out, and one lease. A request held for the outcome never waits longer.
  */
 export const exchangeBoundMs = (config: BrokerDeps['config']): number =>
-  config.provider.timeout + 3 * config.store.timeout + leaseMs(config)
+  config.provider.timeout + 3 * config.store.timeout + FAILOVER_WAIT_MS + leaseMs(config)
 
 /**
  * Whether a flow's exchange was interrupted: it is `exchanging` and its lease has passed. Judged by

@@ -1,18 +1,22 @@
 import { BrokerError, brokerError } from '../../errors/index.js'
 import type { BrokerDeps } from '../deps.js'
 import type { FlowEntry, Progress } from '../store/flow-store.js'
-import { exchangeBoundMs } from './lease.js'
+import { FAILOVER_WAIT_MS, exchangeBoundMs } from './lease.js'
 
 /**
  * The writes after a token exchange. The provider has been called (a code redeemed, tokens issued):
  * a store that refuses a write, does not answer, or answers without the replicas store.replicas asks
  * for is tried again, and what the provider gave is not dropped. The writes of one exchange share one
- * window of retries, store.timeout from their first failure, so that together they stay within
- * exchangeBoundMs (lease.ts), which bounds how long a request waits for the outcome.
+ * window of retries, store.timeout from their first failure; while a Sentinel failover fences the
+ * store, the window goes on until store.timeout after it lifts, FAILOVER_WAIT_MS longer at most. So
+ * together they stay within exchangeBoundMs (lease.ts), which bounds how long a request waits for the
+ * outcome.
  */
 export interface RetryWindow {
-  /** When retries stop: store.timeout after the first failure; unset until one fails. */
+  /** When retries stop: store.timeout after the first failure, or after a failover; unset until one fails. */
   until?: number
+  /** The latest `until` a failover may push it to: FAILOVER_WAIT_MS past the first failure's window. */
+  cap?: number
 }
 
 const RETRY_MS = 50
@@ -29,8 +33,13 @@ async function retried<T>(deps: BrokerDeps, window: RetryWindow, op: (again: boo
       return await op(again)
     } catch (err) {
       if (!unavailable(err)) throw err
-      window.until ??= Date.now() + deps.config.store.timeout
-      if (Date.now() >= window.until) throw err
+      const now = Date.now()
+      window.until ??= now + deps.config.store.timeout
+      window.cap ??= window.until + FAILOVER_WAIT_MS
+      // A failover refuses every write until the client is on the new master (seconds): wait it out.
+      if (deps.store.failingOver)
+        window.until = Math.min(Math.max(window.until, now + deps.config.store.timeout), window.cap)
+      if (now >= window.until) throw err
       await new Promise((r) => setTimeout(r, RETRY_MS))
     }
   }
