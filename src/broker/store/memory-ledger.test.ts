@@ -134,6 +134,7 @@ describe('the embedded store', () => {
       holdPollLease: () => store.holdPollLease(hash, 7000),
       registrations: async () => store.registrations(policy),
       flowKey: async () => store.flowKey(hash),
+      failedOverWithin: async () => store.failedOverWithin(1000),
       ping: () => store.ping(),
     }
     const registrationOps: Record<string, () => Promise<unknown>> = {
