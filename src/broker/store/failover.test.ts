@@ -61,6 +61,18 @@ describe('watchFailovers (Sentinel events on a stand-in server)', () => {
     })
   })
 
+  it('tells when the fence lifted, and nothing before a failover ended', async () => {
+    await watching(async (w, _client, port) => {
+      expect(w.liftedAt).toBeUndefined()
+      await event('+try-failover', `master bm 127.0.0.1 ${port}`)
+      expect(w.liftedAt).toBeUndefined()
+      const before = Date.now()
+      await event('-failover-abort-not-elected', `master bm 127.0.0.1 ${port}`)
+      expect(w.fenced).toBe(false)
+      expect(w.liftedAt).toBeGreaterThanOrEqual(before)
+    })
+  })
+
   it('stays fenced after the promotion until the client is on the promoted replica, dropping its connection to the old master', async () => {
     await watching(async (w, client, port) => {
       await event('+failover-state-send-slaveof-noone', `slave 127.0.0.1:1 127.0.0.1 1 @ bm 127.0.0.1 ${port}`)
