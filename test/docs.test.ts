@@ -332,6 +332,11 @@ describe('README', () => {
     expect(prose(readme)).toContain(`(docs/http-api.md#${section})`)
   })
 
+  it('starts with exactly two commands: install and run the broker, run the whole suite', () => {
+    const first = /^# [^\n]+\n\n```sh\n([\s\S]*?)\n```\n/.exec(readme)?.[1] ?? ''
+    expect(first.split('\n').map((line) => line.split('#')[0]!.trim())).toEqual(['npm ci && npm start', 'npm test'])
+  })
+
   it("says that an authorization response's iss must match the issuer, or the origin of authorize_url without one", () => {
     expect(prose(readme)).toMatch(/`iss`[^\n]*\n?[^\n]*`issuer`[\s\S]{0,200}`authorize_url`/)
   })
