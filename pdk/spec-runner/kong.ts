@@ -251,7 +251,9 @@ export class InProcessKong {
         return serviceAnswer(service, route, sent, ctx.request.peer.ip, hostHeader, ctx.forwarded.ip)
       // the mock's uri is nginx's request_uri: the path and its query
       const uri = sent.path + (sent.query ? `?${sent.query}` : '')
-      mockRequest = { port, method: sent.method, uri, query: sent.query, headers: sent.headers }
+      // its headers as Kong's mock keeps them: ngx.req.get_headers(nil, true), the names in the case sent
+      const headers = ctx.upstream.headers.table(Infinity, (name) => name).headers
+      mockRequest = { port, method: sent.method, uri, query: sent.query, headers }
       return { status: 200, headers: { 'Content-Type': 'text/plain' }, body: 'ok' }
     }
     try {
