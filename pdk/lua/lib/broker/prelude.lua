@@ -45,7 +45,9 @@ end
 
 ---------------------------------------------------------------------------------------------------
 -- Function environments. 5.4 keeps a function's globals in its upvalue named _ENV (when it has one):
--- getfenv reads that upvalue, setfenv points it at a fresh cell holding the new table.
+-- getfenv reads that upvalue, setfenv points it at a fresh cell holding the new table. Joining the
+-- upvalue to a new closure's (so other functions sharing the old _ENV keep it) is the technique
+-- Sergey Rozhenko posted to lua-l in June 2010; this code is written for broker.
 local function resolve_function(target, depth)
   if type(target) ~= "number" then return target end
   local frame = getinfo(target + depth, "f")
