@@ -4,6 +4,7 @@ import { type BrokerError, brokerError } from '../../errors/index.js'
 import { urlHasCredentials } from '../../redact.js'
 import { classifyAddress, isIpLiteral } from '../../config/addresses.js'
 import { PROVIDER_URL_FIELDS, type ProviderPolicy, providerPolicy } from './policy.js'
+import { ClearingMap } from '../../../util/clearing-map.js'
 
 /**
  * Fields whose value is sent in an HTTP header (the OAuth Authorization header's realm, OAuth
@@ -98,7 +99,7 @@ const REFUSALS = {
 // and the checks of one URL cost about a microsecond (regexes, the allow-list) where a lookup costs
 // a few nanoseconds. Bounded like urls.ts's parts: the map starts over when full.
 const MAX_KEPT = 512
-const verdicts = new WeakMap<ProviderPolicy, Map<string, Verdict>>()
+const verdicts = new WeakMap<ProviderPolicy, ClearingMap<string, Verdict>>()
 
 function verdictOf(url: string, policy: ProviderPolicy): Verdict {
   let kept = verdicts.get(policy)
@@ -106,7 +107,7 @@ function verdictOf(url: string, policy: ProviderPolicy): Verdict {
   if (hit !== undefined) return hit
   const verdict = urlProblem(url) ?? destinationRefused(url, policy) ?? OK
   if (url.length <= 2048) {
-    if (!kept || kept.size >= MAX_KEPT) verdicts.set(policy, (kept = new Map()))
+    if (!kept) verdicts.set(policy, (kept = new ClearingMap(MAX_KEPT)))
     kept.set(url, verdict)
   }
   return verdict
