@@ -46,6 +46,7 @@ export async function createBroker(
     waitMs: Math.floor((config.store.timeout * 3) / 4),
     shortfall: config.store.replicaShortfall,
     warn: (message) => log.warn(message),
+    info: (message) => log.info(message),
     fence: failovers,
   })
   const events = new FlowEvents()

@@ -84,7 +84,7 @@ export const CONFIG_DOCS = {
   },
   'store.replicaShortfall': {
     flag: 'store-replica-shortfall',
-    help: 'While fewer replicas are connected than store.replicas (after a failover, until the old master has resynced): accept answers writes acknowledged by the replicas there are (unreplicated when none), refuse answers 503 STORE_UNAVAILABLE until they are back',
+    help: 'While fewer replicas acknowledge writes than store.replicas: failover answers them (unreplicated when none) only from a Sentinel switch the broker saw until the replicas are back, 30 s at most, and refuses at other times; refuse answers 503 STORE_UNAVAILABLE until they are back; accept always answers them',
   },
   'store.memoryLimit': {
     flag: 'store-memory-limit',

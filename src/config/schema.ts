@@ -77,7 +77,8 @@ export const configSchema = z
         cluster: z.array(redisNode).min(1).optional(),
         // Unset: 1 when the store is Sentinel-managed and its master has a replica, else 0 (connect.ts).
         replicas: z.number().int().min(0).max(16).optional(),
-        replicaShortfall: z.enum(['refuse', 'accept']).default('refuse'),
+        // failover: short WAITs answered only just after a Sentinel switch (store/shortfall.ts).
+        replicaShortfall: z.enum(['failover', 'refuse', 'accept']).default('failover'),
         memoryLimit: z.number().int().min(1).max(65_536).default(128),
       })
       .strict()

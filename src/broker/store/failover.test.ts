@@ -70,6 +70,8 @@ describe('watchFailovers (Sentinel events on a stand-in server)', () => {
       await event('-failover-abort-not-elected', `master bm 127.0.0.1 ${port}`)
       expect(w.fenced).toBe(false)
       expect(w.liftedAt).toBeGreaterThanOrEqual(before)
+      // Aborted: the master is the one it was, replicas and all; no switch.
+      expect(w.switchedAt).toBeUndefined()
     })
   })
 
@@ -93,10 +95,15 @@ describe('watchFailovers (Sentinel events on a stand-in server)', () => {
       await event('+try-failover', `master bm 127.0.0.1 1`)
       expect(w.fenced).toBe(true)
       // Promoted to where the client already is.
+      const before = Date.now()
       await event('+promoted-slave', `slave 127.0.0.1:${port} 127.0.0.1 ${port} @ bm 127.0.0.1 1`)
       expect(w.fenced).toBe(false)
+      expect(w.switchedAt).toBeGreaterThanOrEqual(before)
+      const switchedAt = w.switchedAt
+      // The same switch told again: not a new one.
       await event('+switch-master', `bm 127.0.0.1 1 127.0.0.1 ${port}`)
       expect(w.fenced).toBe(false)
+      expect(w.switchedAt).toBe(switchedAt)
     })
   })
 })

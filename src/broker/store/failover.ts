@@ -14,6 +14,11 @@ export interface Fence {
   readonly epoch: number
   /** When (ms since the epoch) the last failover's fence lifted; unset before the first. */
   readonly liftedAt?: number
+  /**
+   * When the client last reached a master a failover switched to (an aborted failover is no switch):
+   * the new master has no replica yet (store.replicaShortfall `failover`). Unset before the first.
+   */
+  readonly switchedAt?: number
 }
 
 export interface FailoverWatch extends Fence {
@@ -50,6 +55,8 @@ export async function watchFailovers(
   const replaced = new Set<string>() // old masters (ip:port) whose replica was promoted, until +switch-master
   let since = 0
   let liftedAt: number | undefined
+  let switchedAt: number | undefined
+  let moved = false // the failover under way switched masters (not aborted)
   let asking: ReturnType<typeof setInterval> | undefined
 
   const connect = (node: Node) =>
@@ -85,6 +92,8 @@ export async function watchFailovers(
     target = undefined
     // A 'ready' without a failover under way lifts nothing.
     if (since) liftedAt = Date.now()
+    if (since && moved) switchedAt = liftedAt
+    moved = false
     since = 0
     clearInterval(asking)
     asking = undefined
@@ -101,7 +110,12 @@ export async function watchFailovers(
   }
   const switched = (node: Node) => {
     open.clear()
-    if (!target && onMaster(node)) return
+    if (!target && onMaster(node)) {
+      // Already there (ioredis reconnected by itself): a switch if a failover was under way, else a repeat.
+      if (since) moved = true
+      return
+    }
+    moved = true
     if (!since) since = Date.now()
     epoch++
     // settle() drops the connection to the old master, which would go on answering: ioredis then
@@ -182,6 +196,9 @@ export async function watchFailovers(
     },
     get liftedAt() {
       return liftedAt
+    },
+    get switchedAt() {
+      return switchedAt
     },
     async close() {
       clearInterval(asking)

@@ -387,7 +387,8 @@ describe('store.replicas: WAITs shared', () => {
 })
 
 describe('a Sentinel failover under way (the fence of failover.ts)', () => {
-  const make = (fence: { fenced: boolean; epoch: number }, shortfall: 'accept' | 'refuse' = 'refuse', replicas = 0) =>
+  type TestFence = { fenced: boolean; epoch: number; liftedAt?: number; switchedAt?: number }
+  const make = (fence: TestFence, shortfall: 'accept' | 'refuse' | 'failover' = 'refuse', replicas = 0) =>
     new FlowStore(client, {
       expireSeconds: 60,
       callbackWaitSeconds: 600,
@@ -435,5 +436,26 @@ describe('a Sentinel failover under way (the fence of failover.ts)', () => {
     await store.create(entry())
     expect(waits.mock.calls).toEqual([[1, 50]])
     waits.mockRestore()
+  })
+
+  // A Redis without replicas: a replica down in steady state, or a new master whose old one is resyncing.
+  it('failover: with no switch seen, a write no replica acknowledged is STORE_UNAVAILABLE', async () => {
+    const fence: TestFence = { fenced: false, epoch: 1, liftedAt: Date.now() }
+    await expect(make(fence, 'failover', 1).create(entry())).rejects.toMatchObject({
+      code: 'STORE_UNAVAILABLE',
+      message: expect.stringContaining('replicas'),
+    })
+  })
+
+  it('failover: just after a switch, the write is answered after a probe, and kept on the master', async () => {
+    const fence: TestFence = { fenced: false, epoch: 1 }
+    const store = make(fence, 'failover', 1)
+    fence.liftedAt = fence.switchedAt = Date.now()
+    const waits = vi.spyOn(client, 'wait')
+    const e = entry()
+    await store.create(e)
+    expect(waits.mock.calls).toEqual([[1, 50]])
+    waits.mockRestore()
+    expect((await store.get(e.hash))?.progress).toBe('stored')
   })
 })

@@ -17,6 +17,7 @@ import { coalesceTurn } from './coalesce.js'
 import type { Fence } from './failover.js'
 import { type Keys, keys as makeKeys } from './keys.js'
 import type { MemoryLedger } from './memory-ledger.js'
+import { Shortfall, type ShortfallPolicy } from './shortfall.js'
 import { type RegistrationPolicy, RegistrationStore } from './registrations.js'
 import { type CapabilityKind, Sealer } from './seal.js'
 
@@ -49,21 +50,17 @@ export interface FlowStoreOptions {
   waitMs?: number
   /**
    * When fewer replicas than `replicas` acknowledge a write (a failover's old master resyncing, a replica
-   * lagging): `refuse` answers STORE_UNAVAILABLE, `accept` answers the write and sends no WAIT for a
-   * second (store.replicaShortfall).
+   * lagging): `refuse` answers STORE_UNAVAILABLE, `accept` answers the write, `failover` (the default)
+   * answers it only in the window after a Sentinel switch (store.replicaShortfall; shortfall.ts).
    */
-  shortfall?: 'refuse' | 'accept'
-  /** Told once per SHORTFALL_WARN_MS while writes are acknowledged with fewer replicas than store.replicas. */
+  shortfall?: ShortfallPolicy
+  /** Told while writes are answered with fewer replicas than store.replicas (shortfall.ts says how often). */
   warn?: (message: string) => void
+  /** Told when the replicas acknowledge again after a failover. */
+  info?: (message: string) => void
   /** A Sentinel failover under way (failover.ts): no write is acknowledged until the store is on the new master. */
   fence?: Fence
 }
-
-// In a replica shortfall (`accept`): how long writes send no WAIT, how long the WAIT that then probes
-// may take, and how often the shortfall is told.
-const SHORTFALL_MS = 1000
-const PROBE_WAIT_MS = 50
-const SHORTFALL_WARN_MS = 10_000
 
 /**
  * The flow records in Redis (or the embedded store): create, read, advance, correlate, results.
@@ -78,28 +75,22 @@ export class FlowStore {
   private readonly sealer: Sealer
   private readonly ledger: MemoryLedger | undefined
   private readonly replicas: number
-  private readonly waitMs: number
-  private readonly shortfall: 'refuse' | 'accept'
-  private readonly warn: (message: string) => void
+  private readonly shortfall: Shortfall
   private readonly fence: Fence | undefined
-  /** Until when writes send no WAIT (`accept`, after a shortfall); 0: none seen since the last full acknowledgement. */
-  private shortUntil = 0
-  /** The fence's epoch last seen (`accept`): a new one is a failover, after which writes probe first. */
-  private fenceSeen = 0
   /** The WAIT sent last (settled or not), and the one the writes sent since will share. */
   private waitInFlight: Promise<unknown> = Promise.resolve()
   private nextWait: Promise<number> | undefined
-  private warnedAt = 0
   private kept: { policy: RegistrationPolicy; store: RegistrationStore } | undefined
 
   constructor(redis: Redis, opts: FlowStoreOptions) {
     this.keys = makeKeys(opts.prefix ?? 'broker:')
     this.ledger = opts.ledger
     this.replicas = opts.replicas ?? 0
-    this.waitMs = opts.waitMs ?? 1000
-    this.shortfall = opts.shortfall ?? 'refuse'
-    this.warn = opts.warn ?? (() => undefined)
     this.fence = opts.fence
+    this.shortfall = new Shortfall(opts.shortfall ?? 'refuse', this.replicas, opts.waitMs ?? 1000, opts.fence, {
+      warn: opts.warn ?? (() => undefined),
+      info: opts.info ?? (() => undefined),
+    })
     this.expireSeconds = opts.expireSeconds
     this.callbackWaitSeconds = opts.callbackWaitSeconds
     this.sealer = new Sealer(opts.secrets)
@@ -148,21 +139,16 @@ export class FlowStore {
   /**
    * A write with store.replicas: a WAIT follows it in the same socket write (coalesceTurn), and the
    * write counts only once that many replicas have it, so a Sentinel failover cannot forget a flow the
-   * broker has answered for. Fewer: STORE_UNAVAILABLE (`refuse`), or answered all the same (`accept`).
+   * broker has answered for. Fewer: STORE_UNAVAILABLE, or answered all the same where
+   * store.replicaShortfall says so (shortfall.ts: `accept`, or `failover` just after a switch).
    */
   private async replicated<T>(op: () => Promise<T>, handOut: boolean): Promise<T> {
     if (!this.replicas) return this.send(op)
-    // `accept`: the first writes on a master a failover just moved to probe first (it has no replica yet).
-    if (this.shortfall === 'accept' && this.fence && this.fence.epoch !== this.fenceSeen) {
-      this.fenceSeen = this.fence.epoch
-      this.shortUntil = Date.now()
-    }
-    // `accept`, in a shortfall: no WAIT for SHORTFALL_MS, then a short one (a probe).
-    const short = this.shortfall === 'accept' && this.shortUntil > 0
-    if (short && Date.now() < this.shortUntil) return this.send(op)
+    const plan = this.shortfall.plan()
+    if (plan.waitMs === undefined) return this.send(op)
     coalesceTurn(this.redis)
     const written = guard(op)
-    const acked = this.acknowledgement(short ? PROBE_WAIT_MS : this.waitMs)
+    const acked = this.acknowledgement(plan.waitMs)
     acked.catch(() => undefined)
     const result = await written
     // `handOut`: a GETDEL that took a one-time value (a result, a kept answer) returns it however the
@@ -171,20 +157,13 @@ export class FlowStore {
       await acked.catch(() => undefined)
       return result
     }
-    if (this.shortfall === 'refuse') {
+    if (!plan.lenient) {
       const n = await acked
       if (n < this.replicas) throw brokerError('storeNotReplicated', { acked: n, replicas: this.replicas })
       return result
     }
-    // `accept`: fewer acknowledgements (or a WAIT that timed out behind others) answer the write all the
-    // same, and the next SHORTFALL_MS send none: a failover's new master before its old one has resynced.
-    const n = await acked.catch(() => 0)
-    if (n >= this.replicas) {
-      this.shortUntil = 0
-      return result
-    }
-    this.shortUntil = Date.now() + SHORTFALL_MS
-    this.shortfallSeen(n)
+    // Fewer acknowledgements (or a WAIT that timed out behind others) answer the write all the same.
+    this.shortfall.answered(plan, await acked.catch(() => 0))
     return result
   }
 
@@ -217,15 +196,6 @@ export class FlowStore {
   private stored<T>(key: string, op: () => Promise<T>, opts: StoredWrite = {}): Promise<T> {
     const sent = () => (opts.wait === false ? this.send(op) : this.write(op, opts.handOut))
     return this.ledger ? this.ledger.accounted(key, sent, opts.admit) : sent()
-  }
-
-  private shortfallSeen(acked: number): void {
-    const now = Date.now()
-    if (now - this.warnedAt < SHORTFALL_WARN_MS) return
-    this.warnedAt = now
-    this.warn(
-      `writes answered with ${acked} of the ${this.replicas} replicas store.replicas asks for (a failover's old master resyncing, or a replica lagging); store.replicaShortfall is accept`,
-    )
   }
 
   /** The embedded in-process store (ioredis-mock and its ledger), not a Redis server. */

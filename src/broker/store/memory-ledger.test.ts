@@ -148,7 +148,7 @@ describe('the embedded store', () => {
       drop: () => registrations.drop(issuer, redirectUri),
     }
     const helpers = [
-      ...['send', 'write', 'replicated', 'acknowledgement', 'stored', 'shortfallSeen', 'find', 'openSmall'],
+      ...['send', 'write', 'replicated', 'acknowledgement', 'stored', 'find', 'openSmall'],
       ...['readLink', 'writeLink'],
     ]
     expect(Object.keys(flowOps).sort()).toEqual(methodsOf(FlowStore, helpers))
