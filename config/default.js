@@ -23,7 +23,7 @@ export default {
     timeout: 1000, // milliseconds a store command may take
     memoryLimit: 128, // megabytes the embedded store keeps; a new flow past it gets 503 STORE_FULL
     // replicas: 1, // replicas that must acknowledge each write (WAIT); unset: 1 with Sentinel and a replica, else 0
-    replicaShortfall: 'refuse', // fewer replicas acknowledge a write (after a failover): 503; 'accept': answer it, no WAIT for a second
+    replicaShortfall: 'failover', // fewer replicas acknowledge a write: answered from a Sentinel switch until they are back (30 s at most), else 503; 'refuse': 503; 'accept': answered
     // One of url, sentinels or cluster instead of host and port:
     // url: 'rediss://user:pass@redis.example:6380', tls: { ca: 'ca.pem', rejectUnauthorized: true },
     // sentinels: ['10.0.0.1:26379', '10.0.0.2:26379'], name: 'mymaster', sentinelPass: '…',
