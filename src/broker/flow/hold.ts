@@ -31,8 +31,16 @@ export async function markInterrupted(deps: BrokerDeps, entry: FlowEntry): Promi
     description: brokerError('exchangeInterrupted').message,
   }
   // Compare-and-set from `exchanging`: of every request that finds the lease passed, one fails the flow.
-  const { moved, entry: failed } = await transition(deps, entry, 'failed', { error })
+  // One the master made without the replicas store.replicas asks for (a replica lagging) counts: the flow
+  // is failed there, so a 503 now would leave the next request FLOW_FINISHED and the app never told.
+  let short = false
+  const { moved, entry: failed } = await transition(deps, entry, 'failed', { error }, { short: () => (short = true) })
   if (moved !== 'ok') return undefined
+  if (short)
+    deps.log.warn(
+      { plugin: entry.plugin },
+      'the interrupted flow was failed without the replicas store.replicas asks for; telling the app all the same',
+    )
   deps.log.warn({ plugin: entry.plugin }, 'flow failed: its token exchange was interrupted')
   return failed
 }

@@ -34,6 +34,8 @@ export interface TransitionOptions {
   window?: RetryWindow
   /** A reusable flow (a signing helper) keeps the progress it was stored with: the move is told, never written. */
   told?: boolean
+  /** A move the master made but fewer replicas acknowledged is told here and counts (FlowStore's `advance`). */
+  short?: (acked: number) => void
 }
 
 /** What a transition came to: 'ok' (moved), 'unsettled' (see `window`), 'gone', or the progress another request moved it to first. */
@@ -56,7 +58,7 @@ export async function transition(
     ? 'ok'
     : opts.window
       ? await settle(deps, entry.progress, next, opts.window)
-      : await deps.store.advance(entry.progress, next)
+      : await deps.store.advance(entry.progress, next, opts.short)
   if ((moved === 'ok' || moved === 'unsettled') && to !== entry.progress) announce(deps, next)
   return { moved, entry: next }
 }

@@ -124,14 +124,14 @@ export class FlowStore {
   /**
    * A store operation that writes, acknowledged only on the master the Sentinels name: none is sent
    * while a failover is under way, and one sent before a failover began is not acknowledged (the old
-   * master forgets what it took once it is made a replica). `handOut`: see replicated().
+   * master forgets what it took once it is made a replica). `handOut`, `short`: see replicated().
    */
-  private async write<T>(op: () => Promise<T>, handOut = false): Promise<T> {
+  private async write<T>(op: () => Promise<T>, handOut = false, short?: (acked: number) => void): Promise<T> {
     const fence = this.fence
-    if (!fence) return this.replicated(op, handOut)
+    if (!fence) return this.replicated(op, handOut, short)
     if (fence.fenced) throw brokerError('storeFailingOver')
     const epoch = fence.epoch
-    const result = await this.replicated(op, handOut)
+    const result = await this.replicated(op, handOut, short)
     if (!handOut && fence.epoch !== epoch) throw brokerError('storeFailingOver')
     return result
   }
@@ -140,9 +140,10 @@ export class FlowStore {
    * A write with store.replicas: a WAIT follows it in the same socket write (coalesceTurn), and the
    * write counts only once that many replicas have it, so a Sentinel failover cannot forget a flow the
    * broker has answered for. Fewer: STORE_UNAVAILABLE, or answered all the same where
-   * store.replicaShortfall says so (shortfall.ts: `accept`, or `failover` just after a switch).
+   * store.replicaShortfall says so (shortfall.ts: `accept`, or `failover` just after a switch). `short`:
+   * told of the refusal instead, and the write's answer returned (the master carried it out).
    */
-  private async replicated<T>(op: () => Promise<T>, handOut: boolean): Promise<T> {
+  private async replicated<T>(op: () => Promise<T>, handOut: boolean, short?: (acked: number) => void): Promise<T> {
     if (!this.replicas) return this.send(op)
     const plan = this.shortfall.plan()
     if (plan.waitMs === undefined) return this.send(op)
@@ -158,9 +159,13 @@ export class FlowStore {
       return result
     }
     if (!plan.lenient) {
-      const n = await acked
-      if (n < this.replicas) throw brokerError('storeNotReplicated', { acked: n, replicas: this.replicas })
-      return result
+      const n = short ? await acked.catch(() => 0) : await acked
+      if (n >= this.replicas) return result
+      if (short) {
+        short(n)
+        return result
+      }
+      throw brokerError('storeNotReplicated', { acked: n, replicas: this.replicas })
     }
     // Fewer acknowledgements (or a WAIT that timed out behind others) answer the write all the same.
     this.shortfall.answered(plan, await acked.catch(() => 0))
@@ -194,7 +199,7 @@ export class FlowStore {
    * memory-ledger.test.ts drives every one and compares the ledger with the store.
    */
   private stored<T>(key: string, op: () => Promise<T>, opts: StoredWrite = {}): Promise<T> {
-    const sent = () => (opts.wait === false ? this.send(op) : this.write(op, opts.handOut))
+    const sent = () => (opts.wait === false ? this.send(op) : this.write(op, opts.handOut, opts.short))
     return this.ledger ? this.ledger.accounted(key, sent, opts.admit) : sent()
   }
 
@@ -257,13 +262,15 @@ export class FlowStore {
   /**
    * Moves a flow from `from` to the entry's progress atomically, with its data and error. Returns
    * the progress found instead when another request moved it first, or 'gone' when it expired.
+   * `short`: a move fewer replicas than store.replicas acknowledged is told there and answered all the
+   * same (the master made it), instead of STORE_UNAVAILABLE.
    */
-  async advance(from: Progress, next: FlowEntry): Promise<'ok' | 'gone' | Progress> {
+  async advance(from: Progress, next: FlowEntry, short?: (acked: number) => void): Promise<'ok' | 'gone' | Progress> {
     const sealing = this.sealer.derive('flow', next.hash, next.generation)
     const key = this.keys.flow(sealing.name)
     const seal = (json: string) => this.sealer.seal(sealing, key, json)
     const [fromCode, toCode, body] = encodeTransition(from, next, seal)
-    const res = await this.stored(key, () => this.redis.brokerCas(key, fromCode, toCode, body))
+    const res = await this.stored(key, () => this.redis.brokerCas(key, fromCode, toCode, body), { short })
     if (res === 'OK') return 'ok'
     if (res === -1) return 'gone'
     return progressOfCode(res) ?? 'failed'
@@ -441,6 +448,8 @@ export interface StoredWrite {
   handOut?: boolean
   /** false: no WAIT for store.replicas (a poll lease). */
   wait?: boolean
+  /** Told when fewer replicas than store.replicas acknowledged the write, which is answered all the same. */
+  short?: (acked: number) => void
 }
 
 // A poll lease's value: a poll is running, or the interval after one runs out.

@@ -1,0 +1,75 @@
+import RedisMock from 'ioredis-mock'
+import type { Redis } from 'ioredis'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { memoryBroker } from '../../../test/helpers/deps.js'
+import type { BrokerDeps } from '../deps.js'
+import type { Broker } from '../index.js'
+import { type FlowEntry, FlowStore } from '../store/flow-store.js'
+import { awaitOutcome } from './hold.js'
+
+// A request held for the outcome of an exchange whose owner died, while the store carries out writes
+// without the replicas store.replicas asks for (a replica lagging in steady state: WAIT answers 0, and
+// store.replicaShortfall refuses that). The compare-and-set that fails the flow runs on the master all
+// the same: answered 503, the flow would be failed there and the next request would meet FLOW_FINISHED,
+// the app never told.
+
+const SECRETS = ['a store secret of at least thirty-two characters']
+let broker: Broker
+let redis: Redis
+let deps: BrokerDeps
+let plain: FlowStore
+
+beforeEach(async () => {
+  broker = await memoryBroker({ store: { timeout: 200 } })
+  redis = new RedisMock() as unknown as Redis
+  // No replica acknowledges anything.
+  redis.wait = (async () => 0) as Redis['wait']
+  const store = new FlowStore(redis, {
+    expireSeconds: 60,
+    callbackWaitSeconds: 600,
+    secrets: SECRETS,
+    replicas: 1,
+    waitMs: 50,
+    shortfall: 'refuse',
+  })
+  plain = new FlowStore(redis, { expireSeconds: 60, callbackWaitSeconds: 600, secrets: SECRETS })
+  deps = { ...broker, store }
+})
+afterEach(async () => {
+  await broker.close()
+})
+
+/** A flow in `exchanging` whose owner's lease lapsed, written where no replica is asked for. */
+async function orphaned(): Promise<FlowEntry> {
+  const now = Date.now()
+  const stored: FlowEntry = {
+    hash: `hold-test-${now}-${Math.random()}`,
+    plugin: 'oauth_2_3-legged',
+    record: { auth_type: 'oauth', callback: 'https://app.example/cb' },
+    progress: 'stored',
+    createdAt: now,
+    expiresAt: now + 60_000,
+    data: { state: 's' },
+  }
+  await plain.create(stored)
+  const next: FlowEntry = { ...stored, progress: 'exchanging', leaseUntil: now - 1 }
+  expect(await plain.advance('stored', next)).toBe('ok')
+  return next
+}
+
+describe('a held request whose failure of the flow no replica acknowledged', () => {
+  it('tells the app EXCHANGE_INTERRUPTED all the same (the flow is failed on the master), rather than a 503 and then FLOW_FINISHED', async () => {
+    const entry = await orphaned()
+    const outcome = await awaitOutcome(deps, entry)
+    expect(outcome).toMatchObject({ interrupted: true, entry: { progress: 'failed' } })
+    expect(outcome.entry.error?.code).toBe('EXCHANGE_INTERRUPTED')
+    expect((await plain.get(entry.hash))?.progress).toBe('failed')
+  })
+
+  it('a second held request, after the first failed it, is not told to deliver again', async () => {
+    const entry = await orphaned()
+    await awaitOutcome(deps, entry)
+    // It read the flow `exchanging` before the first one's write: its compare-and-set finds it failed.
+    await expect(awaitOutcome(deps, entry)).resolves.toMatchObject({ interrupted: false })
+  })
+})
