@@ -28,6 +28,8 @@ describe('a write that fails after the provider answered with tokens', () => {
   let providerUrl = ''
   /** Ends the fault of the flow under way (and is awaited before the next test). */
   let heal: () => Promise<void> = async () => {}
+  /** Set by a test: the provider's /authorize stops the replica, so the /callback that follows finds it lagging. */
+  let lagAtAuthorize = false
 
   const refuse = async () => void (await admin.config('SET', 'min-replicas-to-write', '2'))
   const accept = async () => void (await admin.config('SET', 'min-replicas-to-write', '0'))
@@ -67,6 +69,11 @@ describe('a write that fails after the provider answered with tokens', () => {
     provider = createServer((req, res) => {
       const url = new URL(req.url ?? '/', 'http://x')
       if (url.pathname === '/authorize') {
+        if (lagAtAuthorize) {
+          lagAtAuthorize = false
+          signal(replica, 'SIGSTOP')
+          heal = async () => signal(replica, 'SIGCONT')
+        }
         const back = new URL(url.searchParams.get('redirect_uri')!)
         back.searchParams.set('code', 'the-code')
         back.searchParams.set('state', url.searchParams.get('state')!)
@@ -243,5 +250,45 @@ describe('a write that fails after the provider answered with tokens', () => {
     const again = await reload()
     expect(again.status).toBe(409)
     expect(again.got).toHaveLength(1)
+  }, 30_000)
+
+  // Before the exchange: the /callback's own claim (to `exchanging`) is carried out on the master but no
+  // replica acknowledges it, so it answers 503 and leaves the flow `exchanging` with nobody exchanging.
+  it('a /callback while the replica lags answers 503; the reload ends the flow with one delivery to the app', async () => {
+    lagAtAuthorize = true
+    const res = await fetch(`${broker.url}/store`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        auth_version: '2',
+        auth_leg: '3',
+        client_id: 'c',
+        authorize_url: `${providerUrl}/authorize`,
+        // Never asked: the exchange does not start (were it, this fault is the lag already there).
+        access_url: `${providerUrl}/token/unreplicated`,
+        callback: app.callback,
+        state: 'app-lagging',
+      }),
+    })
+    const { url } = (await res.json()) as { url: string }
+    const browser = new Browser()
+    try {
+      const first = await browser.go(url)
+      expect(first.status, first.body).toBe(503)
+      const callback = first.url
+      expect(new URL(callback).pathname).toBe('/callback')
+      // The reload is held until the claim's lease lapses, then fails the flow and tells the app.
+      const reload = await browser.go(callback)
+      expect(reload.body).toBe('app got it')
+      const got = app.received.filter((r) => r.query.state === 'app-lagging')
+      expect(got).toHaveLength(1)
+      expect(got[0]!.query).toMatchObject({ error: 'server_error', broker_error: 'EXCHANGE_INTERRUPTED' })
+      const again = await browser.go(callback)
+      expect(again.hops[0]!.status).toBe(409)
+      expect(app.received.filter((r) => r.query.state === 'app-lagging')).toHaveLength(1)
+    } finally {
+      await heal()
+      heal = async () => {}
+    }
   }, 30_000)
 })
