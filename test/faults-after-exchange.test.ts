@@ -3,7 +3,7 @@ import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type CallbackApp, startCallbackApp } from './helpers/app.js'
 import { type BrokerProcess, startBroker } from './helpers/broker.js'
-import { Browser } from './helpers/browser.js'
+import { type BrowseResult, Browser } from './helpers/browser.js'
 import { waitFor } from './helpers/ports.js'
 import { type RedisServer, startRedis } from './helpers/redis.js'
 
@@ -118,7 +118,7 @@ describe('a write that fails after the provider answered with tokens', () => {
     fault: string,
     delivery: 'query' | 'form_post' | 'code',
     /** What to do with the app's delivery while the fault lasts. */
-    during?: (got: Array<{ query: Record<string, string> }>) => Promise<void>,
+    during?: (got: Array<{ query: Record<string, string> }>, end: BrowseResult, browser: Browser) => Promise<void>,
   ) {
     const res = await fetch(`${broker.url}/store`, {
       method: 'POST',
@@ -142,7 +142,7 @@ describe('a write that fails after the provider answered with tokens', () => {
     const browser = new Browser()
     try {
       const end = await browser.go(url)
-      await during?.(app.received.slice(before))
+      await during?.(app.received.slice(before), end, browser)
       const callback = end.hops.find((h) => new URL(h.url).pathname === '/callback')!.url
       return {
         end,
@@ -256,39 +256,17 @@ describe('a write that fails after the provider answered with tokens', () => {
   // replica acknowledges it, so it answers 503 and leaves the flow `exchanging` with nobody exchanging.
   it('a /callback while the replica lags answers 503; the reload ends the flow with one delivery to the app', async () => {
     lagAtAuthorize = true
-    const res = await fetch(`${broker.url}/store`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        auth_version: '2',
-        auth_leg: '3',
-        client_id: 'c',
-        authorize_url: `${providerUrl}/authorize`,
-        // Never asked: the exchange does not start (were it, this fault is the lag already there).
-        access_url: `${providerUrl}/token/unreplicated`,
-        callback: app.callback,
-        state: 'app-lagging',
-      }),
-    })
-    const { url } = (await res.json()) as { url: string }
-    const browser = new Browser()
-    try {
-      const first = await browser.go(url)
+    // The token endpoint is never asked: the exchange does not start.
+    const { got, reload } = await walk('lagging', 'query', async (_got, first, browser) => {
       expect(first.status, first.body).toBe(503)
-      const callback = first.url
-      expect(new URL(callback).pathname).toBe('/callback')
+      expect(new URL(first.url).pathname).toBe('/callback')
       // The reload is held until the claim's lease lapses, then fails the flow and tells the app.
-      const reload = await browser.go(callback)
-      expect(reload.body).toBe('app got it')
-      const got = app.received.filter((r) => r.query.state === 'app-lagging')
-      expect(got).toHaveLength(1)
-      expect(got[0]!.query).toMatchObject({ error: 'server_error', broker_error: 'EXCHANGE_INTERRUPTED' })
-      const again = await browser.go(callback)
-      expect(again.hops[0]!.status).toBe(409)
-      expect(app.received.filter((r) => r.query.state === 'app-lagging')).toHaveLength(1)
-    } finally {
-      await heal()
-      heal = async () => {}
-    }
+      expect((await browser.go(first.url)).body).toBe('app got it')
+    })
+    expect(got).toHaveLength(1)
+    expect(got[0]!.query).toMatchObject({ error: 'server_error', broker_error: 'EXCHANGE_INTERRUPTED' })
+    const again = await reload()
+    expect(again.status).toBe(409)
+    expect(again.got).toHaveLength(1)
   }, 30_000)
 })
