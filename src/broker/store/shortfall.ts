@@ -6,7 +6,7 @@ export type ShortfallPolicy = 'refuse' | 'accept' | 'failover'
 /**
  * `failover`: how long after a Sentinel switch a short WAIT is answered, at most. The old master comes
  * back as a replica about 10 s after the switch (Sentinel's INFO period) and then needs a full resync
- * (5 s of repl-diskless-sync-delay by default, then the data set): measured 14–15 s on loopback with a
+ * (5 s of repl-diskless-sync-delay by default, then the data set): measured 14–16 s on loopback with a
  * small one. Twice that leaves room for a bigger data set or a slower link; a replica not back by then
  * is a replica down, and writes wait for it again as they do in steady state.
  */
@@ -50,7 +50,7 @@ export class Shortfall {
   private warnedAt = 0
 
   constructor(
-    readonly policy: ShortfallPolicy,
+    private readonly policy: ShortfallPolicy,
     private readonly replicas: number,
     private readonly waitMs: number,
     private readonly fence: Fence | undefined,
