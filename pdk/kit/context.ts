@@ -130,7 +130,8 @@ export interface Context {
     /** consumer id → group ids (Kong's consumer_group_consumers mapping). */
     groupMembers: Record<string, string[]>
     vaults: Record<string, Record<string, string>>
-    captures: { unnamed: string[]; named: Record<string, string> }
+    /** A regex route's groups (unnamed from 1, named) and, when it has any, the whole match (Kong's capture 0). */
+    captures: { unnamed: string[]; named: Record<string, string>; whole?: string }
     strippedPrefix?: string
     /** The fixture's answers to resty.http calls; undefined when it has none (resty.http then fails on use). */
     outbound?: OutboundEntry[]

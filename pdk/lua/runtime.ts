@@ -352,14 +352,9 @@ export class LuaRuntime {
     if (ctx === this.ctx) return
     this.ctx = ctx
     this.host.begin(ctx)
-    const { unnamed, named } = ctx.data.captures
-    // ngx.ctx.router_matches.uri_captures: positions 1..n and names, as Kong's router gives them
-    this.vm.call(
-      '__broker_begin',
-      unnamed.length || Object.keys(named).length
-        ? { ...unnamed.reduce((o, v, i) => ({ ...o, [i + 1]: v }), {}), ...named }
-        : undefined,
-    )
+    const { unnamed, named, whole } = ctx.data.captures
+    // ngx.ctx.router_matches.uri_captures, made in Lua (broker/ngx_ctx.lua) where its keys can be numbers
+    this.vm.call('__broker_begin', unnamed.length || Object.keys(named).length ? { unnamed, named, whole } : undefined)
   }
 
   /** Frees the VM; every plugin of the runtime calls it, the first one closes. */

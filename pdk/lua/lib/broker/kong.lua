@@ -43,7 +43,17 @@ local function with_mt(t, ...)
   return t, ...
 end
 
+-- Kong's get_uri_captures copies the router's captures, whose unnamed ones include the whole match at 0
+local function with_whole(t, ...)
+  local c = (R.current.ngx.router_matches or {}).uri_captures
+  if type(t) == "table" and type(t.unnamed) == "table" and c then t.unnamed[0] = c[0] end
+  return t, ...
+end
+
 local function make_function(id, path)
+  if path == "request.get_uri_captures" then
+    return function(...) return with_whole(done(K(id, ...))) end
+  end
   if path:sub(1, 4) == "log." then
     return function(...) return done(K(id, site(3), ...)) end
   end

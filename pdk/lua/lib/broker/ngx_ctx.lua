@@ -31,10 +31,20 @@ end
 
 local M = {}
 
+-- Kong's router's uri_captures: the whole match at 0, the groups from 1, the named ones by name; nil when the
+-- route's regex has no group. `c` comes from the host as { whole, unnamed = { … }, named = { … } }.
+local function uri_captures(c)
+  if not c then return nil end
+  local t = { [0] = c.whole }
+  for k, v in pairs(c.named or {}) do t[k] = v end
+  for i, v in ipairs(c.unnamed or {}) do t[i] = v end
+  return t
+end
+
 --- A new request's ngx.ctx, with Kong's router matches.
 function M.new(captures)
   local written = {}
-  return setmetatable({ router_matches = { uri_captures = captures } }, {
+  return setmetatable({ router_matches = { uri_captures = uri_captures(captures) } }, {
     __index = function(t, k)
       if not FIELDS[k] or written[k] then return nil end
       if k == "balancer_data" then
