@@ -67,3 +67,41 @@ return H`,
     allPass(results, 2)
   })
 })
+
+describe('OpenResty modules a spec or plugin requires', () => {
+  it('ngx.resp.add_header adds a value to the ones a response header has, each of a table', async () => {
+    const results = await run(
+      `
+local helpers = require "spec.helpers"
+describe("ngx.resp", function()
+  local proxy
+  lazy_setup(function()
+    local bp = helpers.get_db_utils("postgres", nil, { "adder" })
+    local r = bp.routes:insert({ hosts = { "add.test" } })
+    bp.plugins:insert({ name = "adder", route = { id = r.id } })
+    assert(helpers.start_kong({ plugins = "bundled,adder" }))
+    proxy = helpers.proxy_client()
+  end)
+  it("add_header", function()
+    local r = assert(proxy:get("/request", { headers = { host = "add.test" } }))
+    assert.res_status(200, r)
+    assert.same({ "a", "b" }, r.headers["x-one"])
+    assert.same({ "c", "4" }, r.headers["x-two"])
+  end)
+end)`,
+      {
+        'kong/plugins/adder/handler.lua': `
+local add_header = require("ngx.resp").add_header
+local H = { PRIORITY = 900, VERSION = "1.0.0" }
+function H:header_filter()
+  ngx.header["x-one"] = "a"
+  add_header("x-one", "b")
+  add_header("x-two", { "c", 4 })
+end
+return H`,
+        'kong/plugins/adder/schema.lua': `return { name = "adder", fields = { { config = { type = "record", fields = {} } } } }`,
+      },
+    )
+    allPass(results, 1)
+  })
+})

@@ -199,6 +199,13 @@ export const NGX_OPS: Record<string, HostOp> = {
     record(s, `ngx.header.${String(name)}`, [value])
     return []
   },
+  resp_header_add: (s, name, value) => {
+    // ngx.resp.add_header: one more value, the ones there kept (a table adds each of its values)
+    const values = Array.isArray(value) ? value.map(String) : [String(value)]
+    if (values.length > 0) need(s).response.headers.add(String(name), values)
+    record(s, 'ngx.resp.add_header', [name, value])
+    return []
+  },
   resp_headers: (s, max) => [need(s).response.headers.table(Number(max ?? 100) || Infinity).headers],
   decode_args: (_s, q, max, limit) => decodeLuaArgs(q, max, limit === 'args' ? 'args' : 'parts'),
   encode_args: (_s, t) => [encodeArgs(t)],

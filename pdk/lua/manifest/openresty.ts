@@ -97,9 +97,9 @@ export const OPENRESTY_MODULES: readonly LuaModule[] = [
   core('ngx.semaphore', 'light threads waiting on each other); a replay runs one request'),
   {
     name: 'ngx.resp',
-    status: 'not emulated',
-    doc: 'an OpenResty core module; ngx.header and kong.response are emulated',
-    ops: [],
+    status: 'emulated',
+    doc: "`add_header`: one more value of a response header, the ones it has kept (Kong's kong.response.add_header calls it)",
+    ops: ['resp_header_add'],
   },
   {
     name: 'resty.core',
