@@ -105,3 +105,34 @@ return H`,
     allPass(results, 1)
   })
 })
+
+describe("the database of Kong's specs", () => {
+  it('has the default workspace; pgmoon.json makes the SQL literal; SQL itself fails naming db.connector:query', async () => {
+    const results = await run(`
+local helpers = require "spec.helpers"
+local pgmoon_json = require "pgmoon.json"
+describe("database", function()
+  local db
+  lazy_setup(function()
+    local _
+    _, db = helpers.get_db_utils("postgres", { "plugins", "workspaces" })
+  end)
+  it("default workspace", function()
+    local ws = assert(db.workspaces:select_by_name("default"))
+    assert.is_uuid(ws.id)
+  end)
+  it("pgmoon.json", function()
+    assert.equal([['{"it''s":true}']], pgmoon_json.encode_json({ ["it's"] = true }))
+    assert.same({ a = 1 }, pgmoon_json.decode_json('{"a":1}'))
+  end)
+  it("SQL", function()
+    db.connector:query("INSERT INTO plugins (id) VALUES ('x');")
+  end)
+end)`)
+    expect(outcomes(results)).toEqual([
+      'success database default workspace',
+      'success database pgmoon.json',
+      "error database SQL: spec/x_spec.lua:19: db.connector:query is not emulated by broker (no Postgres runs: the database is in memory; write rows with the blueprints or db.<entity>): INSERT INTO plugins (id) VALUES ('x');",
+    ])
+  })
+})

@@ -148,6 +148,12 @@ export const LIBRARY_MODULES: readonly LuaModule[] = [
     doc: 'the version rock: a dotted version that compares part by part (`version(text)`, `version.new`)',
     ops: [],
   },
+  {
+    name: 'pgmoon.json',
+    status: 'fallback',
+    doc: "pgmoon's `encode_json` (a value as a quoted JSON SQL literal) and `decode_json`, which Kong's specs require",
+    ops: [],
+  },
   { name: 'ffi', status: 'not emulated', doc: 'LuaJIT FFI has no equivalent on the Lua 5.4 VM broker runs', ops: [] },
   cModule('lpeg', 'LPeg'),
   cModule('pb', 'lua-protobuf'),

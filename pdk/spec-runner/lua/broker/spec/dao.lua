@@ -58,6 +58,11 @@ M.db = setmetatable({
   connect = function() return true end,
   close = function() return true end,
   strategy = "postgres",
+  -- SQL of a spec's own (a row written with INSERT): no Postgres runs, so it fails naming itself
+  connector = { query = function(_, sql)
+    error("db.connector:query is not emulated by broker (no Postgres runs: the database is in memory; write rows "
+      .. "with the blueprints or db.<entity>): " .. tostring(sql):gsub("%s+", " "):match("^ ?(.-) ?$"):sub(1, 80), 2)
+  end },
 }, { __index = function(t, name)
   if type(name) ~= "string" or name == "daos" then return nil end
   local info = require("broker.spec.entities").info(name)

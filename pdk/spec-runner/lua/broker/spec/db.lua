@@ -21,9 +21,19 @@ M.rows = rows
 
 local function changed() store.reset() end
 
+-- Kong's database always holds its default workspace (a truncate bootstraps it again)
+local function fresh(name)
+  if name ~= "workspaces" then return {} end
+  return { { id = uuid(), name = "default", created_at = now(), updated_at = now(), config = {}, meta = {} } }
+end
+
 --- Forgets every row (get_db_utils truncates the tables it is given, or all of them).
 function M.truncate(name)
-  if name then store.given[name] = {} else for k in pairs(store.given) do store.given[k] = nil end end
+  if name then store.given[name] = fresh(name)
+  else
+    for k in pairs(store.given) do store.given[k] = nil end
+    store.given.workspaces = fresh("workspaces")
+  end
   changed()
 end
 
