@@ -136,3 +136,136 @@ end)`)
     ])
   })
 })
+
+describe("the Admin API's POST /config (DB-less)", () => {
+  const SPEC = `
+local helpers = require "spec.helpers"
+local cjson = require "cjson"
+describe("config", function()
+  local admin, proxy
+  lazy_setup(function()
+    helpers.get_db_utils("off", nil, { "stamp" })
+    assert(helpers.start_kong({ database = "off", plugins = "bundled,stamp" }))
+    admin, proxy = helpers.admin_client(), helpers.proxy_client()
+  end)
+  local function post(body)
+    local r = assert(admin:send { method = "POST", path = "/config", body = body,
+      headers = { ["Content-Type"] = "application/json" } })
+    return r.status, cjson.decode((r:read_body()))
+  end
+  it("a YAML configuration replaces the rows: nested routes and plugins, references by name", function()
+    local status, body = post({ config = [[
+      _format_version: "3.0"
+      services:
+      - name: echo
+        url: http://127.0.0.1:15555
+        routes:
+        - name: r1
+          hosts: [ yaml.test ]
+          plugins:
+          - name: stamp
+            config: { value: from-yaml }
+      consumers:
+      - username: ann
+      plugins:
+      - name: stamp
+        route: r1
+        consumer: ann
+        config:
+          value: |-
+            for ann
+    ]] })
+    assert.equal(201, status)
+    local route_id = next(body.routes)
+    assert.equal("r1", body.routes[route_id].name)
+    local plugins = {}
+    for _, p in pairs(body.plugins) do plugins[p.config.value] = p end
+    assert.same({ id = route_id }, plugins["from-yaml"].route)
+    assert.equal(next(body.consumers), plugins["for ann"].consumer.id)
+    local r = assert(proxy:get("/request", { headers = { host = "yaml.test" } }))
+    assert.equal("from-yaml", cjson.decode(assert.res_status(200, r)).headers["x-stamp"])
+  end)
+  it("a refused entity refuses the whole configuration, naming where; the rows stay", function()
+    local status, body = post({ _format_version = "3.0", plugins = { { name = "stamp", config = { count = 1 } } } })
+    assert.equal(400, status)
+    assert.equal("invalid declarative configuration", body.name)
+    assert.same({ plugins = { { config = { value = "required field missing" } } } }, body.fields)
+    local r = assert(proxy:get("/request", { headers = { host = "yaml.test" } }))
+    assert.res_status(200, r)
+  end)
+  it("YAML it cannot read is a 400 naming the line", function()
+    local status, body = post({ config = "_format_version: '3.0'\\nservices: [a, b" })
+    assert.equal(400, status)
+    assert.equal("failed parsing declarative configuration: line 2: a flow collection spanning lines is not read by broker", body.message)
+  end)
+end)`
+
+  it('loads a configuration in place of every row; a refused one changes nothing', async () => {
+    allPass(await run(SPEC), 3)
+  })
+
+  it('answers 400 when Kong runs with a database, as Kong does', async () => {
+    const results = await run(`
+local helpers = require "spec.helpers"
+local cjson = require "cjson"
+describe("config", function()
+  it("with a database", function()
+    helpers.get_db_utils("postgres")
+    assert(helpers.start_kong({ database = "postgres" }))
+    local r = helpers.admin_client():post("/config", { body = { _format_version = "3.0" },
+      headers = { ["Content-Type"] = "application/json" } })
+    assert.same({ message = "this endpoint is only available when Kong is configured to not use a database" },
+      cjson.decode(assert.res_status(400, r)))
+  end)
+end)`)
+    allPass(results, 1)
+  })
+})
+
+describe('the YAML of declarative configurations', () => {
+  it('reads block and flow collections and every scalar style; refuses what it does not read, naming the line', async () => {
+    const results = await run(`
+local yaml = require "broker.spec.yaml"
+local null = require("cjson").null
+describe("yaml", function()
+  it("reads", function()
+    assert.same({ a = { 1, 2.5, true, null, "x y" }, b = { c = "it's", d = "t\\té" }, e = { { f = 1, g = { h = "i" } } },
+      lit = "one\\ntwo\\n", fold = "one two\\nthree", strip = "s", flow = { k = { "v", "w" } }, url = "http://h:80/p" },
+      assert(yaml.decode([[
+        # a comment
+        "a":
+          - 1
+          - 2.5
+          - true
+          - ~
+          - x y   # trailing comment
+        b: { c: 'it''s', d: "t\\t\\u00e9" }
+        e:
+        - f: 1
+          g:
+            h: i
+        lit: |
+          one
+          two
+        fold: >-
+          one
+          two
+
+          three
+        strip: |-
+          s
+        flow: { k: [v, w] }
+        url: http://h:80/p
+      ]])))
+  end)
+  it("refuses", function()
+    assert.same({ nil, "line 1: anchors, aliases and tags are not read by broker" }, { yaml.decode("a: &x 1") })
+    assert.same({ nil, "line 2: unexpected indentation" }, { yaml.decode("a: 1\\n  b: 2") })
+    assert.same({ nil, "line 2: several documents are not read by broker" }, { yaml.decode("a: 1\\n---\\nb: 2") })
+    assert.same({ nil, "line 1: a quoted scalar is not closed on its line (one spanning lines is not read by broker)" },
+      { yaml.decode("a: 'x") })
+  end)
+end)`)
+    allPass(results, 2)
+  })
+})

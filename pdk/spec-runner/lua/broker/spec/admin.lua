@@ -142,10 +142,30 @@ local function enabled_plugins()
   return setmetatable(names, cjson.array_mt)
 end
 
+-- POST /config of a DB-less Kong: the declarative configuration replaces every row (declarative.lua)
+local function config(method, req)
+  if method ~= "POST" then return nil, "spec.helpers.admin_client(): the Admin API's " .. method .. " /config is not emulated by broker yet" end
+  if kong.configuration.database ~= "off" then
+    return message(400, "this endpoint is only available when Kong is configured to not use a database")
+  end
+  local declarative = require "broker.spec.declarative"
+  local query = ngx.decode_args(type(req.query) == "string" and req.query or (req.path:match("%?(.*)$") or ""), 0)
+  if query.flatten_errors == "1" or query.flatten_errors == "true" then
+    return nil, "spec.helpers.admin_client(): POST /config?flatten_errors is not emulated by broker yet"
+  end
+  local params = decode_body(req, "config")
+  local conf, err_t = declarative.read(params, req.body)
+  if not conf then return answer(400, err_t) end
+  local loaded, refused, unsupported = declarative.load(conf)
+  if unsupported then return nil, "spec.helpers.admin_client(): " .. unsupported end
+  if not loaded then return answer(400, refused) end
+  return answer(201, loaded)
+end
+
 -- Kong's endpoints broker does not answer: a spec reaching one fails naming it (a 404 would pass unseen)
 local NOT_EMULATED = {}
 for _, name in ipairs({ "upstreams", "targets", "certificates", "snis", "ca_certificates", "vaults", "keys",
-  "key-sets", "workspaces", "consumer_groups", "clustering", "config", "debug", "timers", "filter-chains",
+  "key-sets", "workspaces", "consumer_groups", "clustering", "debug", "timers", "filter-chains",
   "tags", "endpoints", "metrics", "partials", "licenses", "rbac", "admins" }) do
   NOT_EMULATED[name] = true
 end
@@ -177,6 +197,11 @@ function M.handle(req)
     local _, _, value = cache:probe(b)
     if value == nil then return message(404, "Not found") end
     return answer(200, type(value) == "table" and value or { message = value })
+  end
+  if a == "config" and not b then
+    local answered, raise = config(method, req)
+    if raise then return { raise = raise } end
+    return answered
   end
   local dao = by_url[a]
   if not dao and NOT_EMULATED[a] then
