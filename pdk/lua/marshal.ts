@@ -156,7 +156,17 @@ export class Marshal {
       if (typeof k !== 'number' || !Number.isInteger(k) || k < 1) sequence = false
       api._lua_settop(L, -2)
     }
-    if (marked || (keys.length > 0 && sequence && keys.every((k) => (k as number) <= keys.length))) {
+    if (marked) {
+      // an array_mt table is an array whatever else it holds, as lua-cjson encodes one: its positions 1..n only
+      // (Kong's get_uri_captures().unnamed keeps the whole match at 0 and encodes without it)
+      const arr: unknown[] = []
+      for (let i = 0; i < keys.length; i++) {
+        const k = keys[i]
+        if (typeof k === 'number' && Number.isInteger(k) && k >= 1) arr[k - 1] = vals[i]
+      }
+      return arr
+    }
+    if (keys.length > 0 && sequence && keys.every((k) => (k as number) <= keys.length)) {
       const arr = new Array<unknown>(keys.length)
       for (let i = 0; i < keys.length; i++) arr[(keys[i] as number) - 1] = vals[i]
       return arr

@@ -38,8 +38,11 @@ describe("captures", function()
     assert.res_status(200, r)
     assert.same({ ["#0"] = "/user/ann/42", ["#1"] = "ann", ["#2"] = "42", user = "ann" },
       cjson.decode(assert.response(r).has.header("x-captures")))
-    -- kong.request.get_uri_captures() copies them: its unnamed ones start at 0 too
+    -- kong.request.get_uri_captures() copies them: its unnamed ones start at 0 too, and encode as a JSON array
+    -- of the groups (lua-cjson's array_mt)
     assert.equal("/user/ann/42,ann,42", assert.response(r).has.header("x-unnamed"))
+    assert.same({ named = { user = "ann" }, unnamed = { "ann", "42" } },
+      cjson.decode(assert.response(r).has.header("x-captures-json")))
   end)
   it("a regex path without groups has none, as Kong's router leaves them out", function()
     local r = assert(proxy:get("/plain/request", { headers = { host = "plain.test" } }))
@@ -59,6 +62,7 @@ function H:header_filter()
   for k, v in pairs(c) do out[type(k) == "number" and "#" .. k or k] = v end
   kong.response.set_header("x-captures", cjson.encode(out))
   kong.response.set_header("x-unnamed", table.concat(kong.request.get_uri_captures().unnamed, ",", 0))
+  kong.response.set_header("x-captures-json", cjson.encode(kong.request.get_uri_captures()))
 end
 return H`,
         'kong/plugins/captures/schema.lua': `return { name = "captures", fields = { { config = { type = "record", fields = {} } } } }`,

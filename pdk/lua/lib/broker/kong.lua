@@ -43,10 +43,14 @@ local function with_mt(t, ...)
   return t, ...
 end
 
--- Kong's get_uri_captures copies the router's captures, whose unnamed ones include the whole match at 0
+-- Kong's get_uri_captures copies the router's captures, whose unnamed ones include the whole match at 0, into
+-- an array_mt table (JSON encodes it without the 0)
 local function with_whole(t, ...)
   local c = (R.current.ngx.router_matches or {}).uri_captures
-  if type(t) == "table" and type(t.unnamed) == "table" and c then t.unnamed[0] = c[0] end
+  if type(t) == "table" and type(t.unnamed) == "table" then
+    if c then t.unnamed[0] = c[0] end
+    setmetatable(t.unnamed, __broker_array_mt)
+  end
   return t, ...
 end
 
