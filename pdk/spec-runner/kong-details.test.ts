@@ -273,3 +273,63 @@ end)`)
     allPass(results, 2)
   })
 })
+
+describe('ngx.thread in a spec', () => {
+  it("runs a spec's thread to its end at spawn, its requests through Kong in process; wait gives its results", async () => {
+    const results = await run(`
+local helpers = require "spec.helpers"
+local cjson = require "cjson"
+describe("threads", function()
+  lazy_setup(function()
+    local bp = helpers.get_db_utils("postgres", nil, { "stamp" })
+    local r = bp.routes:insert({ hosts = { "t.test" } })
+    bp.plugins:insert({ name = "stamp", route = { id = r.id }, config = { value = "v" } })
+    assert(helpers.start_kong({ plugins = "bundled,stamp" }))
+  end)
+  it("spawn, wait", function()
+    local order = {}
+    local function fetch(name)
+      return function(extra)
+        local r = assert(helpers.proxy_client():get("/request", { headers = { host = "t.test", ["x-stamp"] = name } }))
+        order[#order + 1] = name
+        return cjson.decode(assert.res_status(200, r)).headers["x-stamp"], extra
+      end
+    end
+    local t1 = ngx.thread.spawn(fetch("one"), "more")
+    local t2 = ngx.thread.spawn(fetch("two"))
+    local t3 = ngx.thread.spawn(function() error("boom") end)
+    assert.same({ true, "one,v", "more" }, { ngx.thread.wait(t1) })
+    assert.same({ true, "two,v" }, { ngx.thread.wait(t2) })
+    local ok, err = ngx.thread.wait(t3)
+    assert.is_false(ok)
+    assert.matches("boom", err)
+    assert.same({ nil, "already waited or killed" }, { ngx.thread.wait(t1) })
+    assert.same({ "one", "two" }, order)
+  end)
+end)`)
+    allPass(results, 1)
+  })
+
+  it("a plugin's own ngx.thread still raises naming it", async () => {
+    const results = await run(
+      `
+local helpers = require "spec.helpers"
+describe("threads", function()
+  it("in a plugin", function()
+    local bp = helpers.get_db_utils("postgres", nil, { "spawner" })
+    local r = bp.routes:insert({ hosts = { "s.test" } })
+    bp.plugins:insert({ name = "spawner", route = { id = r.id } })
+    assert(helpers.start_kong({ plugins = "bundled,spawner" }))
+    assert.res_status(500, helpers.proxy_client():get("/request", { headers = { host = "s.test" } }))
+    assert.logfile().has.line("ngx.thread is not emulated by broker", true)
+  end)
+end)`,
+      {
+        'kong/plugins/spawner/handler.lua': `
+return { PRIORITY = 1, VERSION = "1", access = function() ngx.thread.spawn(function() end) end }`,
+        'kong/plugins/spawner/schema.lua': `return { name = "spawner", fields = { { config = { type = "record", fields = {} } } } }`,
+      },
+    )
+    allPass(results, 1)
+  })
+})

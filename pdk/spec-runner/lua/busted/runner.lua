@@ -47,6 +47,7 @@ function __spec_start(source, chunkname, opts)
     tags = set(opts.tags), exclude_tags = set(opts.exclude_tags), filter = opts.filter, filter_out = opts.filter_out,
   }
   co = coroutine.create(function()
+    require("broker.spec.threads").install(coroutine.running())
     local chunk, err = load(source, "@" .. chunkname, "t")
     if not chunk then
       local line = tonumber(tostring(err):match(":(%d+):")) or 0
