@@ -197,6 +197,14 @@ describe("config", function()
     local r = assert(proxy:get("/request", { headers = { host = "yaml.test" } }))
     assert.res_status(200, r)
   end)
+  it("_format_version is a string Kong knows", function()
+    local status, body = post({ config = "_format_version: 3.0" })
+    assert.equal(400, status)
+    assert.same({ _format_version = "expected a string" }, body.fields)
+    status, body = post({ _format_version = "0.1" })
+    assert.equal(400, status)
+    assert.same({ _format_version = "expected one of: 1.1, 2.1, 3.0" }, body.fields)
+  end)
   it("YAML it cannot read is a 400 naming the line", function()
     local status, body = post({ config = "_format_version: '3.0'\\nservices: [a, b" })
     assert.equal(400, status)
@@ -205,7 +213,7 @@ describe("config", function()
 end)`
 
   it('loads a configuration in place of every row; a refused one changes nothing', async () => {
-    allPass(await run(SPEC), 3)
+    allPass(await run(SPEC), 4)
   })
 
   it('answers 400 when Kong runs with a database, as Kong does', async () => {

@@ -74,7 +74,8 @@ local FOREIGN = { service = "services", route = "routes", consumer = "consumers"
 function M.load(conf)
   local fields = {}
   if conf._format_version == nil then fields._format_version = "required field missing"
-  elseif not FORMATS[tostring(conf._format_version)] then
+  elseif type(conf._format_version) ~= "string" then fields._format_version = "expected a string"
+  elseif not FORMATS[conf._format_version] then
     fields._format_version = "expected one of: 1.1, 2.1, 3.0"
   end
   local creds = credentials()
