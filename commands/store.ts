@@ -38,7 +38,11 @@ export default class Store extends BrokerCommand {
     flow: Flags.string({ char: 'f', summary: 'The flow, as people say it, or a provider name.' }),
     'list-providers': Flags.boolean({ summary: 'List the providers --flow and the provider field take, and stop.' }),
     file: Flags.string({ summary: 'A JSON file with a whole record; flags override its fields.' }),
-    field: Flags.string({ summary: 'Any other record field, as name=value; repeat for more.', multiple: true }),
+    field: Flags.string({
+      summary: 'Any other record field, as name=value; repeat for more.',
+      multiple: true,
+      multipleNonGreedy: true,
+    }),
     broker: brokerFlag(),
     'api-key': apiKeyFlag(),
     capture: Flags.boolean({ summary: 'Listen once on 127.0.0.1 as the callback and print the delivered result.' }),

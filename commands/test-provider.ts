@@ -32,7 +32,11 @@ export default class TestProvider extends BrokerCommand {
     broker: brokerFlagWithoutDefault({ summary: 'The broker URL (default http://<host>:3000).' }),
     'api-key': apiKeyFlag(),
     'preset-file': Flags.string({ summary: 'A provider preset JSON file, for a provider without a built-in preset.' }),
-    scope: Flags.string({ summary: "Scope to request instead of the preset's; repeat for more.", multiple: true }),
+    scope: Flags.string({
+      summary: "Scope to request instead of the preset's; repeat for more.",
+      multiple: true,
+      multipleNonGreedy: true,
+    }),
     open: Flags.boolean({ summary: 'Open the app URL in the browser.' }),
     once: Flags.boolean({ summary: 'Exit after the first round trip (exit 1 when it fails).' }),
   }

@@ -23,6 +23,7 @@ export default class Walk extends BrokerCommand {
     'allow-host': Flags.string({
       summary: 'Only visit this host (name or name:port); repeat for more.',
       multiple: true,
+      multipleNonGreedy: true,
     }),
   }
 

@@ -106,6 +106,18 @@ describe('broker pdk test', () => {
     expect(none.code).toBe(0)
   })
 
+  it('a repeatable flag before the paths takes one value: the path after it is still a path', async () => {
+    const all = await runCli(['pdk', 'test', 'spec-failing', '-o', 'json'], { cwd: GREETER })
+    const failing = (JSON.parse(all.stdout) as Report).failures.map((e) => e.name)
+    expect(failing.length).toBeGreaterThan(0)
+    for (const flag of ['--lua-path', '--filter']) {
+      const r = await runCli(['pdk', 'test', flag, flag === '--filter' ? '.' : 'kong', 'spec-failing', '-o', 'json'], {
+        cwd: GREETER,
+      })
+      expect((JSON.parse(r.stdout) as Report).failures.map((e) => e.name)).toEqual(failing)
+    }
+  })
+
   it("reads the .busted file's default task; the command line wins over it", async () => {
     const dir = copyRoot(
       'return { default = { ROOT = { "spec-failing" }, output = "TAP", ["exclude-tags"] = "nothing" } }',

@@ -48,6 +48,7 @@ export default class PdkRun extends BrokerCommand {
       description:
         "a folder where Lua plugins' require finds modules (repeatable), searched after each fixture's lua_path and before LUA_PATH",
       multiple: true,
+      multipleNonGreedy: true,
     }),
   }
 

@@ -3,7 +3,7 @@ import * as Flags from '@oclif/core/flags'
 import { BrokerCommand } from '../../src/cli/base-command.js'
 import { runSpecTests, type PdkTestResult } from '../../src/services/pdk/test.js'
 
-const list = { multiple: true, delimiter: ',' } as const
+const list = { multiple: true, multipleNonGreedy: true, delimiter: ',' } as const
 
 export default class PdkTest extends BrokerCommand {
   static override summary = "Run a Kong plugin's busted specs in process, without Kong, Docker or a database"
@@ -27,10 +27,12 @@ export default class PdkTest extends BrokerCommand {
     filter: Flags.string({
       description: 'only tests whose full name matches this Lua pattern (repeatable)',
       multiple: true,
+      multipleNonGreedy: true,
     }),
     'filter-out': Flags.string({
       description: 'leave out tests whose full name matches this Lua pattern (repeatable)',
       multiple: true,
+      multipleNonGreedy: true,
     }),
     output: Flags.string({
       char: 'o',
@@ -42,6 +44,7 @@ export default class PdkTest extends BrokerCommand {
     'lua-path': Flags.string({
       description: 'another folder require searches after the plugin root (repeatable)',
       multiple: true,
+      multipleNonGreedy: true,
     }),
     record: Flags.string({
       description:
