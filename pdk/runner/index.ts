@@ -7,6 +7,7 @@ import { createKit } from '../kit/index.js'
 import { formatLine } from '../kit/log/line.js'
 import { BEFORE_UPSTREAM, LIFECYCLE, type Phase } from '../kit/private/phases.js'
 import { errorBody, responseType, statusMessage } from '../kit/response/formats.js'
+import { sendHttp } from '../kit/response/send.js'
 import { errorMessage, type CallRecord, type Recorder } from '../kit/private/trace.js'
 import { type Failure, plain } from '../fixture/compare.js'
 import type { PluginHandler, Scene } from '../kit/private/handler.js'
@@ -73,11 +74,12 @@ function proxy(
     body: up.body.toString('utf8'),
   }
   const answer = answerOf?.(sent, ctx) ?? loaded.fixture.upstream ?? {}
+  // a service answered in process may send bytes (a gRPC body); a fixture's body is text or JSON
   const body = answer.chunks
     ? answer.chunks.join('')
     : answer.body === undefined || answer.body === null
       ? ''
-      : typeof answer.body === 'string'
+      : typeof answer.body === 'string' || Buffer.isBuffer(answer.body)
         ? answer.body
         : JSON.stringify(answer.body)
   const headers = HeaderList.from(answer.headers)
@@ -125,10 +127,17 @@ function fail(ctx: Context, plugin: PluginHandler, phase: Phase, message: string
   ctx.phaseEnded = true
   if (!ANSWERABLE.has(phase)) return
   ctx.response.unexpected = true
-  const type = responseType(ctx.request.headers.all('accept').join(',') || undefined)
+  ctx.response.headers = new HeaderList()
+  // Kong's error handler reads Accept, else the request's Content-Type: a gRPC one gets its message as a
+  // table, which kong.response.exit sends a gRPC request as grpc-status and grpc-message
+  const accept = ctx.request.headers.all('accept').join(',') || undefined
+  if ((accept ?? ctx.request.headers.get('content-type'))?.startsWith('application/grpc')) {
+    sendHttp(ctx, 500, { message: statusMessage(500) }, undefined, () => {})
+    return
+  }
+  const type = responseType(accept)
   const body = errorBody(type, statusMessage(500), ctx.requestId)
   ctx.response.status = 500
-  ctx.response.headers = new HeaderList()
   ctx.response.headers.set('Content-Type', type)
   ctx.response.headers.set('Content-Length', String(Buffer.byteLength(body)))
   ctx.response.body = Buffer.from(body)
