@@ -26,6 +26,19 @@ import { matchRoute, type RouteRow } from './router.js'
 import type { RecordedPlugin, RecordState, SpecRecorder } from './record.js'
 import { candidates, Scoping } from './scoping.js'
 import { dechunk, isLocal, json, serviceAnswer } from './upstream.js'
+import {
+  grpcbin,
+  grpcKongError,
+  grpcRouteRefusal,
+  grpcServiceNotEmulated,
+  isGrpcbin,
+  isGrpcRequest,
+  runGrpcurl,
+  type GrpcAnswer,
+  type GrpcurlLine,
+  type GrpcurlResult,
+  type Transport,
+} from './grpc/index.js'
 
 type Row = { id: string; [k: string]: unknown }
 
@@ -66,6 +79,9 @@ export type ProxyAnswer =
     }
   | { raise: string }
 
+/** A gRPC call's answer: the body as bytes, the service's trailers when it streamed. */
+type GrpcProxyAnswer = (GrpcAnswer & { log?: string[] }) | { raise: string }
+
 const rows = <T = Row>(v: unknown): T[] => (Array.isArray(v) ? (v as T[]) : [])
 const idOf = (v: unknown): string | undefined => (v && typeof v === 'object' ? (v as Row).id : undefined)
 
@@ -88,7 +104,7 @@ export class InProcessKong {
   ) {}
 
   /** A host request of spec.helpers: `proxy` (through Kong) or `upstream` (the mock upstream itself). */
-  async handle(op: string, payload: unknown): Promise<ProxyAnswer> {
+  async handle(op: string, payload: unknown): Promise<ProxyAnswer | GrpcurlResult> {
     const req = payload as ProxyRequest
     if (op === 'upstream') {
       const headers = (req.headers ?? {}) as HeadersTable
@@ -98,6 +114,10 @@ export class InProcessKong {
       )
     }
     if (op === 'proxy') return this.proxy(req)
+    if (op === 'grpc')
+      return runGrpcurl(payload as GrpcurlLine, (request, transport) =>
+        this.proxyGrpc({ ...req, ...request }, transport),
+      )
     if (op === 'js_plugin') {
       const file = this.jsModule(String((payload as { name?: unknown }).name))
       return { status: 200, headers: {}, body: file ?? '' }
@@ -179,7 +199,26 @@ export class InProcessKong {
     }
   }
 
-  private async proxy(req: ProxyRequest): Promise<ProxyAnswer> {
+  /** A gRPC call through Kong: the answer with its body as bytes and the trailers grpcbin sent. */
+  private async proxyGrpc(req: ProxyRequest, transport: Transport): Promise<GrpcProxyAnswer> {
+    const seen: { ctx?: Context; trailers?: Record<string, string> } = {}
+    const answer = await this.proxy(req, transport, seen)
+    if ('raise' in answer) return answer
+    return {
+      status: answer.status,
+      headers: answer.headers,
+      body: seen.ctx?.response.body ?? Buffer.from(answer.body),
+      ...(seen.trailers ? { trailers: seen.trailers } : {}),
+      ...('log' in answer && answer.log ? { log: answer.log } : {}),
+    }
+  }
+
+  private async proxy(
+    req: ProxyRequest,
+    transport?: Transport,
+    /** A gRPC call's: the request's context (its response body as bytes) and grpcbin's trailers. */
+    seen: { ctx?: Context; trailers?: Record<string, string> } = {},
+  ): Promise<ProxyAnswer> {
     // a spec's own call of an unemulated module (ngx.socket.tcp in a #tcp test) raised at its line already
     this.runtime.forgetUnsupportedCalls()
     if ((req.generation ?? 0) !== this.generation) {
@@ -194,9 +233,15 @@ export class InProcessKong {
       host: hostHeader.replace(/:\d+$/, '').toLowerCase(),
       path: req.path.replace(/\?.*$/, ''),
       headers,
-      protocol: 'http',
+      protocol: transport?.scheme ?? 'http',
     })
-    if (!route) return json(404, { message: 'no Route matched with those values' })
+    const grpc = isGrpcRequest(headers, transport)
+    if (!route)
+      return grpc
+        ? grpcKongError(404, 5, 'no Route matched with those values')
+        : json(404, { message: 'no Route matched with those values' })
+    const refused = grpcRouteRefusal(rows<string>(route.protocols), headers, transport)
+    if (refused) return refused
     const service = rows(req.db.services).find((s) => s.id === idOf(route.service))
     let plugins: PluginHandler[]
     const configured = candidates(rows(req.db.plugins), route, service)
@@ -214,7 +259,7 @@ export class InProcessKong {
     const chunked = Object.entries(headers).some(
       ([k, v]) => k.toLowerCase() === 'transfer-encoding' && String(v).toLowerCase().includes('chunked'),
     )
-    const body = chunked && req.body !== undefined ? (dechunk(req.body) ?? req.body) : req.body
+    const body = transport?.body ?? (chunked && req.body !== undefined ? (dechunk(req.body) ?? req.body) : req.body)
     let mockRequest: Record<string, unknown> | undefined
     // for --record: the instance of each plugin name that ran (the last phase's: access picks the scoped one),
     // and the service's answer
@@ -226,10 +271,14 @@ export class InProcessKong {
       name: `${req.method} ${req.path}`,
       request: {
         method: req.method,
-        url: `http://127.0.0.1:9000${req.path}${query}`,
+        url: `${transport?.scheme ?? 'http'}://127.0.0.1:${transport?.port ?? 9000}${req.path}${query}`,
         headers,
         body,
-        ...(req.version === 1 || req.version === 1.1 ? { http_version: req.version } : {}),
+        ...(transport?.http2
+          ? { http_version: 2 }
+          : req.version === 1 || req.version === 1.1
+            ? { http_version: req.version }
+            : {}),
         ...(req.connection?.serial
           ? { client: { connection: req.connection.serial, requests: req.connection.requests ?? 1 } }
           : {}),
@@ -245,6 +294,15 @@ export class InProcessKong {
       },
     }
     const answerOf = (sent: UpstreamSnapshot, ctx: Context): Fixture['upstream'] => {
+      seen.ctx = ctx
+      if (service && (service.protocol === 'grpc' || service.protocol === 'grpcs')) {
+        // grpcbin reads the request's bytes; a gRPC service broker does not answer is Unavailable, naming it
+        const { trailers, ...answer } = isGrpcbin(service)
+          ? grpcbin({ method: sent.method, path: sent.path, headers: sent.headers, body: ctx.upstream.body })
+          : grpcServiceNotEmulated(service)
+        if (trailers) seen.trailers = trailers
+        return answer
+      }
       // a service on a started http_mock: it answers 200 "ok" and keeps the request
       const port = Number(service?.port)
       if (!isLocal(service) || !rows<number>(req.mocks).includes(port))
@@ -265,6 +323,7 @@ export class InProcessKong {
           timeoutMs: this.timeoutMs,
           clock: this.clock,
           runs: (plugin, phase, ctx) => {
+            seen.ctx = ctx
             const row = plugin.id === undefined ? undefined : byId.get(plugin.id)
             const yes = !row || scoping.runs(row, plugin.name, phase, ctx.auth.consumer?.id as string | undefined)
             if (yes && plugin.phases.has(phase)) ran.set(plugin.name, plugin)
@@ -274,7 +333,8 @@ export class InProcessKong {
         },
       )
       const out = result.response
-      if (this.recorder) {
+      // a gRPC call is not written as a fixture: a fixture's body is text, a gRPC body bytes
+      if (this.recorder && !transport) {
         const recorded = [...ran.values()].map((p) => this.recorded(p, byId.get(p.id ?? '')))
         this.recorder.write({ ...fixture, upstream: answered }, req.state ?? {}, recorded, startedAt, result)
       }

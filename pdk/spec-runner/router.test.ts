@@ -64,4 +64,12 @@ describe('the router of spec.helpers', () => {
   it('refuses a protocol the route does not list', () => {
     expect(ids([{ id: 'tls', protocols: ['https'] }], req())).toBeUndefined()
   })
+
+  it('matches a grpc or grpcs route on any HTTP request, as Kong does (its runloop refuses what does not fit)', () => {
+    const grpc = [{ id: 'g', protocols: ['grpc'], paths: ['/hello.HelloService/'] }]
+    expect(ids(grpc, req({ path: '/hello.HelloService/SayHello' }))).toBe('g')
+    expect(ids([{ id: 'gs', protocols: ['grpcs'] }], req())).toBe('gs')
+    expect(ids([{ id: 'gs', protocols: ['grpcs'] }], req({ protocol: 'https' }))).toBe('gs')
+    expect(ids([{ id: 'gs', protocols: ['grpcs'] }], req({ protocol: 'tcp' }))).toBeUndefined()
+  })
 })

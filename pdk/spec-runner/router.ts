@@ -1,6 +1,7 @@
 /**
  * Kong's router for the routes a spec inserted, the part plugin specs lean on: `hosts` (with a
- * leading or trailing `*` wildcard), `paths` (prefixes, and `~` regexes), `methods` and `headers`.
+ * leading or trailing `*` wildcard), `paths` (prefixes, and `~` regexes), `methods`, `headers` and
+ * `protocols` (the request's scheme; a grpc or grpcs route takes any HTTP request).
  * When several match, the one matching more of those wins, then the higher regex_priority, then
  * the longer path, then the one inserted first.
  */
@@ -27,6 +28,10 @@ export interface RouteRequest {
 }
 
 const list = (v: unknown): string[] => (Array.isArray(v) ? (v as string[]) : [])
+// Kong's router matches a gRPC route on any HTTP request, whatever its scheme; whether the request
+// fits it (gRPC, over HTTP/2, TLS for grpcs only), Kong's runloop checks after the match (grpc/runloop.ts)
+const HTTP = new Set(['http', 'https'])
+const isGrpc = (protocols: string[]) => protocols.includes('grpc') || protocols.includes('grpcs')
 
 function hostMatches(pattern: string, host: string): boolean {
   const p = pattern.toLowerCase().replace(/:\d+$/, '')
@@ -71,7 +76,7 @@ export function matchRoute<R extends RouteRow>(routes: readonly R[], req: RouteR
   let best: { route: R; score: number[] } | undefined
   routes.forEach((route, order) => {
     const protocols = list(route.protocols)
-    if (protocols.length && !protocols.includes(req.protocol)) return
+    if (protocols.length && !protocols.includes(req.protocol) && !(isGrpc(protocols) && HTTP.has(req.protocol))) return
     const hosts = list(route.hosts)
     if (hosts.length && !hosts.some((h) => hostMatches(h, req.host))) return
     const methods = list(route.methods).map((m) => m.toUpperCase())

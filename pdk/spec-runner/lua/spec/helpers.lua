@@ -23,7 +23,7 @@ H.mock_upstream_ssl_port = 15556
 H.mock_upstream_ssl_url = "https://" .. db.MOCK_HOST .. ":15556"
 H.mock_upstream_stream_port = 15557
 H.mock_upstream_stream_ssl_port = 15558
--- gRPC services can be inserted and routed to; a request to one is answered 502, naming it (not emulated)
+-- grpcbin, answered in process (its hello.HelloService) for proxy_client_grpc's calls (pdk/spec-runner/grpc/)
 H.grpcbin_host, H.grpcbin_port, H.grpcbin_ssl_port = "127.0.0.1", 15002, 15003
 H.grpcbin_url = "grpc://127.0.0.1:15002"
 H.grpcbin_ssl_url = "grpcs://127.0.0.1:15003"
@@ -160,7 +160,11 @@ function H.wait_timer() require("broker.spec.timers").run() return true end
 function H.wait_for_invalidation() end
 function H.get_available_port() return 20000 + math.random(1, 20000) end
 function H.get_proxy_ip() return "127.0.0.1" end
-function H.get_proxy_port() return 9000 end
+-- Kong's test listeners: 9000 (HTTP/1.1), 9002 (HTTP/2 in plaintext, gRPC's), 9443 (TLS)
+function H.get_proxy_port(ssl, http2)
+  if ssl then return 9443 end
+  return http2 and 9002 or 9000
+end
 
 -- Tries `try` until it succeeds or `timeout` seconds (5) have passed on the spec's clock. Nothing
 -- waits: between tries the clock moves on by `step` (0.05 s), doubled each time, so a wait for a ttl
@@ -195,6 +199,19 @@ local function need_kong(what)
 end
 function H.proxy_client() need_kong("proxy_client") return client.new("proxy", "127.0.0.1", 9000) end
 function H.proxy_ssl_client() need_kong("proxy_ssl_client") return client.new("proxy", "127.0.0.1", 9443) end
+-- grpcurl as Kong's helper runs it, with Kong's test proto (hello.proto); the call runs in process
+local HELLO_PROTO = "./spec/fixtures/grpc/hello.proto"
+local function to_kong(port) return port ~= H.grpcbin_port and port ~= H.grpcbin_ssl_port end
+function H.proxy_client_grpc(host, port)
+  if to_kong(port) then need_kong("proxy_client_grpc") end
+  return client.grpc(host or H.get_proxy_ip(), port or H.get_proxy_port(false, true),
+    { ["-plaintext"] = true, ["-proto"] = HELLO_PROTO })
+end
+function H.proxy_client_grpcs(host, port)
+  if to_kong(port) then need_kong("proxy_client_grpcs") end
+  return client.grpc(host or H.get_proxy_ip(), port or H.get_proxy_port(true, true),
+    { ["-insecure"] = true, ["-proto"] = HELLO_PROTO })
+end
 -- the client exists, so a before_each that opens one runs; each request it sends fails, naming the Admin API
 function H.admin_client() return client.new("admin", "127.0.0.1", 9001) end
 function H.admin_ssl_client() return client.new("admin", "127.0.0.1", 9444) end

@@ -76,6 +76,29 @@ local function mock_ports()
   return ports
 end
 
+-- what follows every answer: a request the proxy sent to an http_mock is kept by that mock, the
+-- request's log lines go to the error.log, the timers it queued run; a host error fails the spec's line
+local function after(answer)
+  local sent = answer.mock_request
+  if sent then
+    local mock = require("broker.spec.mocks").started[sent.port]
+    if mock then mock.logs[#mock.logs + 1] = { req = sent } end
+  end
+  require("broker.spec.logfile").append(answer.log)
+  require("broker.spec.timers").run()
+  if answer.raise then raise(answer.raise) end
+end
+
+-- a request to Kong in process (or the mock upstream), with the database as it stands
+local function through(kind, request)
+  request.server, request.generation = server_tokens(), M.generation
+  request.db, request.mocks, request.conf = require("broker.spec.dao").snapshot(), mock_ports(), M.kong_conf
+  if M.recording and kind == "proxy" then request.state = require("broker.spec.record").state() end
+  local answer = host(kind, request)
+  after(answer)
+  return answer
+end
+
 local Client = {}
 Client.__index = Client
 
@@ -97,22 +120,11 @@ function Client:send(opts)
   if self.kind == "admin" then
     -- the Admin API is Lua beside the database it changes
     answer = require("broker.spec.admin").handle(request)
+    after(answer)
   else
-    request.host, request.port, request.server = self.host, self.port, server_tokens()
-    request.generation = M.generation
-    request.db, request.mocks, request.conf = require("broker.spec.dao").snapshot(), mock_ports(), M.kong_conf
-    if M.recording and self.kind == "proxy" then request.state = require("broker.spec.record").state() end
-    answer = host(self.kind, request)
+    request.host, request.port = self.host, self.port
+    answer = through(self.kind, request)
   end
-  -- a request the proxy sent to an http_mock: that mock keeps it
-  local sent = answer.mock_request
-  if sent then
-    local mock = require("broker.spec.mocks").started[sent.port]
-    if mock then mock.logs[#mock.logs + 1] = { req = sent } end
-  end
-  require("broker.spec.logfile").append(answer.log)
-  require("broker.spec.timers").run()
-  if answer.raise then raise(answer.raise) end
   local res = { status = answer.status, reason = answer.reason, headers = setmetatable(answer.headers or {}, headers_mt),
     has_body = answer.body ~= nil and answer.body ~= "" }
   local body_text = answer.body or ""
@@ -134,6 +146,35 @@ Client.request = Client.send
 function Client:close() self.closed = true return true end
 function Client:set_timeout() end
 function Client:set_timeouts() end
+
+-- Kong's grpcurl helper joins each option and its value with a space (a bare flag's value is true)
+local function grpcurl_opts(opts)
+  local parts = {}
+  for opt, val in pairs(opts) do
+    if val ~= false then parts[#parts + 1] = opt .. " " .. (type(val) == "string" and val or "") end
+  end
+  return table.concat(parts, " ")
+end
+
+--- proxy_client_grpc's client: called with { service, body, opts }, it returns true and grpcurl's
+--- output, or nil and the output with grpcurl's error (the host runs grpcurl's call, grpc/index.ts).
+function M.grpc(host_name, port, defaults)
+  return setmetatable({ opts = defaults }, { __call = function(t, args)
+    local service = assert(args.service)
+    local opts = {}
+    for k, v in pairs(t.opts) do opts[k] = v end
+    for k, v in pairs(args.opts or {}) do opts[k] = v end
+    local body = args.body
+    if body ~= nil then
+      if type(body) == "table" then body = cjson.encode(body) end
+      opts["-d"] = "'" .. tostring(body) .. "'"
+    end
+    local answer = through("grpc", { target = host_name .. ":" .. tostring(port), service = service,
+      args = grpcurl_opts(opts) })
+    if answer.ok then return true, answer.output end
+    return nil, answer.output
+  end })
+end
 
 local connections = 0
 function M.new(kind, host_name, port)
