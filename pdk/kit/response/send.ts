@@ -18,7 +18,8 @@ const HTTP_TO_GRPC: Record<number, number> = {
   503: 14,
   504: 4,
 }
-const GRPC_MESSAGES = [
+/** gRPC's status names by code: Kong's grpc-message for a status, and what grpcurl prints as `Code:`. */
+export const GRPC_MESSAGES = [
   'OK',
   'Canceled',
   'Unknown',

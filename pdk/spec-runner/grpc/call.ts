@@ -8,6 +8,7 @@
  * with ok only when grpcurl would exit 0.
  */
 import { STATUS_CODES } from 'node:http'
+import { GRPC_MESSAGES } from '../pdk.js'
 import type { GrpcCall } from './grpcurl.js'
 import { decodeMessage, encodeMessage, frame, unframe } from './proto.js'
 
@@ -64,25 +65,6 @@ export interface GrpcAnswer {
   trailers?: Headers
 }
 
-const CODES = [
-  'OK',
-  'Canceled',
-  'Unknown',
-  'InvalidArgument',
-  'DeadlineExceeded',
-  'NotFound',
-  'AlreadyExists',
-  'PermissionDenied',
-  'ResourceExhausted',
-  'FailedPrecondition',
-  'Aborted',
-  'OutOfRange',
-  'Unimplemented',
-  'Internal',
-  'Unavailable',
-  'DataLoss',
-  'Unauthenticated',
-]
 // grpc-go's code for an answer that is not gRPC, by HTTP status (anything else is Unknown), and its message
 const HTTP_CODES: Record<number, number> = { 400: 13, 401: 16, 403: 7, 404: 12, 429: 14, 502: 14, 503: 14, 504: 14 }
 // what grpc-go keeps out of the metadata it hands grpcurl, and what HTTP/2 cannot carry
@@ -142,7 +124,7 @@ export function grpcurlOutput(call: GrpcCall, answer: GrpcAnswer): { ok: boolean
     const m = replies.length
     out.push(`Sent ${n} request${n === 1 ? '' : 's'} and received ${m} response${m === 1 ? '' : 's'}\n`)
   }
-  if (code !== 0) out.push(`ERROR:\n  Code: ${CODES[code] ?? `Code(${code})`}\n  Message: ${message}\n`)
+  if (code !== 0) out.push(`ERROR:\n  Code: ${GRPC_MESSAGES[code] ?? `Code(${code})`}\n  Message: ${message}\n`)
   return { ok: code === 0, output: out.join('') }
 }
 
