@@ -174,6 +174,14 @@ describe("gRPC through Kong in process #grpc", function()
     assert.falsy(ok)
     assert.matches("-protoset is not emulated by broker", err, 1, true)
   end)
+
+  it("with Kong stopped, grpcurl cannot dial its listener", function()
+    local call = helpers.proxy_client_grpc()
+    helpers.stop_kong()
+    local ok, err = call{ service = "hello.HelloService.SayHello" }
+    assert.is_nil(ok)
+    assert.equal('Failed to dial target host "127.0.0.1:9002": dial tcp 127.0.0.1:9002: connect: connection refused\\n', err)
+  end)
 end)
 `
 
@@ -188,6 +196,6 @@ describe('proxy_client_grpc: grpcurl through Kong in process', () => {
     })
     const failed = results.filter((r) => r.status !== 'success').map((r) => `${r.status} ${r.name}: ${r.message}`)
     expect(failed).toEqual([])
-    expect(results).toHaveLength(12)
+    expect(results).toHaveLength(13)
   })
 })

@@ -199,18 +199,20 @@ local function need_kong(what)
 end
 function H.proxy_client() need_kong("proxy_client") return client.new("proxy", "127.0.0.1", 9000) end
 function H.proxy_ssl_client() need_kong("proxy_ssl_client") return client.new("proxy", "127.0.0.1", 9443) end
--- grpcurl as Kong's helper runs it, with Kong's test proto (hello.proto); the call runs in process
+-- grpcurl as Kong's helper runs it, with Kong's test proto (hello.proto); the call runs in process, and
+-- fails to dial Kong's listener while Kong is not started (grpcbin's own address always answers)
 local HELLO_PROTO = "./spec/fixtures/grpc/hello.proto"
-local function to_kong(port) return port ~= H.grpcbin_port and port ~= H.grpcbin_ssl_port end
+local function kong_down(port)
+  if port == H.grpcbin_port or port == H.grpcbin_ssl_port then return nil end
+  return function() return not started end
+end
 function H.proxy_client_grpc(host, port)
-  if to_kong(port) then need_kong("proxy_client_grpc") end
   return client.grpc(host or H.get_proxy_ip(), port or H.get_proxy_port(false, true),
-    { ["-plaintext"] = true, ["-proto"] = HELLO_PROTO })
+    { ["-plaintext"] = true, ["-proto"] = HELLO_PROTO }, kong_down(port))
 end
 function H.proxy_client_grpcs(host, port)
-  if to_kong(port) then need_kong("proxy_client_grpcs") end
   return client.grpc(host or H.get_proxy_ip(), port or H.get_proxy_port(true, true),
-    { ["-insecure"] = true, ["-proto"] = HELLO_PROTO })
+    { ["-insecure"] = true, ["-proto"] = HELLO_PROTO }, kong_down(port))
 end
 -- the client exists, so a before_each that opens one runs; each request it sends fails, naming the Admin API
 function H.admin_client() return client.new("admin", "127.0.0.1", 9001) end

@@ -158,9 +158,14 @@ end
 
 --- proxy_client_grpc's client: called with { service, body, opts }, it returns true and grpcurl's
 --- output, or nil and the output with grpcurl's error (the host runs grpcurl's call, grpc/index.ts).
-function M.grpc(host_name, port, defaults)
+--- `down()` says whether nothing listens there (Kong not started): grpcurl cannot dial it.
+function M.grpc(host_name, port, defaults, down)
   return setmetatable({ opts = defaults }, { __call = function(t, args)
     local service = assert(args.service)
+    local target = host_name .. ":" .. tostring(port)
+    if down and down() then
+      return nil, ('Failed to dial target host "%s": dial tcp %s: connect: connection refused\n'):format(target, target)
+    end
     local opts = {}
     for k, v in pairs(t.opts) do opts[k] = v end
     for k, v in pairs(args.opts or {}) do opts[k] = v end
@@ -169,8 +174,7 @@ function M.grpc(host_name, port, defaults)
       if type(body) == "table" then body = cjson.encode(body) end
       opts["-d"] = "'" .. tostring(body) .. "'"
     end
-    local answer = through("grpc", { target = host_name .. ":" .. tostring(port), service = service,
-      args = grpcurl_opts(opts) })
+    local answer = through("grpc", { target = target, service = service, args = grpcurl_opts(opts) })
     if answer.ok then return true, answer.output end
     return nil, answer.output
   end })
