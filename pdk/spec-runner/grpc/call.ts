@@ -65,7 +65,7 @@ export interface GrpcAnswer {
   trailers?: Headers
 }
 
-// grpc-go's code for an answer that is not gRPC, by HTTP status (anything else is Unknown), and its message
+// grpc-go's code for an answer that is not gRPC, by HTTP status (anything else is Unknown)
 const HTTP_CODES: Record<number, number> = { 400: 13, 401: 16, 403: 7, 404: 12, 429: 14, 502: 14, 503: 14, 504: 14 }
 // what grpc-go keeps out of the metadata it hands grpcurl, and what HTTP/2 cannot carry
 const RESERVED = new Set(['grpc-status', 'grpc-message', 'grpc-status-details-bin', 'connection', 'keep-alive'])
