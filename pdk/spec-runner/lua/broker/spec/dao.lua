@@ -58,11 +58,7 @@ M.db = setmetatable({
   connect = function() return true end,
   close = function() return true end,
   strategy = "postgres",
-  -- SQL of a spec's own (a row written with INSERT): no Postgres runs, so it fails naming itself
-  connector = { query = function(_, sql)
-    error("db.connector:query is not emulated by broker (no Postgres runs: the database is in memory; write rows "
-      .. "with the blueprints or db.<entity>): " .. tostring(sql):gsub("%s+", " "):match("^ ?(.-) ?$"):sub(1, 80), 2)
-  end },
+  connector = require("broker.spec.connector").connector,
 }, { __index = function(t, name)
   if type(name) ~= "string" or name == "daos" then return nil end
   local info = require("broker.spec.entities").info(name)
@@ -91,6 +87,11 @@ M.db.daos = setmetatable({}, {
     end, nil, nil
   end,
 })
+
+-- a plugin's kong.db is the spec's Postgres: its strategy, and a connector that runs the statements
+-- the bundled plugins send (rate-limiting's cluster policy)
+store.db.strategy = "postgres"
+store.db.connector = M.db.connector
 
 -- a plugin's kong.db writes (oauth2 issuing a token) land in the same rows
 store.writer = function(name, op, ...) return M.db[name][op](M.db[name], ...) end

@@ -29,6 +29,8 @@ end
 
 --- Forgets every row (get_db_utils truncates the tables it is given, or all of them).
 function M.truncate(name)
+  -- a table a spec dropped (connector:query("DROP TABLE …")) is there again, as after Kong's db:reset()
+  if name then store.dropped[name] = nil else store.dropped = {} end
   if name then store.given[name] = fresh(name)
   else
     for k in pairs(store.given) do store.given[k] = nil end

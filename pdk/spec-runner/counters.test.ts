@@ -1,0 +1,93 @@
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { runSpecFile, type SpecResult } from './session.js'
+import { badgeRoot } from './testing/badge.js'
+
+// What Kong's rate-limiting specs lean on, on specs of our own in Kong's style: the Postgres
+// connector its cluster policy queries, Redis, timers on the spec's clock. Each `it` is one behaviour.
+async function run(spec: string, files: Record<string, string> = {}): Promise<SpecResult[]> {
+  const root = badgeRoot({ 'spec/x_spec.lua': spec, ...files })
+  return runSpecFile({ root, file: join(root, 'spec/x_spec.lua'), shown: 'spec/x_spec.lua', timeoutMs: 10_000 })
+}
+const outcomes = (rs: SpecResult[]) => rs.map((r) => `${r.status} ${r.name}${r.message ? `: ${r.message}` : ''}`)
+function allPass(results: SpecResult[], n: number): void {
+  expect(outcomes(results).filter((o) => !o.startsWith('success'))).toEqual([])
+  expect(results).toHaveLength(n)
+}
+
+// a counter table as Kong's rate-limiting daos.lua declares it: a primary key of five fields
+const METRICS_DAOS = `
+return { {
+  name = "tally_metrics", primary_key = { "identifier", "period", "period_date", "service_id", "route_id" },
+  generate_admin_api = false, ttl = true,
+  fields = {
+    { identifier = { type = "string", required = true } },
+    { period = { type = "string", required = true } },
+    { period_date = { type = "integer", timestamp = true, required = true } },
+    { service_id = { type = "string", uuid = true, required = true } },
+    { route_id = { type = "string", uuid = true, required = true } },
+    { value = { type = "integer", required = true } },
+  },
+} }`
+const TALLY = {
+  'kong/plugins/tally/handler.lua': 'return { PRIORITY = 900, VERSION = "1.0.0" }',
+  'kong/plugins/tally/schema.lua':
+    'return { name = "tally", fields = { { config = { type = "record", fields = {} } } } }',
+  'kong/plugins/tally/daos.lua': METRICS_DAOS,
+}
+
+describe("the connector of spec.helpers' Postgres", () => {
+  it("runs the cluster policy's upsert, and kong.db finds the row by its five-field key", async () => {
+    const results = await run(
+      `
+local helpers = require "spec.helpers"
+local NIL = "00000000-0000-0000-0000-000000000000"
+local function add(c, n)
+  return c:query(string.format([[BEGIN;
+    INSERT INTO "tally_metrics" ("identifier", "period", "period_date", "service_id", "route_id", "value", "ttl")
+         VALUES (%s, %s, TO_TIMESTAMP(%s) AT TIME ZONE 'UTC', %s, %s, %s, CURRENT_TIMESTAMP AT TIME ZONE 'UTC' + INTERVAL %s)
+    ON CONFLICT ("identifier", "period", "period_date", "service_id", "route_id") DO UPDATE
+            SET "value" = "tally_metrics"."value" + EXCLUDED."value";
+    COMMIT;]], c:escape_literal("1.2.3.4"), c:escape_literal("minute"), c:escape_literal(1424217600.0),
+    c:escape_literal(NIL), c:escape_literal(NIL), c:escape_literal(n), c:escape_literal("60 second")))
+end
+describe("connector", function()
+  local db
+  lazy_setup(function()
+    _, db = helpers.get_db_utils("postgres", nil, { "tally" })
+    require "kong.plugins.tally.handler"
+  end)
+  it("counts", function()
+    assert(add(db.connector, 2))
+    assert(add(db.connector, 3))
+    assert.equal("postgres", kong.db.strategy)
+    local row = assert(kong.db.tally_metrics:select({ identifier = "1.2.3.4", period = "minute",
+      period_date = 1424217600, service_id = NIL, route_id = NIL }))
+    assert.equal(5, row.value)
+    local res = assert(db.connector:query([[SELECT "value" FROM "tally_metrics" WHERE "identifier" = '1.2.3.4']]))
+    assert.same({ { value = 5 } }, res)
+  end)
+  it("a row's ttl passes on the spec's clock", function()
+    ngx.sleep(61)
+    assert.same({}, assert(db.connector:query([[SELECT * FROM "tally_metrics"]])))
+  end)
+  it("a dropped table fails the next read, until a truncate", function()
+    assert(db.connector:query("DROP TABLE tally_metrics"))
+    local row, err = kong.db.tally_metrics:select({ identifier = "x" })
+    assert.is_nil(row)
+    assert.matches('relation "tally_metrics" does not exist', err, 1, true)
+    assert.is_nil((add(db.connector, 1)))
+    db:truncate("tally_metrics")
+    assert(add(db.connector, 1))
+  end)
+  it("a statement it does not run is an error naming it", function()
+    local res, err = db.connector:query("UPDATE tally_metrics SET value = 0")
+    assert.is_nil(res)
+    assert.matches("does not run this statement", err, 1, true)
+  end)
+end)`,
+      TALLY,
+    )
+    allPass(results, 4)
+  })
+})
