@@ -42,6 +42,15 @@ end
 local function id_of(v) return type(v) == "table" and v.id or v end
 
 local function find(name, pk)
+  -- a primary key of several fields (rate-limiting's counters): the row that has them all
+  if type(pk) == "table" and pk.id == nil then
+    for i, r in ipairs(rows(name)) do
+      local all = true
+      for k, v in pairs(pk) do if r[k] ~= v then all = false break end end
+      if all then return r, i end
+    end
+    return nil
+  end
   local id = id_of(pk)
   for i, r in ipairs(rows(name)) do if r.id == id then return r, i end end
 end
