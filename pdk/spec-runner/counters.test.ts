@@ -91,3 +91,39 @@ end)`,
     allPass(results, 4)
   })
 })
+
+describe('timers on the spec clock', () => {
+  it('kong.timer (resty.timerng) and ngx.timer.at run when a sleep passes their delay', async () => {
+    const results = await run(`
+local helpers = require "spec.helpers"
+describe("timers", function()
+  it("kong.timer:at runs once its delay has passed on a sleep", function()
+    local seen = {}
+    assert(kong.timer:at(0.5, function(premature, v) seen[#seen + 1] = v end, "a"))
+    ngx.sleep(0.2)
+    assert.same({}, seen)
+    ngx.sleep(0.4)
+    assert.same({ "a" }, seen)
+  end)
+  it("resty.timerng: every repeats, cancel stops it", function()
+    local t = require("resty.timerng").new()
+    t:start()
+    local n = 0
+    local name = assert(t:named_every("tick", 1, function() n = n + 1 end))
+    ngx.sleep(1.1)
+    ngx.sleep(1)
+    assert.equal(2, n)
+    assert(t:cancel(name))
+    ngx.sleep(3)
+    assert.equal(2, n)
+  end)
+  it("ngx.timer.at from a spec's line runs during ngx.sleep", function()
+    local done = false
+    assert(ngx.timer.at(1, function() done = true end))
+    ngx.sleep(1)
+    assert.is_true(done)
+  end)
+end)`)
+    allPass(results, 3)
+  })
+})

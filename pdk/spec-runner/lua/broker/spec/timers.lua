@@ -1,18 +1,79 @@
 -- ngx.timer.at for Kong in process (written for broker): a plugin's timer with no delay (rate-limiting
 -- counting a request) runs once the request is answered, before the spec's next line, as it would in
 -- Kong soon after; a delayed one runs the first time this is asked once the spec's clock has passed it
--- (ngx.sleep, wait_until). ngx.timer.every never fires.
+-- (ngx.sleep, wait_until). ngx.timer.every never fires. kong.timer (Kong's resty.timerng) queues on the same
+-- clock: `at` and `named_at` as ngx.timer.at; `every` runs each time its interval has passed when asked.
 local M = { queue = {} }
+
+local function queue(delay, fn, ...)
+  local t = table.pack(fn, ...)
+  t.due = ngx.now() + math.max(tonumber(delay) or 0, 0)
+  M.queue[#M.queue + 1] = t
+  return t
+end
 
 function M.install()
   ngx.timer.at = function(delay, fn, ...)
     if type(fn) ~= "function" then return nil, "bad argument #2 to 'ngx.timer.at' (function expected)" end
-    local t = table.pack(fn, ...)
-    t.due = ngx.now() + math.max(tonumber(delay) or 0, 0)
-    M.queue[#M.queue + 1] = t
+    queue(delay, fn, ...)
     return true
   end
+  if type(kong) == "table" and kong.timer == nil then pcall(function() kong.timer = M.new() end) end
+  -- a sleep lets the timers due meanwhile run, as nginx runs them while a request or a spec waits
+  local sleep = ngx.sleep
+  ngx.sleep = function(sec)
+    sleep(sec)
+    if not M.running then M.run() end
+  end
 end
+
+-- a resty.timerng instance: timers by name, on the spec's clock
+local Timers = {}
+Timers.__index = Timers
+local count = 0
+
+--- A resty.timerng object (kong.timer is one).
+function M.new() return setmetatable({ named = {} }, Timers) end
+function Timers:start() return true end
+function Timers:freeze() return true end
+function Timers:destroy() return true end
+function Timers:set_debug() return true end
+function Timers:is_managed(name) return self.named[name] ~= nil end
+function Timers:stats() return { sys = { running = 0, pending = #M.queue }, timers = {} } end
+
+function Timers:named_at(name, delay, fn, ...)
+  if type(fn) ~= "function" then return nil, "expected `callback` to be a function" end
+  count = count + 1
+  name = name or ("unix_timestamp=" .. ngx.now() .. ";counter=" .. count)
+  self.named[name] = queue(delay, fn, ...)
+  return name
+end
+function Timers:at(delay, fn, ...) return self:named_at(nil, delay, fn, ...) end
+
+function Timers:named_every(name, interval, fn, ...)
+  if type(fn) ~= "function" then return nil, "expected `callback` to be a function" end
+  local args = table.pack(...)
+  local this = self
+  local function again(premature)
+    if this.named[name] == nil then return end
+    fn(premature, table.unpack(args, 1, args.n))
+    this.named[name] = queue(interval, again)
+  end
+  count = count + 1
+  name = name or ("unix_timestamp=" .. ngx.now() .. ";counter=" .. count)
+  self.named[name] = queue(interval, again)
+  return name
+end
+function Timers:every(interval, fn, ...) return self:named_every(nil, interval, fn, ...) end
+
+function Timers:cancel(name)
+  local t = self.named[name]
+  if not t then return nil, "timer not found" end
+  self.named[name] = nil
+  for i, q in ipairs(M.queue) do if q == t then table.remove(M.queue, i) break end end
+  return true
+end
+Timers.pause = Timers.cancel
 
 -- the earliest timer due
 local function next_due()
@@ -28,6 +89,7 @@ end
 --- Runs the timers due; a failing one is logged as Kong logs it.
 function M.run()
   local n = 0
+  M.running = true
   while n < 1000 do
     local t = next_due()
     if not t then break end
@@ -38,6 +100,7 @@ function M.run()
         .. "runtime error: " .. tostring(err) .. ", context: ngx.timer" })
     end
   end
+  M.running = false
 end
 
 return M
