@@ -20,6 +20,7 @@ export const PEERS = [
   'src/broker/store/failover.test.ts',
   'src/broker/store/flow-store.test.ts',
   'src/services/serve/pid-file.test.ts',
+  'pdk/spec-runner/outside.test.ts',
 ]
 
 // Unit tests share one module graph per worker thread (isolate: false): importing the sources again for

@@ -27,12 +27,11 @@ H.mock_upstream_stream_ssl_port = 15558
 H.grpcbin_host, H.grpcbin_port, H.grpcbin_ssl_port = "127.0.0.1", 15002, 15003
 H.grpcbin_url = "grpc://127.0.0.1:15002"
 H.grpcbin_ssl_url = "grpcs://127.0.0.1:15003"
--- Redis as Kong's specs name it: a Redis is not started for them; a plugin reaching one fails naming resty.redis
-H.redis_host = os.getenv("KONG_SPEC_TEST_REDIS_HOST") or "localhost"
-H.redis_port = tonumber(os.getenv("KONG_SPEC_TEST_REDIS_PORT") or 6379)
-H.redis_ssl_port = tonumber(os.getenv("KONG_SPEC_TEST_REDIS_SSL_PORT") or 6380)
+-- Redis as Kong's specs name it: redis_host, redis_port and redis_ssl_port are read lazily (below); the
+-- first read starts a redis-server for this spec file unless KONG_SPEC_TEST_REDIS_* name one (redis-server.ts)
 H.redis_auth_port = tonumber(os.getenv("KONG_SPEC_TEST_REDIS_AUTH_PORT") or 6385)
 H.redis_ssl_sni = os.getenv("KONG_SPEC_TEST_REDIS_SSL_SNI") or "test-redis.example.com"
+local REDIS_FIELDS = { redis_host = "host", redis_port = "port", redis_ssl_port = "ssl_port" }
 -- the database as the module holds it (Kong's helpers.db and helpers.blueprints)
 H.db = dao.db
 H.blueprints = db.bp
@@ -104,6 +103,9 @@ function H.start_kong(env)
     end
   end
   started = env
+  -- the CA a plugin's TLS connection checks its peer with (Kong's lua_ssl_trusted_certificate; Redis's ssl_verify)
+  require("broker.spec.sockets").trusted = type(env.lua_ssl_trusted_certificate) == "string"
+    and env.lua_ssl_trusted_certificate:match("^[^,]+") or nil
   -- kong.configuration as Kong's would show it: the database, and the plugins list as start_kong gives it
   local names = {}
   if type(plugins) == "table" then for i, name in ipairs(plugins) do names[i] = name end
@@ -143,7 +145,11 @@ function H.start_kong(env)
     real_ip_recursive = env.real_ip_recursive == "on" or env.real_ip_recursive == true }
   return true
 end
-function H.stop_kong() started = nil return true end
+function H.stop_kong()
+  started = nil
+  require("broker.spec.sockets").drain()
+  return true
+end
 function H.restart_kong(env) H.stop_kong() return H.start_kong(env) end
 function H.clean_logfile(path)
   if path == nil or require("broker.spec.logfile").is_ours(path) then require("broker.spec.logfile").clean() return end
@@ -226,5 +232,12 @@ function H.http_client(host, port)
 end
 
 return setmetatable(H, { __index = function(_, name)
+  local field = REDIS_FIELDS[name]
+  if field then
+    local address = __spec_redis()
+    require("broker.spec.sockets").unavailable = address.unavailable
+    for k, f in pairs(REDIS_FIELDS) do rawset(H, k, address[f]) end
+    return address[field]
+  end
   error("spec.helpers." .. tostring(name) .. " is not emulated by broker yet (docs/pdk-test.md lists what is)", 2)
 end })
