@@ -127,3 +127,22 @@ end)`)
     allPass(results, 3)
   })
 })
+
+describe('kong.vault.try', () => {
+  it("calls back with the options and answers the callback's values (rate-limiting's Redis auth)", async () => {
+    const results = await run(`
+describe("vault", function()
+  it("try", function()
+    local seen
+    local ok, err = kong.vault.try(function(cfg) seen = cfg.password return "OK" end, { password = "p" })
+    assert.equal("OK", ok)
+    assert.is_nil(err)
+    assert.equal("p", seen)
+    local res, why = kong.vault.try(function() return nil, "WRONGPASS" end, { password = "x" })
+    assert.is_nil(res)
+    assert.equal("WRONGPASS", why)
+  end)
+end)`)
+    allPass(results, 1)
+  })
+})

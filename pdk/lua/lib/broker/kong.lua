@@ -157,6 +157,14 @@ function M.build(extra)
     if type(retry_callback) ~= "function" then error("retry_callback must be a function", 2) end
     ngx.ctx.balancer_data.retry_callback = retry_callback
   end)
+  -- kong.vault.try(callback, options) calls back into Lua: it runs the callback with the options, and once more
+  -- with their vault references resolved afresh when the first call fails (rate-limiting's Redis auth)
+  rawset(kong.vault, "try", function(callback, options)
+    if type(callback) ~= "function" then error("callback must be a function", 2) end
+    local res, err = callback(options)
+    if res or type(options) ~= "table" or options["$refs"] == nil then return res, err end
+    return callback(kong.vault.update(options))
+  end)
   -- kong.response.exit returns to the plugin only when it raised; otherwise the phase ends
   return kong
 end
