@@ -146,3 +146,59 @@ end)`)
     allPass(results, 1)
   })
 })
+
+// a plugin with a deprecated shorthand field, as rate-limiting's redis_host is to redis.host
+const TIDE = {
+  'kong/plugins/tide/handler.lua': 'return { PRIORITY = 900, VERSION = "1.0.0" }',
+  'kong/plugins/tide/schema.lua': `
+local function moved(name, field)
+  return { [name] = { type = "string", deprecation = { replaced_with = { { path = { "store", field } } },
+    message = "tide: config." .. name .. " is deprecated, please use config.store." .. field .. " instead",
+    removal_in_version = "4.0" },
+    func = function(value) return { store = { [field] = value } } end } }
+end
+return { name = "tide", fields = { { config = { type = "record",
+  fields = { { store = { type = "record", fields = {
+    { host = { type = "string", default = "127.0.0.1" } },
+    { user = { type = "string" } },
+  } } } },
+  shorthand_fields = { moved("store_host", "host"), moved("store_user", "user") },
+} } } }`,
+}
+
+describe('shorthand fields through the Admin API', () => {
+  it('move into their record (merged, not replaced), show beside it, are warned of, and a PATCH moves them first', async () => {
+    const results = await run(
+      `
+local helpers = require "spec.helpers"
+local cjson = require "cjson"
+describe("shorthands", function()
+  local admin
+  lazy_setup(function()
+    helpers.get_db_utils("postgres", nil, { "tide" })
+    assert(helpers.start_kong({ plugins = "bundled,tide" }))
+    admin = helpers.admin_client()
+  end)
+  it("moves, shows, warns and patches", function()
+    local res = admin:post("/plugins", { body = { name = "tide", config = { store_host = "h", store_user = "u" } },
+      headers = { ["Content-Type"] = "application/json" } })
+    local json = cjson.decode(assert.res_status(201, res))
+    assert.same({ host = "h", user = "u" }, json.config.store)
+    assert.equal("h", json.config.store_host)
+    assert.equal("u", json.config.store_user)
+    assert.logfile().has.line("tide: config.store_host is deprecated, please use config.store.host instead (deprecated after 4.0)", true)
+    res = admin:patch("/plugins/" .. json.id, { body = { config = { store_host = "h2" } },
+      headers = { ["Content-Type"] = "application/json" } })
+    json = cjson.decode(assert.res_status(200, res))
+    assert.same({ host = "h2", user = "u" }, json.config.store)
+    res = admin:post("/plugins", { body = { name = "tide", config = { store_host = "a", store = { host = "b" } } },
+      headers = { ["Content-Type"] = "application/json" } })
+    local body = assert.res_status(400, res)
+    assert.matches("both deprecated and new field are used but their values mismatch", body, 1, true)
+  end)
+end)`,
+      TIDE,
+    )
+    allPass(results, 1)
+  })
+})

@@ -2,7 +2,8 @@
 -- (nested records, arrays), the config refused with Kong's messages naming the field.
 local H = __host
 local null = ngx.null
-local M = {}
+-- on_deprecation(message, after): told of each deprecated shorthand field a config uses (spec.helpers' error.log)
+local M = { on_deprecation = nil }
 
 local function copy(v)
   if type(v) ~= "table" then return v end
@@ -310,17 +311,79 @@ local function errors_under(errs, path)
   return false
 end
 
+local function table_path(t, path)
+  for _, k in ipairs(path or {}) do
+    if type(t) ~= "table" then return nil end
+    t = t[k]
+  end
+  return t
+end
+
+local function same(a, b)
+  if type(a) ~= "table" or type(b) ~= "table" then return a == b end
+  for k, v in pairs(a) do if not same(v, b[k]) then return false end end
+  for k in pairs(b) do if a[k] == nil then return false end end
+  return true
+end
+
+-- Kong's shorthand_fields (its process_auto_fields): a shorthand's value moves where its func says. A
+-- table it returns merges with the field there: a deprecated shorthand (rate-limiting's redis_host) gives
+-- way to a value the new field has; a shorthand given with a different value in its new field is refused.
+local function shorthands(def, conf, path, errs, known)
+  for _, s in ipairs(def.shorthand_fields or {}) do
+    local name, sdef = next(s)
+    local value = conf[name]
+    if value ~= nil then
+      known[name] = true
+      local key = path == "" and name or path .. "." .. name
+      local bad = validate(sdef, value)
+      local deprecation = sdef.deprecation
+      local replaced = deprecation and deprecation.replaced_with or nil
+      if not bad and value ~= null and deprecation then
+        local paths = {}
+        for _, r in ipairs(replaced or {}) do paths[#paths + 1] = { path = r.path, reverse = r.reverse_mapping_function } end
+        if not replaced and sdef.translate_backwards then paths[1] = { path = sdef.translate_backwards } end
+        for _, p in ipairs(paths) do
+          local now = p.reverse and p.reverse(conf) or table_path(conf, p.path)
+          if now ~= nil and now ~= null and not same(now, value) then
+            bad = string.format("both deprecated and new field are used but their values mismatch: %s = %s vs %s = %s",
+              name, tostring(value), table.concat(p.path, "."), tostring(now))
+            break
+          end
+        end
+      end
+      if bad then
+        errs[key] = bad
+      else
+        -- Kong warns of each deprecated field a config uses (kong.deprecation, in the error.log)
+        if deprecation and deprecation.message and M.on_deprecation then
+          M.on_deprecation(deprecation.message, deprecation.removal_in_version)
+        end
+        conf[name] = nil
+        for k, v in pairs(sdef.func(value) or {}) do
+          local there = conf[k]
+          if type(v) == "table" then
+            local merged = {}
+            local first, second = v, (there ~= nil and there ~= null) and there or {}
+            if not deprecation then first, second = second, first end
+            for x, y in pairs(first) do merged[x] = y end
+            for x, y in pairs(second) do
+              if not deprecation or merged[x] == nil or y ~= null then merged[x] = y end
+            end
+            conf[k] = merged
+          elseif not deprecation or there == nil or there == null then
+            conf[k] = v
+          end
+        end
+      end
+    end
+  end
+end
+
 check = function(def, conf, path, errs)
   local out = {}
   local known = {}
-  for _, s in ipairs(def.shorthand_fields or {}) do
-    local name, sdef = next(s)
-    if conf[name] ~= nil then
-      local moved = sdef.func(conf[name])
-      for k, x in pairs(moved or {}) do if conf[k] == nil then conf[k] = x end end
-      known[name] = true
-    end
-  end
+  shorthands(def, conf, path, errs, known)
   for _, f in ipairs(fields_of(def)) do
     known[f.name] = true
     out[f.name] = process(f.def, conf[f.name], path == "" and f.name or path .. "." .. f.name, errs)
@@ -354,6 +417,42 @@ function M.process(schema, conf)
     if k == "@entity" then entity_error(errs, m) else errs[(k:gsub("^config%.", ""))] = m end
   end
   if next(errs) then return nil, errs end
+  return out
+end
+
+local function config_def(schema)
+  for _, f in ipairs(fields_of(schema)) do
+    if f.name == "config" then return f.def end
+  end
+end
+
+--- A config patch with the shorthand fields of the config's own level moved where they go (Kong
+--- translates a PATCH before it merges it with the stored row), or nil and { [field] = message }.
+function M.shorthands(schema, conf)
+  local def = config_def(schema)
+  if not def or type(conf) ~= "table" then return conf end
+  local errs, out = {}, copy(conf)
+  shorthands(def, out, "", errs, {})
+  if next(errs) then return nil, errs end
+  return out
+end
+
+--- The config as Kong reads it back: each deprecated shorthand field shown beside its new field, with
+--- that field's value (rate-limiting's redis_host = redis.host).
+function M.with_shorthands(schema, conf)
+  local def = config_def(schema)
+  if not def or type(conf) ~= "table" or not def.shorthand_fields then return conf end
+  local out = copy(conf)
+  for _, s in ipairs(def.shorthand_fields) do
+    local name, sdef = next(s)
+    local replaced = sdef.deprecation and sdef.deprecation.replaced_with and sdef.deprecation.replaced_with[1]
+    if replaced then
+      out[name] = replaced.reverse_mapping_function and replaced.reverse_mapping_function(conf)
+        or table_path(conf, replaced.path)
+    elseif sdef.translate_backwards then
+      out[name] = table_path(conf, sdef.translate_backwards)
+    end
+  end
   return out
 end
 

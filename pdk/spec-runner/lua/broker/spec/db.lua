@@ -121,17 +121,36 @@ local function replace(name, r, row)
   return r
 end
 
+-- a record in a patch merges with the one stored, field by field (Kong's merge_values); arrays replace
+local function is_record(v)
+  return type(v) == "table" and v ~= null and next(v) ~= nil and rawget(v, 1) == nil
+end
+local function merge(stored, patch)
+  local out = copy(stored)
+  for k, v in pairs(patch) do
+    if is_record(v) and is_record(out[k]) then out[k] = merge(out[k], v) else out[k] = v end
+  end
+  return out
+end
+
 --- Updates the row `pk` of `name` with `patch` (Kong's PATCH; a partial config merges with the one
---- there): the row, or nil and an error table.
+--- there, its shorthand fields moved first, as Kong translates a patch before merging it): the row, or
+--- nil and an error table.
 function M.update(name, pk, patch)
   local r = find(name, pk)
   if not r then return nil, errors.not_found({ id = id_of(pk) }) end
   local row = copy(r)
   for k, v in pairs(patch) do
     if k == "config" and type(v) == "table" and type(row.config) == "table" then
-      local merged = copy(row.config)
-      for ck, cv in pairs(v) do merged[ck] = cv end
-      row.config = merged
+      if name == "plugins" then
+        local ok, schema = pcall(require, "kong.plugins." .. tostring(row.name) .. ".schema")
+        if ok and type(schema) == "table" then
+          local moved, errs = require("broker.schema").shorthands(schema, v)
+          if not moved then return nil, errors.schema_violation(errors.tree(errs, "config")) end
+          v = moved
+        end
+      end
+      row.config = merge(row.config, v)
     else
       row[k] = v
     end

@@ -186,9 +186,26 @@ local function dao_row(info, row)
   return row
 end
 
+-- a config using a deprecated shorthand field is warned of in Kong's error.log, as kong.deprecation words it
+require("broker.schema").on_deprecation = function(message, after)
+  require("broker.spec.logfile").append({ os.date("%Y/%m/%d %H:%M:%S") .. " [warn] 1#0: [kong] init.lua:905 "
+    .. message .. (after and (" (deprecated after " .. after .. ")") or "") })
+end
+
 --- The row as Kong stores it: a copy with its DAO's transformations applied (basic-auth's hashed
 --- password), as kong.db (broker.db) reads the rows kept here.
 function M.present(name, row)
+  -- a plugin's config as Kong reads it back: its deprecated shorthand fields beside the new ones
+  if name == "plugins" and type(row) == "table" and type(row.config) == "table" then
+    local ok, schema = pcall(require, "kong.plugins." .. tostring(row.name) .. ".schema")
+    if ok and type(schema) == "table" then
+      local out = {}
+      for k, v in pairs(row) do out[k] = v end
+      out.config = require("broker.schema").with_shorthands(schema, row.config)
+      return out
+    end
+    return row
+  end
   local info = M.daos()[name]
   local list = info and info.def.transformations
   if not list or type(row) ~= "table" then return row end
