@@ -337,6 +337,36 @@ end)`,
     )
     allPass(results, 4)
   })
+
+  it("a map's values: its length is its keys, the first value that fails is the map's error", async () => {
+    const results = await run(`
+local helpers = require "spec.helpers"
+-- a map of records, as response-ratelimiting's limits
+local schema = { name = "m", fields = { { config = { type = "record", fields = {
+  { limits = { type = "map", required = true, len_min = 1, keys = { type = "string" },
+    values = { type = "record", required = true,
+      fields = { { second = { type = "number" } }, { minute = { type = "number" } } },
+      custom_validator = function(v)
+        if v.second and v.minute and v.minute < v.second then return nil, "minute below second" end
+        return true
+      end } } },
+} } } } }
+it("an empty map is too short", function()
+  local _, err = helpers.validate_plugin_config_schema({ limits = {} }, schema)
+  assert.same({ config = { limits = "length must be at least 1" } }, err)
+end)
+it("a value's unknown field is named under the map", function()
+  local _, err = helpers.validate_plugin_config_schema({ limits = { video = { seco = 1 } } }, schema)
+  assert.same({ config = { limits = { seco = "unknown field" } } }, err)
+end)
+it("a value's own validator and type are the map's error", function()
+  local _, err = helpers.validate_plugin_config_schema({ limits = { video = { second = 2, minute = 1 } } }, schema)
+  assert.same({ config = { limits = "minute below second" } }, err)
+  _, err = helpers.validate_plugin_config_schema({ limits = { second = 10 } }, schema)
+  assert.same({ config = { limits = "expected a record" } }, err)
+end)`)
+    allPass(results, 3)
+  })
 })
 
 describe('a spec calling what broker does not emulate', () => {

@@ -111,6 +111,7 @@ export class InProcessKong {
       return mockUpstream(
         { method: req.method, path: req.path, query: req.query ?? '', headers, body: req.body ?? '' },
         '127.0.0.1',
+        this.clock.now(),
       )
     }
     if (op === 'proxy') return this.proxy(req)
@@ -306,7 +307,7 @@ export class InProcessKong {
       // a service on a started http_mock: it answers 200 "ok" and keeps the request
       const port = Number(service?.port)
       if (!isLocal(service) || !rows<number>(req.mocks).includes(port))
-        return serviceAnswer(service, route, sent, ctx.request.peer.ip, hostHeader, ctx.forwarded.ip)
+        return serviceAnswer(service, route, sent, ctx.request.peer.ip, hostHeader, ctx.forwarded.ip, this.clock.now())
       // the mock's uri is nginx's request_uri: the path and its query
       const uri = sent.path + (sent.query ? `?${sent.query}` : '')
       // its headers as Kong's mock keeps them: ngx.req.get_headers(nil, true), the names in the case sent

@@ -47,6 +47,11 @@ describe("Kong's mock upstream, in process", () => {
     expect(JSON.parse(String(mockUpstream({ ...base, path: '/anything/a%20b/' }, '').body)).uri).toBe('/anything/a b/')
   })
 
+  it("answers /timestamp with no body and its clock's seconds in Server-Time", () => {
+    const answer = mockUpstream({ method: 'GET', path: '/timestamp', query: '', headers: {}, body: '' }, '1.1.1.1', 1_500)
+    expect([answer.status, answer.headers['Server-Time'], answer.body]).toEqual([200, '1.5', ''])
+  })
+
   it('parses a JSON body into post_data.params', () => {
     const answer = mockUpstream(
       {

@@ -72,10 +72,13 @@ function postData(headers: Record<string, string | string[]>, body: string) {
 const lowerKeys = (h: HeadersTable): Record<string, string | string[]> =>
   Object.fromEntries(Object.entries(h).map(([k, v]) => [k.toLowerCase(), v]))
 
-/** The mock upstream's answer to a request it was sent (`client` is the peer Kong saw). */
-export function mockUpstream(req: UpstreamRequest, client: string): UpstreamAnswer {
+/** The mock upstream's answer to a request it was sent (`client` is the peer Kong saw, `now` its clock in ms). */
+export function mockUpstream(req: UpstreamRequest, client: string, now = Date.now()): UpstreamAnswer {
   const headers = lowerKeys(req.headers)
   const json = { 'Content-Type': 'application/json', 'X-Powered-By': 'mock_upstream', Server: 'mock-upstream/1.0.0' }
+  // /timestamp: no body, its ngx.now() in Server-Time (response-ratelimiting's specs wait for a new second on it)
+  if (req.path === '/timestamp')
+    return { status: 200, headers: { 'Content-Type': 'text/plain', 'Server-Time': String(now / 1000) }, body: '' }
   // /status/<code>: that status, with the echo and the code (Kong's mock upstream merges them)
   const status = /^\/status\/(\d{3})$/.exec(req.path)
   const code = status ? Number(status[1]) : undefined

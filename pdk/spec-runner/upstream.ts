@@ -40,6 +40,8 @@ export function serviceAnswer(
   hostHeader: string,
   /** The client as Kong's trusted_ips and real_ip_header make it out (the peer, without them). */
   realClient = client,
+  /** The spec's clock, in ms (the mock upstream's ngx.now()). */
+  now = Date.now(),
 ): UpstreamAnswer {
   const host = String(service?.host ?? '')
   const port = Number(service?.port ?? 80)
@@ -66,5 +68,5 @@ export function serviceAnswer(
   // Kong sends the client it made out as X-Real-IP; the mock upstream, in the same nginx, makes it out too
   const real = set('x-real-ip', realClient)
   if (real !== undefined) headers[real] = realClient
-  return mockUpstream({ ...sent, headers }, realClient)
+  return mockUpstream({ ...sent, headers }, realClient, now)
 }

@@ -84,6 +84,13 @@ local function validate(def, v)
     if def.len_max and #v > def.len_max then return "length must be at most " .. def.len_max end
   elseif t == "map" or t == "record" then
     if type(v) ~= "table" then return TYPE_MSG[t] end
+    if t == "map" and (def.len_min or def.len_max) then
+      -- a map's length is its number of keys
+      local n = 0
+      for _ in pairs(v) do n = n + 1 end
+      if def.len_min and n < def.len_min then return "length must be at least " .. def.len_min end
+      if def.len_max and n > def.len_max then return "length must be at most " .. def.len_max end
+    end
   elseif t == "foreign" then
     if type(v) ~= "table" then return TYPE_MSG.foreign end
   end
@@ -157,7 +164,18 @@ local function process(def, v, path, errs)
     local out = {}
     for k, x in pairs(v) do
       if def.keys then local m = validate(def.keys, k) if m then errs[path .. "." .. tostring(k)] = m end end
-      out[k] = def.values and process(def.values, x, path .. "." .. tostring(k), errs) or x
+      local at, own = path .. "." .. tostring(k), {}
+      out[k] = def.values and process(def.values, x, at, own) or x
+      -- as Kong's validate_map: the first value that fails is the map's own error, a record's field errors
+      -- named under the map without the key (response-ratelimiting's limits.seco, its periods' order)
+      if next(own) then
+        for e, m in pairs(own) do
+          if e == at then errs[path] = m
+          elseif e:sub(1, #at + 1) == at .. "." then errs[path .. e:sub(#at + 1)] = m
+          else errs[e] = m end
+        end
+        return out
+      end
     end
     return out
   end
