@@ -48,7 +48,11 @@ describe("Kong's mock upstream, in process", () => {
   })
 
   it("answers /timestamp with no body and its clock's seconds in Server-Time", () => {
-    const answer = mockUpstream({ method: 'GET', path: '/timestamp', query: '', headers: {}, body: '' }, '1.1.1.1', 1_500)
+    const answer = mockUpstream(
+      { method: 'GET', path: '/timestamp', query: '', headers: {}, body: '' },
+      '1.1.1.1',
+      1_500,
+    )
     expect([answer.status, answer.headers['Server-Time'], answer.body]).toEqual([200, '1.5', ''])
   })
 

@@ -151,7 +151,9 @@ function shell(root: string, cmd: unknown, stdin: unknown, timeout: unknown, max
   const out = { stdout: r.stdout ?? Buffer.alloc(0), stderr: r.stderr ?? Buffer.alloc(0) }
   if (r.error) return { ok: false, ...out, reason: r.error.message.includes('ETIMEDOUT') ? 'timeout' : r.error.message }
   if (r.signal) return { ok: false, ...out, reason: 'signal', status: r.signal }
-  return r.status === 0 ? { ok: true, ...out, reason: 'exit', status: 0 } : { ok: false, ...out, reason: 'exit', status: r.status }
+  return r.status === 0
+    ? { ok: true, ...out, reason: 'exit', status: 0 }
+    : { ok: false, ...out, reason: 'exit', status: r.status }
 }
 
 /** ngx.socket.tcp's call (broker.spec.sockets): bytes as Buffers for Lua, a CA file from the plugin root. */
