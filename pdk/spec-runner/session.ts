@@ -3,12 +3,10 @@
  * and spec.helpers preloaded, the file run as a coroutine. Its yields are a test starting (a new
  * deadline) or a request for the host (Kong in process, kong.ts); the results come back as data.
  */
-import { spawnSync } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
-import { isAbsolute, join, resolve } from 'node:path'
+import { join, resolve } from 'node:path'
 import { InProcessKong } from './kong.js'
-import { LocalRedis } from './redis-server.js'
-import { SyncSockets, type SocketAnswer } from './sockets.js'
+import { Outside } from './outside.js'
 import { SpecRecorder } from './record.js'
 import { PRELOAD, specModules } from './modules.js'
 import {
@@ -89,13 +87,10 @@ export async function runSpecFile(o: SpecFileOptions): Promise<SpecResult[]> {
     heapLimit: 256 * 1024 * 1024,
     file: o.file,
   })
-  const sockets = new SyncSockets()
-  const redis = new LocalRedis(sockets, o.root)
+  const outside = new Outside(o.root)
   try {
     const vm = runtime.vm
-    vm.register('__spec_socket', (op, args) => [socketCall(sockets, o.root, String(op), args)])
-    vm.register('__spec_redis', () => [redis.get()])
-    vm.register('__spec_shell', (cmd, stdin, timeout, max) => [shell(o.root, cmd, stdin, timeout, max)])
+    outside.register(vm)
     const modules = specModules()
     vm.register('__spec_modules', () => [[...modules].map(([name, m]) => [name, m.file])])
     vm.register('__spec_source', (name) => [modules.get(String(name))?.source])
@@ -134,39 +129,8 @@ export async function runSpecFile(o: SpecFileOptions): Promise<SpecResult[]> {
   } finally {
     runtime.vm.setDeadline(undefined)
     runtime.close()
-    redis.stop()
-    sockets.close()
+    outside.close()
   }
-}
-
-/** resty.shell's run: /bin/sh in the plugin root; what lua-resty-shell answers (ok, stdout, stderr, reason, status). */
-function shell(root: string, cmd: unknown, stdin: unknown, timeout: unknown, max: unknown): Record<string, unknown> {
-  const r = spawnSync('/bin/sh', ['-c', String(cmd)], {
-    cwd: root,
-    input: typeof stdin === 'string' || Buffer.isBuffer(stdin) ? stdin : undefined,
-    timeout: Number(timeout) || undefined,
-    maxBuffer: Number(max) || undefined,
-    encoding: 'buffer',
-  })
-  const out = { stdout: r.stdout ?? Buffer.alloc(0), stderr: r.stderr ?? Buffer.alloc(0) }
-  if (r.error) return { ok: false, ...out, reason: r.error.message.includes('ETIMEDOUT') ? 'timeout' : r.error.message }
-  if (r.signal) return { ok: false, ...out, reason: 'signal', status: r.signal }
-  return r.status === 0
-    ? { ok: true, ...out, reason: 'exit', status: 0 }
-    : { ok: false, ...out, reason: 'exit', status: r.status }
-}
-
-/** ngx.socket.tcp's call (broker.spec.sockets): bytes as Buffers for Lua, a CA file from the plugin root. */
-function socketCall(sockets: SyncSockets, root: string, op: string, given: unknown): SocketAnswer {
-  const args = { ...(given as Record<string, unknown>) }
-  if (typeof args.ca === 'string' && !isAbsolute(args.ca)) args.ca = join(root, args.ca)
-  const timeout = typeof args.timeout === 'number' && args.timeout > 0 ? args.timeout : 60_000
-  const answer = sockets.call(op, args, timeout)
-  for (const k of ['data', 'partial'] as const) {
-    const v = answer[k]
-    if (v instanceof Uint8Array) answer[k] = Buffer.from(v.buffer, v.byteOffset, v.byteLength)
-  }
-  return answer
 }
 
 // Kong's test configuration puts its fixture plugins on the Lua path (lua_package_path): a plugin
