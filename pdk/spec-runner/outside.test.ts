@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { runSpecFile, type SpecResult } from './session.js'
@@ -100,5 +100,30 @@ describe("shell", function()
 end)`)
     expect(failing(results)).toEqual([])
     expect(results).toHaveLength(1)
+  })
+})
+
+describe('the Redis a spec file starts', () => {
+  it('is its own even when another Redis took the port first: that one is told apart by its pid', async () => {
+    const { SyncSockets } = await import('./sockets.js')
+    const { LocalRedis } = await import('./redis-server.js')
+    const sockets = new SyncSockets()
+    const free = () => Number(sockets.call('free_port', {}, 2_000).port)
+    const taken = free()
+    const other = spawn('redis-server', ['--port', String(taken), '--bind', '127.0.0.1', '--save', ''], {
+      stdio: 'ignore',
+    })
+    try {
+      await new Promise((r) => setTimeout(r, 300))
+      const ports = [taken]
+      const redis = new LocalRedis(sockets, badgeRoot({}), () => ports.shift() ?? free())
+      const address = redis.get()
+      redis.stop()
+      expect(address.unavailable).toBeUndefined()
+      expect(address.port).not.toBe(taken)
+    } finally {
+      other.kill()
+      sockets.close()
+    }
   })
 })

@@ -28,6 +28,8 @@ export class LocalRedis {
   constructor(
     private readonly sockets: SyncSockets,
     private readonly root: string,
+    /** A free loopback port (a test gives a taken one first). */
+    private readonly freePort = () => Number(sockets.call('free_port', {}, 2_000).port),
   ) {}
 
   /** The address, starting the server on the first call. */
@@ -54,27 +56,51 @@ export class LocalRedis {
     const probe = spawnSync('redis-server', ['--version'], { encoding: 'utf8' })
     if (probe.error || probe.status !== 0)
       return none('broker started no Redis: redis-server is not on PATH; install it or set KONG_SPEC_TEST_REDIS_HOST')
-    const port = Number(this.sockets.call('free_port', {}, 2_000).port)
-    const sslPort = Number(this.sockets.call('free_port', {}, 2_000).port)
-    const certs = join(this.root, 'spec', 'fixtures', 'redis')
-    const tls = existsSync(join(certs, 'server.crt')) && existsSync(join(certs, 'server.key'))
-    const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no']
-    if (tls)
-      args.push(
-        ...['--tls-port', String(sslPort), '--tls-cert-file', join(certs, 'server.crt')],
-        ...['--tls-key-file', join(certs, 'server.key'), '--tls-auth-clients', 'no'],
-      )
-    this.child = spawn('redis-server', args, { stdio: 'ignore' })
-    process.once('exit', this.kill)
-    for (let i = 0; i < 250; i++) {
-      const r = this.sockets.call('connect', { host: '127.0.0.1', port, timeout: 200 }, 200)
-      if (r.id !== undefined) {
-        this.sockets.call('close', { id: r.id }, 200)
-        return { host: '127.0.0.1', port, ssl_port: sslPort }
+    // a free port may be taken by another process before redis-server binds it (other test runs start Redis
+    // too): the server then exits, and what answers on the port is someone else's, so ours is asked its pid
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const port = this.freePort()
+      const sslPort = this.freePort()
+      const certs = join(this.root, 'spec', 'fixtures', 'redis')
+      const tls = existsSync(join(certs, 'server.crt')) && existsSync(join(certs, 'server.key'))
+      const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no']
+      if (tls)
+        args.push(
+          ...['--tls-port', String(sslPort), '--tls-cert-file', join(certs, 'server.crt')],
+          ...['--tls-key-file', join(certs, 'server.key'), '--tls-auth-clients', 'no'],
+        )
+      const child = spawn('redis-server', args, { stdio: 'ignore' })
+      this.child = child
+      process.once('exit', this.kill)
+      for (let i = 0; i < 250; i++) {
+        const pid = this.pidAt(port)
+        if (pid === child.pid) return { host: '127.0.0.1', port, ssl_port: sslPort }
+        if (pid !== undefined) break
+        pause(20)
       }
-      pause(20)
+      this.stop()
     }
-    this.stop()
-    return none(`broker started redis-server on port ${port}, which did not answer within 5 s`)
+    return none('broker started redis-server five times and none answered on its port within 5 s')
+  }
+
+  /** The process id of the Redis answering on `port`, or undefined when none answers. */
+  private pidAt(port: number): number | undefined {
+    const c = this.sockets.call('connect', { host: '127.0.0.1', port, timeout: 200 }, 200)
+    if (c.id === undefined) return undefined
+    try {
+      this.sockets.call('send', { id: c.id, data: '*2\r\n$4\r\nINFO\r\n$6\r\nserver\r\n' }, 1_000)
+      const head = this.sockets.call('receive', { id: c.id, pattern: '*l', timeout: 1_000 }, 1_000)
+      const size = Number(
+        Buffer.from(head.data as Uint8Array)
+          .toString()
+          .slice(1),
+      )
+      if (!(size > 0)) return -1
+      const body = this.sockets.call('receive', { id: c.id, pattern: size + 2, timeout: 1_000 }, 1_000)
+      const pid = /process_id:(\d+)/.exec(Buffer.from(body.data as Uint8Array).toString())
+      return pid ? Number(pid[1]) : -1
+    } finally {
+      this.sockets.call('close', { id: c.id }, 200)
+    }
   }
 }
