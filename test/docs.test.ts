@@ -80,7 +80,9 @@ describe('error codes', () => {
       'KONG_PHASE KONG_PROCESSING_START KONG_PROXIED KONG_PROXY_LATENCY KONG_WAITING_TIME KONG_RECEIVE_TIME ' +
       'KONG_RESPONSE_LATENCY TLS1_PRF ' +
       // nginx variables' values, in docs/lua-plugins.md's table of them
-      'OK SUCCESS NONE TLS_AES_256_GCM_SHA384'
+      'OK SUCCESS NONE TLS_AES_256_GCM_SHA384 ' +
+      // docs/pdk-test.md: the spec's Redis (found on PATH, or named by Kong's variable) and the SQL its connector runs
+      'PATH KONG_SPEC_TEST_REDIS_HOST BEGIN COMMIT'
     )
       .split(' ')
       .filter(Boolean),
