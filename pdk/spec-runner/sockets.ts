@@ -41,14 +41,15 @@ function wait(s, ms) {
   })
 }
 // nginx's words for what went wrong
-const words = (code) => code === 'ECONNREFUSED' ? 'connection refused' : code === 'ENOTFOUND' || code === 'EAI_AGAIN'
-  ? 'no resolver defined to resolve "' + code + '"' : String(code || 'closed')
+const words = (code, host) => code === 'ECONNREFUSED' ? 'connection refused'
+  : code === 'ENOTFOUND' || code === 'EAI_AGAIN' ? host + ' could not be resolved (3: Host not found)'
+  : String(code || 'closed')
 function connect(req) {
   return new Promise((resolve) => {
     const s = { buf: Buffer.alloc(0), closed: false }
     const sock = net.connect({ host: req.host, port: req.port })
     const t = setTimeout(() => { sock.destroy(); resolve({ error: 'timeout' }) }, req.timeout)
-    sock.once('error', (e) => { clearTimeout(t); resolve({ error: words(e.code) }) })
+    sock.once('error', (e) => { clearTimeout(t); resolve({ error: words(e.code, req.host) }) })
     sock.once('connect', () => {
       clearTimeout(t)
       sock.removeAllListeners('error')
