@@ -45,31 +45,71 @@ async function retried<T>(deps: BrokerDeps, window: RetryWindow, op: (again: boo
   }
 }
 
+/** A result for delivery by code, kept under its one-time code with the flow's completion. */
+export interface ResultToKeep {
+  code: string
+  result: Record<string, unknown>
+}
+
 /**
- * Moves a flow whose step has run to its end (completed or failed); 'unsettled' when the store did
- * not take it within the window: the caller delivers all the same, and the lease of an `exchanging`
- * flow ends it later. A write whose answer was lost and that landed reads as `next.progress` when tried
- * again. Another request that ended the flow first is refused (FLOW_FINISHED).
+ * What settle came to. `moved`: 'ok', or 'unsettled' when the store did not take the flow's move
+ * within the window (the caller delivers all the same, and the lease of an `exchanging` flow ends it
+ * later). `kept`, with a result to keep: 'kept'; 'unreplicated' when the master has it but fewer
+ * replicas than store.replicas acknowledged it (the code works unless a failover comes first); 'lost'
+ * when the store refused it or did not answer: the caller fails the flow instead of delivering a dead code.
+ */
+export interface Settled {
+  moved: 'ok' | 'unsettled'
+  kept?: 'kept' | 'unreplicated' | 'lost'
+}
+
+/**
+ * Moves a flow whose step has run to its end (completed or failed), and keeps its result for delivery
+ * by code, both in one round trip: the two writes leave in the same turn, so they share one socket
+ * write (and one WAIT with store.replicas), and each is tried again within the window until it is
+ * taken. `told`: the move is not written (a reusable flow), only the result. A write whose answer was
+ * lost and that landed reads as `next.progress` when tried again. Another request that ended the flow
+ * first is refused (FLOW_FINISHED).
  */
 export async function settle(
   deps: BrokerDeps,
   from: Progress,
   next: FlowEntry,
   window: RetryWindow = {},
-): Promise<'ok' | 'unsettled'> {
+  opts: { keep?: ResultToKeep; told?: boolean } = {},
+): Promise<Settled> {
+  const { keep } = opts
+  let moved = opts.told === true
+  let kept = !keep
+  // Once an attempt was carried out on the master, the result is there, whatever a later one met
+  // (a WAIT queued behind another on the connection times out rather than answering short).
+  let landed = false
+  // A result the store refused outright (the embedded store full) is not tried again: it is lost.
+  let refused = false
   try {
-    const res = await retried(deps, window, async (again) => {
-      const found = await deps.store.advance(from, next)
-      return again && found === next.progress ? 'ok' : found
+    await retried(deps, window, async (again) => {
+      const [result, move] = await Promise.allSettled([
+        kept || refused ? undefined : deps.store.putResult(keep!.code, keep!.result),
+        moved ? undefined : deps.store.advance(from, next),
+      ])
+      if (result.status === 'fulfilled') kept ||= !refused
+      else if (unavailable(result.reason)) landed ||= unreplicated(result.reason)
+      else refused = true
+      if (move.status === 'rejected') throw move.reason
+      const found = move.value
+      if (found === 'ok' || (found !== undefined && again && found === next.progress)) moved = true
+      else if (found === 'gone') throw brokerError('unknownHash')
+      else if (found !== undefined) throw finished(found)
+      if (result.status === 'rejected' && !refused) throw result.reason
     })
-    if (res === 'ok') return 'ok'
-    if (res === 'gone') throw brokerError('unknownHash')
-    throw finished(res)
   } catch (err) {
     if (!unavailable(err)) throw err
-    settleLater(deps, from, next, Date.now() + exchangeBoundMs(deps.config))
-    return 'unsettled'
   }
+  const keptAs = keep ? (kept ? 'kept' : landed ? 'unreplicated' : 'lost') : undefined
+  if (moved) return { moved: 'ok', kept: keptAs }
+  // A lost result fails the flow (from where it stands): its completion is not written later.
+  if (keptAs !== 'lost') settleLater(deps, from, next, Date.now() + exchangeBoundMs(deps.config))
+  return { moved: 'unsettled', kept: keptAs }
 }
 
 const LATER_MS = 250
@@ -89,35 +129,6 @@ function settleLater(deps: BrokerDeps, from: Progress, next: FlowEntry, until: n
     }
   }
   setTimeout(() => void attempt(), LATER_MS).unref()
-}
-
-/**
- * Keeps a result for delivery by code, retried within the window: 'kept'; 'unreplicated' when the
- * master has it but fewer replicas than store.replicas acknowledged it (the code works unless a
- * failover comes first); 'lost' when the store refused it or did not answer.
- */
-export async function keepResult(
-  deps: BrokerDeps,
-  keep: { code: string; result: Record<string, unknown> },
-  window: RetryWindow,
-): Promise<'kept' | 'unreplicated' | 'lost'> {
-  // Once an attempt was carried out on the master, the result is there, whatever a later one met
-  // (a WAIT queued behind another on the connection times out rather than answering short).
-  let landed = false
-  try {
-    await retried(deps, window, async () => {
-      try {
-        await deps.store.putResult(keep.code, keep.result)
-      } catch (err) {
-        landed ||= unreplicated(err)
-        throw err
-      }
-    })
-    return 'kept'
-  } catch (err) {
-    if (!unavailable(err)) throw err
-    return landed ? 'unreplicated' : 'lost'
-  }
 }
 
 /** FLOW_FINISHED for a flow at its end, FLOW_STARTED for one still under way. */

@@ -8,8 +8,8 @@ import { newId } from '../ids.js'
 import type { FlowEntry } from '../store/flow-store.js'
 import { bindingCookie } from './cookie.js'
 import { fail } from './failure.js'
-import { type RetryWindow, finished, keepResult } from './settle.js'
-import { delivered, transition } from './transition.js'
+import { type RetryWindow, finished } from './settle.js'
+import { transition } from './transition.js'
 
 /** The broker's per-flow secrets for a run: its OAuth state (made at /store) and the nonce its binding cookie is keyed on. */
 const runData = (entry: FlowEntry) => ({ state: String(entry.data.state), nonce: newId() })
@@ -125,22 +125,29 @@ async function deliver(
   } catch (err) {
     return fail(deps, entry, err, reusable)
   }
-  // The writes from here on share one window of retries: the provider has answered.
+  // The writes from here on share one window of retries: the provider has answered. The result (delivery
+  // `code`) is kept in the completion's round trip; one the store cannot keep fails the flow, and the app
+  // is told so rather than sent a dead code.
   const window: RetryWindow = {}
-  // The result first: one the store cannot keep fails the flow, and the app is told so rather than sent a dead code.
-  if (delivery.keep) {
-    const kept = await keepResult(deps, delivery.keep, window)
-    if (kept === 'lost') return fail(deps, entry, brokerError('resultNotKept'), reusable, window)
-    if (kept === 'unreplicated')
-      deps.log.warn(
-        { plugin: entry.plugin },
-        'the result was kept without the replicas store.replicas asks for; delivering its code all the same',
-      )
-  }
   // A reusable flow's run completes too, though its stored flow signs again: told, not written.
-  const { moved, entry: done } = await transition(deps, entry, 'completed', { data }, { window, told: reusable })
+  const {
+    moved,
+    entry: done,
+    kept,
+  } = await transition(
+    deps,
+    entry,
+    'completed',
+    { data },
+    { window, told: reusable, keep: delivery.keep, delivery: delivery.mode },
+  )
+  if (kept === 'lost') return fail(deps, moved === 'ok' ? done : entry, brokerError('resultNotKept'), reusable, window)
+  if (kept === 'unreplicated')
+    deps.log.warn(
+      { plugin: entry.plugin },
+      'the result was kept without the replicas store.replicas asks for; delivering its code all the same',
+    )
   if (moved === 'unsettled')
     deps.log.warn({ plugin: done.plugin }, 'the store did not take the completed flow; delivering it all the same')
-  delivered(deps, done, delivery.mode)
   return delivery.reply
 }

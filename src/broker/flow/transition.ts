@@ -3,7 +3,7 @@ import { urlParts } from '../../../flows/lib/urls.js'
 import type { BrokerDeps } from '../deps.js'
 import type { FlowEventType } from '../events.js'
 import type { Claimed, FlowEntry, Progress } from '../store/flow-store.js'
-import { type RetryWindow, settle } from './settle.js'
+import { type ResultToKeep, type RetryWindow, settle } from './settle.js'
 
 /**
  * A flow's life in the store, and the events that tell it: every change of a flow's progress goes
@@ -36,6 +36,10 @@ export interface TransitionOptions {
   told?: boolean
   /** A move the master made but fewer replicas acknowledged is told here and counts (FlowStore's `advance`). */
   short?: (acked: number) => void
+  /** With `window`: the result of a delivery by code, kept in the same round trip as the move (settle.ts). */
+  keep?: ResultToKeep
+  /** The delivery mode of the result the move completes with: `delivered` is told after the move's event. */
+  delivery?: string
 }
 
 /** What a transition came to: 'ok' (moved), 'unsettled' (see `window`), 'gone', or the progress another request moved it to first. */
@@ -44,7 +48,8 @@ export type Moved = 'ok' | 'unsettled' | 'gone' | Progress
 /**
  * Moves `entry` from its progress to `to` with `patch`, by compare-and-set on the stored flow, and
  * tells the move's event once it is made (or, with a window, handed to the background). Returns
- * what it came to and the entry as moved.
+ * what it came to and the entry as moved, and with `keep` how the result was kept: a result 'lost'
+ * tells nothing, as the caller fails the flow instead.
  */
 export async function transition(
   deps: BrokerDeps,
@@ -52,15 +57,20 @@ export async function transition(
   to: Progress,
   patch: FlowPatch = {},
   opts: TransitionOptions = {},
-): Promise<{ moved: Moved; entry: FlowEntry }> {
+): Promise<{ moved: Moved; entry: FlowEntry; kept?: 'kept' | 'unreplicated' | 'lost' }> {
   const next: FlowEntry = { ...entry, ...patch, progress: to }
-  const moved: Moved = opts.told
-    ? 'ok'
-    : opts.window
-      ? await settle(deps, entry.progress, next, opts.window)
-      : await deps.store.advance(entry.progress, next, opts.short)
-  if ((moved === 'ok' || moved === 'unsettled') && to !== entry.progress) announce(deps, next)
-  return { moved, entry: next }
+  const window = opts.window ?? (opts.keep ? {} : undefined)
+  const { moved, kept } = window
+    ? await settle(deps, entry.progress, next, window, opts)
+    : {
+        moved: opts.told ? ('ok' as const) : await deps.store.advance(entry.progress, next, opts.short),
+        kept: undefined,
+      }
+  if ((moved === 'ok' || moved === 'unsettled') && kept !== 'lost') {
+    if (to !== entry.progress) announce(deps, next)
+    if (opts.delivery) delivered(deps, next, opts.delivery)
+  }
+  return { moved, entry: next, kept }
 }
 
 /** Stores a new flow (the store's `create`) and tells it. */

@@ -1,0 +1,101 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { memoryBroker } from '../../../test/helpers/deps.js'
+import { brokerError } from '../../errors/index.js'
+import type { BrokerDeps } from '../deps.js'
+import type { FlowEvent } from '../events.js'
+import type { Broker } from '../index.js'
+import type { FlowEntry, FlowStore } from '../store/flow-store.js'
+import { afterStep } from './step.js'
+
+// The end of a /callback that delivers by code: the result is kept in the same round trip as the flow's
+// completion (both writes leave in one turn), and a result the store does not keep fails the flow.
+
+let broker: Broker
+let events: FlowEvent[]
+beforeEach(async () => {
+  broker = await memoryBroker({ store: { timeout: 200 } })
+  events = []
+  broker.events.on('flow', (e) => events.push(e))
+})
+afterEach(async () => {
+  vi.useRealTimers()
+  await broker.close()
+})
+
+let n = 0
+/** A flow in `exchanging` whose callback delivers by code. */
+async function exchanging(): Promise<FlowEntry> {
+  const now = Date.now()
+  const stored: FlowEntry = {
+    hash: `complete-test-${++n}`,
+    plugin: 'oauth_2_3-legged',
+    record: { auth_type: 'oauth', callback: 'https://app.example/cb', delivery: 'code' },
+    progress: 'stored',
+    createdAt: now,
+    expiresAt: now + 60_000,
+    data: { state: 's' },
+  }
+  await broker.store.create(stored)
+  const next: FlowEntry = { ...stored, progress: 'exchanging', leaseUntil: now + 2000 }
+  expect(await broker.store.advance('stored', next)).toBe('ok')
+  return next
+}
+
+/** The broker with its store's putResult and advance wrapped: `log` records when each is sent and answered. */
+function watched(putResult?: FlowStore['putResult']): { deps: BrokerDeps; log: string[] } {
+  const log: string[] = []
+  const store = Object.create(broker.store) as FlowStore
+  const put = putResult ?? broker.store.putResult.bind(broker.store)
+  store.putResult = (code, result) => {
+    log.push('putResult sent')
+    return put(code, result).finally(() => log.push('putResult answered'))
+  }
+  store.advance = (from, next) => {
+    log.push(`advance sent`)
+    return broker.store.advance(from, next).finally(() => log.push('advance answered'))
+  }
+  return { deps: { ...broker, store }, log }
+}
+
+const TOKENS = { access_token: 'at', token_type: 'Bearer' }
+
+describe('completing a flow that delivers by code', () => {
+  it('keeps the result in the round trip of the completion: both writes are sent before either is answered', async () => {
+    const entry = await exchanging()
+    const { deps, log } = watched()
+    const reply = await afterStep(deps, entry, { deliver: TOKENS }, false)
+    expect(log.slice(0, 2).sort()).toEqual(['advance sent', 'putResult sent'])
+    const code = new URL(String(reply.headers?.location)).searchParams.get('result')!
+    expect(await broker.store.takeResult(code)).toEqual(TOKENS)
+    expect((await broker.store.get(entry.hash))?.progress).toBe('completed')
+    expect(events.map((e) => e.type)).toEqual(['token_exchanged', 'delivered'])
+  })
+
+  it('fails the flow (RESULT_NOT_KEPT to the app) when the store never took the result, though it took the completion', async () => {
+    const entry = await exchanging()
+    const { deps } = watched(() => Promise.reject(brokerError('storeNotAnswering')))
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] })
+    const replied = afterStep(deps, entry, { deliver: TOKENS }, false)
+    await vi.advanceTimersByTimeAsync(1000)
+    const reply = await replied
+    const location = new URL(String(reply.headers?.location))
+    expect(location.searchParams.get('broker_error')).toBe('RESULT_NOT_KEPT')
+    expect(location.searchParams.get('result')).toBeNull()
+    expect(await broker.store.get(entry.hash)).toMatchObject({ progress: 'failed', error: { code: 'RESULT_NOT_KEPT' } })
+    // The app hears of the flow once: its failure, never a completion first.
+    expect(events.map((e) => e.type)).toEqual(['failed'])
+  })
+
+  it('fails the flow when the store refuses the result outright (full), without trying it again', async () => {
+    const entry = await exchanging()
+    let tries = 0
+    const { deps } = watched(() => {
+      tries++
+      return Promise.reject(brokerError('storeFull'))
+    })
+    const reply = await afterStep(deps, entry, { deliver: TOKENS }, false)
+    expect(new URL(String(reply.headers?.location)).searchParams.get('broker_error')).toBe('RESULT_NOT_KEPT')
+    expect(tries).toBe(1)
+    expect((await broker.store.get(entry.hash))?.progress).toBe('failed')
+  })
+})
