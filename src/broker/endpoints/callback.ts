@@ -2,7 +2,7 @@ import { FlowError, type FlowPlugin, type StepResult } from '../../../flows/cont
 import { brokerError } from '../../errors/index.js'
 import type { BrokerDeps } from '../deps.js'
 import { cookieMatches, ended } from '../flow/cookie.js'
-import { beginExchange, renewLease } from '../flow/exchange.js'
+import { beginExchange } from '../flow/exchange.js'
 import { fail } from '../flow/failure.js'
 import { heldUntilOutcome, keepForReplay, replayOf } from '../flow/hold.js'
 import { finished } from '../flow/settle.js'
@@ -27,13 +27,15 @@ export async function callbackFlow(deps: BrokerDeps, req: FlowRequest): Promise<
   const refused = await guard(deps, entry, req, reposted)
   if (refused) return refused
   const plugin = await deps.plugins.get(entry.plugin)
+  // The exchange holds the flow with a lease it renews while it works; its provider requests share provider.timeout.
   const begun = await beginExchange(deps, entry)
   if ('held' in begun) return begun.held
-  // The exchange holds the flow with a lease it renews while it works; its provider requests share provider.timeout.
-  const stopRenewing = renewLease(deps, begun.exchanging)
+  const { exchanging, stopRenewing } = begun
   let reply: Reply
   try {
-    reply = await exchange(deps, begun.exchanging, plugin, req)
+    const step = await callbackStep(deps, exchanging, plugin, req)
+    reply =
+      'failure' in step ? await fail(deps, exchanging, step.failure) : await afterStep(deps, exchanging, step, false)
   } finally {
     await stopRenewing()
   }
@@ -100,10 +102,13 @@ async function guard(
   return undefined
 }
 
-/** The token exchange of a flow now `exchanging`, to its end: the app's delivery or its failure. */
-async function exchange(deps: BrokerDeps, exchanging: FlowEntry, plugin: FlowPlugin, req: FlowRequest): Promise<Reply> {
-  const deadline = Date.now() + deps.config.provider.timeout
-  let step: StepResult
+/** The plugin's step for a flow now `exchanging` (the token exchange): its result, or why it failed. */
+async function callbackStep(
+  deps: BrokerDeps,
+  exchanging: FlowEntry,
+  plugin: FlowPlugin,
+  req: FlowRequest,
+): Promise<StepResult | { failure: unknown }> {
   try {
     if (req.params.error) {
       // The provider's code is the app's `error` alone, whatever it reads like.
@@ -117,9 +122,8 @@ async function exchange(deps: BrokerDeps, exchanging: FlowEntry, plugin: FlowPlu
         brokerCode: 'FAILED',
         description: `The flow plugin "${exchanging.plugin}" takes no callback`,
       })
-    step = await plugin.callback(flowContext(deps, exchanging, req.params, deadline))
+    return await plugin.callback(flowContext(deps, exchanging, req.params, Date.now() + deps.config.provider.timeout))
   } catch (err) {
-    return fail(deps, exchanging, err)
+    return { failure: err }
   }
-  return afterStep(deps, exchanging, step, false)
 }
