@@ -111,6 +111,11 @@ export default defineConfig(
     climb(['services', 'ui', 'cli', 'commands'], 'the broker core never imports services, the UI or the CLI'),
   ),
   layer(
+    ['src/broker/flow/**/*.ts'],
+    climb(['services', 'ui', 'cli', 'commands'], 'the broker core never imports services, the UI or the CLI'),
+    climb(['endpoints'], "a flow's lifecycle sits below the endpoints: they call it, never the other way"),
+  ),
+  layer(
     ['src/services/**/*.ts'],
     climb(['ui', 'cli', 'commands'], 'services never import the UI or the CLI: the command hands the UI in'),
   ),

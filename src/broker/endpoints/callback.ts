@@ -9,9 +9,9 @@ import { finished } from '../flow/settle.js'
 import { afterStep } from '../flow/step.js'
 import { hashOfState, safeEqual } from '../ids.js'
 import type { FlowEntry } from '../store/flow-store.js'
-import { flowContext } from './context.js'
-import { REPOSTED, postAgain } from './deliver.js'
-import type { Reply } from './reply.js'
+import { flowContext } from '../flow/context.js'
+import { REPOSTED, postAgain } from '../flow/deliver.js'
+import type { Reply } from '../flow/reply.js'
 import type { FlowRequest } from './start.js'
 
 /**

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs'
 import { basename, join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import type { FlowPlugin } from '../../../flows/contract.js'
+import { type FlowPlugin, type FlowRecord, pluginName } from '../../../flows/contract.js'
 import oauth11 from '../../../flows/oauth_1_1-legged.js'
 import oauth12 from '../../../flows/oauth_1_2-legged.js'
 import oauth13 from '../../../flows/oauth_1_3-legged.js'
@@ -95,3 +95,10 @@ async function loadPlugin(file: string, name: string): Promise<FlowPlugin> {
   }
   return candidate as FlowPlugin
 }
+
+/** The composed plugin name of a sanitized record. */
+export const recordPluginName = (record: FlowRecord): string => pluginName(record)
+
+/** The record as its plugin reads it (the plugin's `normalize`: OAuth 1.0a's signature method, key and token aliases). */
+export const normalizeRecord = (record: FlowRecord, plugin: FlowPlugin): FlowRecord =>
+  plugin.normalize ? plugin.normalize({ ...record }) : record

@@ -6,9 +6,9 @@ import { finished } from '../flow/settle.js'
 import { runFirstStep } from '../flow/step.js'
 import { claimFlow } from '../flow/transition.js'
 import type { FlowEntry } from '../store/flow-store.js'
-import { flowContext } from './context.js'
-import { NO_STORE } from './deliver.js'
-import { type Reply, redirect } from './reply.js'
+import { flowContext } from '../flow/context.js'
+import { NO_STORE } from '../flow/deliver.js'
+import { type Reply, redirect } from '../flow/reply.js'
 
 /** What a route hands an endpoint: the request's parameters (query and body) and cookies. */
 export interface FlowRequest {

@@ -5,7 +5,10 @@ import type { FlowEntry } from '../store/flow-store.js'
 import type { BrokerDeps } from '../deps.js'
 import { prepareStart } from '../flow/step.js'
 import { createFlow } from '../flow/transition.js'
-import { atStoreError, normalizeRecord, recordPluginName, sanitizeRecord, storeIo, validateRecord } from './record.js'
+import { normalizeRecord, recordPluginName } from './plugins.js'
+import { atStoreError, storeIo } from './record/at-store.js'
+import { sanitizeRecord } from './record/parse.js'
+import { validateRecord } from './record/validate.js'
 
 /** POST /store's answer. */
 export interface StoredFlow {

@@ -1,6 +1,6 @@
 import { bindingCookie as keyedCookie, bindingCookieMatches, cookieKeys } from '../binding-cookie.js'
 import type { BrokerDeps } from '../deps.js'
-import type { Reply } from '../endpoints/reply.js'
+import type { Reply } from './reply.js'
 import { safeEqual } from '../ids.js'
 import type { FlowEntry } from '../store/flow-store.js'
 

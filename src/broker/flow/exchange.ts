@@ -1,6 +1,6 @@
 import { brokerError } from '../../errors/index.js'
 import type { BrokerDeps } from '../deps.js'
-import type { Reply } from '../endpoints/reply.js'
+import type { Reply } from './reply.js'
 import type { FlowEntry } from '../store/flow-store.js'
 import { heldUntilOutcome } from './hold.js'
 import { LEASE_RENEW_MS, leaseMs } from './lease.js'

@@ -110,12 +110,13 @@ export function delivered(deps: BrokerDeps, entry: FlowEntry, mode: string): voi
 /** The event of a flow that arrived at its progress; built only when someone watches. */
 function announce(deps: BrokerDeps, entry: FlowEntry): void {
   if (!deps.events.watched) return
+  const provider = providerHost(entry.record)
   deps.events.publish({
     type: EVENT_OF[entry.progress],
     hash: entry.hash,
     plugin: entry.plugin,
     progress: entry.progress,
-    provider: providerHost(entry.record),
+    provider,
     expiresAt: entry.expiresAt,
     ...(entry.progress === 'failed' && entry.error ? { error: entry.error.code } : {}),
   })

@@ -1,6 +1,6 @@
 import Fastify, { type FastifyInstance } from 'fastify'
 import { afterEach, describe, expect, it } from 'vitest'
-import type { Reply } from '../endpoints/reply.js'
+import type { Reply } from '../flow/reply.js'
 import { serialize } from 'cookie'
 import { type ListValues, bindingCookieHeader, requestParams, send } from './reply.js'
 

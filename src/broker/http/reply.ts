@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import type { Reply } from '../endpoints/reply.js'
+import type { Reply } from '../flow/reply.js'
 
 /**
  * How a route flattens a list value: `first` takes its first value (a repeated query or form field);

@@ -2,7 +2,7 @@ import { type Server, createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { FlowError } from '../../../flows/contract.js'
-import { providerFetch } from '../endpoints/context.js'
+import { providerFetch } from '../flow/context.js'
 import { classifyAddress } from '../../config/addresses.js'
 import { compilePolicy, providerPolicy, type Resolver, setProviderPolicy } from './policy.js'
 

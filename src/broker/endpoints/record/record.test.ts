@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest'
-import { configSchema } from '../../config/schema.js'
-import { BrokerError } from '../../errors/index.js'
-import { FlowError } from '../../../flows/contract.js'
-import { compilePolicy } from '../outbound/policy.js'
-import { destinationProblems } from '../outbound/record-check.js'
-import { callbackAllowed, recordPluginName, sanitizeRecord, validateRecord } from './record.js'
+import { configSchema } from '../../../config/schema.js'
+import { BrokerError } from '../../../errors/index.js'
+import { FlowError } from '../../../../flows/contract.js'
+import { compilePolicy } from '../../outbound/policy.js'
+import { destinationProblems } from '../../outbound/record-check.js'
+import { recordPluginName } from '../plugins.js'
+import { callbackAllowed, sanitizeRecord, validateRecord } from './index.js'
 
 const config = (allow?: string[]) => configSchema.parse({ callbacks: { allow } })
 
