@@ -13,7 +13,7 @@ import {
   registers,
   withClient,
   withResource,
-} from './lib/registration.js'
+} from './lib/registration/index.js'
 import { tokenAnswer, tokenFlowProblems } from './lib/token-flow.js'
 
 /**

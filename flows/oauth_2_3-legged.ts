@@ -29,7 +29,7 @@ import {
   withClient,
   withResource,
   type ClientFields,
-} from './lib/registration.js'
+} from './lib/registration/index.js'
 import { discoversFromResource } from './lib/resource.js'
 import { setQuery, urlParts } from './lib/urls.js'
 

@@ -12,7 +12,7 @@ import { checkIdToken } from './lib/id-token.js'
 import { deliverable, parseBody, requestToken } from './lib/oauth2.js'
 import { cachedEndpoints, endpointProblems, endpoints, metadataFieldProblems, type Endpoints } from './lib/oidc.js'
 import { fetchProfile, wantsProfile } from './lib/profile.js'
-import { withResource } from './lib/registration.js'
+import { withResource } from './lib/registration/index.js'
 import { providerError } from './lib/token-answer.js'
 import { isHttpUrl } from './lib/urls.js'
 

@@ -4,7 +4,7 @@ import { type DpopKey, dpopProblems, flowDpop } from './dpop.js'
 import { checkIdToken } from './id-token.js'
 import { deliverable, requestToken } from './oauth2.js'
 import { cachedEndpoints, checkedEndpoints, endpointProblems, endpoints, metadataFieldProblems } from './oidc.js'
-import { clientIdProblem } from './registration.js'
+import { clientIdProblem } from './registration/index.js'
 import { discoversFromResource } from './resource.js'
 
 /**

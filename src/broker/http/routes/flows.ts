@@ -1,6 +1,6 @@
 import { parse as parseCookie } from 'cookie'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { clientDocument } from '../../../../flows/lib/registration.js'
+import { clientDocument } from '../../../../flows/lib/registration/index.js'
 import { checkHash } from '../../endpoints/hash-check.js'
 import { pollFlow } from '../../endpoints/poll.js'
 import { redeemResult } from '../../endpoints/result.js'

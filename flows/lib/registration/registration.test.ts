@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { FlowError, type HttpRequest, type Registration, type Registrations } from '../contract.js'
-import type { Endpoints } from './oidc.js'
+import { FlowError, type HttpRequest, type Registration, type Registrations } from '../../contract.js'
+import type { Endpoints } from '../oidc.js'
 import {
   clientCredentialsProblem,
   clientIdProblem,
@@ -9,7 +9,7 @@ import {
   issuerRedirect,
   keptClientProblem,
   registeredClient,
-} from './registration.js'
+} from './index.js'
 
 const CALLBACK = 'http://localhost:3000/callback'
 /** The code flow's redirect URI at https://as.example: the callback with that issuer's own segment. */
