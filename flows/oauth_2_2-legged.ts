@@ -1,5 +1,5 @@
 import { FlowError, type FlowContext, type FlowPlugin, type FlowRecord, type StepResult } from './contract.js'
-import { checkedEndpoints, endpoints } from './lib/oidc.js'
+import { checkedEndpoints, endpoints } from './lib/oidc/index.js'
 import { checkSameIdentity, originalIdTokenProblems } from './lib/identity.js'
 import { fetchProfile, wantsProfile } from './lib/profile.js'
 import {

@@ -14,7 +14,7 @@ import {
   pinnedEndpoints,
   usable,
   type Endpoints,
-} from './lib/oidc.js'
+} from './lib/oidc/index.js'
 import { pushAuthorizationRequest } from './lib/par.js'
 import { fetchProfile, wantsProfile } from './lib/profile.js'
 import { randomPool } from './lib/random.js'

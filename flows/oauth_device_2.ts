@@ -10,7 +10,13 @@ import { clientAuthProblems, endpointRequest } from './lib/client-auth.js'
 import { dpopProblems, flowDpop } from './lib/dpop.js'
 import { checkIdToken } from './lib/id-token.js'
 import { deliverable, parseBody, requestToken } from './lib/oauth2.js'
-import { cachedEndpoints, endpointProblems, endpoints, metadataFieldProblems, type Endpoints } from './lib/oidc.js'
+import {
+  cachedEndpoints,
+  endpointProblems,
+  endpoints,
+  metadataFieldProblems,
+  type Endpoints,
+} from './lib/oidc/index.js'
 import { fetchProfile, wantsProfile } from './lib/profile.js'
 import { withResource } from './lib/registration/index.js'
 import { providerError } from './lib/token-answer.js'

@@ -1,5 +1,5 @@
 import type { FlowContext, FlowPlugin, StepResult } from './contract.js'
-import { checkedEndpoints } from './lib/oidc.js'
+import { checkedEndpoints } from './lib/oidc/index.js'
 import { fetchProfile, wantsProfile } from './lib/profile.js'
 import { tokenAnswer, tokenFlowProblems } from './lib/token-flow.js'
 

@@ -1,7 +1,7 @@
 import { createPrivateKey, createPublicKey, hash, type JsonWebKey, type KeyObject } from 'node:crypto'
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, SignJWT, type JWK } from 'jose'
 import type { FlowContext, FlowRecord, HttpAnswer, HttpRequest } from '../contract.js'
-import { flag } from './oidc.js'
+import { flag } from './oidc/index.js'
 import { randomPool } from './random.js'
 import { ClearingMap } from '../../util/clearing-map.js'
 

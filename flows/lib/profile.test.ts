@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest'
 import type { FlowContext, HttpAnswer, HttpRequest } from '../contract.js'
 import passwordFlow from '../oauth_owner_resources_2.js'
 import { flowDpop } from './dpop.js'
-import type { Endpoints } from './oidc.js'
+import type { Endpoints } from './oidc/index.js'
 import { fetchProfile } from './profile.js'
 
 const endpoints = (userinfo: string): Endpoints => ({ userinfo, usePar: false, issAlways: false })

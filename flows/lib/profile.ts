@@ -2,8 +2,8 @@ import { decodeJwt, errors, type JWTPayload } from 'jose'
 import { FlowError, type FlowContext } from '../contract.js'
 import { type DpopKey, sendWithDpop } from './dpop.js'
 import { verifySigned } from './id-token.js'
-import type { Endpoints } from './oidc.js'
-import { flag } from './oidc.js'
+import type { Endpoints } from './oidc/index.js'
+import { flag } from './oidc/index.js'
 import { readProviderJson } from './provider-json.js'
 
 /** Whether the record asks for the user's profile (`profile: true`). */

@@ -3,7 +3,7 @@ import { clientAuthProblems } from './client-auth.js'
 import { type DpopKey, dpopProblems, flowDpop } from './dpop.js'
 import { checkIdToken } from './id-token.js'
 import { deliverable, requestToken } from './oauth2.js'
-import { cachedEndpoints, checkedEndpoints, endpointProblems, endpoints, metadataFieldProblems } from './oidc.js'
+import { cachedEndpoints, checkedEndpoints, endpointProblems, endpoints, metadataFieldProblems } from './oidc/index.js'
 import { clientIdProblem } from './registration/index.js'
 import { discoversFromResource } from './resource.js'
 

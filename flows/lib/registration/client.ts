@@ -1,5 +1,5 @@
 import { FlowError, type RegistrationGrant } from '../../contract.js'
-import type { Endpoints } from '../oidc.js'
+import type { Endpoints } from '../oidc/index.js'
 import { type ClientFields, type RegisterIo, clientFields } from './fields.js'
 import { remember, stillKnown } from './known.js'
 import { foreignAuthorizeProblem, noKeptClient, ownEndpointProblems, registers } from './problems.js'

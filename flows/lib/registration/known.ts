@@ -1,7 +1,7 @@
 import { FlowError, type HttpAnswer, type Registration } from '../../contract.js'
 import { BoundedCache } from '../bounded-cache.js'
 import { endpointRequest } from '../client-auth.js'
-import type { Endpoints } from '../oidc.js'
+import type { Endpoints } from '../oidc/index.js'
 import { randomPool } from '../random.js'
 import { parseBody } from '../token-answer.js'
 import { urlParts } from '../urls.js'

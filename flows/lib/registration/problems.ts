@@ -1,5 +1,5 @@
 import type { FlowRecord } from '../../contract.js'
-import type { Endpoints } from '../oidc.js'
+import type { Endpoints } from '../oidc/index.js'
 import { discoversFromResource } from '../resource.js'
 import { urlParts } from '../urls.js'
 import type { RegisterIo } from './fields.js'

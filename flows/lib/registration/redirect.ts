@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import type { RegistrationGrant } from '../../contract.js'
-import type { Endpoints } from '../oidc.js'
+import type { Endpoints } from '../oidc/index.js'
 
 /**
  * The redirect URI a client the broker registers at `issuer` has: the broker's callback URL with a

@@ -1,5 +1,5 @@
 import { FlowError, type FlowRecord, type Registration, type RegistrationGrant } from '../../contract.js'
-import type { Endpoints } from '../oidc.js'
+import type { Endpoints } from '../oidc/index.js'
 import { parseBody, providerError } from '../token-answer.js'
 import { isHttpUrl } from '../urls.js'
 import type { RegisterIo } from './fields.js'

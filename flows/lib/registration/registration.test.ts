@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { FlowError, type HttpRequest, type Registration, type Registrations } from '../../contract.js'
-import type { Endpoints } from '../oidc.js'
+import type { Endpoints } from '../oidc/index.js'
 import {
   clientCredentialsProblem,
   clientIdProblem,

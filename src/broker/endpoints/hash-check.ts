@@ -1,5 +1,5 @@
 import type { FlowRecord } from '../../../flows/contract.js'
-import { cachedEndpoints, discovers, pinnedEndpoints } from '../../../flows/lib/oidc.js'
+import { cachedEndpoints, discovers, pinnedEndpoints } from '../../../flows/lib/oidc/index.js'
 import { discoversFromResource } from '../../../flows/lib/resource.js'
 import { brokerError } from '../../errors/index.js'
 import type { FlowFailure, Progress } from '../store/flow-store.js'

@@ -1,6 +1,6 @@
 import type { FlowRecord } from '../../../flows/contract.js'
 import { extraParams } from '../../../flows/lib/oauth2.js'
-import { flag } from '../../../flows/lib/oidc.js'
+import { flag } from '../../../flows/lib/oidc/index.js'
 import { brokerError } from '../../errors/index.js'
 import { type CatalogueEntry, catalogue, SUBDOMAIN } from './catalogue.js'
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import type { HttpAnswer, HttpRequest } from '../contract.js'
-import { checkedEndpoints, discover, endpointProblems, endpoints } from './oidc.js'
+import type { HttpAnswer, HttpRequest } from '../../contract.js'
+import { checkedEndpoints, discover, endpointProblems, endpoints } from './index.js'
 
 /** A provider that answers from a map of URL → JSON, 404 elsewhere; records what was asked. */
 function fakeHttp(answers: Record<string, unknown>) {
