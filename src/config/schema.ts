@@ -32,7 +32,7 @@ const redisNode = z.union([
 
 /**
  * The one schema of the broker's configuration: it holds the defaults and validates once at the
- * boundary; CONFIG_DOCS in keys.ts gives each key its help text and flag. Objects are strict, so a
+ * boundary; CONFIG_DOCS in key-docs.ts gives each key its help text and flag. Objects are strict, so a
  * misspelt key is refused instead of silently ignored.
  */
 export const configSchema = z
