@@ -5,6 +5,11 @@
  * does the store I/O, the cookies, the redirects and the delivery to the app.
  */
 
+import type { Registrations } from './contract/registrations.js'
+
+export { type FlowErrorCode, type FlowErrorInit, FlowError } from './contract/flow-error.js'
+export type { Registration, RegistrationGrant, Registrations } from './contract/registrations.js'
+
 /** A stored flow record: the fields of POST /store after sanitizing. Values are strings unless noted. */
 export interface FlowRecord {
   auth_type: string
@@ -55,62 +60,6 @@ export interface FlowContext {
   allowed(url: string): boolean
   /** The broker's dynamic client registrations (RFC 7591), shared by every instance; absent in a bare unit test. */
   readonly registrations?: Registrations
-}
-
-/** A client the broker registered itself at an authorization server (RFC 7591 §3.2.1). */
-export interface Registration {
-  client_id: string
-  /** Secret: kept sealed, never shown or logged. */
-  client_secret?: string
-  /** The method the server agreed to (`none`, `client_secret_basic` …). */
-  token_endpoint_auth_method?: string
-  /** Secret: lets the client manage its registration (RFC 7592). */
-  registration_access_token?: string
-  /** Where the client's registration is read (RFC 7592 §2.1), with the registration_access_token. */
-  registration_client_uri?: string
-  /** Seconds since the epoch when the client secret expires; 0 or absent: never. */
-  client_secret_expires_at?: number
-  /** No flow has used it yet: kept briefly, until `confirm` (its first successful token request). */
-  unused?: true
-}
-
-/**
- * The grant a registered client is for: the code flow (with the broker's redirect URI, and refresh) by
- * default, or client credentials (a confidential client without redirect URIs).
- */
-export type RegistrationGrant = 'authorization_code' | 'client_credentials'
-
-/**
- * Where the broker keeps its registrations: sealed in the store, one per authorization server
- * (issuer), redirect URI and grant, until `expiresAt` (ms since the epoch) or the broker's registration.ttl.
- */
-export interface Registrations {
-  /** The `client_name` of every client the broker registers: the deployment's (registration.clientName), never a record's. */
-  readonly clientName: string
-  /** Seconds a kept client the server answered for is trusted before the broker asks again (registration.recheck). */
-  readonly recheckSeconds: number
-  get(issuer: string, redirectUri: string, grant?: RegistrationGrant): Promise<Registration | undefined>
-  put(
-    issuer: string,
-    redirectUri: string,
-    registration: Registration,
-    expiresAt?: number,
-    grant?: RegistrationGrant,
-  ): Promise<void>
-  drop(issuer: string, redirectUri: string, grant?: RegistrationGrant): Promise<void>
-  /** Before registering anew at `issuer`: throws a FlowError when its host has had as many as the deployment allows. */
-  admitNew(issuer: string): Promise<void>
-  /** After a registration's first successful token request: kept for its whole lifetime from now. */
-  confirm(issuer: string, redirectUri: string, grant?: RegistrationGrant): Promise<void>
-  /** The authorization server a kept registration has this client_id at, if any. */
-  owner(clientId: string): Promise<string | undefined>
-  /**
-   * Links a protected resource to the authorization server whose tokens for it were delivered (the first
-   * link stays until it lapses, renewed by each delivery); returns the server it is linked to.
-   */
-  bindResource(resource: string, redirectUri: string, issuer: string): Promise<string>
-  /** The authorization server a protected resource is linked to by bindResource, if any. */
-  resourceIssuer(resource: string, redirectUri: string): Promise<string | undefined>
 }
 
 /** What a step returns: the runner acts on it. */
@@ -185,55 +134,6 @@ export interface FlowPlugin {
    * calls it at most once per `wait`, on one instance at a time; a FlowError ends the flow.
    */
   poll?(ctx: FlowContext): Promise<PollResult>
-}
-
-/**
- * The broker's codes for a flow's failure (its error registry's): `broker_error` at the app's
- * callback, and the HTTP status when the flow has no callback. Only the broker picks these.
- */
-export type FlowErrorCode = 'PROVIDER_ERROR' | 'PROVIDER_TIMEOUT' | 'PROVIDER_NOT_ALLOWED' | 'VALIDATION' | 'FAILED'
-
-/** What a FlowError says, each in its own field: never read from the other or from the text. */
-export interface FlowErrorInit {
-  /**
-   * The OAuth `error` the app's callback receives (RFC 6749 §4.1.2.1, §5.2): a provider's own code as it
-   * sent it (`invalid_grant`, Square's `UNAUTHORIZED`, an OAuth 1.0a `oauth_problem`), or one of the
-   * protocol's. Default: by `brokerCode` (`temporarily_unavailable` for a timeout, `invalid_request`
-   * for VALIDATION, else `server_error`). Whatever its spelling, it is never taken for a broker code.
-   */
-  oauthError?: string
-  /** The broker's code (default PROVIDER_ERROR). */
-  brokerCode?: FlowErrorCode
-  /** What went wrong, in words: the app's `error_description`. */
-  description: string
-}
-
-const DEFAULT_OAUTH_ERROR: Readonly<Record<FlowErrorCode, string>> = {
-  PROVIDER_ERROR: 'server_error',
-  PROVIDER_TIMEOUT: 'temporarily_unavailable',
-  PROVIDER_NOT_ALLOWED: 'server_error',
-  VALIDATION: 'invalid_request',
-  FAILED: 'server_error',
-}
-
-/**
- * Thrown by a step to end the flow with an error that goes to the app's callback as
- * `?error=<oauthError>&error_description=<description>&broker_error=<brokerCode>`, or as JSON
- * `{code: brokerCode, message: description, error: oauthError}` (with brokerCode's HTTP status)
- * when the flow has no callback: `new FlowError({ oauthError: 'access_denied', description: '…' })`.
- */
-export class FlowError extends Error {
-  readonly oauthError: string
-  readonly brokerCode: FlowErrorCode
-  readonly description: string
-
-  constructor(init: FlowErrorInit) {
-    super(init.description)
-    this.name = 'FlowError'
-    this.brokerCode = init.brokerCode ?? 'PROVIDER_ERROR'
-    this.oauthError = init.oauthError ?? DEFAULT_OAUTH_ERROR[this.brokerCode] ?? 'server_error'
-    this.description = init.description
-  }
 }
 
 /** Guardian's composition rule: type + _flow + _version + _leg-legged. */
