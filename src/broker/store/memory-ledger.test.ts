@@ -3,7 +3,7 @@ import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import type { Redis } from 'ioredis'
 import RedisMock from 'ioredis-mock'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { memoryBroker } from '../../../test/helpers/deps.js'
 import { buildServer } from '../http/build.js'
 import type { Broker } from '../index.js'
@@ -18,7 +18,9 @@ const heapMb = () => {
   gc()
   return process.memoryUsage().heapUsed / 2 ** 20
 }
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+// Expiry is read off Date.now (the ledger's and ioredis-mock's) and swept by the ledger's setInterval:
+// the tests move both with fake timers instead of waiting seconds of wall time.
+const fakeClock = () => vi.useFakeTimers({ toFake: ['Date', 'setInterval', 'clearInterval'] })
 // A record of about 60 kB (values are at most 16 kB each), as an app with many authorize params sends;
 // random, as the store compresses what it seals.
 const bigRecord = () => ({
@@ -33,25 +35,30 @@ let broker: Broker | undefined
 afterEach(async () => {
   await broker?.close()
   broker = undefined
+  vi.useRealTimers()
 })
 
 describe('the embedded store', () => {
   it('frees expired flows: 1,000 flows of 60 kB with store.expire 1 leave the heap as it was', async () => {
+    fakeClock()
     broker = await memoryBroker({ store: { expire: 1 } })
     const app = await buildServer(broker)
     const before = heapMb()
     for (let i = 0; i < 1000; i++) {
       const res = await app.inject({ method: 'POST', url: '/store', payload: bigRecord() })
       expect(res.statusCode).toBe(200)
+      // Time passes while storing, as it does for a real client: the sweep frees expired flows meanwhile.
+      if (i % 250 === 249) await vi.advanceTimersByTimeAsync(SWEEP_MS)
     }
     // Kept, they would be ~80 MB (sealed, base64); the sweep frees them once expired, even while storing.
-    await sleep(1000 + 2 * SWEEP_MS)
+    await vi.advanceTimersByTimeAsync(1000 + 2 * SWEEP_MS)
     const after = heapMb()
     expect(after - before).toBeLessThan(15)
     await app.close()
   }, 60_000)
 
   it('refuses a new flow past store.memoryLimit with 503 STORE_FULL, and takes flows again once they expired', async () => {
+    fakeClock()
     broker = await memoryBroker({ store: { expire: 1, memoryLimit: 1 } })
     const app = await buildServer(broker)
     const codes: number[] = []
@@ -62,7 +69,7 @@ describe('the embedded store', () => {
     expect(refused.json()).toMatchObject({ code: 'STORE_FULL' })
     expect(codes.filter((c) => c === 200).length).toBeGreaterThan(0)
     expect(codes.every((c) => c === 200 || c === 503)).toBe(true)
-    await sleep(1000 + 2 * SWEEP_MS)
+    await vi.advanceTimersByTimeAsync(1000 + 2 * SWEEP_MS)
     expect((await app.inject({ method: 'POST', url: '/store', payload: bigRecord() })).statusCode).toBe(200)
     await app.close()
   }, 30_000)
@@ -77,10 +84,11 @@ describe('the embedded store', () => {
       secrets: ['a store secret of at least thirty-two characters'],
       ledger,
     })
+    vi.useFakeTimers({ toFake: ['Date'] })
     expect(await store.takePollLease('a-device-flow-hash', 50)).toEqual({ taken: true })
     await store.holdPollLease('a-device-flow-hash', 50)
     expect(ledger.size).toBe(1)
-    await sleep(100)
+    vi.advanceTimersByTime(100)
     await ledger.sweep()
     expect(ledger.size).toBe(0)
     expect(await redis.dbsize()).toBe(0)
