@@ -62,8 +62,8 @@ describe('flow events through Redis pub/sub', () => {
     const seenB: FlowEvent[] = []
     b.events.on('flow', (e) => seenB.push(e))
     await b.events.subscribed
-    // The spy counts as a watcher too: wait until a's poll notices subscribers.
-    await new Promise((r) => setTimeout(r, 600))
+    // The spy counts as a watcher too: a relays to Redis once it has noticed subscribers (its poll, or a hello).
+    await waitFor(async () => a.events.relay !== undefined, 5000, 'a relaying its events')
     a.events.publish({ type: 'stored', hash: 'SECRET-HASH-VALUE', plugin: 'oauth_2_3-legged', progress: 'stored' })
     await waitFor(async () => seenB.some((e) => e.hash === 'SECRET-HASH-VALUE'), 5000, 'the event at b')
     spy.disconnect()

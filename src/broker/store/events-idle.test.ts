@@ -1,11 +1,12 @@
 import { Redis } from 'ioredis'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { type RedisServer, startRedis } from '../../../test/helpers/redis.js'
 import { waitFor } from '../../../test/helpers/ports.js'
 import { configSchema } from '../../config/schema.js'
 import { type Broker, createBroker } from '../index.js'
 import { resolveSecrets } from '../../services/serve/secrets.js'
 import type { FlowEvent } from '../events.js'
+import { WATCH_POLL_MS } from './events-bridge.js'
 
 // Its own Redis: the server's command counts are the measure.
 let redis: RedisServer
@@ -31,15 +32,20 @@ const config = () =>
 /** How many PUBSUB NUMSUB the server ran since the last reset. */
 const numsubCalls = async () =>
   Number(/cmdstat_pubsub\|numsub:calls=(\d+)/.exec(await probe.info('commandstats'))?.[1] ?? 0)
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+afterEach(() => void vi.useRealTimers())
 
 describe('flow events while nobody watches', () => {
   it('cost Redis nothing: no PUBSUB NUMSUB poll until a watcher says hello, and events reach it then', async () => {
+    // The bridge polls on a setInterval of WATCH_POLL_MS: faked, five periods pass without waiting them out.
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] })
     const a = await createBroker(config(), 'redis')
     brokers.push(a)
     await probe.config('RESETSTAT')
-    await sleep(1200)
+    await vi.advanceTimersByTimeAsync(5 * WATCH_POLL_MS)
+    // A NUMSUB a poll sent on a's connection is answered before this PING is.
+    await a.store.client.ping()
     expect(await numsubCalls()).toBe(0)
+    vi.useRealTimers()
 
     const b = await createBroker(config(), 'redis')
     brokers.push(b)
