@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { ROOT } from './helpers/broker.js'
 import { type OAuth2Provider, startOAuth2Provider } from './helpers/oauth2-provider.js'
-import { freePort } from './helpers/ports.js'
+import { freePort, waitFor } from './helpers/ports.js'
 import { runInTerminal, type Terminal } from './helpers/tmux.js'
 
 // Every behaviour at the smallest terminal docs/dashboard.md promises a full drawing in, and at a large one.
@@ -128,8 +128,15 @@ describe.each(SIZES)('broker dashboard at $columns×$rows (tmux)', (size) => {
       t.send('Enter')
       const header = new RegExp(`${middle}… · oauth_2_3-legged · stored · (\\d+)s left`)
       const before = Number(header.exec(await t.waitFor(header))![1])
-      await sleep(2200)
-      const after = Number(header.exec(t.screen())?.[1])
+      // Whole seconds: the next one shows within about a second; waited for, not slept through.
+      const after = await waitFor(
+        async () => {
+          const left = Number(header.exec(t.screen())?.[1])
+          return left < before ? left : undefined
+        },
+        5000,
+        'the countdown to go down',
+      )
       expect(after).toBeLessThan(before)
       expectFits(t.screen(), size.columns)
 
