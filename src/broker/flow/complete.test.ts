@@ -1,10 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { memoryBroker } from '../../../test/helpers/deps.js'
+import { exchangingFlow } from '../../../test/helpers/exchanging.js'
 import { brokerError } from '../../errors/index.js'
 import type { BrokerDeps } from '../deps.js'
 import type { FlowEvent } from '../events.js'
 import type { Broker } from '../index.js'
-import type { FlowEntry, FlowStore } from '../store/flow-store.js'
+import type { FlowStore } from '../store/flow-store.js'
 import { afterStep } from './step.js'
 
 // The end of a /callback that delivers by code: the result is kept in the same round trip as the flow's
@@ -24,22 +25,7 @@ afterEach(async () => {
 
 let n = 0
 /** A flow in `exchanging` whose callback delivers by code. */
-async function exchanging(): Promise<FlowEntry> {
-  const now = Date.now()
-  const stored: FlowEntry = {
-    hash: `complete-test-${++n}`,
-    plugin: 'oauth_2_3-legged',
-    record: { auth_type: 'oauth', callback: 'https://app.example/cb', delivery: 'code' },
-    progress: 'stored',
-    createdAt: now,
-    expiresAt: now + 60_000,
-    data: { state: 's' },
-  }
-  await broker.store.create(stored)
-  const next: FlowEntry = { ...stored, progress: 'exchanging', leaseUntil: now + 2000 }
-  expect(await broker.store.advance('stored', next)).toBe('ok')
-  return next
-}
+const exchanging = () => exchangingFlow(broker.store, `complete-test-${++n}`)
 
 /** The broker with its store's putResult and advance wrapped: `log` records when each is sent and answered. */
 function watched(putResult?: FlowStore['putResult']): { deps: BrokerDeps; log: string[] } {

@@ -2,9 +2,10 @@ import RedisMock from 'ioredis-mock'
 import type { Redis } from 'ioredis'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { memoryBroker } from '../../../test/helpers/deps.js'
+import { exchangingFlow } from '../../../test/helpers/exchanging.js'
 import type { BrokerDeps } from '../deps.js'
 import type { Broker } from '../index.js'
-import { type FlowEntry, FlowStore } from '../store/flow-store.js'
+import { FlowStore } from '../store/flow-store.js'
 import { awaitOutcome } from './hold.js'
 import { exchangeBoundMs, leaseMs } from './lease.js'
 import { afterStep } from './step.js'
@@ -37,22 +38,7 @@ afterEach(async () => {
 
 let n = 0
 /** A flow in `exchanging` whose callback delivers by code, written while the store is not fenced. */
-async function exchanging(leaseUntil = Date.now() + 2000): Promise<FlowEntry> {
-  const now = Date.now()
-  const stored: FlowEntry = {
-    hash: `fence-window-test-${++n}`,
-    plugin: 'oauth_2_3-legged',
-    record: { auth_type: 'oauth', callback: 'https://app.example/cb', delivery: 'code' },
-    progress: 'stored',
-    createdAt: now,
-    expiresAt: now + 60_000,
-    data: { state: 's' },
-  }
-  await deps.store.create(stored)
-  const next: FlowEntry = { ...stored, progress: 'exchanging', leaseUntil }
-  expect(await deps.store.advance('stored', next)).toBe('ok')
-  return next
-}
+const exchanging = (leaseUntil?: number) => exchangingFlow(deps.store, `fence-window-test-${++n}`, leaseUntil)
 
 const TOKENS = { access_token: 'at', token_type: 'Bearer' }
 
