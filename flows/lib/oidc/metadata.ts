@@ -28,6 +28,7 @@ export interface ProviderMetadata {
 // issuer: when the cache is full of entries still fresh, a new issuer is read but not kept.
 const METADATA_TTL_MS = 10 * 60_000
 const MAX_ISSUERS = 256
+/** Each issuer's metadata as discover read it (endpoints.ts reads it without I/O). */
 export const metadataCache = new BoundedCache<ProviderMetadata>(MAX_ISSUERS)
 
 /** How an issuer's metadata is looked for: OpenID's first (an `issuer` record), or MCP's order (a resource's server). */

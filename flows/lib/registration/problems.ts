@@ -80,6 +80,7 @@ export function clientCredentialsProblem(record: Readonly<FlowRecord>, e: Endpoi
   }
 }
 
+/** Why a refresh without client_id cannot go on: the broker keeps no client it registered at `issuer`. */
 export const noKeptClient = (issuer: string) =>
   `is required for a refresh: this broker keeps no client it registered at ${issuer} (it expired or was never made), and a refresh token works only for the client it was issued to; give the client_id delivered with the tokens`
 
