@@ -20,3 +20,17 @@ describe('a flow plugin that fails to load', () => {
     expect(registry.loaded('broken_2')).toBeUndefined()
   })
 })
+
+// A worker loads no flow plugin until a request names one (its idle memory, `npm run bench`).
+describe('a built-in flow plugin', () => {
+  it('is loaded by the first request that names it, once', async () => {
+    const registry = new PluginRegistry()
+    expect(registry.loaded('oauth_2_3-legged')).toBeUndefined()
+    const [a, b] = await Promise.all([registry.get('oauth_2_3-legged'), registry.get('oauth_2_3-legged')])
+    expect(typeof a.start).toBe('function')
+    expect(b).toBe(a)
+    expect(registry.loaded('oauth_2_3-legged')).toBe(a)
+    expect(registry.names().filter((n) => n === 'oauth_2_3-legged')).toHaveLength(1)
+    expect(registry.names()).toContain('oauth_device_2')
+  })
+})
