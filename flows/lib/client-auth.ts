@@ -1,7 +1,10 @@
 import { createPrivateKey, type JsonWebKey, type KeyObject } from 'node:crypto'
-import { SignJWT } from 'jose'
 import type { FlowRecord, HttpRequest } from '../contract.js'
 import { randomPool } from './random.js'
+
+// jose is loaded by the first JWT client authentication: this module is part of every broker worker
+// (registration, token requests), and most clients authenticate with a secret (`npm run bench`: idle memory).
+const jose = () => import('jose')
 
 /** The client authentication methods a record may name in `client_auth` (RFC 7591 names). */
 export const CLIENT_AUTH_METHODS = [
@@ -124,6 +127,7 @@ async function clientAssertion(
     if (!signing?.alg) throw new Error('private_key is not a usable signing key')
     ;({ key, alg, kid } = signing as { key: KeyObject; alg: string; kid?: string })
   }
+  const { SignJWT } = await jose()
   return new SignJWT({})
     .setProtectedHeader(kid ? { alg, kid, typ: 'JWT' } : { alg, typ: 'JWT' })
     .setIssuer(clientId)
@@ -136,8 +140,8 @@ async function clientAssertion(
 }
 
 /** Whether `key` can sign with `alg` (an RS256 name on an EC key cannot): tried once at /store. */
-const signs = (key: KeyObject, alg: string): Promise<boolean> =>
-  new SignJWT({})
+const signs = async (key: KeyObject, alg: string): Promise<boolean> =>
+  new (await jose()).SignJWT({})
     .setProtectedHeader({ alg })
     .sign(key)
     .then(

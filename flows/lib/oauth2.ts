@@ -5,8 +5,10 @@ import { type DpopKey, sendWithDpop } from './dpop.js'
 import { randomPool } from './random.js'
 import { tokenFromAnswer } from './token-answer.js'
 
-// Reading token answers and what of them reaches the app live in token-answer.ts.
+// Reading token answers and what of them reaches the app live in token-answer.ts; extraParams in urls.ts.
 export { deliverable, parseBody, tokenFromAnswer, TOKEN_FIELDS } from './token-answer.js'
+import { extraParams } from './urls.js'
+export { extraParams }
 
 /** A PKCE verifier and its S256 challenge (RFC 7636). */
 export function pkcePair(): { verifier: string; challenge: string } {
@@ -18,15 +20,6 @@ export function pkcePair(): { verifier: string; challenge: string } {
 export function wantsPkce(record: Readonly<FlowRecord>): boolean {
   const v = record.pkce
   return !(v === false || (typeof v === 'string' && /^(false|0|no|off)$/i.test(v)))
-}
-
-/** Extra authorize parameters from the record: an object, or a query string. */
-export function extraParams(value: unknown): Record<string, string> {
-  if (!value) return {}
-  if (typeof value === 'string') return Object.fromEntries(new URLSearchParams(value))
-  if (typeof value === 'object')
-    return Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, String(v)]))
-  return {}
 }
 
 /** Where a token request goes: the endpoint, the client assertion's `aud`, the endpoint's auth methods. */

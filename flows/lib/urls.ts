@@ -125,3 +125,15 @@ const FORM_SAFE = /^[A-Za-z0-9*._-]*$/
 
 /** One name or value encoded as URLSearchParams encodes it (ids and PKCE challenges pass as they are). */
 const formEncode = (s: string): string => (FORM_SAFE.test(s) ? s : new URLSearchParams([['', s]]).toString().slice(1))
+
+/**
+ * Extra authorize parameters from the record: an object, or a query string. Here rather than in oauth2.ts:
+ * /store's provider expansion needs it, and oauth2.ts brings jose into a worker that may never sign.
+ */
+export function extraParams(value: unknown): Record<string, string> {
+  if (!value) return {}
+  if (typeof value === 'string') return Object.fromEntries(new URLSearchParams(value))
+  if (typeof value === 'object')
+    return Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, String(v)]))
+  return {}
+}

@@ -2,7 +2,6 @@ import { existsSync } from 'node:fs'
 import { basename, join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { type FlowPlugin, type FlowRecord, pluginName } from '../../../flows/contract.js'
-import { lineText, syntaxErrorPlace } from '../../../util/source-position.js'
 import { brokerError } from '../../errors/index.js'
 
 /**
@@ -86,6 +85,8 @@ async function loadPlugin(file: string, name: string): Promise<FlowPlugin> {
   } catch (err) {
     const reason = withoutPaths((err as Error).message.split('\n')[0] ?? '')
     // The place in the plugin's own file only: another file's would need its name.
+    // Loaded only now: a worker whose plugins load never needs it (nor the child_process it imports).
+    const { lineText, syntaxErrorPlace } = await import('../../../util/source-position.js')
     const place = await syntaxErrorPlace(err, resolve(file))
     const where = place?.file === resolve(file) ? ` at ${lineText(place)}` : ''
     throw brokerError('pluginLoadFailed', { plugin: name, reason: `${reason}${where}` })

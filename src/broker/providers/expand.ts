@@ -1,5 +1,5 @@
 import type { FlowRecord } from '../../../flows/contract.js'
-import { extraParams } from '../../../flows/lib/oauth2.js'
+import { extraParams } from '../../../flows/lib/urls.js'
 import { flag } from '../../../flows/lib/oidc/index.js'
 import { brokerError } from '../../errors/index.js'
 import { type CatalogueEntry, catalogue, SUBDOMAIN } from './catalogue.js'
