@@ -72,6 +72,8 @@ interface Measured extends FlowResult {
   /** CPU per flow, µs: the server's processes, and Redis. */
   cpuUs: number
   redisUs: number
+  /** Each worker's share of the workers' CPU time, %, busiest first: how evenly they shared the load. */
+  split: number[]
 }
 
 /** Runs the whole-flow comparison and prints its table. */
@@ -90,16 +92,21 @@ export async function wholeFlow(o: Options): Promise<void> {
   const form = new URLSearchParams({ ...RECORD, access_url: provider.token, callback: provider.app }).toString()
   const measure = async (t: Target, seconds: number): Promise<Measured> => {
     const pids = pidsOf(t)
+    const workers = workerPids(t.proc.pid!)
     const cpu = () => pids.reduce((n, pid) => n + cpuMs(pid), 0)
-    const [c0, r0] = [cpu(), cpuMs(o.redisPid())]
+    const [c0, r0, w0] = [cpu(), cpuMs(o.redisPid()), workers.map(cpuMs)]
     const result = await load({ url: t.url, form, users: o.users, seconds })
     if (result.firstError) say(`    ${t.name}: ${result.bad} flows failed; first: ${result.firstError}`)
     const per = (ms: number) => (ms * 1000) / Math.max(1, result.flows)
-    return { ...result, cpuUs: per(cpu() - c0), redisUs: per(cpuMs(o.redisPid()) - r0) }
+    const used = workers.map((pid, i) => cpuMs(pid) - w0[i]!)
+    const all = used.reduce((a, b) => a + b, 0)
+    const split = used.map((ms) => (100 * ms) / Math.max(1, all)).sort((a, b) => b - a)
+    return { ...result, cpuUs: per(cpu() - c0), redisUs: per(cpuMs(o.redisPid()) - r0), split }
   }
   try {
     const rows: string[] = []
     const memory: string[] = []
+    const splits: string[] = []
     for (const workers of o.workerCounts) {
       const [broker, floor] = await Promise.all([
         startBroker(o.redisPort, workers, o.profile),
@@ -128,6 +135,12 @@ export async function wholeFlow(o: Options): Promise<void> {
         `  ${workers} worker${workers > 1 ? 's' : ''}: idle after start: supervisor ${idle.primary === undefined ? '-' : `${f(idle.primary)} MB`} (target ≤ 45), worker${workers > 1 ? 's' : ''} ${idle.workers.map((m) => `${f(m)} MB`).join(', ')} (target ≤ 60); after the runs: worker${workers > 1 ? 's' : ''} ${loaded.map((m) => `${f(m)} MB`).join(', ')}`,
       )
       await Promise.all([broker, floor].map((t) => stopProcess(t.proc)))
+      // With SCHED_NONE the kernel hands each connection to whichever worker accepts first: per round,
+      // the busiest worker's share of the workers' CPU (50% is an even split).
+      if (workers > 1)
+        splits.push(
+          `  ${workers} workers, busiest worker's share of their CPU per round: broker ${samples.map((s) => `${f(s.broker.split[0] ?? 0)}%`).join(' ')}, floor ${samples.map((s) => `${f(s.floor.split[0] ?? 0)}%`).join(' ')}`,
+        )
       const at = (side: 'broker' | 'floor', key: keyof Measured) => median(samples.map((s) => s[side][key] as number))
       const ratios = samples.map((s) => s.broker.fps / s.floor.fps)
       const r = median(ratios)
@@ -143,6 +156,7 @@ export async function wholeFlow(o: Options): Promise<void> {
       `  ${'workers'.padEnd(10)} broker  floor   broker÷floor       flow ms p50/p99 b / floor   CPU µs/flow b, floor; Redis b, floor`,
     )
     for (const row of rows) console.log(row)
+    for (const line of splits) console.log(line)
     console.log(`Resident memory of broker serve (store: redis), MB`)
     for (const line of memory) console.log(line)
   } finally {
