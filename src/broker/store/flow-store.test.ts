@@ -8,6 +8,7 @@ import { configSchema } from '../../config/schema.js'
 import { newId } from '../ids.js'
 import { connectStore } from './connect.js'
 import { type FlowEntry, FlowStore } from './flow-store.js'
+import { Sealer } from './seal.js'
 
 const SECRETS = ['a store secret of at least thirty-two characters']
 let redis: RedisServer
@@ -274,6 +275,23 @@ describe.each([
     await rotated.create(fresh)
     expect(await rotated.get(fresh.hash)).toMatchObject({ hash: fresh.hash })
     expect(await old.get(fresh.hash)).toBeUndefined()
+  })
+
+  it("derives a flow's key once for a read and the writes after it (a /callback's two transitions)", async () => {
+    const store = makeStore()
+    const e = entry()
+    await store.create(e)
+    const derive = vi.spyOn(Sealer.prototype, 'derive')
+    try {
+      const got = (await store.get(e.hash))!
+      const exchanging = { ...got, progress: 'exchanging' as const, leaseUntil: Date.now() + 1000 }
+      expect(await store.advance('stored', exchanging)).toBe('ok')
+      expect(await store.advance('exchanging', { ...exchanging, progress: 'completed', data: { t: 1 } })).toBe('ok')
+      expect(derive.mock.calls.filter(([kind]) => kind === 'flow')).toHaveLength(1)
+    } finally {
+      derive.mockRestore()
+    }
+    expect(await store.get(e.hash)).toMatchObject({ progress: 'completed', data: { t: 1 } })
   })
 
   it('knows nothing of an unknown hash', async () => {

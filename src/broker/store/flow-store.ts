@@ -19,7 +19,8 @@ import { type Keys, keys as makeKeys } from './keys.js'
 import type { MemoryLedger } from './memory-ledger.js'
 import { Shortfall, type ShortfallPolicy } from './shortfall.js'
 import { type RegistrationPolicy, RegistrationStore } from './registrations.js'
-import { type CapabilityKind, Sealer } from './seal.js'
+import { type CapabilityKind, Sealer, type Sealing } from './seal.js'
+import { ClearingMap } from '../../../util/clearing-map.js'
 
 export { coalesceTurn } from './coalesce.js'
 export { PROGRESS } from './flow-codec.js'
@@ -80,6 +81,13 @@ export class FlowStore {
   /** The WAIT sent last (settled or not), and the one the writes sent since will share. */
   private waitInFlight: Promise<unknown> = Promise.resolve()
   private nextWait: Promise<number> | undefined
+  /**
+   * The key of each flow read lately, by hash, for the writes that follow the read (a /callback reads its
+   * flow, then moves it to exchanging and to completed): a derivation is an HMAC-SHA512 and a Buffer, and
+   * /callback made three where one does (`npm run bench`, the whole flow's CPU profile). Reads derive
+   * afresh; only writes take a kept key, of the same generation. Bounded: a miss derives again.
+   */
+  private readonly readKeys = new ClearingMap<string, Sealing>(256)
   private kept: { policy: RegistrationPolicy; store: RegistrationStore } | undefined
 
   constructor(redis: Redis, opts: FlowStoreOptions) {
@@ -266,7 +274,9 @@ export class FlowStore {
    * same (the master made it), instead of STORE_UNAVAILABLE.
    */
   async advance(from: Progress, next: FlowEntry, short?: (acked: number) => void): Promise<'ok' | 'gone' | Progress> {
-    const sealing = this.sealer.derive('flow', next.hash, next.generation)
+    const read = this.readKeys.get(next.hash)
+    const sealing =
+      read && read.generation === (next.generation ?? 0) ? read : this.sealer.derive('flow', next.hash, next.generation)
     const key = this.keys.flow(sealing.name)
     const seal = (json: string) => this.sealer.seal(sealing, key, json)
     const [fromCode, toCode, body] = encodeTransition(from, next, seal)
@@ -412,6 +422,7 @@ export class FlowStore {
       if (typeof value !== 'string') continue
       const flow = decodeFlow(hash, value, (sealed) => this.sealer.open(sealing, key, sealed))
       if (flow && generation > 0) flow.entry.generation = generation
+      if (flow) this.readKeys.set(hash, sealing)
       return flow
     }
     return undefined
