@@ -4,6 +4,7 @@
  * (A, B, A, B …) so that drift hits both alike. Load comes from autocannon in its own process.
  *
  *   npm run bench [-- --rounds 3 --seconds 2.5 --connections 50 --flows 200 --profile dir --only start --workers 1]
+ *                 [--users 50 --flow-seconds 4 --warm-flows 4000]
  *
  * --profile dir: the 1-worker broker runs under --cpu-prof; its profile lands in dir on exit.
  * --only store|start|hash-check (repeatable) and --workers n narrow a run down, to profile one thing.
@@ -56,6 +57,7 @@ const { values: opts } = parseArgs({
     workers: { type: 'string' },
     users: { type: 'string', default: '50' },
     'flow-seconds': { type: 'string', default: '4' },
+    'warm-flows': { type: 'string', default: '4000' },
   },
 })
 const ROUNDS = Number(opts.rounds)
@@ -244,6 +246,7 @@ try {
       rounds: ROUNDS,
       seconds: Number(opts['flow-seconds']),
       users: Number(opts.users),
+      warmFlows: Number(opts['warm-flows']),
       profile: opts.profile,
     })
   if (!opts.only && !opts.workers) await flowSteps(redis.port, Number(opts.flows))

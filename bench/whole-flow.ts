@@ -34,6 +34,8 @@ interface Options {
   rounds: number
   seconds: number
   users: number
+  /** Flows each server runs before the counted rounds (at least 2 s, at most 20 s of them). */
+  warmFlows: number
   /** A directory: the 1-worker broker runs under --cpu-prof. */
   profile?: string
 }
@@ -118,8 +120,13 @@ export async function wholeFlow(o: Options): Promise<void> {
         primary: o.profile && workers === 1 ? undefined : rssMb(broker.proc.pid!),
         workers: workersOf(broker).map(rssMb),
       }
-      // The JIT compiles for seconds, and the broker has more to compile: neither pays for it in a counted round.
-      for (const t of [broker, floor]) await measure(t, 2)
+      // The JIT compiles for thousands of flows, and the broker has more to compile: neither pays for it in a
+      // counted round. Warmed by flows, not seconds: on a busy machine 2 s were a few hundred flows, and the
+      // broker's first counted round then spent up to twice the CPU per flow of its later ones.
+      for (const t of [broker, floor]) {
+        let warmed = 0
+        for (let run = 0; run < 10 && warmed < o.warmFlows; run++) warmed += (await measure(t, 2)).flows
+      }
       const samples: Array<Record<'broker' | 'floor', Measured>> = []
       for (let round = 0; round < o.rounds; round++) {
         const order = round % 2 ? [floor, broker] : [broker, floor]
