@@ -34,7 +34,7 @@ interface Options {
   rounds: number
   seconds: number
   users: number
-  /** Flows each server runs before the counted rounds (at least 2 s, at most 20 s of them). */
+  /** Flows each worker of each server runs before the counted rounds (at least 2 s, at most 20 s a worker). */
   warmFlows: number
   /** A directory: the 1-worker broker runs under --cpu-prof. */
   profile?: string
@@ -123,9 +123,11 @@ export async function wholeFlow(o: Options): Promise<void> {
       // The JIT compiles for thousands of flows, and the broker has more to compile: neither pays for it in a
       // counted round. Warmed by flows, not seconds: on a busy machine 2 s were a few hundred flows, and the
       // broker's first counted round then spent up to twice the CPU per flow of its later ones.
+      // Each worker compiles its own code: the warm-up is per worker.
       for (const t of [broker, floor]) {
         let warmed = 0
-        for (let run = 0; run < 10 && warmed < o.warmFlows; run++) warmed += (await measure(t, 2)).flows
+        for (let run = 0; run < 10 * workers && warmed < o.warmFlows * workers; run++)
+          warmed += (await measure(t, 2)).flows
       }
       const samples: Array<Record<'broker' | 'floor', Measured>> = []
       for (let round = 0; round < o.rounds; round++) {
@@ -134,7 +136,7 @@ export async function wholeFlow(o: Options): Promise<void> {
         for (const t of order) got[t.name as 'broker' | 'floor'] = await measure(t, o.seconds)
         samples.push(got)
         say(
-          `  whole flow ${workers}w round ${round + 1}: broker ${f(got.broker.fps)} flows/s, floor ${f(got.floor.fps)}`,
+          `  whole flow ${workers}w round ${round + 1}: broker ${f(got.broker.fps)} flows/s (${f(got.broker.cpuUs)} µs CPU per flow), floor ${f(got.floor.fps)} (${f(got.floor.cpuUs)} µs)`,
         )
       }
       const loaded = workersOf(broker).map(rssMb)
