@@ -4,10 +4,10 @@ import { endpointRequest } from './client-auth.js'
 import { type DpopKey, sendWithDpop } from './dpop.js'
 import { randomPool } from './random.js'
 import { tokenFromAnswer } from './token-answer.js'
+import { extraParams } from './urls.js'
 
 // Reading token answers and what of them reaches the app live in token-answer.ts; extraParams in urls.ts.
 export { deliverable, parseBody, tokenFromAnswer, TOKEN_FIELDS } from './token-answer.js'
-import { extraParams } from './urls.js'
 export { extraParams }
 
 /** A PKCE verifier and its S256 challenge (RFC 7636). */
