@@ -7,7 +7,7 @@ import { brokerError } from '../../errors/index.js'
 /**
  * The built-in flow plugins, by their composed names, each imported when a request first names it: an
  * idle worker loads none of them (with jose and oauth-1.0a, 0.8 MB of its 12.4 MB live heap; see
- * docs/decisions/0011), and one that serves one kind of flow only that one. A Map, not an object: a name
+ * docs/decisions/0012), and one that serves one kind of flow only that one. A Map, not an object: a name
  * is composed from the request, and `auth_type=constructor` must not find Object.prototype.constructor.
  */
 const BUILT_IN: ReadonlyMap<string, () => Promise<{ default: FlowPlugin }>> = new Map(
