@@ -80,6 +80,16 @@ describe('a write that fails after the provider answered with tokens', () => {
         res.writeHead(302, { location: back.toString() })
         return void res.end()
       }
+      if (url.pathname === '/device') {
+        req.resume()
+        res.writeHead(200, { 'content-type': 'application/json' })
+        const device = {
+          device_code: 'the-device-code',
+          user_code: 'ABCD-EFGH',
+          verification_uri: `${providerUrl}/verify`,
+        }
+        return void res.end(JSON.stringify({ ...device, expires_in: 600, interval: 1 }))
+      }
       req.resume()
       const fault = url.pathname.split('/')[2] ?? ''
       void FAULTS[fault]!().then(() => tokens(res, fault))
@@ -168,11 +178,30 @@ describe('a write that fails after the provider answered with tokens', () => {
     })
     return { status: res.status, body: (await res.json()) as Record<string, unknown> }
   }
+  /** POST /result {hash}: one poll of a device flow. */
+  const pollOnce = async (hash: string) => {
+    const res = await fetch(`${broker.url}/result`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ hash }),
+    })
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> }
+  }
   const progressOf = async (hash: string) =>
     (await (await fetch(`${broker.url}/hash-check?hash=${hash}`)).json()) as {
       progress: string
       error?: { code: string }
     }
+  /** The broker's log since `from` once it has `line`: stderr is read through a pipe, and may come after the answer. */
+  const loggedSince = (from: number, line: RegExp) =>
+    waitFor(
+      async () => {
+        const log = broker.stderr().slice(from)
+        return line.test(log) && log
+      },
+      5000,
+      `the log line ${line}`,
+    )
   const noSecretIn = (log: string, fault: string) => {
     expect(log).not.toContain(`at-${fault}`)
     expect(log).not.toContain(`rt-${fault}`)
@@ -251,6 +280,44 @@ describe('a write that fails after the provider answered with tokens', () => {
     expect(again.status).toBe(409)
     expect(again.got).toHaveLength(1)
   }, 30_000)
+
+  // The device flow's poll ends the flow as a /callback does: the provider has redeemed the device code
+  // (it gives no tokens twice), so the poll's answer carries the tokens whatever the store did.
+  describe.each([
+    ['refuses it', 'refuse'],
+    ['does not answer within store.timeout', 'hang'],
+    ['has no replica acknowledge it', 'unreplicated'],
+  ])("Redis %s after a device flow's poll got the tokens", (_what, fault) => {
+    it('answers the poll with the tokens, logging a warning without them; the flow is recorded completed once the store is back', async () => {
+      const stored = await fetch(`${broker.url}/store`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          auth_flow: 'device',
+          auth_version: '2',
+          client_id: 'c',
+          client_auth: 'none',
+          device_authorization_url: `${providerUrl}/device`,
+          access_url: `${providerUrl}/token/${fault}`,
+        }),
+      })
+      const { hash } = (await stored.json()) as { hash: string }
+      expect(stored.status).toBe(200)
+      const logged = broker.stderr().length
+      const { status, body } = await pollOnce(hash).finally(async () => {
+        await heal()
+        heal = async () => {}
+      })
+      expect(status, JSON.stringify(body)).toBe(200)
+      expect(body).toMatchObject({ access_token: `at-${fault}`, refresh_token: `rt-${fault}` })
+      const log = await loggedSince(logged, /the store did not take the completed flow; delivering it all the same/)
+      noSecretIn(log, fault)
+      expect(log).not.toContain('the-device-code')
+      // The end it could not write then is written once the store is back: the next poll is refused, not run.
+      await waitFor(async () => (await progressOf(hash)).progress === 'completed', 10_000, 'the flow completed')
+      expect((await pollOnce(hash)).status).toBe(409)
+    }, 30_000)
+  })
 
   // Before the exchange: the /callback's own claim (to `exchanging`) is carried out on the master but no
   // replica acknowledges it, so it answers 503 and leaves the flow `exchanging` with nobody exchanging.

@@ -3,10 +3,11 @@ import { BrokerError, brokerError, ERRORS } from '../../errors/index.js'
 import type { FlowEntry, FlowFailure } from '../store/flow-store.js'
 import type { BrokerDeps } from '../deps.js'
 import { flowContext } from '../flow/context.js'
-import { NO_STORE, deliverError, deliverResult } from '../flow/deliver.js'
+import { complete } from '../flow/complete.js'
+import { NO_STORE, deliverError } from '../flow/deliver.js'
 import type { Reply } from '../flow/reply.js'
 import { flowFailure } from '../flow/failure.js'
-import { delivered, transition } from '../flow/transition.js'
+import { transition } from '../flow/transition.js'
 
 /** When another poll is running: the app asks again in a second, and learns the interval then. */
 const RUNNING_RETRY_MS = 1000
@@ -17,7 +18,8 @@ const TAKEOVER_MARGIN_MS = 1000
  * POST /result `{hash}`: one poll of a flow whose user decides on another device (RFC 8628 §3.4).
  * A poll lease in the store, shared by every instance, lets one poll run at a time and none sooner
  * than the provider's interval; the flow moves to `completed` by compare-and-set, so the tokens are
- * delivered once. Answers 202 `{progress, retry_after}` while the user has not decided.
+ * delivered once, and the store writes after the provider's answer are retried as /callback's are.
+ * Answers 202 `{progress, retry_after}` while the user has not decided.
  */
 export async function pollFlow(deps: BrokerDeps, hash: string): Promise<Reply> {
   const entry = await deps.store.get(hash)
@@ -41,12 +43,8 @@ export async function pollFlow(deps: BrokerDeps, hash: string): Promise<Reply> {
     await deps.store.holdPollLease(hash, waitMs)
     return waiting(waitMs)
   }
-  const { moved, entry: done } = await transition(deps, entry, 'completed')
-  if (moved === 'gone') throw brokerError('unknownHash')
-  if (moved !== 'ok') throw brokerError('flowFinished', { progress: moved === 'failed' ? 'failed' : 'completed' })
-  const { reply, mode } = await deliverResult(deps, done, result.deliver)
-  delivered(deps, done, mode)
-  return reply
+  // The device code is redeemed: the flow is completed as a /callback's is, its writes retried (complete.ts).
+  return complete(deps, entry, result.deliver)
 }
 
 /** 202: the user has not decided; the app may poll again in `ms` (Retry-After, whole seconds). */

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { memoryBroker } from '../../../test/helpers/deps.js'
 import { exchangingFlow } from '../../../test/helpers/exchanging.js'
+import { watchedStore } from '../../../test/helpers/watched-store.js'
 import { brokerError } from '../../errors/index.js'
 import type { BrokerDeps } from '../deps.js'
 import type { FlowEvent } from '../events.js'
@@ -29,17 +30,7 @@ const exchanging = () => exchangingFlow(broker.store, `complete-test-${++n}`)
 
 /** The broker with its store's putResult and advance wrapped: `log` records when each is sent and answered. */
 function watched(putResult?: FlowStore['putResult']): { deps: BrokerDeps; log: string[] } {
-  const log: string[] = []
-  const store = Object.create(broker.store) as FlowStore
-  const put = putResult ?? broker.store.putResult.bind(broker.store)
-  store.putResult = (code, result) => {
-    log.push('putResult sent')
-    return put(code, result).finally(() => log.push('putResult answered'))
-  }
-  store.advance = (from, next) => {
-    log.push(`advance sent`)
-    return broker.store.advance(from, next).finally(() => log.push('advance answered'))
-  }
+  const { store, log } = watchedStore(broker.store, { putResult })
   return { deps: { ...broker, store }, log }
 }
 

@@ -70,20 +70,6 @@ export function prepareDelivery(deps: BrokerDeps, entry: FlowEntry, result: Reco
 }
 
 /**
- * Hands a result to the app for a flow already marked completed (the device flow's poll): as
- * prepareDelivery, the result of delivery `code` kept first.
- */
-export async function deliverResult(
-  deps: BrokerDeps,
-  entry: FlowEntry,
-  result: Record<string, unknown>,
-): Promise<{ reply: Reply; mode: string }> {
-  const delivery = prepareDelivery(deps, entry, result)
-  if (delivery.keep) await deps.store.putResult(delivery.keep.code, delivery.keep.result)
-  return { reply: delivery.reply, mode: delivery.mode }
-}
-
-/**
  * The last guard before the app, whatever flow plugin made the result: a field an app's framework
  * could read as one of the broker's own (`id.token` is PHP's `id_token`) is dropped.
  */

@@ -2,13 +2,14 @@ import { FlowError, type FlowPlugin, type StepResult } from '../../../flows/cont
 import { brokerError } from '../../errors/index.js'
 import type { BrokerDeps } from '../deps.js'
 import { flowContext } from './context.js'
-import { type Delivery, NO_STORE, prepareDelivery } from './deliver.js'
+import { complete } from './complete.js'
+import { NO_STORE } from './deliver.js'
 import { type Reply, redirect } from './reply.js'
 import { newId } from '../ids.js'
 import type { FlowEntry } from '../store/flow-store.js'
 import { bindingCookie } from './cookie.js'
 import { fail } from './failure.js'
-import { type RetryWindow, finished } from './settle.js'
+import { finished } from './settle.js'
 import { transition } from './transition.js'
 
 /** The broker's per-flow secrets for a run: its OAuth state (made at /store) and the nonce its binding cookie is keyed on. */
@@ -82,7 +83,7 @@ export async function afterStep(
   }
   const data = { ...entry.data, ...step.save }
   if ('redirect' in step) return redirected(deps, entry, step, data, reusable)
-  return deliver(deps, entry, step.deliver, data, reusable)
+  return complete(deps, entry, step.deliver, data, reusable)
 }
 
 /** A step that sends the browser on: to `awaiting_callback` when it awaits the provider's return. */
@@ -108,46 +109,4 @@ async function redirected(
   if (bound === false) return fail(deps, next, new FlowError({ description: brokerError('requestTokenTaken').message }))
   const cookie = step.await ? bindingCookie(deps, next) : undefined
   return redirect(step.redirect, { cookie })
-}
-
-/** The step's result to the app, the flow completed (in that order of readiness, see below). */
-async function deliver(
-  deps: BrokerDeps,
-  entry: FlowEntry,
-  result: Record<string, unknown>,
-  data: Record<string, unknown>,
-  reusable: boolean,
-): Promise<Reply> {
-  // Made ready before the flow is marked completed: a result that cannot be delivered fails the flow instead.
-  let delivery: Delivery
-  try {
-    delivery = prepareDelivery(deps, { ...entry, data }, result)
-  } catch (err) {
-    return fail(deps, entry, err, reusable)
-  }
-  // The writes from here on share one window of retries: the provider has answered. The result (delivery
-  // `code`) is kept in the completion's round trip; one the store cannot keep fails the flow, and the app
-  // is told so rather than sent a dead code.
-  const window: RetryWindow = {}
-  // A reusable flow's run completes too, though its stored flow signs again: told, not written.
-  const {
-    moved,
-    entry: done,
-    kept,
-  } = await transition(
-    deps,
-    entry,
-    'completed',
-    { data },
-    { window, told: reusable, keep: delivery.keep, delivery: delivery.mode },
-  )
-  if (kept === 'lost') return fail(deps, moved === 'ok' ? done : entry, brokerError('resultNotKept'), reusable, window)
-  if (kept === 'unreplicated')
-    deps.log.warn(
-      { plugin: entry.plugin },
-      'the result was kept without the replicas store.replicas asks for; delivering its code all the same',
-    )
-  if (moved === 'unsettled')
-    deps.log.warn({ plugin: done.plugin }, 'the store did not take the completed flow; delivering it all the same')
-  return delivery.reply
 }
