@@ -1,7 +1,7 @@
 import { decodeJwt, errors, type JWTPayload } from 'jose'
 import { FlowError, type FlowContext } from '../contract.js'
 import { type DpopKey, sendWithDpop } from './dpop.js'
-import { verifySigned } from './id-token.js'
+import { verifySigned } from './jwks.js'
 import type { Endpoints } from './oidc/index.js'
 import { flag } from './oidc/index.js'
 import { readProviderJson } from './provider-json.js'
