@@ -1,7 +1,7 @@
 import { FlowError, type FlowContext, type FlowPlugin, type FlowRecord, type StepResult } from './contract.js'
 import { clientAuthProblems } from './lib/client-auth.js'
 import { authorizeRedirect, checkIssuer, pushedRedirect, withDpop } from './lib/authorization.js'
-import { dpopProblems, flowDpop, wantsDpop } from './lib/dpop.js'
+import { dpopProblems, flowDpop, wantsDpop } from './lib/dpop/index.js'
 import { checkIdToken } from './lib/id-token.js'
 import { deliverable, requestToken } from './lib/oauth2.js'
 import {

@@ -7,7 +7,7 @@ import {
   type StoreIo,
 } from './contract.js'
 import { clientAuthProblems, endpointRequest } from './lib/client-auth.js'
-import { dpopProblems, flowDpop } from './lib/dpop.js'
+import { dpopProblems, flowDpop } from './lib/dpop/index.js'
 import { checkIdToken } from './lib/id-token.js'
 import { deliverable, parseBody, requestToken } from './lib/oauth2.js'
 import {

@@ -1,5 +1,5 @@
 import { FlowError, type FlowContext, type StepResult } from '../contract.js'
-import { type DpopKey, flowDpop } from './dpop.js'
+import { type DpopKey, flowDpop } from './dpop/index.js'
 import { wantsOpenId } from './id-token.js'
 import { extraParams, pkcePair, wantsPkce } from './oauth2.js'
 import type { Endpoints } from './oidc/index.js'

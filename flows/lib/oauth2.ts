@@ -1,7 +1,7 @@
 import { hash } from 'node:crypto'
 import type { FlowContext, FlowRecord } from '../contract.js'
 import { endpointRequest } from './client-auth.js'
-import { type DpopKey, sendWithDpop } from './dpop.js'
+import { type DpopKey, sendWithDpop } from './dpop/index.js'
 import { randomPool } from './random.js'
 import { tokenFromAnswer } from './token-answer.js'
 import { extraParams } from './urls.js'

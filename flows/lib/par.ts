@@ -1,6 +1,6 @@
 import { FlowError, type FlowContext } from '../contract.js'
 import { endpointRequest } from './client-auth.js'
-import { type DpopKey, sendWithDpop } from './dpop.js'
+import { type DpopKey, sendWithDpop } from './dpop/index.js'
 import { readProviderJson } from './provider-json.js'
 
 /** The longest request_uri taken (RFC 9126's are short URNs). */

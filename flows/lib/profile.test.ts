@@ -3,7 +3,7 @@ import { decodeJwt, decodeProtectedHeader } from 'jose'
 import { describe, expect, it } from 'vitest'
 import type { FlowContext, HttpAnswer, HttpRequest } from '../contract.js'
 import passwordFlow from '../oauth_owner_resources_2.js'
-import { flowDpop } from './dpop.js'
+import { flowDpop } from './dpop/index.js'
 import type { Endpoints } from './oidc/index.js'
 import { fetchProfile } from './profile.js'
 

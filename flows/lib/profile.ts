@@ -1,6 +1,6 @@
 import { decodeJwt, errors, type JWTPayload } from 'jose'
 import { FlowError, type FlowContext } from '../contract.js'
-import { type DpopKey, sendWithDpop } from './dpop.js'
+import { type DpopKey, sendWithDpop } from './dpop/index.js'
 import { verifySigned } from './jwks.js'
 import type { Endpoints } from './oidc/index.js'
 import { flag } from './oidc/index.js'

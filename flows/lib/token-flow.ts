@@ -1,6 +1,6 @@
 import type { FlowContext, FlowRecord, StoreIo } from '../contract.js'
 import { clientAuthProblems } from './client-auth.js'
-import { type DpopKey, dpopProblems, flowDpop } from './dpop.js'
+import { type DpopKey, dpopProblems, flowDpop } from './dpop/index.js'
 import { checkIdToken } from './id-token.js'
 import { deliverable, requestToken } from './oauth2.js'
 import { cachedEndpoints, checkedEndpoints, endpointProblems, endpoints, metadataFieldProblems } from './oidc/index.js'

@@ -1,8 +1,8 @@
 import { generateKeyPairSync } from 'node:crypto'
 import { calculateJwkThumbprint, decodeProtectedHeader, EmbeddedJWK, jwtVerify } from 'jose'
 import { describe, expect, it } from 'vitest'
-import type { HttpAnswer, HttpRequest } from '../contract.js'
-import { dpopAlg, dpopProblems, dpopProof, flowDpop, parsePrivateKey, sendWithDpop } from './dpop.js'
+import type { HttpAnswer, HttpRequest } from '../../contract.js'
+import { dpopAlg, dpopProblems, dpopProof, flowDpop, parsePrivateKey, sendWithDpop } from './index.js'
 
 const ec = (namedCurve: string) => generateKeyPairSync('ec', { namedCurve }).privateKey
 const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey
