@@ -316,7 +316,8 @@ end)
 it("one it matches does", function()
   local ok, err = helpers.validate_plugin_config_schema({ algorithm = "RS256" }, schema)
   assert.is_nil(ok)
-  assert.same({ config = { key = "required field missing" } }, err)
+  assert.same({ config = { key = "required field missing",
+    ["@entity"] = { "failed conditional validation given value of field 'algorithm'" } } }, err)
 end)
 it("the schema's own entity checks answer at the top, the config record's under config", function()
   local two = { name = "two", fields = { { config = { type = "record",
@@ -331,7 +332,8 @@ end)
 it("contains", function()
   local ok, err = helpers.validate_plugin_config_schema({ max = 5, claims = { "nbf" } }, schema)
   assert.is_nil(ok)
-  assert.same({ config = { claims = "expected to contain: exp" } }, err)
+  assert.same({ config = { claims = "expected to contain: exp",
+    ["@entity"] = { "failed conditional validation given value of field 'max'" } } }, err)
   assert.truthy(helpers.validate_plugin_config_schema({ max = 5, claims = { "exp" } }, schema))
 end)`,
     )

@@ -293,8 +293,14 @@ local function entity_checks(def, out, path, errs)
       local iv = field(out, arg.if_field)
       if iv ~= nil and not validate(arg.if_match, iv) then
         local tv = field(out, arg.then_field)
-        local m = (tv == nil and arg.then_match.required) and "required field missing" or (tv ~= nil and validate(arg.then_match, tv))
-        if m then errs[prefix .. arg.then_field] = m end
+        local missing = tv == nil and arg.then_match.required
+        local m = missing and "required field missing" or (tv ~= nil and validate(arg.then_match, tv))
+        if m then
+          errs[prefix .. arg.then_field] = m
+          -- Kong names the check as well: the field whose value asked for it, or the schema's then_err
+          entity_error(errs, (not missing and arg.then_err and arg.then_err:format(arg.if_field))
+            or ("failed conditional validation given value of field '" .. arg.if_field .. "'"))
+        end
       end
     elseif not checker then
       -- a check broker does not know must not pass silently
