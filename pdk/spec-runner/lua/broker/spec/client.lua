@@ -36,11 +36,46 @@ local headers_mt = { __index = function(t, k)
   for name, v in next, t do if name:lower() == lower then return v end end
 end }
 
-local function encode_body(body, headers)
+-- keys in Kong's order: numbers first, then the rest, each kind sorted
+local function sorted_keys(t)
+  local keys = {}
+  for k in pairs(t) do keys[#keys + 1] = k end
+  table.sort(keys, function(a, b)
+    if type(a) == type(b) then return a < b end
+    return type(a) == "number"
+  end)
+  return keys
+end
+
+-- A table as the form body Kong's client sends (kong.tools.http's encode_args, raw): values as the spec
+-- gives them, not escaped again (a spec may give them escaped already), nested tables as `a.b=` and `a[1]=`
+-- (`a[]=` when the request says no_array_indexes), null as `a=`, an empty string as the bare key.
+local function form_body(body, no_array_indexes)
+  local out = {}
+  local function nested(prefix, t)
+    for _, k in ipairs(sorted_keys(t)) do
+      local name = type(k) == "number" and (no_array_indexes and prefix .. "[]" or prefix .. "[" .. k .. "]")
+        or prefix .. "." .. tostring(k)
+      if type(t[k]) == "table" then nested(name, t[k]) else out[#out + 1] = name .. "=" .. tostring(t[k]) end
+    end
+  end
+  for _, k in ipairs(sorted_keys(body)) do
+    local v = body[k]
+    if type(v) == "table" then nested(tostring(k), v)
+    elseif v == ngx.null then out[#out + 1] = tostring(k) .. "="
+    else
+      v = tostring(v)
+      out[#out + 1] = v == "" and tostring(k) or tostring(k) .. "=" .. v
+    end
+  end
+  return table.concat(out, "&")
+end
+
+local function encode_body(body, headers, no_array_indexes)
   if type(body) == "number" then return tostring(body) end
   if type(body) ~= "table" then return body end
   local ctype = lookup(headers, "content-type") or ""
-  if ctype:find("www-form-urlencoded", 1, true) then return ngx.encode_args(body) end
+  if ctype:find("www-form-urlencoded", 1, true) then return form_body(body, no_array_indexes) end
   if ctype:find("multipart/form-data", 1, true) then
     -- each field a part, as Kong's client writes them; the boundary goes into the Content-Type
     local boundary = ctype:match("boundary=([^;%s]+)")
@@ -108,7 +143,7 @@ function Client:send(opts)
   if self.closed then return nil, "closed" end
   local headers = {}
   for k, v in pairs(opts.headers or {}) do headers[k] = v end
-  local body = encode_body(opts.body, headers)
+  local body = encode_body(opts.body, headers, opts.no_array_indexes)
   local query = opts.query
   if type(query) == "table" then query = ngx.encode_args(query) end
   local path = opts.path or "/"
