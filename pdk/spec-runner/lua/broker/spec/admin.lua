@@ -106,8 +106,9 @@ local function entity(method, req, dao, key, field, parent)
       if not row then return message(404, "Not found") end
       updated, err_t = db.update(dao, row.id, body)
     else
+      -- Kong's upsert_by_<endpoint key> sets the key from the URL, whether the row exists or not
       local info = entities.info(dao)
-      if not row and not is_uuid(key) and info.endpoint_key then body[info.endpoint_key] = key end
+      if not is_uuid(key) and info.endpoint_key then body[info.endpoint_key] = key end
       updated, err_t = db.upsert(dao, row and row.id or (is_uuid(key) and key or nil), body)
     end
     if not updated then return refused(err_t) end
