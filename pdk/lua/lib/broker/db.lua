@@ -57,15 +57,20 @@ end
 
 -- spec.helpers' database shows its rows as Kong stores them with the same transformations
 M.apply_transformations = apply_transformations
+-- given rows stored as Kong stored them already (kong.db.declarative's `_transform = false`): not transformed again
+M.as_stored = setmetatable({}, { __mode = "k" })
 
--- a row inserted with a ttl (Kong's `{ ttl = s }`) is gone once its seconds have passed on ngx.now's clock
+-- a row inserted with a ttl (Kong's `{ ttl = s }`) is gone once its seconds have passed on ngx.now's clock;
+-- until then its ttl reads as the seconds left, as Kong's DAO gives it (key-auth caches the row that long)
+local expires_at = setmetatable({}, { __mode = "k" })
 local function expire(list)
   local now
   for i = #list, 1, -1 do
     local r = list[i]
-    if type(r.ttl) == "number" then
+    local at = expires_at[r]
+    if at then
       now = now or ngx.now()
-      if (tonumber(r.created_at) or 0) + r.ttl <= now then table.remove(list, i) end
+      if at <= now then table.remove(list, i) else r.ttl = math.floor(at - now) end
     end
   end
   return list
@@ -81,7 +86,8 @@ local function rows(name)
     for k, v in pairs(r) do row[k] = v end
     row.id = row.id or string.format("00000000-0000-4000-8000-%012d", i)
     row.created_at = row.created_at or 1700000000
-    apply_transformations(s, row)
+    if type(row.ttl) == "number" then expires_at[row] = (tonumber(row.created_at) or 0) + row.ttl end
+    if not M.as_stored[r] then apply_transformations(s, row) end
     list[#list + 1] = row
   end
   rows_by_dao[name] = list
@@ -308,20 +314,38 @@ M.db.connector = {
   query = function() return nil, "cannot perform queries without a database" end,
 }
 
--- kong.cache: values the callback loads, kept for the VM's life (as Kong's node cache is)
+-- kong.cache: values the callback loads, kept for the VM's life (as Kong's node cache is) or until the
+-- ttl the callback (else opts.ttl, opts.neg_ttl for a miss) gave them passes on ngx.now's clock
 local store = {}
 M.cache = {}
-function M.cache:get(key, opts, cb, ...)
+local function cached(key)
   local hit = store[key]
+  if hit and hit.expires and hit.expires <= ngx.now() then
+    store[key] = nil
+    return nil
+  end
+  return hit
+end
+function M.cache:get(key, opts, cb, ...)
+  local hit = cached(key)
   if hit then return hit.value, nil, 1 end
   if not cb then return nil end
   local value, err, ttl = cb(...)
   if err then return nil, err end
-  store[key] = { value = value }
+  if type(ttl) ~= "number" and type(opts) == "table" then
+    if value == nil then ttl = opts.neg_ttl or opts.ttl else ttl = opts.ttl end
+  end
+  store[key] = { value = value, expires = type(ttl) == "number" and ttl > 0 and ngx.now() + ttl or nil }
   return value, nil, 3
 end
 function M.cache:get_bulk() return nil, "broker: kong.cache:get_bulk is not emulated" end
-function M.cache:probe(key) local hit = store[key] if hit then return 0, nil, hit.value end return nil end
+function M.cache:probe(key)
+  local hit = cached(key)
+  if hit then return hit.expires and hit.expires - ngx.now() or 0, nil, hit.value end
+  return nil
+end
+--- Kong's cache:safe_set (its cache warmup): the value kept under `key`.
+function M.cache:safe_set(key, value) store[key] = { value = value } return true end
 function M.cache:invalidate(key) store[key] = nil return true end
 M.cache.invalidate_local = M.cache.invalidate
 function M.cache:purge() store = {} return true end
@@ -332,7 +356,13 @@ function M.cluster_events.subscribe() return true end
 function M.cluster_events.broadcast() return true end
 
 function M.init(given) M.given = given or {} end
---- A new replay sees rows as given (and an empty cache).
+--- The rows as given again, and an empty cache (the given rows changed).
 function M.reset() rows_by_dao, store = {}, {} end
+--- A new request: a replay sees rows as given and an empty cache; a started Kong (spec.helpers' in
+--- process, `lasting_cache`) keeps its node cache across requests until its database changes.
+function M.begin_request()
+  rows_by_dao = {}
+  if not M.lasting_cache then store = {} end
+end
 
 return M

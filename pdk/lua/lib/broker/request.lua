@@ -42,8 +42,8 @@ local function shared_table()
 end
 
 function M.begin(captures)
-  -- every replay starts from the fixture's rows and an empty node cache
-  require("broker.db").reset()
+  -- every replay starts from the fixture's rows and an empty node cache (a started Kong keeps its cache)
+  require("broker.db").begin_request()
   M.current = { shared = shared_table(), plugin = {}, ngx = require("broker.ngx_ctx").new(captures), core = {} }
   M.shared_dict_time = nil
 end
