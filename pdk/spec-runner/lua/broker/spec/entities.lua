@@ -160,8 +160,52 @@ local function auto_value(def)
   return (uuid():gsub("-", ""))
 end
 
+local function nonempty(v)
+  return v ~= nil and v ~= null and not (type(v) == "table" and next(v) == nil) and v ~= ""
+end
+local function get(t, path)
+  for part in path:gmatch("[^.]+") do
+    if type(t) ~= "table" then return nil end
+    t = t[part]
+  end
+  return t
+end
+-- "all or none" of `names` in `t`: nil, or the names quoted as Kong lists them
+local function not_all_or_none(t, names)
+  local n, quoted = 0, {}
+  for i, f in ipairs(names) do
+    if nonempty(get(t, f)) then n = n + 1 end
+    quoted[i] = "'" .. f .. "'"
+  end
+  if n ~= 0 and n ~= #names then return table.concat(quoted, ", ") end
+end
+
+-- Kong's check of a DAO's transformations (basic-auth hashes the password with the consumer's id): the
+-- fields one reads are given together, and again when an update moves what it `needs` (`input` is what the
+-- caller gave, `rbw` the row an update reads before it writes)
+local function transformation_errors(d, row, input, rbw)
+  local out = {}
+  for _, t in ipairs(d.transformations or {}) do
+    local names, none_set, needs_changed = {}, true, false
+    for _, f in ipairs(t.input or {}) do
+      if nonempty(get(input or row, f)) then none_set = false end
+      names[#names + 1] = f
+    end
+    for _, f in ipairs(t.needs or {}) do
+      if rbw and not needs_changed and get(input or row, f) ~= get(rbw, f) then needs_changed = true end
+      names[#names + 1] = f
+    end
+    if needs_changed or not none_set then
+      local list = not_all_or_none(needs_changed and input or row, names)
+        or not_all_or_none(input or row, t.input or {})
+      if list then out[#out + 1] = "all or none of these fields must be set: " .. list end
+    end
+  end
+  return out
+end
+
 -- a plugin's own DAO (daos.lua): its fields checked and filled as Kong's schema does
-local function dao_row(info, row)
+local function dao_row(info, row, input, rbw)
   local d = info.def
   local given = {}
   for k, v in pairs(row) do
@@ -178,9 +222,15 @@ local function dao_row(info, row)
     if fname ~= "id" and fname ~= "created_at" and fname ~= "updated_at" then record.fields[#record.fields + 1] = f end
   end
   local out, errs = require("broker.schema").process({ fields = { { config = record } } }, given)
-  if errs then
-    local tree = errors.tree(errs)
-    return nil, errors.schema_violation(type(tree) == "table" and tree or { ["@entity"] = { tree } })
+  local moved = transformation_errors(d, given, input, rbw)
+  if errs or #moved > 0 then
+    local tree = errors.tree(errs or {})
+    if type(tree) ~= "table" then tree = { ["@entity"] = { tree } } end
+    if #moved > 0 then
+      tree["@entity"] = tree["@entity"] or {}
+      for _, m in ipairs(moved) do table.insert(tree["@entity"], m) end
+    end
+    return nil, errors.schema_violation(tree)
   end
   for k, v in pairs(out) do row[k] = v end
   return row
@@ -208,19 +258,31 @@ function M.present(name, row)
   end
   local info = M.daos()[name]
   local list = info and info.def.transformations
-  if not list or type(row) ~= "table" then return row end
+  if not list or type(row) ~= "table" or require("broker.db").as_stored[row] then return row end
   local out = {}
   for k, v in pairs(row) do out[k] = v end
   require("broker.db").apply_transformations({ transformations = list }, out)
   return out
 end
 
+--- Whether `input` gives a field one of the DAO's transformations reads (an update then transforms the row).
+function M.transforms(name, input)
+  local info = M.daos()[name]
+  for _, t in ipairs(info and info.def.transformations or {}) do
+    for _, f in ipairs(t.input or {}) do
+      if type(input) == "table" and input[f] ~= nil then return true end
+    end
+  end
+  return false
+end
+
 --- The row with Kong's defaults, checked; or nil and Kong's error table. `insert` makes a related row
---- (the blueprints' service of a route), nil from the Admin API.
-function M.prepare(name, row, insert)
+--- (the blueprints' service of a route), nil from the Admin API; `input` is what the caller gave (an
+--- update's patch) and `rbw` the row an update replaces.
+function M.prepare(name, row, insert, input, rbw)
   if DEFAULTS[name] then return DEFAULTS[name](row, insert) end
   local info = M.daos()[name]
-  if info then return dao_row(info, row) end
+  if info then return dao_row(info, row, input, rbw) end
   return row
 end
 

@@ -117,7 +117,7 @@ function M.tree(errs, under)
       out = m
       break
     elseif path == "@entity" then
-      out["@entity"] = type(m) == "table" and m or { m }
+      out["@entity"] = split(m)
     else
       local t, parts = out, {}
       for p in path:gsub("%[(%d+)%]", ".#%1"):gmatch("[^.]+") do
