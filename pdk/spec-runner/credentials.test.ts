@@ -1,0 +1,216 @@
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { runSpecFile, type SpecResult } from './session.js'
+import { badgeRoot } from './testing/badge.js'
+
+// What Kong's authentication plugin specs (key-auth, basic-auth, jwt, hmac-auth, acl) lean on, on specs of our
+// own in Kong's style: a credential DAO with a ttl, a transformation and a conditional check (the `pass`
+// plugin below), Kong's node cache across requests, its warmup, and kong.db.declarative.
+const PASS_FILES: Record<string, string> = {
+  'kong/plugins/pass/handler.lua': `
+local Pass = { PRIORITY = 1240, VERSION = "1.0.0" }
+-- as key-auth does: the row is cached for the seconds its ttl has left
+local function load(key)
+  local cred = kong.db.passes:select_by_key(key)
+  return cred, nil, cred and cred.ttl
+end
+function Pass:access()
+  local key = kong.request.get_header("x-pass")
+  local cred = key and kong.cache:get(kong.db.passes:cache_key(key), nil, load, key)
+  if not cred then return kong.response.exit(401, { message = "no pass" }) end
+  kong.service.request.set_header("x-pass-kind", cred.kind)
+end
+return Pass`,
+  'kong/plugins/pass/schema.lua': `
+return { name = "pass", fields = { { config = { type = "record", fields = {} } } } }`,
+  'kong/plugins/pass/daos.lua': `
+local typedefs = require "kong.db.schema.typedefs"
+return { {
+  name = "passes", primary_key = { "id" }, endpoint_key = "key", cache_key = { "key" }, ttl = true,
+  admin_api_name = "passes", admin_api_nested_name = "pass",
+  fields = {
+    { id = typedefs.uuid },
+    { created_at = typedefs.auto_timestamp_s },
+    { consumer = { type = "foreign", reference = "consumers", required = true, on_delete = "cascade" } },
+    { key = { type = "string", required = false, unique = true, auto = true } },
+    { kind = { type = "string", default = "day" } },
+    { pin = { type = "string" } },
+    { note = { type = "string" } },
+  },
+  entity_checks = {
+    { conditional = { if_field = "kind", if_match = { eq = "vip" }, then_field = "note", then_match = { required = true } } },
+  },
+  transformations = { {
+    input = { "pin" }, needs = { "consumer.id" },
+    on_write = function(pin, consumer_id) return { pin = ngx.md5(consumer_id .. pin) } end,
+  } },
+} }`,
+}
+
+async function run(spec: string): Promise<SpecResult[]> {
+  const root = badgeRoot({ ...PASS_FILES, 'spec/x_spec.lua': spec })
+  return runSpecFile({ root, file: join(root, 'spec/x_spec.lua'), shown: 'spec/x_spec.lua', timeoutMs: 10_000 })
+}
+const outcomes = (rs: SpecResult[]) => rs.map((r) => `${r.status} ${r.name}${r.message ? `: ${r.message}` : ''}`)
+function allPass(results: SpecResult[], n: number): void {
+  expect(outcomes(results).filter((o) => !o.startsWith('success'))).toEqual([])
+  expect(results).toHaveLength(n)
+}
+
+const PRELUDE = `
+local helpers = require "spec.helpers"
+local cjson = require "cjson"
+local bp, db, admin, proxy, ann, bob
+local function call(method, path, body, headers)
+  headers = headers or (type(body) == "table" and { ["Content-Type"] = "application/json" } or nil)
+  local r = assert(admin:send { method = method, path = path, body = body, headers = headers })
+  local text = r:read_body()
+  return r.status, text ~= "" and cjson.decode(text) or nil
+end
+local function get(key)
+  local r = assert(proxy:get("/request", { headers = { host = "pass.test", ["x-pass"] = key } }))
+  return r.status, cjson.decode((r:read_body()))
+end
+local function setup()
+  bp, db = helpers.get_db_utils("postgres", nil, { "pass" })
+  local route = bp.routes:insert({ hosts = { "pass.test" } })
+  bp.plugins:insert({ name = "pass", route = { id = route.id } })
+  ann = bp.consumers:insert({ username = "ann" })
+  bob = bp.consumers:insert({ username = "bob" })
+  assert(helpers.start_kong({ plugins = "bundled,pass" }))
+  admin, proxy = helpers.admin_client(), helpers.proxy_client()
+end
+`
+
+describe("the Admin API on a credential DAO, as Kong's auth plugins' API specs use it", () => {
+  it('ttl, PUT by endpoint key, transformations and conditional checks answer as Kong does', async () => {
+    const results = await run(`${PRELUDE}
+describe("credentials", function()
+  lazy_setup(setup)
+  it("a credential posted with a ttl is gone once the ttl passes on the spec's clock", function()
+    local status, cred = call("POST", "/consumers/ann/pass", { ttl = 1 })
+    assert.equal(201, status)
+    assert.equal(200, (call("GET", "/consumers/ann/pass/" .. cred.id)))
+    ngx.sleep(3)
+    assert.equal(404, (call("GET", "/consumers/ann/pass/" .. cred.id)))
+    assert.equal(0, #select(2, call("GET", "/consumers/ann/pass")).data)
+  end)
+  it("PUT by endpoint key on a credential that exists keeps its key", function()
+    assert.equal(200, (call("PUT", "/consumers/ann/pass/p-1", { kind = "day" })))
+    local status, body = call("PUT", "/consumers/ann/pass/p-1", { kind = 5 })
+    assert.equal(400, status)
+    assert.same({ kind = "expected a string" }, body.fields)
+    local s2, cred = call("PUT", "/consumers/ann/pass/p-1", { kind = "week" })
+    assert.equal(200, s2)
+    assert.equal("p-1", cred.key)
+    assert.equal("week", cred.kind)
+  end)
+  it("a PATCH moving a transformed credential to another consumer must give its input again", function()
+    local _, cred = call("POST", "/consumers/ann/pass", { key = "p-2", pin = "1234" })
+    assert.equal(ngx.md5(ann.id .. "1234"), cred.pin)
+    local status, body = call("PATCH", "/passes/p-2", { consumer = { id = bob.id } })
+    assert.equal(400, status)
+    assert.equal("schema violation (all or none of these fields must be set: 'pin', 'consumer.id')", body.message)
+    local s2, moved = call("PATCH", "/passes/p-2", { consumer = { id = bob.id }, pin = "99" })
+    assert.equal(200, s2)
+    assert.equal(ngx.md5(bob.id .. "99"), moved.pin)
+    -- nested, the consumer comes from the URL; bare, the pin alone moves what it needs (Kong refuses it too)
+    assert.equal(200, (call("PATCH", "/consumers/bob/pass/p-2", { pin = "42" })))
+    assert.equal(400, (call("PATCH", "/passes/p-2", { pin = "42" })))
+  end)
+  it("a failed conditional check names its field and the entity", function()
+    local status, body = call("POST", "/consumers/ann/pass", { kind = "vip" })
+    assert.equal(400, status)
+    assert.same({ note = "required field missing",
+      ["@entity"] = { "failed conditional validation given value of field 'kind'" } }, body.fields)
+  end)
+  it("a table form body is sent as Kong's client sends it: its values as given, not encoded again", function()
+    local status, cred = call("POST", "/consumers/ann/pass", { key = "p-3", note = "two%0D%0Alines+and%2Bplus" },
+      { ["Content-Type"] = "application/x-www-form-urlencoded" })
+    assert.equal(201, status)
+    assert.equal("two\\r\\nlines and+plus", cred.note)
+  end)
+end)`)
+    allPass(results, 5)
+  })
+})
+
+describe("Kong's node cache in process", () => {
+  it('outlives a request; a change to the database purges it; a cached ttl runs out', async () => {
+    const results = await run(`${PRELUDE}
+describe("cache", function()
+  lazy_setup(setup)
+  it("a credential a request loaded is still cached after a request that found none", function()
+    bp.passes:insert({ key = "c-1", consumer = { id = ann.id } })
+    assert.equal(200, (get("c-1")))
+    assert.equal(401, (get("c-2")))
+    local key = db.passes:cache_key("c-1")
+    assert.equal(200, (call("GET", "/cache/" .. key)))
+  end)
+  it("a change through the Admin API is what the next request sees", function()
+    local _, cred = call("GET", "/passes/c-1")
+    assert.equal(200, (call("PATCH", "/consumers/ann/pass/" .. cred.id, { key = "c-2" })))
+    assert.equal(401, (get("c-1")))
+    assert.equal(200, (get("c-2")))
+  end)
+  it("a credential cached with its ttl is refused once the ttl passes", function()
+    bp.passes:insert({ key = "c-3", consumer = { id = ann.id } }, { ttl = 5 })
+    assert.equal(200, (get("c-3")))
+    ngx.sleep(6)
+    assert.equal(401, (get("c-3")))
+  end)
+  it("start_kong's db_cache_warmup_entities puts every row in the cache before a request", function()
+    assert(helpers.restart_kong({ plugins = "bundled,pass", db_cache_warmup_entities = "passes,consumers" }))
+    assert.equal(200, (call("GET", "/cache/" .. db.passes:cache_key("c-2"))))
+    assert.equal(200, (call("GET", "/cache/" .. db.consumers:cache_key(ann.id))))
+  end)
+end)`)
+    allPass(results, 4)
+  })
+})
+
+describe('kong.db.declarative', () => {
+  it('load_into_db puts entities in the database, transformed or as Kong stored them', async () => {
+    const results = await run(`${PRELUDE}
+local declarative = require "kong.db.declarative"
+describe("declarative", function()
+  local consumer = { id = "ad06b77c-0d2f-407a-8d6d-07f272a92d6a", username = "cy", _tags = ngx.null }
+  local service = { id = "3b9c2302-a610-4925-a7b9-25942309335d", name = "s", host = helpers.mock_upstream_hostname,
+    port = helpers.mock_upstream_port, protocol = "http", path = ngx.null }
+  local route = { id = "eb88ccb8-274d-4e7e-b4cb-0d673a4fa93b", name = "r", paths = { "/status/200" },
+    protocols = { "http" }, hosts = ngx.null, service = { id = service.id } }
+  local plugin = { id = "389ad9bd-b158-4e19-aed7-c9b040f7f312", name = "pass", service = { id = service.id } }
+  lazy_setup(function()
+    local _
+    _, db = helpers.get_db_utils("postgres", nil, { "pass" })
+    assert(declarative.load_into_db({
+      consumers = { [consumer.id] = consumer }, services = { [service.id] = service },
+      routes = { [route.id] = route }, plugins = { [plugin.id] = plugin },
+      passes = { a = { id = "caa33a6f-8e6b-4b02-9f55-0e2cffd26fb1", key = "d-1", pin = "7", consumer = { id = consumer.id } } },
+    }, { _transform = true }))
+    assert(declarative.load_into_db({
+      passes = { b = { id = "caa33a6f-8e6b-4b02-9f55-0e2cffd26fb2", key = "d-2", pin = "stored", consumer = { id = consumer.id } } },
+    }, { _transform = false }))
+    assert(helpers.start_kong({ plugins = "bundled,pass" }))
+    proxy = helpers.proxy_client()
+  end)
+  it("imports them with their ids and associations", function()
+    assert.equal(consumer.id, db.consumers:select_by_username("cy").id)
+    assert.equal(service.id, db.routes:select_by_name("r").service.id)
+    assert.equal(ngx.md5(consumer.id .. "7"), db.passes:select_by_key("d-1").pin)
+    assert.equal("stored", db.passes:select_by_key("d-2").pin)
+  end)
+  it("the next request is routed and authenticated by them", function()
+    local r = assert(proxy:get("/status/200", { headers = { ["x-pass"] = "d-2" } }))
+    assert.equal(200, r.status)
+    assert.equal(401, assert(proxy:get("/status/200")).status)
+  end)
+  it("an entity Kong would refuse is nil and the error", function()
+    local ok, err = declarative.load_into_db({ passes = { x = { key = "d-3" } } }, { _transform = true })
+    assert.is_nil(ok)
+    assert.matches("consumer: required field missing", err, 1, true)
+  end)
+end)`)
+    allPass(results, 3)
+  })
+})
