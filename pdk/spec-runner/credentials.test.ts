@@ -214,3 +214,115 @@ end)`)
     allPass(results, 3)
   })
 })
+
+describe('a declarative config: make_yaml_file and start_kong{ declarative_config }', () => {
+  it("replaces the database with the file's entities, nested and referenced by name as Kong reads them", async () => {
+    const results = await run(`${PRELUDE}
+describe("dbless", function()
+  lazy_setup(function()
+    bp, db = helpers.get_db_utils("off", nil, { "pass" })
+    bp.consumers:insert({ username = "gone" })
+    local file = helpers.make_yaml_file([[
+_format_version: "3.0"
+_transform: true
+services:
+- name: mock            # the mock upstream
+  url: http://127.0.0.1:15555
+  routes:
+  - name: r1
+    hosts: [ "pass.test", "other.test" ]
+    paths:
+      - /
+  plugins:
+  - name: pass
+consumers:
+- username: dee
+  custom_id: "007"
+  passes:
+  - key: 'y-1'
+    pin: "12"
+- username: eve
+plugins:
+- name: stamp
+  consumer: eve
+  config: { value: "from-yaml" }
+]])
+    assert(helpers.start_kong({ database = "off", declarative_config = file, plugins = "bundled,pass,stamp" }))
+    admin, proxy = helpers.admin_client(), helpers.proxy_client()
+  end)
+  it("the database holds the file's entities only", function()
+    assert.is_nil(db.consumers:select_by_username("gone"))
+    local dee = db.consumers:select_by_username("dee")
+    assert.equal("007", dee.custom_id)
+    assert.equal(dee.id, db.passes:select_by_key("y-1").consumer.id)
+    assert.equal(ngx.md5(dee.id .. "12"), db.passes:select_by_key("y-1").pin)
+    assert.equal(db.services:select_by_name("mock").id, db.routes:select_by_name("r1").service.id)
+  end)
+  it("requests are routed and authenticated by them", function()
+    local status, body = get("y-1")
+    assert.equal(200, status)
+    assert.equal("day", body.headers["x-pass-kind"])
+    assert.equal(401, (get("nope")))
+  end)
+  it("a config Kong would refuse stops start_kong, naming why", function()
+    local bad = helpers.make_yaml_file("consumers:\\n- username: x\\n  passes:\\n  - kind: [1]\\n")
+    local ok, err = helpers.start_kong({ database = "off", declarative_config = bad })
+    assert.is_nil(ok)
+    assert.matches("kind: expected a string", err, 1, true)
+    local ok2, err2 = helpers.start_kong({ database = "off", declarative_config = helpers.make_yaml_file("routes:\\n- service: nowhere\\n") })
+    assert.is_nil(ok2)
+    assert.matches("routes.service: no services named 'nowhere'", err2, 1, true)
+  end)
+end)`)
+    allPass(results, 3)
+  })
+
+  it("reads YAML's block and flow collections, scalars and comments; refuses what it does not read", async () => {
+    const results = await run(`
+local yaml = require "broker.spec.yaml"
+it("collections and scalars", function()
+  assert.same({
+    a = 1, b = -2.5, c = true, d = ngx.null, e = "text # not a comment", f = "it's", g = "tab\\there",
+    list = { "x", "y" }, flow = { 1, "two", { k = "v" } }, map = { k = "v", n = 3 },
+    items = { { name = "one", tags = { "t" } }, { name = "two" } },
+    lit = "line 1\\nline 2\\n", folded = "a b", stripped = "keep",
+    seq_at_key = { "s" },
+  }, yaml.decode([[
+# a comment
+---
+a: 1
+b: -2.5
+c: true
+d: ~
+e: "text # not a comment"
+f: 'it''s'
+g: "tab\\there"
+list:
+  - x
+  - y   # trailing comment
+flow: [1, two, { k: v }]
+map: { k: v, n: 3 }
+items:
+  - name: one
+    tags: [t]
+  - name: two
+lit: |
+  line 1
+  line 2
+folded: >-
+  a
+  b
+stripped: |-
+  keep
+seq_at_key:
+- s
+]]))
+end)
+it("refuses anchors, tabs and bad indentation, naming the line", function()
+  assert.same({ nil, "line 1: anchors, aliases and tags are not read by broker" }, { yaml.decode("a: &x 1\\nb: *x\\n") })
+  assert.same({ nil, "line 2: tabs indent nothing in YAML" }, { yaml.decode("a:\\n\\tb: 1\\n") })
+  assert.same({ nil, "line 3: unexpected indentation" }, { yaml.decode("a:\\n    b: 1\\n  c: 2\\n") })
+end)`)
+    allPass(results, 2)
+  })
+})
