@@ -274,6 +274,9 @@ local CHECKS = {
     end },
 }
 
+-- what spec.helpers' database checks a DAO's transformations with (Kong's own helpers of the same checks)
+M.field, M.nonempty, M.all_or_none = field, nonempty, CHECKS.mutually_required.fn
+
 -- Kong keeps every entity error of a config; they are reported together
 local function entity_error(errs, msg)
   errs["@entity"] = errs["@entity"] and errs["@entity"] .. "; " .. msg or msg

@@ -160,30 +160,17 @@ local function auto_value(def)
   return (uuid():gsub("-", ""))
 end
 
-local function nonempty(v)
-  return v ~= nil and v ~= null and not (type(v) == "table" and next(v) == nil) and v ~= ""
-end
-local function get(t, path)
-  for part in path:gmatch("[^.]+") do
-    if type(t) ~= "table" then return nil end
-    t = t[part]
-  end
-  return t
-end
--- "all or none" of `names` in `t`: nil, or the names quoted as Kong lists them
-local function not_all_or_none(t, names)
-  local n, quoted = 0, {}
-  for i, f in ipairs(names) do
-    if nonempty(get(t, f)) then n = n + 1 end
-    quoted[i] = "'" .. f .. "'"
-  end
-  if n ~= 0 and n ~= #names then return table.concat(quoted, ", ") end
-end
-
 -- Kong's check of a DAO's transformations (basic-auth hashes the password with the consumer's id): the
 -- fields one reads are given together, and again when an update moves what it `needs` (`input` is what the
 -- caller gave, `rbw` the row an update reads before it writes)
 local function transformation_errors(d, row, input, rbw)
+  local schema = require "broker.schema"
+  local get, nonempty = schema.field, schema.nonempty
+  -- "all or none" of `names` in `t`: nil, or the names quoted as Kong lists them
+  local function not_all_or_none(t, names)
+    local ok, list = schema.all_or_none(t, names)
+    if not ok then return list end
+  end
   local out = {}
   for _, t in ipairs(d.transformations or {}) do
     local names, none_set, needs_changed = {}, true, false
