@@ -230,7 +230,7 @@ require("broker.schema").on_deprecation = function(message, after)
 end
 
 --- The row as Kong stores it: a copy with its DAO's transformations applied (basic-auth's hashed
---- password), as kong.db (broker.db) reads the rows kept here.
+--- password) and its ttl as the seconds left, as kong.db (broker.db) reads the rows kept here.
 function M.present(name, row)
   -- a plugin's config as Kong reads it back: its deprecated shorthand fields beside the new ones
   if name == "plugins" and type(row) == "table" and type(row.config) == "table" then
@@ -245,10 +245,15 @@ function M.present(name, row)
   end
   local info = M.daos()[name]
   local list = info and info.def.transformations
-  if not list or type(row) ~= "table" or require("broker.db").as_stored[row] then return row end
+  local ttl = type(row) == "table" and type(row.ttl) == "number"
+  if not ttl and (not list or type(row) ~= "table" or require("broker.db").as_stored[row]) then return row end
   local out = {}
   for k, v in pairs(row) do out[k] = v end
-  require("broker.db").apply_transformations({ transformations = list }, out)
+  -- Kong's DAO gives a row's ttl as the seconds it has left
+  if ttl then out.ttl = math.max(0, math.floor((tonumber(row.created_at) or 0) + row.ttl - ngx.now())) end
+  if list and not require("broker.db").as_stored[row] then
+    require("broker.db").apply_transformations({ transformations = list }, out)
+  end
   return out
 end
 
