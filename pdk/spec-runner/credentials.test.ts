@@ -281,6 +281,8 @@ plugins:
     local ok2, err2 = helpers.start_kong({ database = "off", declarative_config = helpers.make_yaml_file("routes:\\n- service: nowhere\\n") })
     assert.is_nil(ok2)
     assert.matches("routes.service: no services named 'nowhere'", err2, 1, true)
+    -- with a database, Kong does not read it
+    assert.truthy(helpers.start_kong({ database = "postgres", declarative_config = bad }))
   end)
 end)`)
     allPass(results, 3)

@@ -1,7 +1,7 @@
 -- Kong without a database as spec.helpers starts it (written for broker): make_yaml_file(content) keeps
--- a declarative config under a file name, and start_kong's declarative_config (that name, or a file the
--- spec has) or declarative_config_string replaces the in-memory database with it, as Kong loads one at
--- its start. make_yaml_file() without content is Kong's export of the database: here the database as
+-- a declarative config under a file name, and start_kong{ database = "off" }'s declarative_config (that
+-- name, or a file the spec has) or declarative_config_string replaces the in-memory database with it, as
+-- Kong loads one at its start. make_yaml_file() without content is Kong's export of the database: here the database as
 -- it stands, which start_kong then keeps.
 local M = {}
 
@@ -19,6 +19,8 @@ end
 
 --- Loads start_kong's declarative config, if it names one: true, or nil and why.
 function M.start(env)
+  -- Kong reads a declarative config only without a database
+  if env.database ~= "off" then return true end
   local declarative = require "kong.db.declarative"
   local ok, err = true, nil
   local path = env.declarative_config
