@@ -144,7 +144,7 @@ function H.start_kong(env)
   -- a Kong that starts has an empty node cache, then warms it up with the entities it is told to
   require("broker.db").cache:purge()
   local warm, warm_err = require("broker.spec.warmup").run(env.db_cache_warmup_entities)
-  if not warm then return nil, warm_err end
+  if not warm then started = nil return nil, warm_err end
   -- what of Kong's configuration a request of Kong in process reads: who the client is behind proxies
   local trusted = {}
   for ip in tostring(env.trusted_ips or ""):gmatch("[^,%s]+") do trusted[#trusted + 1] = ip end

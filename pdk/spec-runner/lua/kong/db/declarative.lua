@@ -3,7 +3,7 @@
 -- `{ <entity> = { [key] = row } }` as Kong's DAO would, the entities a row references first;
 -- `meta._transform = false` keeps rows as Kong stored them (a password hashed already). new_config(conf)
 -- parses a declarative file (YAML, JSON or a Lua table of Kong's format: entities nested in the ones they
--- reference, references by name or id) into those entities; load_file replaces the database with one
+-- reference, references by name or id) into those entities; load_config replaces the database with one
 -- (start_kong's declarative_config). The rest of Kong's module (exporting, loading into the cache) raises
 -- naming itself.
 local db = require "broker.spec.db"
@@ -76,7 +76,7 @@ local uuid = require("kong.tools.uuid")
 local function flatten(doc)
   if type(doc) ~= "table" then return nil, "expected an object at the top of the declarative config" end
   local known = kinds()
-  local out, order = {}, {}
+  local out, added = {}, {}
   -- an array under an entity's name: entities nested in the row (a service's routes, a consumer's acls)
   local function nested(k, v) return known[k] ~= nil and type(v) == "table" and (v[1] ~= nil or next(v) == nil) end
   local function add(kind, row, parent_field, parent_id)
@@ -89,7 +89,7 @@ local function flatten(doc)
     if parent_field then flat[parent_field] = { id = parent_id } end
     out[kind] = out[kind] or {}
     out[kind][flat.id] = flat
-    order[#order + 1] = { kind = kind, row = flat }
+    added[#added + 1] = { kind = kind, row = flat }
     for k, v in pairs(row) do
       if nested(k, v) then
         local field
@@ -113,7 +113,7 @@ local function flatten(doc)
     end
   end
   -- references by name: the id of the row of that entity whose id or endpoint key it is
-  for _, item in ipairs(order) do
+  for _, item in ipairs(added) do
     for field, parent in pairs(known[item.kind].foreign or {}) do
       local v = item.row[field]
       if type(v) == "string" then
