@@ -143,23 +143,27 @@ local function enabled_plugins()
   return setmetatable(names, cjson.array_mt)
 end
 
--- POST /config of a DB-less Kong: the declarative configuration replaces every row (declarative.lua)
+-- POST /config of a DB-less Kong: the declarative configuration replaces every row, through kong.db.declarative
+-- as Kong's route goes; its body is the config itself, its `config` (YAML or JSON), or the raw text
 local function config(method, req)
   if method ~= "POST" then return nil, "spec.helpers.admin_client(): the Admin API's " .. method .. " /config is not emulated by broker yet" end
   if kong.configuration.database ~= "off" then
     return message(400, "this endpoint is only available when Kong is configured to not use a database")
   end
-  local declarative = require "broker.spec.declarative"
   local query = ngx.decode_args(type(req.query) == "string" and req.query or (req.path:match("%?(.*)$") or ""), 0)
   if query.flatten_errors == "1" or query.flatten_errors == "true" then
     return nil, "spec.helpers.admin_client(): POST /config?flatten_errors is not emulated by broker yet"
   end
   local params = decode_body(req, "config")
-  local conf, err_t = declarative.read(params, req.body)
-  if not conf then return answer(400, err_t) end
-  local loaded, refused, unsupported = declarative.load(conf)
-  if unsupported then return nil, "spec.helpers.admin_client(): " .. unsupported end
-  if not loaded then return answer(400, refused) end
+  local conf = params
+  if type(params) ~= "table" or params._format_version == nil then
+    conf = type(params) == "table" and params.config or nil
+    if conf == nil then conf = req.body end
+    if type(conf) ~= "string" or conf == "" then return message(400, "expected a declarative configuration") end
+  end
+  local loaded, why, err_t = require("kong.db.declarative").load_config(conf)
+  if not loaded and err_t.not_emulated then return nil, "spec.helpers.admin_client(): " .. why end
+  if not loaded then return answer(400, err_t) end
   return answer(201, loaded)
 end
 
