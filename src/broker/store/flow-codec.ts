@@ -106,6 +106,21 @@ if h == '${VERSION}${CODES.stored}01' then redis.call('SETRANGE', KEYS[1], 1, '$
 if h == '${VERSION}${CODES.stored}00' or h == '${VERSION}${CODES.stored}01' then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 return v`
 
+/** What CLAIM_SCRIPT makes of a flow's value `v`, or undefined when it leaves it as it is (not `stored`, reusable). */
+export function claimedValue(v: string): string | undefined {
+  const h = v.slice(0, HEADER)
+  if (h === `${VERSION}${CODES.stored}00`) return `${VERSION}${CODES.started}${v.slice(2)}`
+  if (h === `${VERSION}${CODES.stored}01`) return `${VERSION}${CODES.awaiting_callback}${v.slice(2)}`
+  return undefined
+}
+
+/** A claim undone (/start answered 503 for it): the value CLAIM_SCRIPT left (ARGV[1]) goes back to the one it
+ * found (ARGV[2]) with the time it had left (ARGV[3] ms); anything else, another request's move, stays.
+ * Returns 1 when undone, 0 when not. */
+export const UNCLAIM_SCRIPT = `if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+return 1`
+
 /** The progress a script answered with (a header code), or undefined for anything else. */
 export const progressOfCode = (code: unknown): Progress | undefined =>
   typeof code === 'string' ? BY_CODE[code] : undefined

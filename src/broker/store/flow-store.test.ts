@@ -477,3 +477,60 @@ describe('a Sentinel failover under way (the fence of failover.ts)', () => {
     expect((await store.get(e.hash))?.progress).toBe('stored')
   })
 })
+
+describe("/start's claim that does not count (a short WAIT, a failover begun) is undone", () => {
+  // A Redis without replicas: every WAIT is short. Flows are stored by a store that asks for none.
+  const plain = () => new FlowStore(client, { expireSeconds: 60, callbackWaitSeconds: 600, secrets: SECRETS })
+  const make = (fence?: { fenced: boolean; epoch: number }) =>
+    new FlowStore(client, {
+      expireSeconds: 60,
+      callbackWaitSeconds: 600,
+      secrets: SECRETS,
+      replicas: fence ? 0 : 1,
+      waitMs: 50,
+      shortfall: 'refuse',
+      fence,
+    })
+
+  it.each([
+    ['first step at /start', undefined],
+    ['first step ran at /store', 'https://p.example/authorize?state=s'],
+  ])(
+    'a claim no replica acknowledged answers STORE_UNAVAILABLE and leaves the flow as it was (%s): the next claim starts it',
+    async (_label, redirect) => {
+      const e = entry()
+      await plain().create(e, { redirect })
+      const key = plain().flowKey(e.hash)
+      const before = await client.get(key)
+      await expect(make().claim(e.hash)).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE' })
+      expect(await client.get(key)).toBe(before)
+      // Its store.expire as before, not store.callbackWait.
+      expect(await client.pttl(key)).toBeLessThanOrEqual(60_000)
+      const again = await plain().claim(e.hash)
+      expect(again).toMatchObject({ entry: { progress: 'stored' }, ...(redirect ? { redirect } : {}) })
+    },
+  )
+
+  it('a claim sent before a failover began is undone on the master the write reached', async () => {
+    const e = entry()
+    await plain().create(e)
+    const fence = { fenced: false, epoch: 0 }
+    const claimed = make(fence).claim(e.hash)
+    fence.epoch++
+    await expect(claimed).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE' })
+    expect((await plain().get(e.hash))?.progress).toBe('stored')
+  })
+
+  it('undoes only its own claim: a flow moved on meanwhile is left as it is', async () => {
+    const e = entry()
+    await plain().create(e)
+    const store = make()
+    const claimed = store.claim(e.hash)
+    // Another request's write lands between the claim and its undo (the claim's WAIT is out).
+    await new Promise((r) => setTimeout(r, 10))
+    const moved = { ...e, progress: 'awaiting_callback' as const, data: { nonce: 'n' } }
+    expect(await plain().advance('started', moved)).toBe('ok')
+    await expect(claimed).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE' })
+    expect((await plain().get(e.hash))?.progress).toBe('awaiting_callback')
+  })
+})

@@ -3,6 +3,8 @@ import { BrokerError, brokerError } from '../../errors/index.js'
 import {
   CAS_SCRIPT,
   CLAIM_SCRIPT,
+  UNCLAIM_SCRIPT,
+  claimedValue,
   type DecodedFlow,
   type FlowEntry,
   type Progress,
@@ -29,6 +31,7 @@ export type { FlowEntry, FlowFailure, FlowFailureCode, Progress } from './flow-c
 type ScriptedRedis = Redis & {
   brokerCas(key: string, from: string, to: string, body: string): Promise<string | number>
   brokerClaim(key: string, waitMs: number): Promise<string | null>
+  brokerUnclaim(key: string, claimed: string, was: string, ms: number): Promise<number>
 }
 
 /** What /start's claim found: the flow as it was, whether it is reusable (never claimed), and its prepared redirect. */
@@ -78,6 +81,7 @@ export class FlowStore {
   private readonly replicas: number
   private readonly shortfall: Shortfall
   private readonly fence: Fence | undefined
+  private readonly warn: (message: string) => void
   /** The WAIT sent last (settled or not), and the one the writes sent since will share. */
   private waitInFlight: Promise<unknown> = Promise.resolve()
   private nextWait: Promise<number> | undefined
@@ -95,8 +99,9 @@ export class FlowStore {
     this.ledger = opts.ledger
     this.replicas = opts.replicas ?? 0
     this.fence = opts.fence
+    this.warn = opts.warn ?? (() => undefined)
     this.shortfall = new Shortfall(opts.shortfall ?? 'refuse', this.replicas, opts.waitMs ?? 1000, opts.fence, {
-      warn: opts.warn ?? (() => undefined),
+      warn: this.warn,
       info: opts.info ?? (() => undefined),
     })
     this.expireSeconds = opts.expireSeconds
@@ -106,6 +111,7 @@ export class FlowStore {
     if (!('brokerCas' in redis)) {
       redis.defineCommand('brokerCas', { numberOfKeys: 1, lua: CAS_SCRIPT })
       redis.defineCommand('brokerClaim', { numberOfKeys: 1, lua: CLAIM_SCRIPT })
+      redis.defineCommand('brokerUnclaim', { numberOfKeys: 1, lua: UNCLAIM_SCRIPT })
     }
   }
 
@@ -259,12 +265,56 @@ export class FlowStore {
    * The flow under `hash` as it was, moving a one-shot flow from `stored` to `started` atomically
    * (so a start URL works once) and giving it store.callbackWait from now; undefined when unknown or
    * expired. The entry's expiresAt is the new one, so what /start writes and sets (cookie) follows it.
+   *
+   * A claim the master carried out but that does not count (fewer replicas than store.replicas
+   * acknowledged it, or a failover began meanwhile) is undone before its STORE_UNAVAILABLE is thrown:
+   * left `started`, the flow would answer the browser's retry FLOW_STARTED and its app would never
+   * hear of it. Undone, the start URL works for the retry, still once.
    */
   async claim(hash: string): Promise<Claimed | undefined> {
     const waitMs = this.callbackWaitSeconds * 1000
-    const flow = await this.find(hash, (key) => this.redis.brokerClaim(key, waitMs), true)
+    let took: { key: string; value: string } | undefined
+    let flow: Claimed | undefined
+    try {
+      flow = await this.find(
+        hash,
+        async (key) => {
+          const value = await this.redis.brokerClaim(key, waitMs)
+          if (typeof value === 'string') took = { key, value }
+          return value
+        },
+        true,
+      )
+    } catch (err) {
+      if (took) await this.unclaim(hash, took.key, took.value)
+      throw err
+    }
     if (flow && !flow.reusable && flow.entry.progress === 'stored') flow.entry.expiresAt = Date.now() + waitMs
     return flow
+  }
+
+  /**
+   * Puts back the value `was` a claim of `key` found, with the time it had left (its body's expiry),
+   * if the flow is still as the claim left it. Its own replication is not waited for: the replicas
+   * take the claim and its undoing in order. An undo that fails leaves the flow `started` (logged).
+   */
+  private async unclaim(hash: string, key: string, was: string): Promise<void> {
+    const claimed = claimedValue(was)
+    const generation = Array.from({ length: this.sealer.generations }, (_, g) => g).find(
+      (g) => this.keys.flow(this.sealer.derive('flow', hash, g).name) === key,
+    )
+    if (claimed === undefined || generation === undefined) return
+    const sealing = this.sealer.derive('flow', hash, generation)
+    const flow = decodeFlow(hash, was, (sealed) => this.sealer.open(sealing, key, sealed))
+    if (!flow) return
+    const ms = Math.max(1, flow.entry.expiresAt - Date.now())
+    try {
+      await this.stored(key, () => this.redis.brokerUnclaim(key, claimed, was, ms), { wait: false })
+    } catch {
+      this.warn(
+        'a /start claim answered 503 (not acknowledged by store.replicas, or a failover began) could not be undone: the flow stays started until its next request',
+      )
+    }
   }
 
   /**
