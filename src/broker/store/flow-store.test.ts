@@ -521,6 +521,22 @@ describe("/start's claim that does not count (a short WAIT, a failover begun) is
     expect((await plain().get(e.hash))?.progress).toBe('stored')
   })
 
+  it('a claim whose undo meets a failover under way is undone once the store is on the new master', async () => {
+    const e = entry()
+    await plain().create(e)
+    const fence = { fenced: false, epoch: 0 }
+    const claimed = make(fence).claim(e.hash)
+    fence.epoch++
+    fence.fenced = true
+    await expect(claimed).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE' })
+    // Sent now, the undo would go to the old master, which forgets it once it is made a replica.
+    await new Promise((r) => setTimeout(r, 300))
+    expect((await plain().get(e.hash))?.progress).toBe('started')
+    fence.fenced = false
+    await vi.waitFor(async () => expect((await plain().get(e.hash))?.progress).toBe('stored'), { timeout: 3000 })
+    expect(await client.pttl(plain().flowKey(e.hash))).toBeLessThanOrEqual(60_000)
+  })
+
   it('undoes only its own claim: a flow moved on meanwhile is left as it is', async () => {
     const e = entry()
     await plain().create(e)

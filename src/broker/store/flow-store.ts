@@ -295,8 +295,10 @@ export class FlowStore {
 
   /**
    * Puts back the value `was` a claim of `key` found, with the time it had left (its body's expiry),
-   * if the flow is still as the claim left it. Its own replication is not waited for: the replicas
-   * take the claim and its undoing in order. An undo that fails leaves the flow `started` (logged).
+   * if the flow is still as the claim left it. Its replication is not waited for (the replicas take
+   * the claim and its undoing in order), but a Sentinel failover is: an undo is not sent while one is
+   * under way, nor counted when one began meanwhile (it may have gone to the old master). One that
+   * does not land at once is tried again in the background, until the flow's own expiry.
    */
   private async unclaim(hash: string, key: string, was: string): Promise<void> {
     const claimed = claimedValue(was)
@@ -305,16 +307,39 @@ export class FlowStore {
     )
     if (claimed === undefined || generation === undefined) return
     const sealing = this.sealer.derive('flow', hash, generation)
-    const flow = decodeFlow(hash, was, (sealed) => this.sealer.open(sealing, key, sealed))
-    if (!flow) return
-    const ms = Math.max(1, flow.entry.expiresAt - Date.now())
-    try {
+    const expiresAt = decodeFlow(hash, was, (sealed) => this.sealer.open(sealing, key, sealed))?.entry.expiresAt
+    if (expiresAt === undefined) return
+    const undo = async () => {
+      const fence = this.fence
+      if (fence?.fenced) throw brokerError('storeFailingOver')
+      const epoch = fence?.epoch
+      const ms = Math.max(1, expiresAt - Date.now())
       await this.stored(key, () => this.redis.brokerUnclaim(key, claimed, was, ms), { wait: false })
-    } catch {
-      this.warn(
-        'a /start claim answered 503 (not acknowledged by store.replicas, or a failover began) could not be undone: the flow stays started until its next request',
-      )
+      if (fence && fence.epoch !== epoch) throw brokerError('storeFailingOver')
     }
+    if (
+      await undo().then(
+        () => true,
+        () => false,
+      )
+    )
+      return
+    this.warn(
+      'a /start answered 503 (its claim not acknowledged by store.replicas, or a failover began) and its claim could not be undone yet: the start URL answers 409 FLOW_STARTED until it is; trying again in the background',
+    )
+    void (async () => {
+      while (Date.now() < expiresAt) {
+        await new Promise((r) => setTimeout(r, UNCLAIM_RETRY_MS).unref())
+        if (
+          await undo().then(
+            () => true,
+            () => false,
+          )
+        )
+          return
+      }
+      this.warn('a /start claim could not be undone before the flow expired: its start URL never worked')
+    })()
   }
 
   /**
@@ -512,6 +537,9 @@ export interface StoredWrite {
   /** Told when fewer replicas than store.replicas acknowledged the write, which is answered all the same. */
   short?: (acked: number) => void
 }
+
+// How often a /start claim that could not be undone at once is tried again (FlowStore's `unclaim`).
+const UNCLAIM_RETRY_MS = 100
 
 // A poll lease's value: a poll is running, or the interval after one runs out.
 const POLLING = 'p'
