@@ -10,7 +10,8 @@ import { type RedisServer, startRedis } from './helpers/redis.js'
 // `exchanging` (the reload of /callback, the start URL opened again, /hash-check) is held until the
 // outcome: the answer of the exchange, taken over when the browser dropped the request that ran it,
 // or, once its owner's lease lapsed (a process killed), EXCHANGE_INTERRUPTED for the app, once. Two
-// instances on one Redis: the owner is A, the reload goes to B, the survivor.
+// instances on one Redis: the owner is A, the reload goes to B, the survivor; and in the last case each
+// instance in turn is killed with flows of its own mid-exchange, the reloads going to the other.
 
 const STORE_TIMEOUT = 200
 // lease.ts: store.timeout + 1 s, renewed every 250 ms by a live owner.
@@ -69,9 +70,9 @@ describe('a request for a flow while its token exchange runs', () => {
     await redis?.stop()
   })
 
-  /** A flow stored on A and walked as a browser up to the provider's redirect back: its /callback path and cookie. */
-  async function begin(mode: 'slow' | 'hang', appState: string) {
-    const res = await fetch(`${a.url}/store`, {
+  /** A flow stored on `on` (A) and walked as a browser up to the provider's redirect back: its /callback path and cookie. */
+  async function begin(mode: 'slow' | 'hang', appState: string, on: BrokerProcess = a) {
+    const res = await fetch(`${on.url}/store`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({
@@ -85,7 +86,7 @@ describe('a request for a flow while its token exchange runs', () => {
       }),
     })
     const { hash, url } = (await res.json()) as { hash: string; url: string }
-    const start = await fetch(url, { redirect: 'manual' })
+    const start = await fetch(url.replace(/^https?:\/\/[^/]+/, on.url), { redirect: 'manual' })
     const cookie = start.headers.getSetCookie()[0]!.split(';')[0]!
     const back = new URL((await fetch(start.headers.get('location')!, { redirect: 'manual' })).headers.get('location')!)
     return {
@@ -208,4 +209,47 @@ describe('a request for a flow while its token exchange runs', () => {
     expect(got).toHaveLength(1)
     expect(got[0]!.query).toMatchObject({ access_token: 'at-two-tabs' })
   }, 30_000)
+
+  it('two instances each killed mid-exchange in turn, the reloads going to the survivor: every flow has exactly one delivery', async () => {
+    const PER_INSTANCE = 6
+    /** Flows mid-exchange on `owner`, its worker killed, each reloaded at the survivor 0.5 s or 2 s after: their states. */
+    async function killedUnder(owner: BrokerProcess, survivor: BrokerProcess, round: string) {
+      const states = Array.from({ length: PER_INSTANCE }, (_, i) => `${round}-${i}`)
+      const flows = await Promise.all(states.map((s) => begin('hang', s, owner)))
+      const pending = flows.map((f) => browse(owner, f.callbackPath, f).catch(() => 'dropped'))
+      await waitFor(async () => states.every((s) => arrived[s]), 10_000, `${round}: token requests`)
+      process.kill(workerOf(owner), 'SIGKILL')
+      const killed = Date.now()
+      expect(await Promise.all(pending)).toEqual(states.map(() => 'dropped'))
+      await Promise.all(
+        flows.map(async (f, i) => {
+          await sleep(killed + (i % 2 ? 2000 : 500) - Date.now())
+          await toApp(await browse(survivor, f.callbackPath, f), states[i]!)
+        }),
+      )
+      return { flows, states }
+    }
+    // A is killed and B survives; then B, with flows of its own, is killed and A (its worker restarted) survives.
+    const first = await killedUnder(a, b, 'a-killed')
+    await waitFor(async () => (await fetch(`${a.url}/ping`)).ok, 15_000, 'A serving again')
+    const second = await killedUnder(b, a, 'b-killed')
+    await waitFor(async () => (await fetch(`${b.url}/ping`)).ok, 15_000, 'B serving again')
+    // Every later request, to either instance: nothing more reaches the app.
+    const all = [...first.flows, ...second.flows]
+    const states = [...first.states, ...second.states]
+    for (const f of all) {
+      expect((await browse(a, f.callbackPath, f)).status).toBe(409)
+      expect((await browse(b, f.startPath, f)).status).toBe(409)
+    }
+    const counts = states.map((s) => app.received.filter((r) => r.query.state === s))
+    const once = counts.filter((c) => c.length === 1).length
+    const more = counts.filter((c) => c.length > 1).length
+    const none = counts.filter((c) => c.length === 0).length
+    console.log(
+      `two instances each killed mid-exchange: ${states.length} flows (${PER_INSTANCE} per instance), exactly one delivery ${once}, more than one ${more}, none ${none}`,
+    )
+    expect({ once, more, none }).toEqual({ once: states.length, more: 0, none: 0 })
+    for (const c of counts)
+      expect(c[0]!.query).toMatchObject({ error: 'server_error', broker_error: 'EXCHANGE_INTERRUPTED' })
+  }, 90_000)
 })
