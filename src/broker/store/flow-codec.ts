@@ -115,9 +115,11 @@ export function claimedValue(v: string): string | undefined {
 }
 
 /** A claim undone (/start answered 503 for it): the value CLAIM_SCRIPT left (ARGV[1]) goes back to the one it
- * found (ARGV[2]) with the time it had left (ARGV[3] ms); anything else, another request's move, stays.
- * Returns 1 when undone, 0 when not. */
+ * found (ARGV[2]) with the time it had left (ARGV[3] ms). Anything else stays: another request's move, and
+ * a later claim of the same value (a retry's, byte for byte the same), told by its longer time to live
+ * (more than ARGV[4] ms). Returns 1 when undone, 0 when not. */
 export const UNCLAIM_SCRIPT = `if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+if redis.call('PTTL', KEYS[1]) > tonumber(ARGV[4]) then return 0 end
 redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
 return 1`
 

@@ -537,6 +537,25 @@ describe("/start's claim that does not count (a short WAIT, a failover begun) is
     expect(await client.pttl(plain().flowKey(e.hash))).toBeLessThanOrEqual(60_000)
   })
 
+  it("an undo held back by a failover never undoes the retry's own claim, made meanwhile on the new master", async () => {
+    const e = entry()
+    await plain().create(e)
+    const key = plain().flowKey(e.hash)
+    const before = await client.get(key)
+    const fence = { fenced: false, epoch: 0 }
+    const claimed = make(fence).claim(e.hash)
+    fence.epoch++
+    fence.fenced = true
+    await expect(claimed).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE' })
+    // The new master never had the claim; the browser's retry, at another instance, claims the flow there.
+    await client.set(key, before!, 'PX', 60_000)
+    await new Promise((r) => setTimeout(r, 100))
+    expect(await plain().claim(e.hash)).toMatchObject({ entry: { progress: 'stored' } })
+    fence.fenced = false
+    await new Promise((r) => setTimeout(r, 500))
+    expect((await plain().get(e.hash))?.progress).toBe('started')
+  })
+
   it('undoes only its own claim: a flow moved on meanwhile is left as it is', async () => {
     const e = entry()
     await plain().create(e)

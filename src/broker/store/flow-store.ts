@@ -31,7 +31,7 @@ export type { FlowEntry, FlowFailure, FlowFailureCode, Progress } from './flow-c
 type ScriptedRedis = Redis & {
   brokerCas(key: string, from: string, to: string, body: string): Promise<string | number>
   brokerClaim(key: string, waitMs: number): Promise<string | null>
-  brokerUnclaim(key: string, claimed: string, was: string, ms: number): Promise<number>
+  brokerUnclaim(key: string, claimed: string, was: string, ms: number, maxTtl: number): Promise<number>
 }
 
 /** What /start's claim found: the flow as it was, whether it is reusable (never claimed), and its prepared redirect. */
@@ -273,20 +273,20 @@ export class FlowStore {
    */
   async claim(hash: string): Promise<Claimed | undefined> {
     const waitMs = this.callbackWaitSeconds * 1000
-    let took: { key: string; value: string } | undefined
+    let took: { key: string; value: string; at: number } | undefined
     let flow: Claimed | undefined
     try {
       flow = await this.find(
         hash,
         async (key) => {
           const value = await this.redis.brokerClaim(key, waitMs)
-          if (typeof value === 'string') took = { key, value }
+          if (typeof value === 'string') took = { key, value, at: performance.now() }
           return value
         },
         true,
       )
     } catch (err) {
-      if (took) await this.unclaim(hash, took.key, took.value)
+      if (took) await this.unclaim(hash, took)
       throw err
     }
     if (flow && !flow.reusable && flow.entry.progress === 'stored') flow.entry.expiresAt = Date.now() + waitMs
@@ -298,9 +298,12 @@ export class FlowStore {
    * if the flow is still as the claim left it. Its replication is not waited for (the replicas take
    * the claim and its undoing in order), but a Sentinel failover is: an undo is not sent while one is
    * under way, nor counted when one began meanwhile (it may have gone to the old master). One that
-   * does not land at once is tried again in the background, until the flow's own expiry.
+   * does not land at once is tried again in the background, until the flow's own expiry. The claim
+   * was made before its reply came back (`at`): a flow with more time to live than that leaves was
+   * claimed again since (the browser's retry at another instance, after a failover), and stays.
    */
-  private async unclaim(hash: string, key: string, was: string): Promise<void> {
+  private async unclaim(hash: string, took: { key: string; value: string; at: number }): Promise<void> {
+    const { key, value: was } = took
     const claimed = claimedValue(was)
     const generation = Array.from({ length: this.sealer.generations }, (_, g) => g).find(
       (g) => this.keys.flow(this.sealer.derive('flow', hash, g).name) === key,
@@ -314,7 +317,8 @@ export class FlowStore {
       if (fence?.fenced) throw brokerError('storeFailingOver')
       const epoch = fence?.epoch
       const ms = Math.max(1, expiresAt - Date.now())
-      await this.stored(key, () => this.redis.brokerUnclaim(key, claimed, was, ms), { wait: false })
+      const maxTtl = Math.ceil(this.callbackWaitSeconds * 1000 - (performance.now() - took.at)) + TTL_SLACK_MS
+      await this.stored(key, () => this.redis.brokerUnclaim(key, claimed, was, ms, maxTtl), { wait: false })
       if (fence && fence.epoch !== epoch) throw brokerError('storeFailingOver')
     }
     if (
@@ -540,6 +544,9 @@ export interface StoredWrite {
 
 // How often a /start claim that could not be undone at once is tried again (FlowStore's `unclaim`).
 const UNCLAIM_RETRY_MS = 100
+// Redis's clock and this process's may run apart by a few ms over an undo's wait: a claim's time to live is
+// compared with this much room. A retry's claim comes at least a browser's round trip after the 503.
+const TTL_SLACK_MS = 20
 
 // A poll lease's value: a poll is running, or the interval after one runs out.
 const POLLING = 'p'
