@@ -30,6 +30,10 @@ describe('a write that fails after the provider answered with tokens', () => {
   let heal: () => Promise<void> = async () => {}
   /** Set by a test: the provider's /authorize stops the replica, so the /callback that follows finds it lagging. */
   let lagAtAuthorize = false
+  /** Set by a test: the provider's PAR endpoint stops the replica, so /start's first step's write finds it lagging. */
+  let lagAtPar = false
+  /** The authorization request last pushed (RFC 9126), which the provider's /authorize answers for a request_uri. */
+  let pushed = new URLSearchParams()
 
   const refuse = async () => void (await admin.config('SET', 'min-replicas-to-write', '2'))
   const accept = async () => void (await admin.config('SET', 'min-replicas-to-write', '0'))
@@ -69,6 +73,28 @@ describe('a write that fails after the provider answered with tokens', () => {
   beforeAll(async () => {
     provider = createServer((req, res) => {
       const url = new URL(req.url ?? '/', 'http://x')
+      if (url.pathname === '/par') {
+        let body = ''
+        req.on('data', (c: Buffer) => (body += c))
+        req.on('end', () => {
+          pushed = new URLSearchParams(body)
+          if (lagAtPar) {
+            lagAtPar = false
+            signal(replica, 'SIGSTOP')
+            heal = async () => signal(replica, 'SIGCONT')
+          }
+          res.writeHead(201, { 'content-type': 'application/json' })
+          res.end(JSON.stringify({ request_uri: 'urn:ietf:params:oauth:request_uri:x', expires_in: 60 }))
+        })
+        return
+      }
+      if (url.pathname === '/authorize' && url.searchParams.has('request_uri')) {
+        const back = new URL(pushed.get('redirect_uri')!)
+        back.searchParams.set('code', 'the-code')
+        back.searchParams.set('state', pushed.get('state')!)
+        res.writeHead(302, { location: back.toString() })
+        return void res.end()
+      }
       if (url.pathname === '/authorize') {
         if (lagAtAuthorize) {
           lagAtAuthorize = false
@@ -379,6 +405,49 @@ describe('a write that fails after the provider answered with tokens', () => {
     expect(got()).toHaveLength(1)
     expect(got()[0]!.query).toMatchObject({ access_token: 'at-none' })
     // Still once: the start URL opened again after the flow ran answers 409 and tells the app nothing.
+    expect((await browser.go(url)).status).toBe(409)
+    expect(got()).toHaveLength(1)
+  }, 30_000)
+
+  // The claim counted, but the first step ran at /start (a pushed authorization request) and its write
+  // (started → awaiting_callback) is the one no replica acknowledges: /start answers 503 and the browser
+  // was not sent on, so the flow goes back to stored as well.
+  it("a /start whose first step's write the lagging replica does not acknowledge answers 503; the retry runs the flow", async () => {
+    const appState = 'start-par-lagging'
+    const res = await fetch(`${broker.url}/store`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        auth_version: '2',
+        auth_leg: '3',
+        client_id: 'c',
+        authorize_url: `${providerUrl}/authorize`,
+        access_url: `${providerUrl}/token/none`,
+        par: 'true',
+        par_url: `${providerUrl}/par`,
+        callback: app.callback,
+        state: appState,
+      }),
+    })
+    const { url, hash } = (await res.json()) as { url: string; hash: string }
+    expect(res.status).toBe(200)
+    const browser = new Browser()
+    lagAtPar = true
+    try {
+      const first = await browser.go(url)
+      expect(first.status, first.body).toBe(503)
+      expect(new URL(first.url).pathname).toBe('/start')
+    } finally {
+      await heal()
+      heal = async () => {}
+    }
+    expect((await progressOf(hash)).progress).toBe('stored')
+    await waitFor(async () => (await admin.wait(1, 100)) === 1, 10_000, 'the replica acknowledging again')
+    const got = () => app.received.filter((r) => r.query.state === appState)
+    const retry = await browser.go(url)
+    expect(retry.body).toBe('app got it')
+    expect(got()).toHaveLength(1)
+    expect(got()[0]!.query).toMatchObject({ access_token: 'at-none' })
     expect((await browser.go(url)).status).toBe(409)
     expect(got()).toHaveLength(1)
   }, 30_000)

@@ -1,4 +1,4 @@
-import { brokerError } from '../../errors/index.js'
+import { BrokerError, brokerError } from '../../errors/index.js'
 import type { BrokerDeps } from '../deps.js'
 import { bindingCookie, cookieMatches, ended } from '../flow/cookie.js'
 import { heldUntilOutcome, replayOf } from '../flow/hold.js'
@@ -42,7 +42,16 @@ export async function startFlow(deps: BrokerDeps, req: FlowRequest): Promise<Rep
   }
   // The first step ran at /store; the claim moved the flow to awaiting_callback.
   if (prepared) return redirect(prepared, { cookie: bindingCookie(deps, entry) })
-  return runFirstStep(deps, entry, await deps.plugins.get(entry.plugin), req.params, reusable)
+  const plugin = await deps.plugins.get(entry.plugin)
+  if (reusable) return runFirstStep(deps, entry, plugin, req.params, true)
+  try {
+    return await runFirstStep(deps, entry, plugin, req.params, false)
+  } catch (err) {
+    // The step's write did not count (a replica short, a failover, no answer), so the browser is not
+    // sent on: the flow goes back to stored, or the browser's retry would meet FLOW_STARTED for good.
+    if (err instanceof BrokerError && err.code === 'STORE_UNAVAILABLE') await deps.store.unstart(claimed)
+    throw err
+  }
 }
 
 /** /start of a device flow: the verification URI, without a cookie or a change of progress (the app polls). */

@@ -106,21 +106,20 @@ if h == '${VERSION}${CODES.stored}01' then redis.call('SETRANGE', KEYS[1], 1, '$
 if h == '${VERSION}${CODES.stored}00' or h == '${VERSION}${CODES.stored}01' then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 return v`
 
-/** What CLAIM_SCRIPT makes of a flow's value `v`, or undefined when it leaves it as it is (not `stored`, reusable). */
-export function claimedValue(v: string): string | undefined {
-  const h = v.slice(0, HEADER)
-  if (h === `${VERSION}${CODES.stored}00`) return `${VERSION}${CODES.started}${v.slice(2)}`
-  if (h === `${VERSION}${CODES.stored}01`) return `${VERSION}${CODES.awaiting_callback}${v.slice(2)}`
-  return undefined
-}
+/** Whether CLAIM_SCRIPT moves a flow of value `v` on (a one-shot flow still `stored`). */
+export const claimable = (v: string): boolean => v.startsWith(`${VERSION}${CODES.stored}0`)
 
-/** A claim undone (/start answered 503 for it): the value CLAIM_SCRIPT left (ARGV[1]) goes back to the one it
- * found (ARGV[2]) with the time it had left (ARGV[3] ms). Anything else stays: another request's move, and
- * a later claim of the same value (a retry's, byte for byte the same), told by its longer time to live
- * (more than ARGV[4] ms). Returns 1 when undone, 0 when not. */
-export const UNCLAIM_SCRIPT = `if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-if redis.call('PTTL', KEYS[1]) > tonumber(ARGV[4]) then return 0 end
-redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+/** A claim undone (/start answered 503 after it): a flow still as the claim or its first step left it
+ * (`started` or `awaiting_callback`: nobody else moves it before the browser is sent on) goes back to the
+ * value the claim found (ARGV[1]) with the time that had left (ARGV[2] ms). A later claim (a retry's: the
+ * same bytes) is told by its longer time to live (more than ARGV[3] ms) and stays, as does a flow that
+ * ended. Returns 1 when undone, 0 when not. */
+export const UNCLAIM_SCRIPT = `local v = redis.call('GET', KEYS[1])
+if type(v) ~= 'string' or string.sub(v, 1, 1) ~= '${VERSION}' then return 0 end
+local p = string.sub(v, 2, 2)
+if p ~= '${CODES.started}' and p ~= '${CODES.awaiting_callback}' then return 0 end
+if redis.call('PTTL', KEYS[1]) > tonumber(ARGV[3]) then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 return 1`
 
 /** The progress a script answered with (a header code), or undefined for anything else. */

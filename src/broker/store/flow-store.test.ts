@@ -556,16 +556,32 @@ describe("/start's claim that does not count (a short WAIT, a failover begun) is
     expect((await plain().get(e.hash))?.progress).toBe('started')
   })
 
-  it('undoes only its own claim: a flow moved on meanwhile is left as it is', async () => {
+  it('undoes only its own claim: a flow ended meanwhile is left as it is', async () => {
     const e = entry()
     await plain().create(e)
     const store = make()
     const claimed = store.claim(e.hash)
-    // Another request's write lands between the claim and its undo (the claim's WAIT is out).
+    // Another write lands between the claim and its undo (the claim's WAIT is out).
     await new Promise((r) => setTimeout(r, 10))
-    const moved = { ...e, progress: 'awaiting_callback' as const, data: { nonce: 'n' } }
-    expect(await plain().advance('started', moved)).toBe('ok')
+    expect(await plain().advance('started', { ...e, progress: 'failed' })).toBe('ok')
     await expect(claimed).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE' })
-    expect((await plain().get(e.hash))?.progress).toBe('awaiting_callback')
+    expect((await plain().get(e.hash))?.progress).toBe('failed')
+  })
+
+  it("a claim that counted, whose first step's write did not, is undone too (unstart): as /store left it", async () => {
+    const e = entry()
+    const store = plain()
+    await store.create(e)
+    const key = store.flowKey(e.hash)
+    const before = await client.get(key)
+    const claimed = (await store.claim(e.hash))!
+    // The first step's write, carried out on the master though /start answers 503 for it.
+    expect(await store.advance('started', { ...e, progress: 'awaiting_callback', data: { nonce: 'n' } })).toBe('ok')
+    await store.unstart(claimed)
+    expect(await client.get(key)).toBe(before)
+    expect(await client.pttl(key)).toBeLessThanOrEqual(60_000)
+    // A flow that was not claimed by this store, or not claimed at all, is not touched.
+    await plain().unstart(claimed)
+    expect((await store.claim(e.hash))!.entry.progress).toBe('stored')
   })
 })

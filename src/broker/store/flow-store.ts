@@ -4,7 +4,7 @@ import {
   CAS_SCRIPT,
   CLAIM_SCRIPT,
   UNCLAIM_SCRIPT,
-  claimedValue,
+  claimable,
   type DecodedFlow,
   type FlowEntry,
   type Progress,
@@ -31,7 +31,7 @@ export type { FlowEntry, FlowFailure, FlowFailureCode, Progress } from './flow-c
 type ScriptedRedis = Redis & {
   brokerCas(key: string, from: string, to: string, body: string): Promise<string | number>
   brokerClaim(key: string, waitMs: number): Promise<string | null>
-  brokerUnclaim(key: string, claimed: string, was: string, ms: number, maxTtl: number): Promise<number>
+  brokerUnclaim(key: string, was: string, ms: number, maxTtl: number): Promise<number>
 }
 
 /** What /start's claim found: the flow as it was, whether it is reusable (never claimed), and its prepared redirect. */
@@ -92,6 +92,8 @@ export class FlowStore {
    * afresh; only writes take a kept key, of the same generation. Bounded: a miss derives again.
    */
   private readonly readKeys = new ClearingMap<string, Sealing>(256)
+  /** What each claim this store made found (for `unstart`), by the Claimed it answered. */
+  private readonly claims = new WeakMap<Claimed, Took>()
   private kept: { policy: RegistrationPolicy; store: RegistrationStore } | undefined
 
   constructor(redis: Redis, opts: FlowStoreOptions) {
@@ -273,7 +275,7 @@ export class FlowStore {
    */
   async claim(hash: string): Promise<Claimed | undefined> {
     const waitMs = this.callbackWaitSeconds * 1000
-    let took: { key: string; value: string; at: number } | undefined
+    let took: Took | undefined
     let flow: Claimed | undefined
     try {
       flow = await this.find(
@@ -289,26 +291,37 @@ export class FlowStore {
       if (took) await this.unclaim(hash, took)
       throw err
     }
-    if (flow && !flow.reusable && flow.entry.progress === 'stored') flow.entry.expiresAt = Date.now() + waitMs
+    if (flow && !flow.reusable && flow.entry.progress === 'stored') {
+      flow.entry.expiresAt = Date.now() + waitMs
+      if (took) this.claims.set(flow, took)
+    }
     return flow
   }
 
   /**
+   * /start answered STORE_UNAVAILABLE after its claim counted (its first step's write did not): puts
+   * the flow back as /store left it, as `claim` does for a claim that does not count.
+   */
+  async unstart(claimed: Claimed): Promise<void> {
+    const took = this.claims.get(claimed)
+    if (took) await this.unclaim(claimed.entry.hash, took)
+  }
+
+  /**
    * Puts back the value `was` a claim of `key` found, with the time it had left (its body's expiry),
-   * if the flow is still as the claim left it. Its replication is not waited for (the replicas take
+   * if the flow is still as the claim or its first step left it. Its replication is not waited for (the replicas take
    * the claim and its undoing in order), but a Sentinel failover is: an undo is not sent while one is
    * under way, nor counted when one began meanwhile (it may have gone to the old master). One that
    * does not land at once is tried again in the background, until the flow's own expiry. The claim
    * was made before its reply came back (`at`): a flow with more time to live than that leaves was
    * claimed again since (the browser's retry at another instance, after a failover), and stays.
    */
-  private async unclaim(hash: string, took: { key: string; value: string; at: number }): Promise<void> {
+  private async unclaim(hash: string, took: Took): Promise<void> {
     const { key, value: was } = took
-    const claimed = claimedValue(was)
     const generation = Array.from({ length: this.sealer.generations }, (_, g) => g).find(
       (g) => this.keys.flow(this.sealer.derive('flow', hash, g).name) === key,
     )
-    if (claimed === undefined || generation === undefined) return
+    if (!claimable(was) || generation === undefined) return
     const sealing = this.sealer.derive('flow', hash, generation)
     const expiresAt = decodeFlow(hash, was, (sealed) => this.sealer.open(sealing, key, sealed))?.entry.expiresAt
     if (expiresAt === undefined) return
@@ -318,7 +331,7 @@ export class FlowStore {
       const epoch = fence?.epoch
       const ms = Math.max(1, expiresAt - Date.now())
       const maxTtl = Math.ceil(this.callbackWaitSeconds * 1000 - (performance.now() - took.at)) + TTL_SLACK_MS
-      await this.stored(key, () => this.redis.brokerUnclaim(key, claimed, was, ms, maxTtl), { wait: false })
+      await this.stored(key, () => this.redis.brokerUnclaim(key, was, ms, maxTtl), { wait: false })
       if (fence && fence.epoch !== epoch) throw brokerError('storeFailingOver')
     }
     if (
@@ -529,6 +542,9 @@ export class FlowStore {
     return undefined
   }
 }
+
+/** What a claim found: the flow's key and value, and when its reply came (performance.now()). */
+type Took = { key: string; value: string; at: number }
 
 /** How a write goes out (FlowStore's `stored`). */
 export interface StoredWrite {
