@@ -111,6 +111,19 @@ describe.each([
     expect((await store.claim(e.hash))!.entry.progress).toBe('awaiting_callback')
   })
 
+  it('unstart puts a flow its claim (and first step) moved back as /store left it, its store.expire with it', async () => {
+    const store = makeStore()
+    const e = entry()
+    await store.create(e)
+    const before = await store.client.get(store.flowKey(e.hash))
+    const claimed = (await store.claim(e.hash))!
+    expect(await store.advance('started', { ...e, progress: 'awaiting_callback', data: { nonce: 'n' } })).toBe('ok')
+    await store.unstart(claimed)
+    expect(await store.client.get(store.flowKey(e.hash))).toBe(before)
+    expect(await store.client.pttl(store.flowKey(e.hash))).toBeLessThanOrEqual(60_000)
+    expect((await store.claim(e.hash))!.entry.progress).toBe('stored')
+  })
+
   it('never claims a reusable flow', async () => {
     const store = makeStore()
     const e = entry()

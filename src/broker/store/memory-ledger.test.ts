@@ -122,16 +122,19 @@ describe('the embedded store', () => {
     const redirectUri = 'http://localhost/callback'
     // Every method of both stores, driven in this order; a method added to either fails the check
     // below until it is driven here too (or named as one of the stores' own helpers).
+    let claimed: Awaited<ReturnType<FlowStore['claim']>>
     const flowOps: Record<string, () => Promise<unknown>> = {
       create: () => store.create(entry),
       get: () => store.get(hash),
-      claim: () => store.claim(hash),
+      claim: async () => (claimed = await store.claim(hash)),
       advance: () =>
         store.advance('started', {
           ...entry,
           progress: 'awaiting_callback',
           data: { ...entry.data, more: 'x'.repeat(500) },
         }),
+      // Back to the value the claim found (smaller than the one advance wrote).
+      unstart: () => store.unstart(claimed!),
       correlate: () => store.correlate('a-request-token', hash, Date.now() + 60_000),
       correlated: () => store.correlated('a-request-token'),
       putResult: () => store.putResult('a-result-code', { access_token: 'tok' }),
@@ -156,7 +159,7 @@ describe('the embedded store', () => {
       drop: () => registrations.drop(issuer, redirectUri),
     }
     const helpers = [
-      ...['send', 'write', 'replicated', 'acknowledgement', 'stored', 'find', 'openSmall'],
+      ...['send', 'write', 'replicated', 'acknowledgement', 'stored', 'find', 'openSmall', 'unclaim'],
       ...['readLink', 'writeLink'],
     ]
     expect(Object.keys(flowOps).sort()).toEqual(methodsOf(FlowStore, helpers))
