@@ -492,10 +492,14 @@ describe('a Sentinel failover under way (the fence of failover.ts)', () => {
 })
 
 describe("/start's claim that does not count (a short WAIT, a failover begun) is undone", () => {
-  // A Redis without replicas: every WAIT is short. Flows are stored by a store that asks for none.
-  const plain = () => new FlowStore(client, { expireSeconds: 60, callbackWaitSeconds: 600, secrets: SECRETS })
+  // A Redis without replicas: every WAIT is short. Flows are stored by a store that asks for none. A
+  // connection of its own: an undo not acknowledged is made again in the background (WAITs) until it is.
+  let own: Redis
+  beforeAll(() => void (own = new Redis({ port: redis.port })))
+  afterAll(() => own.disconnect())
+  const plain = () => new FlowStore(own, { expireSeconds: 60, callbackWaitSeconds: 600, secrets: SECRETS })
   const make = (fence?: { fenced: boolean; epoch: number }) =>
-    new FlowStore(client, {
+    new FlowStore(own, {
       expireSeconds: 60,
       callbackWaitSeconds: 600,
       secrets: SECRETS,
@@ -567,6 +571,18 @@ describe("/start's claim that does not count (a short WAIT, a failover begun) is
     fence.fenced = false
     await new Promise((r) => setTimeout(r, 500))
     expect((await plain().get(e.hash))?.progress).toBe('started')
+  })
+
+  it('an undo no replica acknowledged is made again until one does: a replica promoted with the claim alone is undone too', async () => {
+    const e = { ...entry(), expiresAt: Date.now() + 3000 }
+    await plain().create(e, { redirect: 'https://p.example/authorize?state=s' })
+    const key = plain().flowKey(e.hash)
+    const before = (await client.get(key))!
+    await expect(make().claim(e.hash)).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE' })
+    expect(await client.get(key)).toBe(before)
+    // A failover promotes a replica that had the claim but not its undo.
+    await client.set(key, `${before[0]}a${before.slice(2)}`, 'PX', 599_000)
+    await vi.waitFor(async () => expect(await client.get(key)).toBe(before), { timeout: 2000 })
   })
 
   it('undoes only its own claim: a flow ended meanwhile is left as it is', async () => {

@@ -309,12 +309,11 @@ export class FlowStore {
 
   /**
    * Puts back the value `was` a claim of `key` found, with the time it had left (its body's expiry),
-   * if the flow is still as the claim or its first step left it. Its replication is not waited for (the replicas take
-   * the claim and its undoing in order), but a Sentinel failover is: an undo is not sent while one is
-   * under way, nor counted when one began meanwhile (it may have gone to the old master). One that
-   * does not land at once is tried again in the background, until the flow's own expiry. The claim
-   * was made before its reply came back (`at`): a flow with more time to live than that leaves was
-   * claimed again since (the browser's retry at another instance, after a failover), and stays.
+   * if the flow is still as the claim or its first step left it. The 503 waits for its first try only;
+   * one not acknowledged (by the replicas, or sent as a failover began, or not answered) is made again
+   * in the background until it is, or the flow's own expiry, so the replicas agree. The claim was made
+   * before its reply came back (`at`): a flow with more time to live than that leaves was claimed
+   * again since (the browser's retry at another instance, after a failover), and stays.
    */
   private async unclaim(hash: string, took: Took): Promise<void> {
     const { key, value: was } = took
@@ -325,37 +324,27 @@ export class FlowStore {
     const sealing = this.sealer.derive('flow', hash, generation)
     const expiresAt = decodeFlow(hash, was, (sealed) => this.sealer.open(sealing, key, sealed))?.entry.expiresAt
     if (expiresAt === undefined) return
-    const undo = async () => {
-      const fence = this.fence
-      if (fence?.fenced) throw brokerError('storeFailingOver')
-      const epoch = fence?.epoch
+    // Counts once as many replicas as store.replicas have it (or where store.replicaShortfall answers a short
+    // WAIT): until then a failover could promote a replica with the claim alone, so it is made again there.
+    const undo = async (): Promise<boolean> => {
+      let short = false
       const ms = Math.max(1, expiresAt - Date.now())
       const maxTtl = Math.ceil(this.callbackWaitSeconds * 1000 - (performance.now() - took.at)) + TTL_SLACK_MS
-      await this.stored(key, () => this.redis.brokerUnclaim(key, was, ms, maxTtl), { wait: false })
-      if (fence && fence.epoch !== epoch) throw brokerError('storeFailingOver')
+      const op = () => this.redis.brokerUnclaim(key, was, ms, maxTtl)
+      await this.stored(key, op, { short: () => (short = true) })
+      return !short
     }
-    if (
-      await undo().then(
-        () => true,
-        () => false,
-      )
-    )
-      return
+    const counted = () => undo().catch(() => false)
+    if (await counted()) return
     this.warn(
-      'a /start answered 503 (its claim not acknowledged by store.replicas, or a failover began) and its claim could not be undone yet: the start URL answers 409 FLOW_STARTED until it is; trying again in the background',
+      'a /start answered 503 (its write not acknowledged by store.replicas, or a failover began) and undoing its claim is not acknowledged yet: tried again until it is',
     )
     void (async () => {
       while (Date.now() < expiresAt) {
         await new Promise((r) => setTimeout(r, UNCLAIM_RETRY_MS).unref())
-        if (
-          await undo().then(
-            () => true,
-            () => false,
-          )
-        )
-          return
+        if (await counted()) return
       }
-      this.warn('a /start claim could not be undone before the flow expired: its start URL never worked')
+      this.warn('undoing a /start claim was not acknowledged before the flow expired')
     })()
   }
 
