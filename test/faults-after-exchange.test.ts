@@ -366,89 +366,61 @@ describe('a write that fails after the provider answered with tokens', () => {
     expect(again.got).toHaveLength(1)
   }, 30_000)
 
-  // Before anything: /start's claim (stored → awaiting_callback, its first step ran at /store) is carried out
-  // on the master but no replica acknowledges it, so /start answers 503. The claim is undone first: the
-  // browser's retry, once the replica is back, starts the flow, and the start URL still works once.
-  it('a /start while the replica lags answers 503; the retry once it is back runs the flow, one delivery', async () => {
-    const appState = 'start-lagging'
-    const res = await fetch(`${broker.url}/store`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        auth_version: '2',
-        auth_leg: '3',
-        client_id: 'c',
-        authorize_url: `${providerUrl}/authorize`,
-        access_url: `${providerUrl}/token/none`,
-        callback: app.callback,
-        state: appState,
-      }),
-    })
-    const { url, hash } = (await res.json()) as { url: string; hash: string }
-    expect(res.status).toBe(200)
-    const browser = new Browser()
-    signal(replica, 'SIGSTOP')
-    try {
-      const first = await browser.go(url)
-      expect(first.status, first.body).toBe(503)
-      expect(new URL(first.url).pathname).toBe('/start')
-    } finally {
-      signal(replica, 'SIGCONT')
-    }
-    // The master (and the replica after it) hold the flow as /store left it.
-    expect((await progressOf(hash)).progress).toBe('stored')
-    const got = () => app.received.filter((r) => r.query.state === appState)
-    // The browser retries once the page says to: the replica is back by then (a write acknowledged).
-    await waitFor(async () => (await admin.wait(1, 100)) === 1, 10_000, 'the replica acknowledging again')
-    const retry = await browser.go(url)
-    expect(retry.body).toBe('app got it')
-    expect(got()).toHaveLength(1)
-    expect(got()[0]!.query).toMatchObject({ access_token: 'at-none' })
-    // Still once: the start URL opened again after the flow ran answers 409 and tells the app nothing.
-    expect((await browser.go(url)).status).toBe(409)
-    expect(got()).toHaveLength(1)
-  }, 30_000)
-
-  // The claim counted, but the first step ran at /start (a pushed authorization request) and its write
-  // (started → awaiting_callback) is the one no replica acknowledges: /start answers 503 and the browser
-  // was not sent on, so the flow goes back to stored as well.
-  it("a /start whose first step's write the lagging replica does not acknowledge answers 503; the retry runs the flow", async () => {
-    const appState = 'start-par-lagging'
-    const res = await fetch(`${broker.url}/store`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        auth_version: '2',
-        auth_leg: '3',
-        client_id: 'c',
-        authorize_url: `${providerUrl}/authorize`,
-        access_url: `${providerUrl}/token/none`,
-        par: 'true',
-        par_url: `${providerUrl}/par`,
-        callback: app.callback,
-        state: appState,
-      }),
-    })
-    const { url, hash } = (await res.json()) as { url: string; hash: string }
-    expect(res.status).toBe(200)
-    const browser = new Browser()
-    lagAtPar = true
-    try {
-      const first = await browser.go(url)
-      expect(first.status, first.body).toBe(503)
-      expect(new URL(first.url).pathname).toBe('/start')
-    } finally {
-      await heal()
-      heal = async () => {}
-    }
-    expect((await progressOf(hash)).progress).toBe('stored')
-    await waitFor(async () => (await admin.wait(1, 100)) === 1, 10_000, 'the replica acknowledging again')
-    const got = () => app.received.filter((r) => r.query.state === appState)
-    const retry = await browser.go(url)
-    expect(retry.body).toBe('app got it')
-    expect(got()).toHaveLength(1)
-    expect(got()[0]!.query).toMatchObject({ access_token: 'at-none' })
-    expect((await browser.go(url)).status).toBe(409)
-    expect(got()).toHaveLength(1)
-  }, 30_000)
+  // /start's own write is carried out on the master but no replica acknowledges it, so /start answers 503
+  // and the browser is not sent on: the claim (stored → awaiting_callback, its first step ran at /store), or
+  // the write of a first step that runs at /start (a pushed authorization request: the replica is stopped as
+  // the provider's PAR endpoint answers). The flow is put back as /store left it first: the browser's retry,
+  // once the replica is back, starts the flow, and the start URL still works once.
+  it.each([
+    ['its claim', { par: false }],
+    ["its first step's write", { par: true }],
+  ])(
+    'a /start while the replica lags, %s, answers 503; the retry once it is back runs the flow, one delivery',
+    async (what, extra) => {
+      const appState = `start-lagging-${extra.par ? 'par' : 'claim'}`
+      const res = await fetch(`${broker.url}/store`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          auth_version: '2',
+          auth_leg: '3',
+          client_id: 'c',
+          authorize_url: `${providerUrl}/authorize`,
+          access_url: `${providerUrl}/token/none`,
+          callback: app.callback,
+          state: appState,
+          ...(extra.par ? { par: 'true', par_url: `${providerUrl}/par` } : {}),
+        }),
+      })
+      const { url, hash } = (await res.json()) as { url: string; hash: string }
+      expect(res.status).toBe(200)
+      const browser = new Browser()
+      if (extra.par) lagAtPar = true
+      else {
+        signal(replica, 'SIGSTOP')
+        heal = async () => signal(replica, 'SIGCONT')
+      }
+      try {
+        const first = await browser.go(url)
+        expect(first.status, first.body).toBe(503)
+        expect(new URL(first.url).pathname).toBe('/start')
+      } finally {
+        await heal()
+        heal = async () => {}
+      }
+      // The master (and the replica after it) hold the flow as /store left it.
+      expect((await progressOf(hash)).progress, what).toBe('stored')
+      const got = () => app.received.filter((r) => r.query.state === appState)
+      // The browser retries once the page says to: the replica is back by then (a write acknowledged).
+      await waitFor(async () => (await admin.wait(1, 100)) === 1, 10_000, 'the replica acknowledging again')
+      const retry = await browser.go(url)
+      expect(retry.body).toBe('app got it')
+      expect(got()).toHaveLength(1)
+      expect(got()[0]!.query).toMatchObject({ access_token: 'at-none' })
+      // Still once: the start URL opened again after the flow ran answers 409 and tells the app nothing.
+      expect((await browser.go(url)).status).toBe(409)
+      expect(got()).toHaveLength(1)
+    },
+    30_000,
+  )
 })
