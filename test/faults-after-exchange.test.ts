@@ -32,6 +32,8 @@ describe('a write that fails after the provider answered with tokens', () => {
   let lagAtAuthorize = false
   /** Set by a test: the provider's PAR endpoint stops the replica, so /start's first step's write finds it lagging. */
   let lagAtPar = false
+  /** Set by a test: the provider's PAR endpoint refuses the request (400 invalid_request), once. */
+  let parRefuses = false
   /** The authorization request last pushed (RFC 9126), which the provider's /authorize answers for a request_uri. */
   let pushed = new URLSearchParams()
 
@@ -82,6 +84,11 @@ describe('a write that fails after the provider answered with tokens', () => {
             lagAtPar = false
             signal(replica, 'SIGSTOP')
             heal = async () => signal(replica, 'SIGCONT')
+          }
+          if (parRefuses) {
+            parRefuses = false
+            res.writeHead(400, { 'content-type': 'application/json' })
+            return void res.end(JSON.stringify({ error: 'invalid_request', error_description: 'no such client' }))
           }
           res.writeHead(201, { 'content-type': 'application/json' })
           res.end(JSON.stringify({ request_uri: 'urn:ietf:params:oauth:request_uri:x', expires_in: 60 }))
@@ -423,4 +430,47 @@ describe('a write that fails after the provider answered with tokens', () => {
     },
     30_000,
   )
+
+  // The first step at /start fails (the provider refuses the pushed request) and the flow's move to `failed`
+  // is not acknowledged: the provider has answered, so the app is told the error all the same, once (settle.ts),
+  // rather than a 503 with the flow failed on the master, its reload 409 FLOW_FINISHED and the app never told.
+  it('a first step that fails while the replica lags tells the app its error, once', async () => {
+    const appState = 'start-par-refused'
+    const res = await fetch(`${broker.url}/store`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        auth_version: '2',
+        auth_leg: '3',
+        client_id: 'c',
+        authorize_url: `${providerUrl}/authorize`,
+        access_url: `${providerUrl}/token/none`,
+        callback: app.callback,
+        state: appState,
+        par: 'true',
+        par_url: `${providerUrl}/par`,
+      }),
+    })
+    const { url } = (await res.json()) as { url: string }
+    expect(res.status).toBe(200)
+    const logged = broker.stderr().length
+    const browser = new Browser()
+    lagAtPar = parRefuses = true
+    let first: BrowseResult
+    try {
+      first = await browser.go(url)
+    } finally {
+      await heal()
+      heal = async () => {}
+    }
+    expect(first.body).toBe('app got it')
+    const got = app.received.filter((r) => r.query.state === appState)
+    expect(got).toHaveLength(1)
+    expect(got[0]!.query).toMatchObject({ error: 'invalid_request', broker_error: 'PROVIDER_ERROR' })
+    expect(broker.stderr().slice(logged)).toMatch(
+      /the store did not take the failed flow; telling the app all the same/,
+    )
+    expect((await browser.go(url)).status).toBe(409)
+    expect(app.received.filter((r) => r.query.state === appState)).toHaveLength(1)
+  }, 30_000)
 })
