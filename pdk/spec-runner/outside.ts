@@ -47,15 +47,22 @@ function shell(root: string, cmd: unknown, stdin: unknown, timeout: unknown, max
     : { ok: false, ...out, reason: 'exit', status: r.status }
 }
 
-/** ngx.socket.tcp's call (broker.spec.sockets): bytes as Buffers for Lua, a CA file from the plugin root. */
+/** ngx.socket.tcp/udp's and the spec servers' call (broker.spec.sockets, .servers): bytes as Buffers for Lua, files from the plugin root. */
 function socketCall(sockets: SyncSockets, root: string, op: string, given: unknown): SocketAnswer {
   const args = { ...(given as Record<string, unknown>) }
-  if (typeof args.ca === 'string' && !isAbsolute(args.ca)) args.ca = join(root, args.ca)
+  for (const k of ['ca', 'cert', 'key'] as const) {
+    const file = args[k]
+    if (typeof file === 'string' && !isAbsolute(file)) args[k] = join(root, file)
+  }
   const timeout = typeof args.timeout === 'number' && args.timeout > 0 ? args.timeout : 60_000
   const answer = sockets.call(op, args, timeout)
   for (const k of ['data', 'partial'] as const) {
     const v = answer[k]
-    if (v instanceof Uint8Array) answer[k] = Buffer.from(v.buffer, v.byteOffset, v.byteLength)
+    if (v instanceof Uint8Array) answer[k] = asBuffer(v)
   }
+  // a udp_server's datagrams
+  if (Array.isArray(answer.packets)) answer.packets = answer.packets.map((p: Uint8Array) => asBuffer(p))
   return answer
 }
+
+const asBuffer = (v: Uint8Array): Buffer => Buffer.from(v.buffer, v.byteOffset, v.byteLength)

@@ -5,6 +5,7 @@
  * MessagePort read with receiveMessageOnPort. A call from a spec's own line, a plugin's phase or a
  * timer is the same call: no coroutine has to yield to the host.
  */
+import { SERVERS_WORKER } from './servers.js'
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads'
 
 /** What the worker answers: values, or `error` (Lua's `nil, err`) with what was read before it. */
@@ -108,6 +109,7 @@ async function receive(s, req) {
 }
 async function handle(req) {
   if (req.op === 'connect') return connect(req)
+  if (serverOps[req.op]) return serverOps[req.op](req)
   if (req.op === 'free_port') {
     return new Promise((resolve) => {
       const srv = net.createServer().listen(0, '127.0.0.1', () => { const p = srv.address().port; srv.close(() => resolve({ port: p })) })
@@ -115,17 +117,19 @@ async function handle(req) {
   }
   const s = socks.get(req.id)
   if (!s) return { error: 'closed' }
+  if (s.udp) return udpOp(s, req)
   if (req.op === 'sslhandshake') return handshake(s, req)
   if (req.op === 'send') {
     if (s.closed || s.err) return { error: 'closed' }
     return new Promise((resolve) => s.sock.write(Buffer.from(req.data), (e) => resolve(e ? { error: 'closed' } : { bytes: req.data.length })))
   }
   if (req.op === 'receive') return receive(s, req)
+  if (req.op === 'idle') return { idle: !s.closed && !s.err && s.buf.length === 0 }
   if (req.op === 'close') { socks.delete(req.id); s.sock.destroy(); return { ok: true } }
   return { error: 'unknown socket operation ' + req.op }
 }
 port.on('message', (req) => { handle(req).then(reply, (e) => reply({ error: String((e && e.message) || e) })) })
-`
+${SERVERS_WORKER}`
 
 /** The worker holding the sockets, started on the first call; `close()` ends it and every socket. */
 export class SyncSockets {

@@ -230,6 +230,9 @@ end
 -- the client exists, so a before_each that opens one runs; each request it sends fails, naming the Admin API
 function H.admin_client() return client.new("admin", "127.0.0.1", 9001) end
 function H.admin_ssl_client() return client.new("admin", "127.0.0.1", 9444) end
+-- servers a logging plugin sends to, on loopback (broker.spec.servers)
+local servers = require "broker.spec.servers"
+H.tcp_server, H.kill_tcp_server, H.udp_server = servers.tcp_server, servers.kill_tcp_server, servers.udp_server
 function H.http_client(host, port)
   if host ~= db.MOCK_HOST and host ~= "localhost" or (port ~= nil and tonumber(port) ~= db.MOCK_PORT) then
     error("spec.helpers.http_client(" .. tostring(host) .. ", " .. tostring(port) .. "): only the mock upstream ("

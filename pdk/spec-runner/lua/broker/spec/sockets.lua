@@ -1,4 +1,4 @@
--- ngx.socket.tcp for `broker pdk test` (written for broker, from lua-nginx-module's documentation):
+-- ngx.socket.tcp and ngx.socket.udp for `broker pdk test` (written for broker, from lua-nginx-module's documentation):
 -- real TCP and TLS connections, each call answered synchronously by the host (sockets.ts), so a
 -- spec's line, a plugin's phase and a timer call them alike. setkeepalive keeps a connection in a
 -- pool by host:port (or opts.pool) and getreusedtimes counts its reuses, as resty.redis expects.
@@ -45,6 +45,11 @@ function Sock:connect(host, port, opts)
   local key = (type(opts) == "table" and opts.pool) or (host .. ":" .. tostring(port))
   local list = M.pool[key]
   local pooled = list and table.remove(list)
+  -- nginx drops a kept connection the peer closed (or sent to) while it idled; so does the pool here
+  while pooled and not __spec_socket("idle", { id = pooled.id }).idle do
+    __spec_socket("close", { id = pooled.id })
+    pooled = table.remove(list)
+  end
   if pooled then
     self.id, self.reused, self.key = pooled.id, pooled.reused + 1, key
     return 1
@@ -111,6 +116,45 @@ end
 
 function Sock:setoption() return true end
 
+-- ngx.socket.udp: a datagram socket with one peer (setpeername), sent and read through the host
+local Udp = {}
+Udp.__index = Udp
+
+function M.udp() return setmetatable({ timeout = DEFAULT_TIMEOUT }, Udp) end
+function Udp:settimeout(ms) self.timeout = tonumber(ms) or DEFAULT_TIMEOUT end
+
+function Udp:setpeername(host, port)
+  if self.id then self:close() end
+  if type(host) ~= "string" or host:match("^unix:") or not tonumber(port) then
+    return nil, "broker: ngx.socket.udp sends to a host and port (unix sockets are not emulated)"
+  end
+  local r = __spec_socket("udp_open", { host = host, port = math.tointeger(tonumber(port)), timeout = self.timeout })
+  if r.error then return nil, r.error end
+  self.id = r.id
+  return 1
+end
+
+function Udp:send(data)
+  if not self.id then return nil, "closed" end
+  local r = __spec_socket("udp_send", { id = self.id, data = bytes(data), timeout = self.timeout })
+  if r.error then return nil, r.error end
+  return 1
+end
+
+function Udp:receive(size)
+  if not self.id then return nil, "closed" end
+  local r = __spec_socket("udp_receive", { id = self.id, size = tonumber(size), timeout = self.timeout })
+  if r.error then return nil, r.error end
+  return r.data
+end
+
+function Udp:close()
+  if not self.id then return nil, "closed" end
+  __spec_socket("close", { id = self.id })
+  self.id = nil
+  return 1
+end
+
 --- Closes the pooled connections, as a Kong that stops loses its workers' pools.
 function M.drain()
   for _, list in pairs(M.pool) do
@@ -122,6 +166,7 @@ end
 --- ngx.socket.tcp becomes this module's; a pooled connection is dropped (the next spec file has its own).
 function M.install()
   rawset(ngx.socket, "tcp", M.tcp)
+  rawset(ngx.socket, "udp", M.udp)
   rawset(ngx.socket, "connect", function(host, port, opts)
     local s = M.tcp()
     local ok, err = s:connect(host, port, opts)

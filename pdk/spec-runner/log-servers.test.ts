@@ -1,0 +1,174 @@
+import { createSocket } from 'node:dgram'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { runSpecFile, type SpecResult } from './session.js'
+import { badgeRoot } from './testing/badge.js'
+
+// A logging plugin of our own, `wire-log`, in the shape of Kong's tcp-log and udp-log: its log phase
+// hands a JSON line to a timer that sends it over ngx.socket.tcp (kept alive) or ngx.socket.udp. Its
+// spec, in Kong's style, reads what arrived through spec.helpers' tcp_server / udp_server (servers.ts).
+const WIRE_LOG = {
+  'kong/plugins/wire-log/handler.lua': `
+local cjson = require "cjson"
+local WireLog = { PRIORITY = 7, VERSION = "1.0.0" }
+local function send(premature, conf, line)
+  local sock, ok, err
+  if conf.udp then
+    sock = ngx.socket.udp()
+    ok, err = sock:setpeername(conf.host, conf.port)
+  else
+    sock = ngx.socket.tcp()
+    sock:settimeout(1000)
+    ok, err = sock:connect(conf.host, conf.port)
+  end
+  if not ok then return kong.log.err("could not connect: ", err) end
+  ok, err = sock:send(line .. "\\r\\n")
+  if not ok then return kong.log.err("could not send: ", err) end
+  if conf.udp then sock:close() else sock:setkeepalive(60000) end
+end
+function WireLog:log(conf)
+  local line = cjson.encode({ n = kong.request.get_header("x-n"), status = kong.response.get_status(), tag = conf.tag })
+  ngx.timer.at(0, send, conf, line)
+end
+return WireLog`,
+  'kong/plugins/wire-log/schema.lua': `
+return { name = "wire-log", fields = { { config = { type = "record", fields = {
+  { host = { type = "string", required = true } },
+  { port = { type = "integer", required = true } },
+  { udp = { type = "boolean", default = false } },
+  { tag = { type = "string" } },
+} } } } }`,
+}
+
+const SPEC = `
+local helpers = require "spec.helpers"
+local cjson = require "cjson"
+local TCP_PORT, UDP_PORT = helpers.get_available_port(), helpers.get_available_port()
+
+for _, strategy in helpers.each_strategy() do
+  describe("Plugin: wire-log (log) [#" .. strategy .. "]", function()
+    local proxy_client
+    lazy_setup(function()
+      local bp = helpers.get_db_utils(strategy, { "routes", "services", "plugins" }, { "wire-log" })
+      local tcp = bp.routes:insert { hosts = { "tcp.test" } }
+      bp.plugins:insert { route = { id = tcp.id }, name = "wire-log", config = { host = "127.0.0.1", port = TCP_PORT } }
+      local udp = bp.routes:insert { hosts = { "udp.test" } }
+      bp.plugins:insert { route = { id = udp.id }, name = "wire-log",
+        config = { host = "localhost", port = UDP_PORT, udp = true, tag = "u" } }
+      assert(helpers.start_kong({ plugins = "bundled,wire-log" }))
+      proxy_client = helpers.proxy_client()
+    end)
+    lazy_teardown(function()
+      if proxy_client then proxy_client:close() end
+      helpers.stop_kong()
+    end)
+
+    it("logs to TCP", function()
+      local thread = helpers.tcp_server(TCP_PORT)
+      local r = proxy_client:get("/request", { headers = { host = "tcp.test", ["x-n"] = "first" } })
+      assert.response(r).has.status(200)
+      local ok, res = thread:join()
+      assert.True(ok)
+      assert.same({ n = "first", status = 200 }, cjson.decode(res))
+    end)
+
+    it("logs to a new server on the same port (the kept connection was closed by the last one)", function()
+      local thread = helpers.tcp_server(TCP_PORT, { prefix = "> " })
+      assert.response(proxy_client:get("/request", { headers = { host = "tcp.test", ["x-n"] = "second" } })).has.status(200)
+      local ok, res = thread:join()
+      assert.True(ok)
+      assert.equal("second", cjson.decode(res).n)
+    end)
+
+    it("counts the lines a server read until it is killed", function()
+      local thread = helpers.tcp_server(TCP_PORT, { requests = 5 })
+      assert.response(proxy_client:get("/request", { headers = { host = "tcp.test", ["x-n"] = "a" } })).has.status(200)
+      assert.response(proxy_client:get("/request", { headers = { host = "tcp.test", ["x-n"] = "b" } })).has.status(200)
+      local oks, fails = helpers.kill_tcp_server(TCP_PORT)
+      assert.equal(2, oks)
+      assert.equal(0, fails)
+      local _, res = thread:join()
+      assert.equal("b", cjson.decode(res).n)
+    end)
+
+    it("answers timeout when nothing came in time", function()
+      local thread = helpers.tcp_server(TCP_PORT, { timeout = 0.2 })
+      local ok, res = thread:join()
+      assert.True(ok)
+      assert.equal("timeout", res)
+    end)
+
+    it("logs to UDP", function()
+      local thread = helpers.udp_server(UDP_PORT)
+      assert.response(proxy_client:get("/request", { headers = { host = "udp.test", ["x-n"] = "u" } })).has.status(200)
+      local ok, res = thread:join()
+      assert.True(ok)
+      assert.same({ n = "u", status = 200, tag = "u" }, cjson.decode(res))
+    end)
+
+    it("gives a list of packets, and timeout when fewer came", function()
+      local thread = helpers.udp_server(UDP_PORT, 3, 0.3)
+      assert.response(proxy_client:get("/request", { headers = { host = "udp.test", ["x-n"] = "1" } })).has.status(200)
+      assert.response(proxy_client:get("/request", { headers = { host = "udp.test", ["x-n"] = "2" } })).has.status(200)
+      local ok, data, err = thread:join()
+      assert.True(ok)
+      assert.equal(2, #data)
+      assert.equal("2", cjson.decode(data[2]).n)
+      assert.equal("timeout", err)
+    end)
+
+    it("ngx.socket.udp reads what a server sends back", function()
+      local echo = helpers.udp_server(UDP_PORT)
+      local sock = ngx.socket.udp()
+      assert(sock:setpeername("127.0.0.1", UDP_PORT))
+      assert(sock:send({ "pi", "ng" }))
+      local _, got = echo:join()
+      assert.equal("ping", got)
+      sock:settimeout(100)
+      local data, err = sock:receive()
+      assert.is_nil(data)
+      assert.equal("timeout", err)
+      assert(sock:close())
+    end)
+  end)
+end
+`
+
+async function run(spec: string): Promise<SpecResult[]> {
+  const root = badgeRoot({ ...WIRE_LOG, 'spec/wire-log_spec.lua': spec })
+  return runSpecFile({
+    root,
+    file: join(root, 'spec/wire-log_spec.lua'),
+    shown: 'spec/wire-log_spec.lua',
+    timeoutMs: 10_000,
+  })
+}
+const failing = (rs: SpecResult[]) =>
+  rs.filter((r) => r.status !== 'success').map((r) => `${r.status} ${r.name}: ${r.message ?? ''}`)
+
+describe("a logging plugin's spec: spec.helpers' servers and ngx.socket.udp", () => {
+  it('tcp_server and udp_server receive what the plugin sends, as Kong specs read it', async () => {
+    const results = await run(SPEC)
+    expect(failing(results)).toEqual([])
+    expect(results.length).toBe(7)
+  })
+
+  it('a port already taken is named', async () => {
+    const taken = createSocket('udp4')
+    await new Promise<void>((resolve) => taken.bind(0, '127.0.0.1', resolve))
+    try {
+      const results = await run(`
+local helpers = require "spec.helpers"
+describe("taken", function()
+  it("fails naming the port", function()
+    helpers.udp_server(${taken.address().port}, 1, 0.1)
+  end)
+end)`)
+      expect(failing(results)).toEqual([
+        expect.stringMatching(/spec\.helpers\.udp_server: udp_server on port \d+: address already in use/),
+      ])
+    } finally {
+      taken.close()
+    }
+  })
+})
