@@ -37,7 +37,7 @@ local TYPE_MSG = {
 
 local check
 
-local function validate(def, v)
+local function check_value(def, v)
   -- a condition's if_match may name no type (jwt's match_any on algorithm): the value's own
   local t = def.type or ((type(v) == "string" or type(v) == "number") and type(v) or nil)
   if t == "string" then
@@ -123,6 +123,13 @@ local function validate(def, v)
     local ok, err = def.custom_validator(v)
     if not ok then return err or "invalid value" end
   end
+end
+
+-- a field's own `err` stands for whatever its validators say (not for its type's message), as in Kong's schema
+local function validate(def, v)
+  local msg = check_value(def, v)
+  if msg and def.err and msg ~= TYPE_MSG[def.type or ""] then return def.err end
+  return msg
 end
 
 -- value v of field def at path; returns the processed value, recording errors
@@ -294,6 +301,11 @@ local function entity_checks(def, out, path, errs)
     local checker = CHECKS[name]
     if name == "conditional" then
       local iv = field(out, arg.if_field)
+      -- Kong names a missing if_field for the check when the then_field is given (this wins over its
+      -- "required field missing"); with neither given the check does not run
+      if iv == nil and field(out, arg.then_field) ~= nil and not arg.run_with_missing_fields then
+        errs[prefix .. arg.if_field] = "field required for entity check"
+      end
       if iv ~= nil and not validate(arg.if_match, iv) then
         local tv = field(out, arg.then_field)
         local missing = tv == nil and arg.then_match.required

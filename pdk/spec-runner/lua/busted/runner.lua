@@ -29,6 +29,8 @@ function __spec_start(source, chunkname, opts)
   -- broker pdk test --record: each proxied request carries what its fixture needs
   require("broker.spec.client").recording = opts.record == true
   require("broker.spec.logfile").install()
+  -- Schema.new(plugin schema):validate(entity), which schema specs call without spec.helpers
+  require("broker.spec.errors").install_schema_validate()
   -- plugins share this VM's globals, so a plugin's sandbox (Kong's kong.tools.sandbox protects every
   -- table it copies from _G) would take luassert's metatable off `assert`: its metatable stays
   local setmt, the_assert = setmetatable, L.assert

@@ -19,6 +19,7 @@ H.mock_upstream_hostname = "localhost"
 H.mock_upstream_port = db.MOCK_PORT
 H.mock_upstream_url = "http://" .. db.MOCK_HOST .. ":" .. db.MOCK_PORT
 H.mock_upstream_ssl_protocol = "https"
+H.mock_upstream_ssl_host = db.MOCK_HOST
 H.mock_upstream_ssl_port = 15556
 H.mock_upstream_ssl_url = "https://" .. db.MOCK_HOST .. ":15556"
 H.mock_upstream_stream_port = 15557
@@ -230,6 +231,25 @@ end
 -- the client exists, so a before_each that opens one runs; each request it sends fails, naming the Admin API
 function H.admin_client() return client.new("admin", "127.0.0.1", 9001) end
 function H.admin_ssl_client() return client.new("admin", "127.0.0.1", 9444) end
+-- helpers.setenv/unsetenv: Kong in process reads the spec's environment through os.getenv (the VM's own
+-- environment cannot be written), so a variable set here is what a plugin's os.getenv sees
+local env_set = {}
+local getenv = os.getenv
+os.getenv = function(name)
+  local v = env_set[name]
+  if v == false then return nil end
+  if v ~= nil then return v end
+  return getenv(name)
+end
+function H.setenv(name, value) env_set[name] = tostring(value) return true end
+function H.unsetenv(name) env_set[name] = false return true end
+-- helpers.execute(cmd, returns): /bin/sh in the plugin root through resty.shell (outside.ts)
+function H.execute(cmd, returns)
+  local ok, stdout, stderr, _, code = require("resty.shell").run(cmd, nil, 0, 1024 * 1024 * 100)
+  if returns then return ok, code, stdout, stderr end
+  if not ok then return ok, stderr end
+  return ok, stderr, stdout
+end
 -- servers a logging plugin sends to, on loopback (broker.spec.servers)
 local servers = require "broker.spec.servers"
 H.tcp_server, H.kill_tcp_server, H.udp_server = servers.tcp_server, servers.kill_tcp_server, servers.udp_server

@@ -1,6 +1,6 @@
 -- Kong's assertion extensions for luassert (written for broker from Kong's spec docs):
 -- assert.response(r) / assert.request(r) modifiers, and status, res_status, header, jsonbody,
--- queryparam, formparam, is_uuid. The request assertions read the mock upstream's echo.
+-- queryparam, formparam, is_uuid, contains. The request assertions read the mock upstream's echo.
 local L = require "luassert"
 local cjson = require "cjson.safe"
 local lookup = require("broker.spec.client").lookup
@@ -172,6 +172,25 @@ end, "form parameter"))
 register("assertion", "uuid", function(state, args)
   msg(state, "Expected a UUID, got: " .. tostring(args[1]))
   return type(args[1]) == "string" and require("kong.tools.uuid").is_valid_uuid(args[1])
+end)
+
+-- assert.contains(value, list, pattern): the index of the first element equal to value (or matching it,
+-- a Lua pattern, when pattern is truthy). Every integer key is looked at in order: Kong's arrays of field
+-- errors have holes ({ [2] = "invalid value: x" }), whose length LuaJIT counts past the hole and Lua 5.4 not
+register("assertion", "contains", function(state, args)
+  local expected, list, pattern = args[1], args[2], args[3]
+  if type(list) ~= "table" then msg(state, "Expected an array to look in, got " .. type(list)) return false end
+  local last = 0
+  for k in pairs(list) do if math.type(k) == "integer" and k > last then last = k end end
+  for i = 1, last do
+    local v = list[i]
+    if v == expected or (pattern and type(v) == "string" and v:match(expected)) then
+      msg(state, ("Expected the array not to contain %s, found at %d"):format(tostring(expected), i))
+      return true, { i, n = 1 }
+    end
+  end
+  msg(state, ("Expected the array to contain %s"):format(tostring(expected)))
+  return false
 end)
 
 return true

@@ -131,4 +131,22 @@ function M.tree(errs, under)
   return out
 end
 
+--- Schema.new(plugin_schema):validate(entity) as Kong's schema specs call it: true, or nil and the tree
+--- check_plugin gives (the entity's config checked; its protocols are not). Any other schema raises.
+function M.install_schema_validate()
+  local Schema = require "kong.db.schema"
+  if rawget(Schema, "validate") then return end
+  Schema.validate = function(self, entity)
+    local is_plugin = false
+    for _, f in ipairs(self.fields or {}) do if type(f) == "table" and f.config then is_plugin = true end end
+    if not is_plugin then
+      error("broker: Schema:validate checks a plugin's schema (one with a config field); "
+        .. tostring(self.name) .. " is not one (docs/pdk-test.md)", 2)
+    end
+    local conf, err = M.check_plugin(self, type(entity) == "table" and entity.config or nil)
+    if not conf then return nil, err end
+    return true
+  end
+end
+
 return M
