@@ -21,6 +21,11 @@ function listenTcp(server, port) {
     tryHost(['::', '0.0.0.0'])
   })
 }
+// a connection this server closes is marked at once on the client socket at its other end, so a kept
+// connection to it is not taken again (the close would otherwise reach the client a turn later)
+function peerGone(c) {
+  for (const s of socks.values()) if (s.sock && s.sock.localPort === c.remotePort && s.sock.remotePort === c.localPort) s.peerGone = true
+}
 // a server of an earlier test nobody joined gives its port up to the next one, ending with 'timeout'
 // (Kong's thread would hold the port until its own timeout, failing every test in between)
 async function freePort(port) {
@@ -35,8 +40,8 @@ async function tcpServe(req) {
       if (done) return
       done = true
       if (line === undefined) srv.fails++
-      else if (line === '@DIE@') { c.end(srv.oks + ':' + srv.fails + '\\n'); return finish(srv, { data: srv.line }) }
-      else { srv.oks++; srv.line = line; c.end((req.prefix || '') + line + '\\n') }
+      else if (line === '@DIE@') { c.end(srv.oks + ':' + srv.fails + '\\n'); peerGone(c); return finish(srv, { data: srv.line }) }
+      else { srv.oks++; srv.line = line; c.end((req.prefix || '') + line + '\\n'); peerGone(c) }
       if (++srv.served >= srv.requests) finish(srv, { data: srv.line })
     }
     c.on('data', (d) => {
@@ -58,7 +63,7 @@ async function tcpServe(req) {
   const conns = new Set()
   server.on(req.tls ? 'secureConnection' : 'connection', (c) => { conns.add(c); c.on('close', () => conns.delete(c)) })
   srv.closed = new Promise((resolve) => server.on('close', resolve))
-  srv.close = () => { clearTimeout(srv.timer); server.close(); for (const c of conns) c.destroy() }
+  srv.close = () => { clearTimeout(srv.timer); server.close(); for (const c of conns) { peerGone(c); c.destroy() } }
   srv.timedOut = () => ({ data: 'timeout' })
   srv.timer = setTimeout(() => finish(srv, srv.timedOut()), req.timeout)
   const id = nextServer++

@@ -124,7 +124,7 @@ async function handle(req) {
     return new Promise((resolve) => s.sock.write(Buffer.from(req.data), (e) => resolve(e ? { error: 'closed' } : { bytes: req.data.length })))
   }
   if (req.op === 'receive') return receive(s, req)
-  if (req.op === 'idle') return { idle: !s.closed && !s.err && s.buf.length === 0 }
+  if (req.op === 'idle') return { idle: !s.closed && !s.peerGone && !s.err && s.buf.length === 0 }
   if (req.op === 'close') { socks.delete(req.id); s.sock.destroy(); return { ok: true } }
   return { error: 'unknown socket operation ' + req.op }
 }
