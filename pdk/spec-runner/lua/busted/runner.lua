@@ -24,6 +24,8 @@ function __spec_start(source, chunkname, opts)
   for k, v in pairs(core.api(opts.lazy)) do _G[k] = v end
   _G.assert = L.assert
   require("broker.spec.timers").install()
+  -- timers run here, so kong.tools.queue hands its batches to the plugin's handler (http-log, datadog)
+  require("kong.tools.queue").sends = true
   -- real connections (a plugin's Redis): ngx.socket.tcp through the host
   require("broker.spec.sockets").install()
   -- broker pdk test --record: each proxied request carries what its fixture needs

@@ -1,10 +1,11 @@
 -- kong.tools.queue, written for broker from the behaviour of Kong's queue (3.9): plugins hand it
 -- entries (http-log, statsd, datadog, opentelemetry, zipkin) and a timer later passes them in
 -- batches to a handler that sends them. Kong's own module needs ngx.semaphore and Kong's timer
--- library; timers never fire in a replay, so here an entry is kept and shown in the log, never
--- handed to the handler: a replay sends nothing.
+-- library; timers never fire in a replay, so there an entry is kept and shown in the log, never
+-- handed to the handler: a replay sends nothing. `broker pdk test` runs timers (Queue.sends, set
+-- by its runner): there each batch goes to the handler, retried as Kong retries it.
 local null = ngx.null
-local Queue = {}
+local Queue = { sends = false }
 
 -- the queues of this replay by name, each { entries, bytes, conf, handler, handler_conf }
 local queues = {}
@@ -79,6 +80,47 @@ local function drop_oldest(q)
   if q.conf.max_bytes and type(e) == "string" then q.bytes = q.bytes - #e end
 end
 
+local flush
+
+-- a timer for the queue's next batch: at once when a batch is full, else after max_coalescing_delay
+local function schedule(name, q)
+  local now = q.entries_count >= q.conf.max_batch_size
+  if q.busy or (q.scheduled and not now) then return end
+  q.scheduled = true
+  ngx.timer.at(now and 0 or q.conf.max_coalescing_delay, function() q.scheduled = false flush(name) end)
+end
+
+-- hands one batch to the handler; a failure is retried after initial_retry_delay, doubling up to
+-- max_retry_delay, until max_retry_time has passed since the first try: then the batch is lost
+local function run_batch(name, q, batch, started, attempt)
+  local tag = "[" .. (q.conf.log_tag or "") .. "] queue " .. name .. ": "
+  local fine, ok, err = pcall(q.handler, q.handler_conf, batch)
+  if fine and ok then
+    q.busy = false
+    if q.entries_count > 0 then schedule(name, q) end
+    return
+  end
+  if not fine then err = ok end
+  kong.log.err(tag, "handler could not process entries: ", tostring(err or "no error given"))
+  local delay = math.min(q.conf.initial_retry_delay * 2 ^ (attempt - 1), q.conf.max_retry_delay)
+  if ngx.now() - started + delay > q.conf.max_retry_time then
+    kong.log.err(tag, "could not send entries due to max_retry_time exceeded. ", #batch, " queue entries were lost")
+    q.busy = false
+    if q.entries_count > 0 then schedule(name, q) end
+    return
+  end
+  ngx.timer.at(delay, function() run_batch(name, q, batch, started, attempt + 1) end)
+end
+
+flush = function(name)
+  local q = queues[name]
+  if not q or q.busy or q.entries_count == 0 then return end
+  local batch = {}
+  for i = 1, math.min(q.entries_count, q.conf.max_batch_size) do batch[i] = q.entries[1] drop_oldest(q) end
+  q.busy = true
+  run_batch(name, q, batch, ngx.now(), 1)
+end
+
 --- Queues `value` for `handler(handler_conf, entries)`: true, or nil and an error (a nil entry, a
 --- string longer than max_bytes). Bad arguments raise, as Kong's asserts do.
 function Queue.enqueue(queue_conf, handler, handler_conf, value)
@@ -124,6 +166,17 @@ function Queue.enqueue(queue_conf, handler, handler_conf, value)
     q.entries_count = q.entries_count + 1
     q.entries[q.entries_count] = value
     if max_bytes and type(value) == "string" then q.bytes = q.bytes + #value end
+  end
+  if Queue.sends then
+    kong.log.notice("kong.tools.queue: entry queued for ", name)
+    if queue_conf.concurrency_limit == -1 then
+      -- no queue: each entry in its own timer, as Kong sends it
+      local one = { conf = queue_conf, handler = handler, handler_conf = handler_conf, entries_count = 0 }
+      ngx.timer.at(0, function() one.busy = true run_batch(name, one, { value }, ngx.now(), 1) end)
+    else
+      schedule(name, q)
+    end
+    return true
   end
   kong.log.notice("kong.tools.queue: entry queued for ", name, " (a replay sends nothing)")
   -- the entry in the trace, as the handler would have received it
