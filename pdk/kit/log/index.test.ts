@@ -96,6 +96,14 @@ describe('serialize and set_serialize_value', () => {
     )
   })
 
+  it('tries: none for a request with no service, an empty list for one a plugin ended before the upstream', () => {
+    const bare = kitFor({}, 'log')
+    expect((bare.kit.log.serialize() as { tries?: unknown }).tries).toBeUndefined()
+    const ended = kitFor({}, 'log')
+    ended.ctx.data.service = { id: 's1', host: 'upstream.test' }
+    expect((ended.kit.log.serialize() as { tries?: unknown }).tries).toEqual([])
+  })
+
   it('serialize is only for the log phase', () => {
     expect(() => kitFor({}, 'access').kit.log.serialize()).toThrow(
       'function cannot be called in access phase (only in: log)',

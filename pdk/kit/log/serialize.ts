@@ -97,7 +97,9 @@ export function serialize(ctx: Context): Table {
   const res = ctx.response
   const common = {
     latencies: { kong: 0, proxy: res.proxied ? 0 : -1, request: ctx.clock.now() - ctx.startTime, receive: 0 },
-    tries: res.proxied ? [{ ip: ctx.upstream.host, port: ctx.upstream.port }] : undefined,
+    // Kong sets up the balancer (its tries an empty array) for a request routed to a service before the
+    // access phase runs, so a request a plugin ends there logs `"tries":[]`
+    tries: res.proxied ? [{ ip: ctx.upstream.host, port: ctx.upstream.port }] : ctx.data.service ? [] : undefined,
     authenticated_entity: authenticatedEntity(ctx),
     route: copy(ctx.data.route),
     service: copy(ctx.data.service),
