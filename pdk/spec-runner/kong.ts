@@ -6,6 +6,7 @@
  */
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
+import { MockLogs } from './mock-logs.js'
 import { mockUpstream, type UpstreamAnswer } from './mock-upstream.js'
 import {
   FixtureError,
@@ -91,6 +92,8 @@ const JS_EXTENSIONS = ['.js', '.mjs', '.cjs', '.ts']
 
 export class InProcessKong {
   private readonly loaded = new Map<string, PluginHandler>()
+  /** What plugins posted to the mock upstream's /post_log locations. */
+  private readonly mockLogs = new MockLogs()
   private slots = 0
   private generation = 0
 
@@ -108,11 +111,8 @@ export class InProcessKong {
     const req = payload as ProxyRequest
     if (op === 'upstream') {
       const headers = (req.headers ?? {}) as HeadersTable
-      return mockUpstream(
-        { method: req.method, path: req.path, query: req.query ?? '', headers, body: req.body ?? '' },
-        '127.0.0.1',
-        this.clock.now(),
-      )
+      const sent = { method: req.method, path: req.path, query: req.query ?? '', headers, body: req.body ?? '' }
+      return this.mockLogs.answer(sent) ?? mockUpstream(sent, '127.0.0.1', this.clock.now())
     }
     if (op === 'proxy') return this.proxy(req)
     if (op === 'grpc')

@@ -113,6 +113,66 @@ describe("Plugin: batch-log (log)", function()
 end)
 `
 
+// `post-log` sends each request's line from a timer with resty.http, as http-log does, to its config's URL
+const POST_LOG = {
+  'kong/plugins/post-log/handler.lua': `
+local http = require "resty.http"
+local cjson = require "cjson"
+local PostLog = { PRIORITY = 6, VERSION = "1.0.0" }
+local function send(premature, url, body)
+  local httpc = http.new()
+  httpc:set_timeout(1000)
+  local res, err = httpc:request_uri(url, { method = "POST", body = body,
+    headers = { ["Content-Type"] = "application/json", ["X-Sender"] = "post-log" } })
+  _G.post_log_result = res and res.status or err
+end
+function PostLog:log(conf)
+  ngx.timer.at(0, send, conf.url, cjson.encode({ n = kong.request.get_header("x-n") }))
+end
+return PostLog`,
+  'kong/plugins/post-log/schema.lua': `
+return { name = "post-log", fields = { { config = { type = "record", fields = {
+  { url = { type = "string", required = true } },
+} } } } }`,
+}
+
+const POST_SPEC = `
+local helpers = require "spec.helpers"
+local cjson = require "cjson"
+describe("Plugin: post-log (log)", function()
+  local proxy_client, mock
+  lazy_setup(function()
+    local bp = helpers.get_db_utils("postgres", nil, { "post-log" })
+    local r = bp.routes:insert { hosts = { "post.test" } }
+    bp.plugins:insert { route = { id = r.id }, name = "post-log", config = { url = helpers.mock_upstream_url .. "/post_log/mine" } }
+    local far = bp.routes:insert { hosts = { "far.test" } }
+    bp.plugins:insert { route = { id = far.id }, name = "post-log", config = { url = "http://collector.example.test:9880/x" } }
+    assert(helpers.start_kong({ plugins = "bundled,post-log" }))
+    proxy_client = helpers.proxy_client()
+    mock = helpers.http_client(helpers.mock_upstream_host, helpers.mock_upstream_port)
+  end)
+
+  it("the mock upstream keeps what the plugin posted; count_log and reset_log", function()
+    for _, n in ipairs({ "1", "2" }) do
+      assert.response(proxy_client:get("/request", { headers = { host = "post.test", ["x-n"] = n } })).has.status(200)
+    end
+    assert.equal(200, _G.post_log_result)
+    local body = cjson.decode(assert.res_status(200, mock:get("/read_log/mine")))
+    assert.equal(2, body.count)
+    assert.equal("2", body.entries[2].n)
+    assert.equal("post-log", body.entries[1].log_req_headers["x-sender"])
+    assert.equal("2", assert.res_status(200, mock:get("/count_log/mine")))
+    assert.res_status(200, mock:get("/reset_log/mine"))
+    assert.same({}, cjson.decode(assert.res_status(200, mock:get("/read_log/mine"))).entries)
+  end)
+
+  it("another server is not emulated: the plugin gets nil and an error naming it", function()
+    assert.response(proxy_client:get("/request", { headers = { host = "far.test" } })).has.status(200)
+    assert.matches("resty.http to collector.example.test:9880 is not emulated", _G.post_log_result, 1, true)
+  end)
+end)
+`
+
 const SPEC = `
 local helpers = require "spec.helpers"
 local cjson = require "cjson"
@@ -241,6 +301,18 @@ describe("a logging plugin's spec: spec.helpers' servers and ngx.socket.udp", ()
     })
     expect(failing(results)).toEqual([])
     expect(results.length).toBe(3)
+  })
+
+  it("resty.http from a plugin's timer reaches the mock upstream's /post_log, read back with /read_log", async () => {
+    const root = badgeRoot({ ...POST_LOG, 'spec/post-log_spec.lua': POST_SPEC })
+    const results = await runSpecFile({
+      root,
+      file: join(root, 'spec/post-log_spec.lua'),
+      shown: 'spec/post-log_spec.lua',
+      timeoutMs: 10_000,
+    })
+    expect(failing(results)).toEqual([])
+    expect(results.length).toBe(2)
   })
 
   it('a port already taken is named', async () => {

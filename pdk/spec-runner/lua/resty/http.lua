@@ -1,0 +1,73 @@
+-- resty.http for `broker pdk test` (lua-resty-http's interface, written for broker): a plugin's request to
+-- Kong's mock upstream (http-log's specs point it at helpers.mock_upstream_url .. "/post_log/<name>") is
+-- answered in process by the host, as http_client's requests are, on the mock upstream's plain or TLS port.
+-- Any other server, or a call from inside a phase the host runs (not from a timer), answers nil and an error
+-- naming it, so the plugin's own error handling runs and the spec's assertion fails.
+local spec_client = require "broker.spec.client"
+local db = require "broker.spec.db"
+
+local M = { _VERSION = "0.17.2" }
+M._USER_AGENT = "lua-resty-http/" .. M._VERSION .. " (Lua) ngx_lua/10026"
+
+local Http = {}
+Http.__index = Http
+
+local MOCK_SSL_PORT = 15556
+local LOCAL = { ["127.0.0.1"] = true, localhost = true }
+
+-- response headers, read in any case
+local headers_mt = { __index = function(t, k)
+  if type(k) ~= "string" then return nil end
+  local lower = k:lower()
+  for name, v in next, t do if name:lower() == lower then return v end end
+end }
+
+function M.new() return setmetatable({}, Http) end
+function Http:set_timeout() end
+function Http:set_timeouts() end
+function Http:set_proxy_options() end
+function Http:set_keepalive() return 1 end
+function Http:close() return 1 end
+
+-- scheme, host, port, path and query of an absolute URI, or nil
+local function parse(uri)
+  if type(uri) ~= "string" then return nil end
+  local scheme, rest = uri:match("^(https?)://(.*)$")
+  if not scheme then return nil end
+  local authority, tail = rest:match("^([^/?#]*)(.*)$")
+  local userinfo, hostport = authority:match("^(.*)@(.*)$")
+  hostport = hostport or authority
+  local host, port = hostport:match("^([^:]+):?(%d*)$")
+  if not host then return nil end
+  local path, query = tail:gsub("#.*$", ""):match("^([^?]*)%??(.*)$")
+  return scheme, host, tonumber(port) or (scheme == "https" and 443 or 80), path ~= "" and path or "/", query, userinfo
+end
+
+--- httpc:request_uri(uri, params): the response ({ status, headers, body }) or nil and an error.
+function Http:request_uri(uri, params)
+  params = params or {}
+  local scheme, host, port, path, query = parse(uri)
+  if not scheme then return nil, "bad uri: " .. tostring(uri) end
+  if not LOCAL[host] or (port ~= db.MOCK_PORT and port ~= MOCK_SSL_PORT) then
+    return nil, "broker: resty.http to " .. host .. ":" .. port .. " is not emulated in pdk test (Kong's mock upstream, "
+      .. db.MOCK_HOST .. ":" .. db.MOCK_PORT .. " and :" .. MOCK_SSL_PORT .. ", answers in process)"
+  end
+  if not coroutine.isyieldable() then
+    return nil, "broker: resty.http from inside a phase is not emulated in pdk test (from a timer, as logging plugins send, it is)"
+  end
+  if type(params.query) == "table" then query = ngx.encode_args(params.query)
+  elseif type(params.query) == "string" and params.query ~= "" then query = params.query end
+  local headers = {}
+  for k, v in pairs(params.headers or {}) do headers[k] = v end
+  if not spec_client.lookup(headers, "host") then headers.Host = host .. ":" .. port end
+  if not spec_client.lookup(headers, "user-agent") then headers["User-Agent"] = M._USER_AGENT end
+  local body = params.body
+  if body ~= nil and not spec_client.lookup(headers, "content-length") then headers["Content-Length"] = tostring(#body) end
+  local answer = spec_client.host("upstream", { method = params.method or "GET", path = path, query = query,
+    headers = headers, body = body or "" })
+  if answer.raise then return nil, answer.raise end
+  return { status = answer.status, reason = "", headers = setmetatable(answer.headers or {}, headers_mt),
+    body = answer.body, has_body = answer.body ~= nil and answer.body ~= "" }
+end
+
+return M
