@@ -58,10 +58,16 @@ function Http:request_uri(uri, params)
   if type(params.query) == "table" then query = ngx.encode_args(params.query)
   elseif type(params.query) == "string" and params.query ~= "" then query = params.query end
   local headers = {}
-  for k, v in pairs(params.headers or {}) do headers[k] = v end
+  for k, v in pairs(params.headers or {}) do headers[k] = type(v) == "number" and tostring(v) or v end
   if not spec_client.lookup(headers, "host") then headers.Host = host .. ":" .. port end
   if not spec_client.lookup(headers, "user-agent") then headers["User-Agent"] = M._USER_AGENT end
   local body = params.body
+  -- a body may be an iterator of chunks (http-log's JSON array of a batch), read to its end
+  if type(body) == "function" then
+    local chunks = {}
+    for chunk in body do chunks[#chunks + 1] = chunk end
+    body = table.concat(chunks)
+  end
   if body ~= nil and not spec_client.lookup(headers, "content-length") then headers["Content-Length"] = tostring(#body) end
   local answer = spec_client.host("upstream", { method = params.method or "GET", path = path, query = query,
     headers = headers, body = body or "" })
