@@ -187,6 +187,17 @@ describe('busted: failures and errors', () => {
     expect(results).toMatchObject([{ status: 'error', name: 'd t', descriptor: 'after_each' }])
   })
 
+  it('a hook given nil registers nothing and hands back a function that registers the hook, as busted does', async () => {
+    const { results, printed } = await run(`describe("d", function()
+      local unset
+      after_each(unset)
+      before_each()(function() print("curried") end)
+      it("t", function() end)
+    end)`)
+    expect(brief(results)).toEqual(['success d t'])
+    expect(printed).toEqual(['curried'])
+  })
+
   it("a failing lazy_setup is reported once for its block, and the block's tests do not run", async () => {
     const { results, printed } = await run(`
       describe("d", function()
