@@ -1,6 +1,6 @@
 -- Kong's assertion extensions for luassert (written for broker from Kong's spec docs):
 -- assert.response(r) / assert.request(r) modifiers, and status, res_status, header, jsonbody,
--- queryparam, formparam, is_uuid, contains. The request assertions read the mock upstream's echo.
+-- queryparam, formparam, is_uuid, contains, match_re. The request assertions read the mock upstream's echo.
 local L = require "luassert"
 local cjson = require "cjson.safe"
 local lookup = require("broker.spec.client").lookup
@@ -191,6 +191,18 @@ register("assertion", "contains", function(state, args)
   end
   msg(state, ("Expected the array to contain %s"):format(tostring(expected)))
   return false
+end)
+
+-- assert.match_re(text, regex): the regex (a PCRE, as ngx.re reads it) is found in the text
+register("assertion", "match_re", function(state, args)
+  local text, regex = args[1], args[2]
+  if type(text) ~= "string" then error("assert.match_re: expected the text to be a string, got " .. type(text), 4) end
+  if type(regex) ~= "string" then error("assert.match_re: expected the regex to be a string, got " .. type(regex), 4) end
+  local from, _, err = ngx.re.find(text, regex)
+  if err then error("assert.match_re: " .. err, 4) end
+  msg(state, from and ("Expected\n" .. text .. "\nnot to match the regex " .. regex)
+    or ("Expected\n" .. text .. "\nto match the regex " .. regex))
+  return from ~= nil
 end)
 
 return true
