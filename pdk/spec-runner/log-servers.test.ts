@@ -277,15 +277,13 @@ for _, strategy in helpers.each_strategy() do
 end
 `
 
-async function run(spec: string): Promise<SpecResult[]> {
-  const root = badgeRoot({ ...WIRE_LOG, 'spec/wire-log_spec.lua': spec })
-  return runSpecFile({
-    root,
-    file: join(root, 'spec/wire-log_spec.lua'),
-    shown: 'spec/wire-log_spec.lua',
-    timeoutMs: 10_000,
-  })
+/** A spec file `spec/<name>_spec.lua` run in a plugin root with the given plugin's files. */
+async function runIn(plugin: Record<string, string>, name: string, spec: string, timeoutMs = 10_000) {
+  const shown = `spec/${name}_spec.lua`
+  const root = badgeRoot({ ...plugin, [shown]: spec })
+  return runSpecFile({ root, file: join(root, shown), shown, timeoutMs })
 }
+const run = (spec: string): Promise<SpecResult[]> => runIn(WIRE_LOG, 'wire-log', spec)
 const failing = (rs: SpecResult[]) =>
   rs.filter((r) => r.status !== 'success').map((r) => `${r.status} ${r.name}: ${r.message ?? ''}`)
 
@@ -297,25 +295,13 @@ describe("a logging plugin's spec: spec.helpers' servers and ngx.socket.udp", ()
   })
 
   it("kong.tools.queue hands the plugin's batches to its handler, retrying a failed one", async () => {
-    const root = badgeRoot({ ...BATCH_LOG, 'spec/batch-log_spec.lua': BATCH_SPEC })
-    const results = await runSpecFile({
-      root,
-      file: join(root, 'spec/batch-log_spec.lua'),
-      shown: 'spec/batch-log_spec.lua',
-      timeoutMs: 20_000,
-    })
+    const results = await runIn(BATCH_LOG, 'batch-log', BATCH_SPEC, 20_000)
     expect(failing(results)).toEqual([])
     expect(results.length).toBe(3)
   })
 
   it("resty.http from a plugin's timer reaches the mock upstream's /post_log, read back with /read_log", async () => {
-    const root = badgeRoot({ ...POST_LOG, 'spec/post-log_spec.lua': POST_SPEC })
-    const results = await runSpecFile({
-      root,
-      file: join(root, 'spec/post-log_spec.lua'),
-      shown: 'spec/post-log_spec.lua',
-      timeoutMs: 10_000,
-    })
+    const results = await runIn(POST_LOG, 'post-log', POST_SPEC)
     expect(failing(results)).toEqual([])
     expect(results.length).toBe(2)
   })
