@@ -80,9 +80,10 @@ const HEADER = 4
 
 /**
  * Compare-and-set on the progress: the one atomic step that makes hashes and callbacks single use
- * across workers and instances. ARGV: the expected code, the new code, the new sealed body; the
- * reusable flag stays, the prepared flag clears (only a `stored` flow's claim reads it), the TTL
- * stays. Returns 'OK', the current progress code, or -1 (gone, or another format).
+ * across workers and instances. ARGV: the expected code, the new code, the new sealed body, and '1'
+ * to be answered the value it replaced (for an undo, UNMOVE_SCRIPT) instead of 'OK'; the reusable
+ * flag stays, the prepared flag clears (only a `stored` flow's claim reads it), the TTL stays.
+ * Returns 'OK' (or the value it replaced), the current progress code, or -1 (gone, or another format).
  */
 export const CAS_SCRIPT = `local v = redis.call('GET', KEYS[1])
 if type(v) ~= 'string' or string.sub(v, 1, 1) ~= '${VERSION}' then return -1 end
@@ -91,7 +92,24 @@ if p ~= ARGV[1] then return p end
 local next = '${VERSION}' .. ARGV[2] .. string.sub(v, 3, 3) .. '0' .. ARGV[3]
 local ttl = redis.call('PTTL', KEYS[1])
 if ttl > 0 then redis.call('SET', KEYS[1], next, 'PX', ttl) else redis.call('SET', KEYS[1], next) end
+if ARGV[4] == '1' then return v end
 return 'OK'`
+
+/** The value CAS_SCRIPT writes over `was` (a flow's value) with encodeTransition's new code and body. */
+export const movedValue = (was: string, toCode: string, body: string): string => `${VERSION}${toCode}${was[2]}0${body}`
+
+/** Whether CAS_SCRIPT's answer is the value it replaced (asked for with its fourth argument). */
+export const isFlowValue = (res: unknown): res is string =>
+  typeof res === 'string' && res[0] === VERSION && res.length > HEADER
+
+/** A move undone (/callback answered 503 for its move to `exchanging`, the provider not called): a flow
+ * still holding exactly the value the move wrote (ARGV[1]: nobody moved it since, not even its lease
+ * renewed) goes back to the value the move found (ARGV[2]), keeping its time to live. Returns 1 when
+ * undone, 0 when not. */
+export const UNMOVE_SCRIPT = `if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl > 0 then redis.call('SET', KEYS[1], ARGV[2], 'PX', ttl) else redis.call('SET', KEYS[1], ARGV[2]) end
+return 1`
 
 /** /start's read and claim in one step: a one-shot flow still `stored` moves on (to `awaiting_callback`
  * when its first step ran at /store, else `started`) and from then lives ARGV[1] ms (store.callbackWait:

@@ -614,3 +614,113 @@ describe("/start's claim that does not count (a short WAIT, a failover begun) is
     expect((await store.claim(e.hash))!.entry.progress).toBe('stored')
   })
 })
+
+describe("/callback's move to exchanging that does not count (a short WAIT, a failover begun) is undone", () => {
+  // As for /start's claim: a Redis without replicas, so every WAIT is short; a connection of its own.
+  let own: Redis
+  beforeAll(() => void (own = new Redis({ port: redis.port })))
+  afterAll(() => own.disconnect())
+  const plain = () => new FlowStore(own, { expireSeconds: 60, callbackWaitSeconds: 600, secrets: SECRETS })
+  const make = (fence?: { fenced: boolean; epoch: number }) =>
+    new FlowStore(own, {
+      expireSeconds: 60,
+      callbackWaitSeconds: 600,
+      secrets: SECRETS,
+      replicas: fence ? 0 : 1,
+      waitMs: 50,
+      shortfall: 'refuse',
+      fence,
+    })
+  /** A flow as /start leaves it for its callback: claimed, then moved to awaiting_callback by its first step. */
+  const awaiting = async (): Promise<FlowEntry> => {
+    const e = entry()
+    await plain().create(e)
+    await plain().claim(e.hash)
+    const next = { ...e, progress: 'awaiting_callback' as const, data: { state: 's' } }
+    expect(await plain().advance('started', next)).toBe('ok')
+    return next
+  }
+  const exchanging = (e: FlowEntry): FlowEntry => ({ ...e, progress: 'exchanging', leaseUntil: Date.now() + 2000 })
+
+  it('a move no replica acknowledged answers STORE_UNAVAILABLE and puts back the very value it found, with its time to live', async () => {
+    const e = await awaiting()
+    const key = plain().flowKey(e.hash)
+    const before = await client.get(key)
+    const ttl = await client.pttl(key)
+    await expect(make().advance('awaiting_callback', exchanging(e))).rejects.toMatchObject({
+      code: 'STORE_UNAVAILABLE',
+    })
+    expect(await client.get(key)).toBe(before)
+    expect(await client.pttl(key)).toBeLessThanOrEqual(ttl)
+    expect(await client.pttl(key)).toBeGreaterThan(ttl - 5_000)
+    // The reload's move to exchanging is made, with its own lease.
+    expect(await plain().advance('awaiting_callback', exchanging(e))).toBe('ok')
+  })
+
+  it('a move sent before a failover began is undone on the master the write reached', async () => {
+    const e = await awaiting()
+    const fence = { fenced: false, epoch: 0 }
+    const moved = make(fence).advance('awaiting_callback', exchanging(e))
+    fence.epoch++
+    await expect(moved).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE' })
+    expect((await plain().get(e.hash))?.progress).toBe('awaiting_callback')
+  })
+
+  it('an undo held back by a failover is made once the store is on the new master', async () => {
+    const e = await awaiting()
+    const fence = { fenced: false, epoch: 0 }
+    const moved = make(fence).advance('awaiting_callback', exchanging(e))
+    fence.epoch++
+    fence.fenced = true
+    await expect(moved).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE' })
+    await new Promise((r) => setTimeout(r, 300))
+    expect((await plain().get(e.hash))?.progress).toBe('exchanging')
+    fence.fenced = false
+    await vi.waitFor(async () => expect((await plain().get(e.hash))?.progress).toBe('awaiting_callback'), {
+      timeout: 3000,
+    })
+  })
+
+  it('an undo no replica acknowledged is made again until one does: a replica promoted with the move alone is undone too', async () => {
+    const e = await awaiting()
+    const key = plain().flowKey(e.hash)
+    const before = (await client.get(key))!
+    const mine = { ...exchanging(e), expiresAt: Date.now() + 3000 }
+    let moved: string | undefined
+    const watch = new Redis({ port: redis.port })
+    try {
+      const store = make()
+      const sent = store.advance('awaiting_callback', mine)
+      // The move as the master made it, read before its undo (the move's WAIT is out).
+      await vi.waitFor(async () => expect((moved = (await watch.get(key))!)).not.toBe(before), { timeout: 1000 })
+      await expect(sent).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE' })
+      expect(await client.get(key)).toBe(before)
+      // A failover promotes a replica that had the move but not its undo.
+      await client.set(key, moved!, 'PX', 50_000)
+      await vi.waitFor(async () => expect(await client.get(key)).toBe(before), { timeout: 2000 })
+    } finally {
+      watch.disconnect()
+    }
+  })
+
+  it('undoes only its own move: a flow moved on meanwhile (its lease lapsed, failed by a held request) stays', async () => {
+    const e = await awaiting()
+    const mine = exchanging(e)
+    const moved = make().advance('awaiting_callback', mine)
+    // Another write lands between the move and its undo (the move's WAIT is out).
+    await new Promise((r) => setTimeout(r, 10))
+    expect(await plain().advance('exchanging', { ...mine, progress: 'failed' })).toBe('ok')
+    await expect(moved).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE' })
+    expect((await plain().get(e.hash))?.progress).toBe('failed')
+  })
+
+  it('other moves that do not count are not undone (the provider may have been called)', async () => {
+    const e = await awaiting()
+    const mine = exchanging(e)
+    expect(await plain().advance('awaiting_callback', mine)).toBe('ok')
+    await expect(make().advance('exchanging', { ...mine, progress: 'completed' })).rejects.toMatchObject({
+      code: 'STORE_UNAVAILABLE',
+    })
+    expect((await plain().get(e.hash))?.progress).toBe('completed')
+  })
+})

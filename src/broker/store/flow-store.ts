@@ -4,6 +4,7 @@ import {
   CAS_SCRIPT,
   CLAIM_SCRIPT,
   UNCLAIM_SCRIPT,
+  UNMOVE_SCRIPT,
   claimable,
   type DecodedFlow,
   type FlowEntry,
@@ -13,6 +14,8 @@ import {
   encodeFlow,
   encodeSealed,
   encodeTransition,
+  isFlowValue,
+  movedValue,
   progressOfCode,
 } from './flow-codec.js'
 import { coalesceTurn } from './coalesce.js'
@@ -29,9 +32,10 @@ export { PROGRESS } from './flow-codec.js'
 export type { FlowEntry, FlowFailure, FlowFailureCode, Progress } from './flow-codec.js'
 
 type ScriptedRedis = Redis & {
-  brokerCas(key: string, from: string, to: string, body: string): Promise<string | number>
+  brokerCas(key: string, from: string, to: string, body: string, found: '0' | '1'): Promise<string | number>
   brokerClaim(key: string, waitMs: number): Promise<string | null>
   brokerUnclaim(key: string, was: string, ms: number, maxTtl: number): Promise<number>
+  brokerUnmove(key: string, moved: string, was: string): Promise<number>
 }
 
 /** What /start's claim found: the flow as it was, whether it is reusable (never claimed), and its prepared redirect. */
@@ -114,6 +118,7 @@ export class FlowStore {
       redis.defineCommand('brokerCas', { numberOfKeys: 1, lua: CAS_SCRIPT })
       redis.defineCommand('brokerClaim', { numberOfKeys: 1, lua: CLAIM_SCRIPT })
       redis.defineCommand('brokerUnclaim', { numberOfKeys: 1, lua: UNCLAIM_SCRIPT })
+      redis.defineCommand('brokerUnmove', { numberOfKeys: 1, lua: UNMOVE_SCRIPT })
     }
   }
 
@@ -334,17 +339,30 @@ export class FlowStore {
       await this.stored(key, op, { short: () => (short = true) })
       return !short
     }
+    await this.undoneUntilCounted(undo, expiresAt, 'a /start', 'its claim')
+  }
+
+  /**
+   * An undo (`undo` answers whether it counted) that did not count at once is made again in the background
+   * every UNDO_RETRY_MS until it does or `expiresAt` passes; only its first try is waited for.
+   */
+  private async undoneUntilCounted(
+    undo: () => Promise<boolean>,
+    expiresAt: number,
+    request: string,
+    what: string,
+  ): Promise<void> {
     const counted = () => undo().catch(() => false)
     if (await counted()) return
     this.warn(
-      'a /start answered 503 (its write not acknowledged by store.replicas, or a failover began) and undoing its claim is not acknowledged yet: tried again until it is',
+      `${request} answered 503 (its write not acknowledged by store.replicas, or a failover began) and undoing ${what} is not acknowledged yet: tried again until it is`,
     )
     void (async () => {
       while (Date.now() < expiresAt) {
-        await new Promise((r) => setTimeout(r, UNCLAIM_RETRY_MS).unref())
+        await new Promise((r) => setTimeout(r, UNDO_RETRY_MS).unref())
         if (await counted()) return
       }
-      this.warn('undoing a /start claim was not acknowledged before the flow expired')
+      this.warn(`undoing ${what} (${request} answered 503) was not acknowledged before the flow expired`)
     })()
   }
 
@@ -353,6 +371,11 @@ export class FlowStore {
    * the progress found instead when another request moved it first, or 'gone' when it expired.
    * `short`: a move fewer replicas than store.replicas acknowledged is told there and answered all the
    * same (the master made it), instead of STORE_UNAVAILABLE.
+   *
+   * /callback's move from `awaiting_callback` to `exchanging` that the master carried out but that does
+   * not count (fewer replicas acknowledged it, or a failover began meanwhile) is undone before its
+   * STORE_UNAVAILABLE is thrown, as /start's claim is: the provider was not called yet, so the reload
+   * can run the exchange, where left `exchanging` it would wait out the lease and fail the flow.
    */
   async advance(from: Progress, next: FlowEntry, short?: (acked: number) => void): Promise<'ok' | 'gone' | Progress> {
     const read = this.readKeys.get(next.hash)
@@ -361,10 +384,37 @@ export class FlowStore {
     const key = this.keys.flow(sealing.name)
     const seal = (json: string) => this.sealer.seal(sealing, key, json)
     const [fromCode, toCode, body] = encodeTransition(from, next, seal)
-    const res = await this.stored(key, () => this.redis.brokerCas(key, fromCode, toCode, body), { short })
-    if (res === 'OK') return 'ok'
+    const undoable = from === 'awaiting_callback' && next.progress === 'exchanging'
+    let found: string | undefined
+    const op = async () => {
+      const answer = await this.redis.brokerCas(key, fromCode, toCode, body, undoable ? '1' : '0')
+      if (undoable && isFlowValue(answer)) found = answer
+      return answer
+    }
+    let res: string | number
+    try {
+      res = await this.stored(key, op, { short })
+    } catch (err) {
+      if (found) await this.unmove(key, movedValue(found, toCode, body), found, next.expiresAt)
+      throw err
+    }
+    if (res === 'OK' || found) return 'ok'
     if (res === -1) return 'gone'
     return progressOfCode(res) ?? 'failed'
+  }
+
+  /**
+   * Puts back the value `was` that a move to `moved` found, if the flow still holds exactly `moved`
+   * (nobody moved it since, its lease not even renewed), keeping its time to live. Made again until the
+   * replicas acknowledge it (or `expiresAt`), so a replica promoted with the move alone is undone too.
+   */
+  private async unmove(key: string, moved: string, was: string, expiresAt: number): Promise<void> {
+    const undo = async (): Promise<boolean> => {
+      let short = false
+      await this.stored(key, () => this.redis.brokerUnmove(key, moved, was), { short: () => (short = true) })
+      return !short
+    }
+    await this.undoneUntilCounted(undo, expiresAt, 'a /callback', 'its move to exchanging')
   }
 
   /**
@@ -547,8 +597,8 @@ export interface StoredWrite {
   short?: (acked: number) => void
 }
 
-// How often a /start claim that could not be undone at once is tried again (FlowStore's `unclaim`).
-const UNCLAIM_RETRY_MS = 100
+// How often an undo (of a /start claim, of a /callback's move to exchanging) that did not count is made again.
+const UNDO_RETRY_MS = 100
 // Redis's clock and this process's may run apart by a few ms over an undo's wait: a claim's time to live is
 // compared with this much room. A retry's claim comes at least a browser's round trip after the 503.
 const TTL_SLACK_MS = 20

@@ -159,7 +159,18 @@ describe('the embedded store', () => {
       drop: () => registrations.drop(issuer, redirectUri),
     }
     const helpers = [
-      ...['send', 'write', 'replicated', 'acknowledgement', 'stored', 'find', 'openSmall', 'unclaim'],
+      ...[
+        'send',
+        'write',
+        'replicated',
+        'acknowledgement',
+        'stored',
+        'find',
+        'openSmall',
+        'unclaim',
+        'unmove',
+        'undoneUntilCounted',
+      ],
       ...['readLink', 'writeLink'],
     ]
     expect(Object.keys(flowOps).sort()).toEqual(methodsOf(FlowStore, helpers))
