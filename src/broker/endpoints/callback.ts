@@ -19,16 +19,18 @@ import type { FlowRequest } from './start.js'
  * session. Locate the flow, guard it (its redirect URI, its end, the browser's cookie), move it to
  * `exchanging`, run the plugin's step (the token exchange), deliver its result, complete the flow.
  */
-export async function callbackFlow(deps: BrokerDeps, req: FlowRequest): Promise<Reply> {
+export async function callbackFlow(deps: BrokerDeps, req: FlowRequest, retried = false): Promise<Reply> {
   // postAgain's marker: the answer was posted once more already. It is the broker's, never the provider's news.
   const reposted = req.params[REPOSTED] !== undefined
   if (reposted) delete req.params[REPOSTED]
+  // Held for an exchange that was undone before it began: this request runs the callback itself, once.
+  const again = retried ? undefined : () => callbackFlow(deps, req, true)
   const entry = await locate(deps, req)
-  const refused = await guard(deps, entry, req, reposted)
+  const refused = await guard(deps, entry, req, reposted, again)
   if (refused) return refused
   const plugin = await deps.plugins.get(entry.plugin)
   // The exchange holds the flow with a lease it renews while it works; its provider requests share provider.timeout.
-  const begun = await beginExchange(deps, entry)
+  const begun = await beginExchange(deps, entry, again)
   if ('held' in begun) return begun.held
   const { exchanging, stopRenewing } = begun
   let reply: Reply
@@ -82,6 +84,7 @@ async function guard(
   entry: FlowEntry,
   req: FlowRequest,
   reposted: boolean,
+  again: (() => Promise<Reply>) | undefined,
 ): Promise<Reply | undefined> {
   if (ended(entry)) {
     // The browser's reload just after the exchange it had dropped ended: the answer its owner kept, once.
@@ -98,7 +101,7 @@ async function guard(
     throw brokerError('cookieMismatch')
   }
   // A reload while the exchange runs, or after its process died: held until the outcome (hold.ts).
-  if (entry.progress === 'exchanging') return heldUntilOutcome(deps, entry, true)
+  if (entry.progress === 'exchanging') return heldUntilOutcome(deps, entry, true, again)
   return undefined
 }
 

@@ -11,11 +11,12 @@ import { transition } from './transition.js'
  * Moves a flow waiting for its callback to `exchanging`, holding it with a lease (lease.ts) that is
  * renewed until `stopRenewing` is called, for the token exchange. When another request of the same
  * browser started the exchange a moment before, this one is held for its outcome instead (hold.ts):
- * the answer is `held`.
+ * the answer is `held` (`again`: see heldUntilOutcome).
  */
 export async function beginExchange(
   deps: BrokerDeps,
   entry: FlowEntry,
+  again?: () => Promise<Reply>,
 ): Promise<{ exchanging: FlowEntry; stopRenewing: () => Promise<void> } | { held: Reply }> {
   // Only from `awaiting_callback`: a flow whose first step has not redirected yet has no callback to take.
   if (entry.progress !== 'awaiting_callback') throw finished(entry.progress)
@@ -24,7 +25,7 @@ export async function beginExchange(
   })
   if (moved === 'ok') return { exchanging, stopRenewing: renewLease(deps, exchanging) }
   const now = moved === 'exchanging' ? await deps.store.get(entry.hash) : undefined
-  if (now?.progress === 'exchanging') return { held: await heldUntilOutcome(deps, now, true) }
+  if (now?.progress === 'exchanging') return { held: await heldUntilOutcome(deps, now, true, again) }
   throw moved === 'gone' ? brokerError('unknownHash') : finished(now?.progress ?? moved)
 }
 

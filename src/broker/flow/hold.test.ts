@@ -5,7 +5,8 @@ import { memoryBroker } from '../../../test/helpers/deps.js'
 import type { BrokerDeps } from '../deps.js'
 import type { Broker } from '../index.js'
 import { type FlowEntry, FlowStore } from '../store/flow-store.js'
-import { awaitOutcome } from './hold.js'
+import { awaitOutcome, heldUntilOutcome } from './hold.js'
+import type { Reply } from './reply.js'
 
 // A request held for the outcome of an exchange whose owner died, while the store carries out writes
 // without the replicas store.replicas asks for (a replica lagging in steady state: WAIT answers 0, and
@@ -71,5 +72,40 @@ describe('a held request whose failure of the flow no replica acknowledged', () 
     await awaitOutcome(deps, entry)
     // It read the flow `exchanging` before the first one's write: its compare-and-set finds it failed.
     await expect(awaitOutcome(deps, entry)).resolves.toMatchObject({ interrupted: false })
+  })
+})
+
+describe('a held /callback whose exchange was undone before it began', () => {
+  /** A flow in `exchanging` with a live lease: another request's move, about to be undone. */
+  async function exchanging(): Promise<FlowEntry> {
+    const entry = await orphaned()
+    const live: FlowEntry = { ...entry, leaseUntil: Date.now() + 60_000 }
+    expect(await plain.advance('exchanging', live)).toBe('ok')
+    return live
+  }
+
+  it('runs the callback again (the provider was never called) instead of answering FLOW_STARTED', async () => {
+    const entry = await exchanging()
+    const answer = { status: 302, headers: { location: 'https://app.example/cb?code=x' } }
+    let ran = 0
+    const held = heldUntilOutcome(deps, entry, true, async () => {
+      ran++
+      return answer as unknown as Reply
+    })
+    // The move's undo: the flow waits for its callback again.
+    expect(await plain.advance('exchanging', { ...entry, progress: 'awaiting_callback', leaseUntil: undefined })).toBe(
+      'ok',
+    )
+    await expect(held).resolves.toBe(answer)
+    expect(ran).toBe(1)
+  })
+
+  it('without a second try (the request already is one) it answers FLOW_STARTED', async () => {
+    const entry = await exchanging()
+    const held = heldUntilOutcome(deps, entry, true)
+    expect(await plain.advance('exchanging', { ...entry, progress: 'awaiting_callback', leaseUntil: undefined })).toBe(
+      'ok',
+    )
+    await expect(held).rejects.toMatchObject({ code: 'FLOW_STARTED' })
   })
 })

@@ -72,10 +72,19 @@ export async function awaitOutcome(
 /**
  * /callback or /start for a flow under exchange, held until the outcome. `browser`: the request
  * carries the flow's binding cookie, so it may take over the owner's kept answer (tokens included).
+ * `again`: what a /callback does when the exchange it waited for was undone before it began.
  */
-export async function heldUntilOutcome(deps: BrokerDeps, entry: FlowEntry, browser: boolean): Promise<Reply> {
+export async function heldUntilOutcome(
+  deps: BrokerDeps,
+  entry: FlowEntry,
+  browser: boolean,
+  again?: () => Promise<Reply>,
+): Promise<Reply> {
   const outcome = await awaitOutcome(deps, entry)
   if (outcome.interrupted) return deliverError(outcome.entry, outcome.entry.error!, ERRORS.EXCHANGE_INTERRUPTED.status)
+  // The exchange this request waited for never began: its move to `exchanging` did not count and was
+  // undone (flow-store's undo; the provider was never called). The callback runs again, as if it came now.
+  if (outcome.entry.progress === 'awaiting_callback' && again) return again()
   // The owner keeps its answer right after it writes the flow's end: give it that long to arrive.
   const kept = browser ? await replayOf(deps, entry.hash, deps.config.store.timeout + 500) : undefined
   if (kept) return kept
