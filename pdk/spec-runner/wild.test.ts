@@ -50,3 +50,41 @@ end)
     ])
   })
 })
+
+describe('modules Kong ships that third-party plugins require', () => {
+  it("luatz.parse.rfc_3339 gives the timetable as written and the offset; LuaSocket's mime encodes base64 and quoted-printable", async () => {
+    const results = await run(`local luatz = require "luatz"
+local mime = require "mime"
+describe("modules", function()
+  it("luatz.parse", function()
+    local tt, offset = luatz.parse.rfc_3339("2019-05-20T12:34:56Z")
+    assert.equal(1558355696, tt:timestamp())
+    assert.equal(0, offset)
+    local tt2, offset2 = require("luatz.parse").rfc_3339("2019-05-20T14:34:56.5+02:00")
+    assert.equal(1558362896.5, tt2:timestamp())
+    assert.equal(7200, offset2)
+    assert.is_nil(luatz.parse.rfc_3339("yesterday"))
+  end)
+  it("mime.b64 and unb64", function()
+    assert.equal("aGVsbG8gd29ybGQ=", (mime.b64("hello world")))
+    assert.equal("", (mime.b64("")))
+    assert.equal("hello world", (mime.unb64("aGVsbG8gd29ybGQ=")))
+    local all = {}
+    for i = 0, 255 do all[#all + 1] = string.char(i) end
+    all = table.concat(all)
+    assert.equal(all, (mime.unb64((mime.b64(all)))))
+  end)
+  it("mime.qp and unqp", function()
+    assert.equal("caf=C3=A9 =3D 1", (mime.qp("caf\\195\\169 = 1")))
+    assert.equal("caf\\195\\169 = 1", (mime.unqp("caf=C3=A9 =3D 1")))
+    assert.equal("ab", (mime.unqp("a=\\r\\nb")))
+  end)
+end)
+`)
+    expect(outcomes(results)).toEqual([
+      'success modules luatz.parse',
+      'success modules mime.b64 and unb64',
+      'success modules mime.qp and unqp',
+    ])
+  })
+})

@@ -76,6 +76,12 @@ export const LIBRARY_MODULES: readonly LuaModule[] = [
   },
   { name: 'luatz.timetable', status: 'emulated', doc: 'broken-down times, `normalise`, `rfc_3339`', ops: [] },
   {
+    name: 'luatz.parse',
+    status: 'emulated',
+    doc: '`rfc_3339`: the timetable as written and the time zone offset in seconds (also `luatz.parse`)',
+    ops: [],
+  },
+  {
     name: 'socket',
     status: 'emulated',
     doc: "LuaSocket's clock (`gettime`, `sleep`) and version (also the global `socket`)",
@@ -92,6 +98,12 @@ export const LIBRARY_MODULES: readonly LuaModule[] = [
     ops: ['http_enabled', 'http_send'],
   },
   { name: 'socket.url', status: 'emulated', doc: 'RFC 3986 parsing and escaping', ops: [] },
+  {
+    name: 'mime',
+    status: 'emulated',
+    doc: "LuaSocket's `b64`/`unb64` and `qp`/`unqp`; its ltn12 filters (`encode`, `decode`, `wrap`, …) raise an error naming themselves",
+    ops: [],
+  },
   {
     name: 'socket.core',
     status: 'not emulated',

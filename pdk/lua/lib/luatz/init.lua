@@ -15,7 +15,7 @@ local function no_tz(name)
   end
 end
 
-return {
+return setmetatable({
   timetable = timetable,
   --- Seconds since the epoch, with a fraction (ngx.now under OpenResty).
   time = time,
@@ -27,4 +27,12 @@ return {
   time_in = no_tz("time_in"),
   localtime = no_tz("localtime"),
   ctime = no_tz("ctime"),
-}
+}, {
+  -- `parse` (parsers of date-time formats: `parse.rfc_3339`) is luatz.parse, loaded when first read
+  __index = function(t, k)
+    if k ~= "parse" then return nil end
+    local parse = require "luatz.parse"
+    rawset(t, "parse", parse)
+    return parse
+  end,
+})
