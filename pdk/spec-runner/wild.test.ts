@@ -88,3 +88,23 @@ end)
     ])
   })
 })
+
+describe('kong.meta', () => {
+  it("outside Kong's checkout names the Kong version the emulator is, in kong.meta's fields", async () => {
+    const results = await run(`local meta = require "kong.meta"
+describe("kong.meta", function()
+  it("fields", function()
+    assert.equal(kong.version, meta._VERSION)
+    assert.equal(kong.version, meta.version)
+    assert.equal("kong", meta._NAME)
+    assert.equal("kong/" .. kong.version, meta._SERVER_TOKENS)
+    local t = meta._VERSION_TABLE
+    assert.equal(kong.version, t.major .. "." .. t.minor .. "." .. t.patch)
+    assert.equal(kong.version, tostring(t))
+    assert.is_table(meta._DEPENDENCIES)
+  end)
+end)
+`)
+    expect(outcomes(results)).toEqual(['success kong.meta fields'])
+  })
+})

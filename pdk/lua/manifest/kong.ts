@@ -36,6 +36,12 @@ export const KONG_MODULES: readonly LuaModule[] = [
     ops: [],
   },
   {
+    name: 'kong.meta',
+    status: 'fallback',
+    doc: "the version of Kong the emulator is (`_VERSION`, `_VERSION_TABLE`, `_SERVER_TOKENS`, `_NAME`); a Kong checkout's own wins",
+    ops: [],
+  },
+  {
     name: 'kong.tools.gzip',
     status: 'emulated',
     doc: "`deflate_gzip`, `inflate_gzip` on Node's zlib",
