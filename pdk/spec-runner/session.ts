@@ -4,11 +4,11 @@
  * deadline) or a request for the host (Kong in process, kong.ts); the results come back as data.
  */
 import { existsSync, readFileSync } from 'node:fs'
-import { join, resolve } from 'node:path'
+import { join, resolve, sep } from 'node:path'
 import { InProcessKong } from './kong.js'
 import { Outside } from './outside.js'
 import { SpecRecorder } from './record.js'
-import { PRELOAD, specModules } from './modules.js'
+import { ownSpecHelpers, PRELOAD, ROCKSPEC_MODULES, rootRockspec, specModules } from './modules.js'
 import {
   buildContext,
   createKit,
@@ -99,6 +99,20 @@ export async function runSpecFile(o: SpecFileOptions): Promise<SpecResult[]> {
       return []
     })
     vm.run(PRELOAD, '@broker:preload')
+    // a repository's own plain-busted spec/helpers.lua is its to use; Kong's (or none) is ours
+    if (ownSpecHelpers(o.root)) vm.run('package.preload["spec.helpers"] = nil', '@broker:own-helpers')
+    // a plugin kept outside kong/plugins/ (src/) is found where its rockspec's build.modules installs it
+    const rockspec = rootRockspec(o.root)
+    if (rockspec !== undefined) {
+      const rootDir = resolve(o.root)
+      vm.register('__spec_root_source', (file) => {
+        const abs = resolve(rootDir, String(file))
+        const inside = abs.startsWith(rootDir + sep) && existsSync(abs)
+        return [inside ? readFileSync(abs, 'utf8') : undefined]
+      })
+      vm.run(ROCKSPEC_MODULES, '@broker:rockspec')
+      vm.call('__spec_rockspec_modules', rockspec)
+    }
     vm.run('require "busted.runner"', '@broker:start')
     const recorder =
       o.record === undefined ? undefined : new SpecRecorder(resolve(o.record), o.shown, roots, o.recorded)

@@ -108,3 +108,47 @@ end)
     expect(outcomes(results)).toEqual(['success kong.meta fields'])
   })
 })
+
+describe('a plugin laid out as its rockspec says', () => {
+  it("finds the modules a rockspec's build.modules maps to files elsewhere (src/), as luarocks installs them", async () => {
+    const results = await run(
+      `local answer = require "kong.plugins.mine.answer"
+describe("rockspec", function()
+  it("maps", function()
+    assert.equal(42, answer.value)
+    assert.equal("deep", require("kong.plugins.mine.sub.deep").name)
+  end)
+end)
+`,
+      {
+        'kong-plugin-mine-0.1.0-1.rockspec': `package = "kong-plugin-mine"
+version = "0.1.0-1"
+local plugin_name = package:match("^kong%-plugin%-(.+)$")
+build = {
+  type = "builtin",
+  modules = {
+    ["kong.plugins." .. plugin_name .. ".answer"] = "src/answer.lua",
+    ["kong.plugins." .. plugin_name .. ".sub.deep"] = "src/sub/deep.lua",
+  },
+}`,
+        'src/answer.lua': 'return { value = 42 }',
+        'src/sub/deep.lua': 'return { name = "deep" }',
+      },
+    )
+    expect(outcomes(results)).toEqual(['success rockspec maps'])
+  })
+
+  it("uses the plugin's own spec/helpers.lua when it is not Kong's (a plain busted helper of the repository)", async () => {
+    const results = await run(
+      `local helpers = require "spec.helpers"
+describe("own helpers", function()
+  it("are the repository's", function()
+    assert.equal("mine", helpers.setup_mock())
+  end)
+end)
+`,
+      { 'spec/helpers.lua': 'local helpers = {}\nfunction helpers.setup_mock() return "mine" end\nreturn helpers' },
+    )
+    expect(outcomes(results)).toEqual(["success own helpers are the repository's"])
+  })
+})
