@@ -24,6 +24,7 @@ import {
   type Clock,
 } from './pdk.js'
 import { matchRoute, type RouteRow } from './router.js'
+import { normalizePath } from '../kit/request/path.js'
 import type { RecordedPlugin, RecordState, SpecRecorder } from './record.js'
 import { candidates, Scoping } from './scoping.js'
 import { dechunk, isLocal, json, serviceAnswer } from './upstream.js'
@@ -232,7 +233,8 @@ export class InProcessKong {
     const route = matchRoute(rows<RouteRow>(req.db.routes), {
       method: req.method,
       host: hostHeader.replace(/:\d+$/, '').toLowerCase(),
-      path: req.path.replace(/\?.*$/, ''),
+      // Kong's router matches the normalized path (merged slashes, dot segments, unreserved escapes decoded)
+      path: normalizePath(req.path.replace(/\?.*$/, '')),
       headers,
       protocol: transport?.scheme ?? 'http',
     })

@@ -152,3 +152,36 @@ end)
     expect(outcomes(results)).toEqual(["success own helpers are the repository's"])
   })
 })
+
+describe('the request path Kong routes and proxies', () => {
+  it("is normalized first, as Kong does (merged slashes, dot segments): //get reaches the mock upstream's /get", async () => {
+    const results = await run(`local helpers = require "spec.helpers"
+describe("normalized path", function()
+  local client
+  lazy_setup(function()
+    local bp = helpers.get_db_utils("postgres", nil, {})
+    local service = bp.services:insert { host = helpers.mock_upstream_host, port = helpers.mock_upstream_port }
+    bp.routes:insert { hosts = { "norm.test" }, service = service }
+    bp.routes:insert { paths = { "/anything/x" }, hosts = { "prefix.test" }, service = service, strip_path = false }
+    assert(helpers.start_kong())
+    client = helpers.proxy_client()
+  end)
+  lazy_teardown(function() if client then client:close() end helpers.stop_kong() end)
+  it("merges slashes", function()
+    local r = client:get("//get", { headers = { host = "norm.test" } })
+    assert.response(r).has.status(200)
+  end)
+  it("resolves dot segments before matching", function()
+    local r = client:get("/anything/y/../x/", { headers = { host = "prefix.test" } })
+    local body = assert.response(r).has.status(200)
+    local json = require("cjson").decode(body)
+    assert.equal("/anything/x/", json.vars.uri)
+  end)
+end)
+`)
+    expect(outcomes(results)).toEqual([
+      'success normalized path merges slashes',
+      'success normalized path resolves dot segments before matching',
+    ])
+  })
+})
