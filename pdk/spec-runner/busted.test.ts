@@ -163,6 +163,16 @@ describe('busted: failures and errors', () => {
     expect(results[1]!.message).toBe('spec/x_spec.lua:5: boom')
   })
 
+  it("an error raised inside broker's own Lua (a require that finds nothing) is placed at the spec's line", async () => {
+    const { results } = await run(`describe("d", function()
+      it("requires", function()
+        require "no.such.module"
+      end)
+    end)`)
+    expect(results[0]!.status).toBe('error')
+    expect(results[0]!.trace).toMatchObject({ short_src: 'spec/x_spec.lua', currentline: 3 })
+  })
+
   it('a failing before_each fails each test of its block (the body does not run), after_each still runs', async () => {
     const { results, printed } = await run(`
       describe("outer", function()

@@ -58,7 +58,7 @@ local function spec_frame(level)
   for l = level, 60 do
     local info = debug.getinfo(l, "Sl")
     if not info then return nil end
-    if info.what ~= "C" and not info.source:find("^@broker:") then return info end
+    if info.what ~= "C" and not info.source:find("^@broker[:/]") then return info end
   end
 end
 
