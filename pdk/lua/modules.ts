@@ -47,14 +47,25 @@ export function luaPathTemplates(value: string | undefined): string[] {
   return value.split(';').filter((t) => t !== '' && t.includes('?'))
 }
 
-/** The search path of one runtime: emulated modules first, then the roots in order. */
+// where in the search the named modules (a rockspec's build.modules) are looked up
+const NAMED = '\0named'
+
+/**
+ * The search path of one runtime: emulated modules first, then the modules named to a file (a
+ * rockspec's, as luarocks installs them), then the roots in order.
+ */
 export class ModuleFinder {
   private readonly paths: string[]
   private readonly cache = new Map<string, Found | string[]>()
 
-  constructor(roots: readonly string[], extraTemplates: readonly string[] = []) {
+  constructor(
+    roots: readonly string[],
+    extraTemplates: readonly string[] = [],
+    private readonly named: ReadonlyMap<string, string> = new Map(),
+  ) {
     this.paths = [
       ...templates(LIB_DIR),
+      NAMED,
       ...roots.flatMap(templates),
       ...extraTemplates,
       ...SYSTEM_DIRS.flatMap(templates),
@@ -69,6 +80,13 @@ export class ModuleFinder {
     const rel = name.replace(/\./g, '/')
     const tried: string[] = []
     for (const t of this.paths) {
+      if (t === NAMED) {
+        const file = this.named.get(name)
+        if (file === undefined) continue
+        tried.push(file)
+        hit = { file, shown: file, source: dropLuajitLiterals(readFileSync(file)) }
+        break
+      }
       const file = t.replace(/\?/g, rel)
       tried.push(file)
       try {

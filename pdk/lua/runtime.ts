@@ -26,6 +26,8 @@ export interface RuntimeOptions {
   roots: string[]
   /** `LUA_PATH`-style templates searched after the roots. */
   templates: string[]
+  /** Modules named to a file (a rockspec's build.modules), searched before the roots. */
+  named?: ReadonlyMap<string, string>
   /** kong.configuration (Kong's defaults with the fixture's settings over them). */
   configuration: Record<string, unknown>
   /** The fixture's `db` section. */
@@ -117,7 +119,7 @@ export class LuaRuntime {
     const bridge = new KitBridge(options.probe.kit)
     const host = createHost(bridge, dirname(resolve(options.file)), options.clock)
     const rt = new LuaRuntime(vm, bridge, host, options)
-    const finder = new ModuleFinder(options.roots, options.templates)
+    const finder = new ModuleFinder(options.roots, options.templates, options.named)
     vm.register('__kit', bridge.call)
     vm.register('__kit_id', bridge.id)
     vm.register('__kit_as', bridge.callAs)

@@ -1,0 +1,34 @@
+/**
+ * The modules a plugin root's rockspec installs (`build.modules`, the `builtin` build type): where a
+ * repository keeps its plugin outside `kong/plugins/<name>/` (a `<name>/` folder at the root, or
+ * handler.lua beside the rockspec), `luarocks make` is what puts it where Kong's `require` finds it.
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+
+// `["a.b.c"] = "path/to/file.lua"` inside build.modules; read as text, not run: a rockspec is Lua, but
+// its module table is always this literal shape, and nothing else in a rockspec maps a name to a .lua
+const ENTRY = /\[\s*(["'])([\w.-]+)\1\s*\]\s*=\s*(["'])([^"'\n]+\.lua)\3/g
+
+/** Module name → absolute file, from every `*.rockspec` at the root, for files that exist. */
+export function rockspecModules(root: string): Map<string, string> {
+  const map = new Map<string, string>()
+  let names: string[]
+  try {
+    names = readdirSync(root)
+      .filter((f) => f.endsWith('.rockspec'))
+      .sort()
+  } catch {
+    return map
+  }
+  for (const name of names) {
+    const text = readFileSync(join(root, name), 'utf8')
+    const build = text.indexOf('build')
+    if (build < 0) continue
+    for (const m of text.slice(build).matchAll(ENTRY)) {
+      const file = resolve(root, m[4]!)
+      if (!map.has(m[2]!) && existsSync(file)) map.set(m[2]!, file)
+    }
+  }
+  return map
+}
