@@ -28,6 +28,8 @@ export interface RuntimeOptions {
   templates: string[]
   /** Modules named to a file (a rockspec's build.modules), searched before the roots. */
   named?: ReadonlyMap<string, string>
+  /** The rocks the plugin depends on (its rockspec's), named when a module is in no root. */
+  dependencies?: string[]
   /** kong.configuration (Kong's defaults with the fixture's settings over them). */
   configuration: Record<string, unknown>
   /** The fixture's `db` section. */
@@ -138,7 +140,11 @@ export class LuaRuntime {
         return [undefined, `\n\tbroker does not emulate '${n}' (${hint})`]
       }
       rt.missing.set(n, NOT_FOUND)
-      return [undefined, found.map((f) => `\n\tno file '${f}'`).join('')]
+      const deps = options.dependencies ?? []
+      const rocks = deps.length
+        ? `\n\tthe rockspec depends on ${deps.join(', ')}: \`luarocks --lua-version 5.1 install <rock>\` puts a rock where broker searches (/usr/local/share/lua/5.1), or --lua-path names its folder`
+        : ''
+      return [undefined, found.map((f) => `\n\tno file '${f}'`).join('') + rocks]
     })
     vm.register('__unsupported', (module: unknown, what: unknown) => {
       const m = String(module)

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { rockspecModules } from './rockspec.js'
+import { rockspecDependencies, rockspecModules } from './rockspec.js'
 import { runSpecFile } from './session.js'
 
 // A plugin kept outside kong/plugins/ (globocom's proxy-cache keeps it in proxy-cache/): its rockspec's
@@ -83,5 +83,27 @@ describe("a rockspec's build.modules", () => {
       'success tagger requires a module the rockspec maps',
       'success tagger runs the plugin the rockspec maps',
     ])
+  })
+
+  it("names the rockspec's dependencies when a module is in none of the roots: luarocks installs them", async () => {
+    const dir = root({
+      ...FILES,
+      'kong-plugin-tagger-0.1.0-1.rockspec': FILES['kong-plugin-tagger-0.1.0-1.rockspec']!.replace(
+        '"lua >= 5.1"',
+        '"lua >= 5.1", "classic 0.1.0-1", "kong-lib-logger >= 0.3.0-1"',
+      ),
+      'spec/tagger_spec.lua': 'local Object = require "classic"',
+    })
+    expect(rockspecDependencies(dir)).toEqual(['classic', 'kong-lib-logger'])
+    const [result] = await runSpecFile({
+      root: dir,
+      file: join(dir, 'spec/tagger_spec.lua'),
+      shown: 'spec/tagger_spec.lua',
+      timeoutMs: 10_000,
+    })
+    expect(result?.message).toMatch(/module 'classic' not found/)
+    expect(result?.message).toMatch(
+      /the rockspec depends on classic, kong-lib-logger: `luarocks --lua-version 5\.1 install <rock>` puts a rock where broker searches/,
+    )
   })
 })

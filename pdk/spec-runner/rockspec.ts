@@ -32,3 +32,25 @@ export function rockspecModules(root: string): Map<string, string> {
   }
   return map
 }
+
+// rocks every Kong has: depending on them says nothing about what is missing
+const PROVIDED = new Set(['lua', 'kong', 'luajit'])
+
+/** The rocks the root's rockspecs depend on (`dependencies = { "classic 0.1.0-1" }`), Lua and Kong left out. */
+export function rockspecDependencies(root: string): string[] {
+  const rocks = new Set<string>()
+  let names: string[]
+  try {
+    names = readdirSync(root)
+      .filter((f) => f.endsWith('.rockspec'))
+      .sort()
+  } catch {
+    return []
+  }
+  for (const name of names) {
+    const text = readFileSync(join(root, name), 'utf8')
+    const list = /\bdependencies\s*=\s*\{([^}]*)\}/.exec(text)?.[1] ?? ''
+    for (const m of list.matchAll(/(["'])\s*([\w.-]+)[^"']*\1/g)) if (!PROVIDED.has(m[2]!)) rocks.add(m[2]!)
+  }
+  return [...rocks]
+}

@@ -9,7 +9,7 @@ import { InProcessKong } from './kong.js'
 import { Outside } from './outside.js'
 import { SpecRecorder } from './record.js'
 import { ownSpecHelpers, PRELOAD, ROCKSPEC_MODULES, rootRockspec, specModules } from './modules.js'
-import { rockspecModules } from './rockspec.js'
+import { rockspecDependencies, rockspecModules } from './rockspec.js'
 import {
   buildContext,
   createKit,
@@ -83,6 +83,7 @@ export async function runSpecFile(o: SpecFileOptions): Promise<SpecResult[]> {
     roots,
     templates: [...(o.templates ?? []), ...luaPathTemplates(process.env.LUA_PATH)],
     named: rockspecModules(o.root),
+    dependencies: rockspecDependencies(o.root),
     configuration: kongConfiguration(PROBE),
     db: {},
     probe: { kit: createKit(ctx), ctx },
