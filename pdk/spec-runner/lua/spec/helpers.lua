@@ -172,22 +172,26 @@ function H.wait_for_all_config_update() end
 -- the timers a request queued ran once it was answered (timers.lua), those due since run now
 function H.wait_timer() require("broker.spec.timers").run() return true end
 function H.wait_for_invalidation() end
--- `kong <command>` in a shell, as Kong's helper runs its CLI: ok, stderr, stdout. The emulator has no Kong binary:
--- `version` (and `version -a`) prints the version it emulates, as Kong's CLI does; other commands answer not ok,
--- naming themselves (a spec's assert fails with that)
-function H.kong_exec(cmd)
+-- `kong <command>` in a shell, as Kong's helper runs its CLI: ok, stderr, stdout (with `returns`, Penlight's
+-- executeex shape: ok, code, stdout, stderr). The emulator has no Kong binary: `version` (and `version -a`) prints
+-- the version it emulates, as Kong's CLI does; other commands answer not ok, naming themselves (a spec's assert
+-- fails with that)
+function H.kong_exec(cmd, _, returns)
   cmd = tostring(cmd or "")
   local args = {}
   for word in cmd:gmatch("%S+") do args[#args + 1] = word end
-  if args[1] == "version" then
-    if args[2] == "-a" or args[2] == "--all" then
-      return true, "", string.format("Kong: %s\nngx_lua: %s\nnginx: %s\nLua: %s\n", kong.version,
-        ngx.config.ngx_lua_version, ngx.config.nginx_version, _VERSION)
-    end
-    return true, "", kong.version .. "\n"
+  local ok, stderr, stdout = true, "", nil
+  if args[1] == "version" and (args[2] == "-a" or args[2] == "--all") then
+    stdout = string.format("Kong: %s\nngx_lua: %s\nnginx: %s\nLua: %s\n", kong.version,
+      ngx.config.ngx_lua_version, ngx.config.nginx_version, _VERSION)
+  elseif args[1] == "version" then
+    stdout = kong.version .. "\n"
+  else
+    ok, stderr = false, "spec.helpers.kong_exec: `kong " .. cmd .. "` is not emulated by broker (no Kong CLI runs; "
+      .. "`kong version` is, start_kong/stop_kong start Kong in process)"
   end
-  return false, "spec.helpers.kong_exec: `kong " .. cmd .. "` is not emulated by broker (no Kong CLI runs; "
-    .. "`kong version` is, start_kong/stop_kong start Kong in process)"
+  if returns then return ok, ok and 0 or 1, stdout or "", stderr end
+  return ok, stderr, stdout
 end
 --- Kong's version as a `version` object (the rock), as Kong's helper reads it from `kong version`.
 function H.get_version()
