@@ -61,7 +61,7 @@ export class ModuleFinder {
   constructor(
     roots: readonly string[],
     extraTemplates: readonly string[] = [],
-    private readonly named: ReadonlyMap<string, string> = new Map(),
+    private readonly named: ReadonlyMap<string, { file: string; shown: string }> = new Map(),
   ) {
     this.paths = [
       ...templates(LIB_DIR),
@@ -81,10 +81,10 @@ export class ModuleFinder {
     const tried: string[] = []
     for (const t of this.paths) {
       if (t === NAMED) {
-        const file = this.named.get(name)
-        if (file === undefined) continue
-        tried.push(file)
-        hit = { file, shown: file, source: dropLuajitLiterals(readFileSync(file)) }
+        const named = this.named.get(name)
+        if (named === undefined) continue
+        tried.push(named.file)
+        hit = { ...named, source: dropLuajitLiterals(readFileSync(named.file)) }
         break
       }
       const file = t.replace(/\?/g, rel)

@@ -27,7 +27,7 @@ export interface RuntimeOptions {
   /** `LUA_PATH`-style templates searched after the roots. */
   templates: string[]
   /** Modules named to a file (a rockspec's build.modules), searched before the roots. */
-  named?: ReadonlyMap<string, string>
+  named?: ReadonlyMap<string, { file: string; shown: string }>
   /** The rocks the plugin depends on (its rockspec's), named when a module is in no root. */
   dependencies?: string[]
   /** kong.configuration (Kong's defaults with the fixture's settings over them). */

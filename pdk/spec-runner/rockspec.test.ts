@@ -28,7 +28,8 @@ return { PRIORITY = 900, VERSION = "0.1.0", access = function(_, conf)
 end }`,
   'tagger/schema.lua': `return { name = "tagger", fields = { { config = { type = "record", fields = {
   { word = { type = "string", default = "hi" } } } } } } }`,
-  'tagger/words.lua': 'return { tag = function(w) return "<" .. w .. ">" end }',
+  'tagger/words.lua': `return { tag = function(w) return "<" .. w .. ">" end,
+  boom = function() error("boom") end }`,
   'spec/tagger_spec.lua': `
 local helpers = require "spec.helpers"
 local words = require "kong.plugins.tagger.words"
@@ -44,6 +45,9 @@ describe("tagger", function()
   lazy_teardown(function() helpers.stop_kong() end)
   it("requires a module the rockspec maps", function()
     assert.equal("<a>", words.tag("a"))
+  end)
+  it("names a mapped file as the rockspec does", function()
+    words.boom()
   end)
   it("runs the plugin the rockspec maps", function()
     local res = client:get("/", { headers = { host = "tag.test" } })
@@ -67,8 +71,16 @@ describe("a rockspec's build.modules", () => {
     const dir = root(Object.fromEntries(Object.entries(FILES).filter(([f]) => f !== 'tagger/words.lua')))
     const map = rockspecModules(dir)
     expect(map.has('kong.plugins.tagger.words')).toBe(false)
-    expect(map.get('kong.plugins.tagger.handler')).toBe(join(dir, 'tagger/handler.lua'))
-    expect(map.get('kong.plugins.tagger.schema')).toBe(join(dir, 'tagger/schema.lua'))
+    expect(map.get('kong.plugins.tagger.handler')).toEqual({
+      file: join(dir, 'tagger/handler.lua'),
+      shown: 'tagger/handler.lua',
+    })
+    expect(map.get('kong.plugins.tagger.schema')?.file).toBe(join(dir, 'tagger/schema.lua'))
+    // where the module's own name is its path (Kong's rockspec), the root's search finds it: not mapped
+    expect(
+      rockspecModules(root({ 'x.rockspec': 'build = { modules = { ["kong.a"] = "kong/a.lua" } }', 'kong/a.lua': '' }))
+        .size,
+    ).toBe(0)
   })
 
   it('lets a spec require and run a plugin kept outside kong/plugins/', async () => {
@@ -81,6 +93,7 @@ describe("a rockspec's build.modules", () => {
     })
     expect(results.map((r) => `${r.status} ${r.name} ${r.message ?? ''}`.trim())).toEqual([
       'success tagger requires a module the rockspec maps',
+      'error tagger names a mapped file as the rockspec does tagger/words.lua:2: boom',
       'success tagger runs the plugin the rockspec maps',
     ])
   })

@@ -10,9 +10,18 @@ import { join, resolve } from 'node:path'
 // its module table is always this literal shape, and nothing else in a rockspec maps a name to a .lua
 const ENTRY = /\[\s*(["'])([\w.-]+)\1\s*\]\s*=\s*(["'])([^"'\n]+\.lua)\3/g
 
-/** Module name → absolute file, from every `*.rockspec` at the root, for files that exist. */
-export function rockspecModules(root: string): Map<string, string> {
-  const map = new Map<string, string>()
+/** A module's file (absolute) and the path tracebacks show (as the rockspec names it). */
+export interface NamedModule {
+  file: string
+  shown: string
+}
+
+/**
+ * Module name → its file, from every `*.rockspec` at the root, for files that exist and that the root's
+ * own search would not find under the module's name.
+ */
+export function rockspecModules(root: string): Map<string, NamedModule> {
+  const map = new Map<string, NamedModule>()
   let names: string[]
   try {
     names = readdirSync(root)
@@ -26,8 +35,12 @@ export function rockspecModules(root: string): Map<string, string> {
     const build = text.indexOf('build')
     if (build < 0) continue
     for (const m of text.slice(build).matchAll(ENTRY)) {
-      const file = resolve(root, m[4]!)
-      if (!map.has(m[2]!) && existsSync(file)) map.set(m[2]!, file)
+      const [, , module, , path] = m as unknown as [string, string, string, string, string]
+      // where the root already has it (Kong's own rockspec maps kong/… to kong/…), the root's search finds it
+      const conventional = module.split('.').join('/')
+      if (path === `${conventional}.lua` || path === `${conventional}/init.lua`) continue
+      const file = resolve(root, path)
+      if (!map.has(module) && existsSync(file)) map.set(module, { file, shown: path })
     }
   }
   return map
