@@ -141,8 +141,10 @@ export class LuaRuntime {
       }
       rt.missing.set(n, NOT_FOUND)
       const deps = options.dependencies ?? []
+      // Kong's own rockspec (a checkout as the root) lists dozens: the first few say enough
+      const named = deps.length > 8 ? `${deps.slice(0, 8).join(', ')} and ${deps.length - 8} more` : deps.join(', ')
       const rocks = deps.length
-        ? `\n\tthe rockspec depends on ${deps.join(', ')}: \`luarocks --lua-version 5.1 install <rock>\` puts a rock where broker searches (/usr/local/share/lua/5.1), or --lua-path names its folder`
+        ? `\n\tthe rockspec depends on ${named}: \`luarocks --lua-version 5.1 install <rock>\` puts a rock where broker searches (/usr/local/share/lua/5.1), or --lua-path names its folder`
         : ''
       return [undefined, found.map((f) => `\n\tno file '${f}'`).join('') + rocks]
     })

@@ -119,4 +119,19 @@ describe("a rockspec's build.modules", () => {
       /the rockspec depends on classic, kong-lib-logger: `luarocks --lua-version 5\.1 install <rock>` puts a rock where broker searches/,
     )
   })
+
+  it('names the first eight of a long dependency list (a Kong checkout as the root) and counts the rest', async () => {
+    const deps = Array.from({ length: 11 }, (_, i) => `"rock${i} >= 1"`).join(', ')
+    const dir = root({
+      'kong-3.9.1-0.rockspec': `dependencies = { ${deps} }\nbuild = { modules = {} }`,
+      'spec/x_spec.lua': 'require "nowhere"',
+    })
+    const [result] = await runSpecFile({
+      root: dir,
+      file: join(dir, 'spec/x_spec.lua'),
+      shown: 'spec/x_spec.lua',
+      timeoutMs: 10_000,
+    })
+    expect(result?.message).toMatch(/depends on rock0, rock1, rock2, rock3, rock4, rock5, rock6, rock7 and 3 more: /)
+  })
 })

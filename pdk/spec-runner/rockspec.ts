@@ -10,6 +10,18 @@ import { join, resolve } from 'node:path'
 // its module table is always this literal shape, and nothing else in a rockspec maps a name to a .lua
 const ENTRY = /\[\s*(["'])([\w.-]+)\1\s*\]\s*=\s*(["'])([^"'\n]+\.lua)\3/g
 
+/** The text of each `*.rockspec` at the root, by name; none when the root cannot be read. */
+function rockspecs(root: string): string[] {
+  try {
+    return readdirSync(root)
+      .filter((f) => f.endsWith('.rockspec'))
+      .sort()
+      .map((f) => readFileSync(join(root, f), 'utf8'))
+  } catch {
+    return []
+  }
+}
+
 /** A module's file (absolute) and the path tracebacks show (as the rockspec names it). */
 export interface NamedModule {
   file: string
@@ -22,16 +34,7 @@ export interface NamedModule {
  */
 export function rockspecModules(root: string): Map<string, NamedModule> {
   const map = new Map<string, NamedModule>()
-  let names: string[]
-  try {
-    names = readdirSync(root)
-      .filter((f) => f.endsWith('.rockspec'))
-      .sort()
-  } catch {
-    return map
-  }
-  for (const name of names) {
-    const text = readFileSync(join(root, name), 'utf8')
+  for (const text of rockspecs(root)) {
     const build = text.indexOf('build')
     if (build < 0) continue
     for (const m of text.slice(build).matchAll(ENTRY)) {
@@ -52,16 +55,7 @@ const PROVIDED = new Set(['lua', 'kong', 'luajit'])
 /** The rocks the root's rockspecs depend on (`dependencies = { "classic 0.1.0-1" }`), Lua and Kong left out. */
 export function rockspecDependencies(root: string): string[] {
   const rocks = new Set<string>()
-  let names: string[]
-  try {
-    names = readdirSync(root)
-      .filter((f) => f.endsWith('.rockspec'))
-      .sort()
-  } catch {
-    return []
-  }
-  for (const name of names) {
-    const text = readFileSync(join(root, name), 'utf8')
+  for (const text of rockspecs(root)) {
     const list = /\bdependencies\s*=\s*\{([^}]*)\}/.exec(text)?.[1] ?? ''
     for (const m of list.matchAll(/(["'])\s*([\w.-]+)[^"']*\1/g)) if (!PROVIDED.has(m[2]!)) rocks.add(m[2]!)
   }
