@@ -26,7 +26,10 @@ export interface RuntimeOptions {
   roots: string[]
   /** `LUA_PATH`-style templates searched after the roots. */
   templates: string[]
-  /** Modules named to a file (a rockspec's build.modules), searched before the roots. */
+  /**
+   * Modules named to a file (a rockspec's build.modules), searched before the roots; read at each lookup, so the
+   * caller may fill it once the VM exists (a rockspec is read in it), before the first require.
+   */
   named?: ReadonlyMap<string, { file: string; shown: string }>
   /** The rocks the plugin depends on (its rockspec's), named when a module is in no root. */
   dependencies?: string[]

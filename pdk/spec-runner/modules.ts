@@ -48,39 +48,6 @@ for _, m in ipairs(__spec_modules()) do
 end`
 
 /**
- * Lua that maps the modules a plugin root's rockspec names in `build.modules` to their files, as luarocks installs
- * them, as `__spec_rockspec_modules(file)` (a plugin kept in src/ is `kong.plugins.<name>.handler` once installed). The rockspec runs in an empty
- * environment; a module broker or the spec runner preloads keeps its own. `__spec_root_source(file)` reads a file
- * of the root (nil when there is none).
- */
-export const ROCKSPEC_MODULES = `
-function __spec_rockspec_modules(rockspec)
-local env = {}
-local chunk = load(__spec_root_source(rockspec) or "", "@" .. rockspec, "t", env)
-if not chunk or not pcall(chunk) then return end
-local modules = type(env.build) == "table" and env.build.modules
-if type(modules) ~= "table" then return end
-for name, file in pairs(modules) do
-  if type(name) == "string" and type(file) == "string" and file:match("%.lua$") and not package.preload[name] then
-    local source = __spec_root_source(file)
-    if source then
-      package.preload[name] = function(...)
-        return assert(load(source, "@" .. file, "t"))(...)
-      end
-    end
-  end
-end
-end`
-
-/** The root's rockspec that luarocks would build: the newest by name when there are several. */
-export function rootRockspec(root: string): string | undefined {
-  return readdirSync(root)
-    .filter((f) => f.endsWith('.rockspec'))
-    .sort((a, b) => a.localeCompare(b, 'en', { numeric: true }))
-    .pop()
-}
-
-/**
  * Whether the root's own spec/helpers.lua is the repository's (a plain busted helper) rather than a copy of
  * Kong's: outside Kong's checkout, a spec/helpers.lua that does not define Kong's `start_kong`. Ours serves
  * `require "spec.helpers"` otherwise.

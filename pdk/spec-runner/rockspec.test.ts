@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { createVm } from '../lua/engine.js'
 import { rockspecDependencies, rockspecModules } from './rockspec.js'
 import { runSpecFile } from './session.js'
 
@@ -67,9 +68,10 @@ function root(files: Record<string, string>): string {
 }
 
 describe("a rockspec's build.modules", () => {
-  it('maps module names to the files the rockspec names, skipping files that are not there', () => {
+  it('maps module names to the files the rockspec names, skipping files that are not there', async () => {
+    const vm = await createVm({ heapLimit: 64 * 1024 * 1024 })
     const dir = root(Object.fromEntries(Object.entries(FILES).filter(([f]) => f !== 'tagger/words.lua')))
-    const map = rockspecModules(dir)
+    const map = rockspecModules(dir, vm)
     expect(map.has('kong.plugins.tagger.words')).toBe(false)
     expect(map.get('kong.plugins.tagger.handler')).toEqual({
       file: join(dir, 'tagger/handler.lua'),
@@ -78,9 +80,12 @@ describe("a rockspec's build.modules", () => {
     expect(map.get('kong.plugins.tagger.schema')?.file).toBe(join(dir, 'tagger/schema.lua'))
     // where the module's own name is its path (Kong's rockspec), the root's search finds it: not mapped
     expect(
-      rockspecModules(root({ 'x.rockspec': 'build = { modules = { ["kong.a"] = "kong/a.lua" } }', 'kong/a.lua': '' }))
-        .size,
+      rockspecModules(
+        root({ 'x.rockspec': 'build = { modules = { ["kong.a"] = "kong/a.lua" } }', 'kong/a.lua': '' }),
+        vm,
+      ).size,
     ).toBe(0)
+    vm.close()
   })
 
   it('lets a spec require and run a plugin kept outside kong/plugins/', async () => {

@@ -1,24 +1,22 @@
 /**
- * The modules a plugin root's rockspec installs (`build.modules`, the `builtin` build type): where a
- * repository keeps its plugin outside `kong/plugins/<name>/` (a `<name>/` folder at the root, or
- * handler.lua beside the rockspec), `luarocks make` is what puts it where Kong's `require` finds it.
+ * What a plugin root's rockspec says: the modules it installs (`build.modules`, the `builtin` build type) and the
+ * rocks it depends on. Where a repository keeps its plugin outside `kong/plugins/<name>/` (`src/`, a `<name>/`
+ * folder at the root, handler.lua beside the rockspec), `luarocks make` is what puts it where Kong's `require`
+ * finds it; broker maps the same names to the same files, for a spec's `require` and start_kong's plugin loading.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
-import { join, resolve } from 'node:path'
+import { join, resolve, sep } from 'node:path'
+import type { LuaVm } from '../lua/vm.js'
 
-// `["a.b.c"] = "path/to/file.lua"` inside build.modules; read as text, not run: a rockspec is Lua, but
-// its module table is always this literal shape, and nothing else in a rockspec maps a name to a .lua
-const ENTRY = /\[\s*(["'])([\w.-]+)\1\s*\]\s*=\s*(["'])([^"'\n]+\.lua)\3/g
-
-/** The text of each `*.rockspec` at the root, by name; none when the root cannot be read. */
-function rockspecs(root: string): string[] {
+/** The root's rockspec that luarocks would build: the newest by name when there are several. */
+export function rootRockspec(root: string): string | undefined {
   try {
     return readdirSync(root)
       .filter((f) => f.endsWith('.rockspec'))
-      .sort()
-      .map((f) => readFileSync(join(root, f), 'utf8'))
+      .sort((a, b) => a.localeCompare(b, 'en', { numeric: true }))
+      .pop()
   } catch {
-    return []
+    return undefined
   }
 }
 
@@ -28,23 +26,39 @@ export interface NamedModule {
   shown: string
 }
 
+// the rockspec runs in an empty environment (a rockspec is Lua: keys are often built with `..`), and its
+// build.modules come back as { name, file } pairs of strings naming .lua files
+const READ = `
+local source, chunkname = ...
+local env = {}
+local chunk = load(source, chunkname, "t", env)
+if not chunk or not pcall(chunk) then return {} end
+local modules = type(env.build) == "table" and env.build.modules
+local out = {}
+if type(modules) ~= "table" then return out end
+for name, file in pairs(modules) do
+  if type(name) == "string" and type(file) == "string" and file:match("%.lua$") then out[#out + 1] = { name, file } end
+end
+return out`
+
 /**
- * Module name → its file, from every `*.rockspec` at the root, for files that exist and that the root's
- * own search would not find under the module's name.
+ * Module name → its file, from the root's rockspec run in `vm`, for files that exist inside the root and that the
+ * root's own search would not find under the module's name.
  */
-export function rockspecModules(root: string): Map<string, NamedModule> {
+export function rockspecModules(root: string, vm: LuaVm): Map<string, NamedModule> {
   const map = new Map<string, NamedModule>()
-  for (const text of rockspecs(root)) {
-    const build = text.indexOf('build')
-    if (build < 0) continue
-    for (const m of text.slice(build).matchAll(ENTRY)) {
-      const [, , module, , path] = m as unknown as [string, string, string, string, string]
-      // where the root already has it (Kong's own rockspec maps kong/… to kong/…), the root's search finds it
-      const conventional = module.split('.').join('/')
-      if (path === `${conventional}.lua` || path === `${conventional}/init.lua`) continue
-      const file = resolve(root, path)
-      if (!map.has(module) && existsSync(file)) map.set(module, { file, shown: path })
-    }
+  const rockspec = rootRockspec(root)
+  if (rockspec === undefined) return map
+  const dir = resolve(root)
+  vm.register('__rockspec_read', () => [readFileSync(join(dir, rockspec), 'utf8'), `@${rockspec}`])
+  const [pairs] = vm.run(`return (function(...) ${READ} end)(__rockspec_read())`, '@broker:rockspec')
+  const entries = Array.isArray(pairs) ? (pairs as [string, string][]) : []
+  for (const [module, path] of entries.sort(([a], [b]) => a.localeCompare(b))) {
+    // where the root already has it (Kong's own rockspec maps kong/… to kong/…), the root's search finds it
+    const conventional = module.split('.').join('/')
+    if (path === `${conventional}.lua` || path === `${conventional}/init.lua`) continue
+    const file = resolve(dir, path)
+    if (file.startsWith(dir + sep) && existsSync(file)) map.set(module, { file, shown: path })
   }
   return map
 }
@@ -52,12 +66,13 @@ export function rockspecModules(root: string): Map<string, NamedModule> {
 // rocks every Kong has: depending on them says nothing about what is missing
 const PROVIDED = new Set(['lua', 'kong', 'luajit'])
 
-/** The rocks the root's rockspecs depend on (`dependencies = { "classic 0.1.0-1" }`), Lua and Kong left out. */
+/** The rocks the root's rockspec depends on (`dependencies = { "classic 0.1.0-1" }`), Lua and Kong left out. */
 export function rockspecDependencies(root: string): string[] {
+  const rockspec = rootRockspec(root)
+  if (rockspec === undefined) return []
+  const text = readFileSync(join(root, rockspec), 'utf8')
   const rocks = new Set<string>()
-  for (const text of rockspecs(root)) {
-    const list = /\bdependencies\s*=\s*\{([^}]*)\}/.exec(text)?.[1] ?? ''
-    for (const m of list.matchAll(/(["'])\s*([\w.-]+)[^"']*\1/g)) if (!PROVIDED.has(m[2]!)) rocks.add(m[2]!)
-  }
+  const list = /\bdependencies\s*=\s*\{([^}]*)\}/.exec(text)?.[1] ?? ''
+  for (const m of list.matchAll(/(["'])\s*([\w.-]+)[^"']*\1/g)) if (!PROVIDED.has(m[2]!)) rocks.add(m[2]!)
   return [...rocks]
 }

@@ -4,12 +4,12 @@
  * deadline) or a request for the host (Kong in process, kong.ts); the results come back as data.
  */
 import { existsSync, readFileSync } from 'node:fs'
-import { join, resolve, sep } from 'node:path'
+import { join, resolve } from 'node:path'
 import { InProcessKong } from './kong.js'
 import { Outside } from './outside.js'
 import { SpecRecorder } from './record.js'
-import { ownSpecHelpers, PRELOAD, ROCKSPEC_MODULES, rootRockspec, specModules } from './modules.js'
-import { rockspecDependencies, rockspecModules } from './rockspec.js'
+import { ownSpecHelpers, PRELOAD, specModules } from './modules.js'
+import { type NamedModule, rockspecDependencies, rockspecModules } from './rockspec.js'
 import {
   buildContext,
   createKit,
@@ -78,11 +78,13 @@ export async function runSpecFile(o: SpecFileOptions): Promise<SpecResult[]> {
   const clock = new VirtualClock(Date.now())
   const ctx = buildContext(PROBE, { clock })
   const roots = [o.root, ...customPlugins(o.root), ...(o.luaPath ?? []).map((p) => resolve(p))]
+  // the modules the root's rockspec installs: read in the runtime's VM (the rockspec is Lua) before a require
+  const named = new Map<string, NamedModule>()
   const runtime = await LuaRuntime.create({
     clock,
     roots,
     templates: [...(o.templates ?? []), ...luaPathTemplates(process.env.LUA_PATH)],
-    named: rockspecModules(o.root),
+    named,
     dependencies: rockspecDependencies(o.root),
     configuration: kongConfiguration(PROBE),
     db: {},
@@ -93,6 +95,7 @@ export async function runSpecFile(o: SpecFileOptions): Promise<SpecResult[]> {
   const outside = new Outside(o.root)
   try {
     const vm = runtime.vm
+    for (const [name, m] of rockspecModules(o.root, vm)) named.set(name, m)
     outside.register(vm)
     const modules = specModules()
     vm.register('__spec_modules', () => [[...modules].map(([name, m]) => [name, m.file])])
@@ -104,18 +107,6 @@ export async function runSpecFile(o: SpecFileOptions): Promise<SpecResult[]> {
     vm.run(PRELOAD, '@broker:preload')
     // a repository's own plain-busted spec/helpers.lua is its to use; Kong's (or none) is ours
     if (ownSpecHelpers(o.root)) vm.run('package.preload["spec.helpers"] = nil', '@broker:own-helpers')
-    // a plugin kept outside kong/plugins/ (src/) is found where its rockspec's build.modules installs it
-    const rockspec = rootRockspec(o.root)
-    if (rockspec !== undefined) {
-      const rootDir = resolve(o.root)
-      vm.register('__spec_root_source', (file) => {
-        const abs = resolve(rootDir, String(file))
-        const inside = abs.startsWith(rootDir + sep) && existsSync(abs)
-        return [inside ? readFileSync(abs, 'utf8') : undefined]
-      })
-      vm.run(ROCKSPEC_MODULES, '@broker:rockspec')
-      vm.call('__spec_rockspec_modules', rockspec)
-    }
     vm.run('require "busted.runner"', '@broker:start')
     const recorder =
       o.record === undefined ? undefined : new SpecRecorder(resolve(o.record), o.shown, roots, o.recorded)
