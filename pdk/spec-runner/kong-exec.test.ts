@@ -39,8 +39,6 @@ describe("version", function()
   end)
 end)`)
     expect(outcomes(results).slice(0, 2)).toEqual(['success version meta', 'success version kong_exec'])
-    expect(results[2]?.message).toMatch(
-      /spec\.helpers\.kong_exec: `kong start` is not emulated by broker/,
-    )
+    expect(results[2]?.message).toMatch(/spec\.helpers\.kong_exec: `kong start` is not emulated by broker/)
   })
 })
