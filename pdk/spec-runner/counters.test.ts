@@ -1,19 +1,9 @@
-import { join } from 'node:path'
-import { describe, expect, it } from 'vitest'
-import { runSpecFile, type SpecResult } from './session.js'
-import { badgeRoot } from './testing/badge.js'
+import { describe, it } from 'vitest'
+import { runSpec, allPass } from './testing/specs.js'
 
 // What Kong's rate-limiting specs lean on, on specs of our own in Kong's style: the Postgres
 // connector its cluster policy queries, Redis, timers on the spec's clock. Each `it` is one behaviour.
-async function run(spec: string, files: Record<string, string> = {}): Promise<SpecResult[]> {
-  const root = badgeRoot({ 'spec/x_spec.lua': spec, ...files })
-  return runSpecFile({ root, file: join(root, 'spec/x_spec.lua'), shown: 'spec/x_spec.lua', timeoutMs: 10_000 })
-}
-const outcomes = (rs: SpecResult[]) => rs.map((r) => `${r.status} ${r.name}${r.message ? `: ${r.message}` : ''}`)
-function allPass(results: SpecResult[], n: number): void {
-  expect(outcomes(results).filter((o) => !o.startsWith('success'))).toEqual([])
-  expect(results).toHaveLength(n)
-}
+const run = runSpec
 
 // a counter table as Kong's rate-limiting daos.lua declares it: a primary key of five fields
 const METRICS_DAOS = `

@@ -1,7 +1,5 @@
-import { join } from 'node:path'
-import { describe, expect, it } from 'vitest'
-import { runSpecFile, type SpecResult } from './session.js'
-import { badgeRoot } from './testing/badge.js'
+import { describe, it } from 'vitest'
+import { allPass, runSpec } from './testing/specs.js'
 
 // What Kong's authentication plugin specs (key-auth, basic-auth, jwt, hmac-auth, acl) lean on, on specs of our
 // own in Kong's style: a credential DAO with a ttl, a transformation and a conditional check (the `pass`
@@ -47,15 +45,7 @@ return { {
 } }`,
 }
 
-async function run(spec: string): Promise<SpecResult[]> {
-  const root = badgeRoot({ ...PASS_FILES, 'spec/x_spec.lua': spec })
-  return runSpecFile({ root, file: join(root, 'spec/x_spec.lua'), shown: 'spec/x_spec.lua', timeoutMs: 10_000 })
-}
-const outcomes = (rs: SpecResult[]) => rs.map((r) => `${r.status} ${r.name}${r.message ? `: ${r.message}` : ''}`)
-function allPass(results: SpecResult[], n: number): void {
-  expect(outcomes(results).filter((o) => !o.startsWith('success'))).toEqual([])
-  expect(results).toHaveLength(n)
-}
+const run = (spec: string) => runSpec(spec, PASS_FILES)
 
 const PRELUDE = `
 local helpers = require "spec.helpers"

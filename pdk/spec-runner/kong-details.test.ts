@@ -1,20 +1,9 @@
-import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { runSpecFile, type SpecResult } from './session.js'
-import { badgeRoot } from './testing/badge.js'
+import { runSpec, outcomes, allPass } from './testing/specs.js'
 
 // Details of Kong that Kong's own plugin specs lean on, each pinned by a tiny spec of ours in Kong's style
 // (testing/badge.ts for the root): the router's captures, OpenResty modules a unit spec requires
-async function run(spec: string, files: Record<string, string> = {}): Promise<SpecResult[]> {
-  const root = badgeRoot({ 'spec/x_spec.lua': spec, ...files })
-  return runSpecFile({ root, file: join(root, 'spec/x_spec.lua'), shown: 'spec/x_spec.lua', timeoutMs: 10_000 })
-}
-const outcomes = (rs: SpecResult[]) => rs.map((r) => `${r.status} ${r.name}${r.message ? `: ${r.message}` : ''}`)
-/** Every test of the spec passed (a failing one shows its message), and there were `n`. */
-function allPass(results: SpecResult[], n: number): void {
-  expect(outcomes(results).filter((o) => !o.startsWith('success'))).toEqual([])
-  expect(results).toHaveLength(n)
-}
+const run = runSpec
 
 describe("Kong's router matches", () => {
   it('uri_captures hold the whole match at 0, the groups from 1, the names (ngx.ctx.router_matches, kong.request)', async () => {

@@ -1,15 +1,9 @@
-import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { runSpecFile, type SpecResult } from './session.js'
-import { badgeRoot } from './testing/badge.js'
+import { runSpec, outcomes } from './testing/specs.js'
 
 // A spec that reads Kong's version the way Pongo-style plugin templates do: `kong version` through
 // helpers.kong_exec, or kong.meta (which a plugin's handler often names as its VERSION).
-async function run(spec: string): Promise<SpecResult[]> {
-  const root = badgeRoot({ 'spec/x_spec.lua': spec })
-  return runSpecFile({ root, file: join(root, 'spec/x_spec.lua'), shown: 'spec/x_spec.lua', timeoutMs: 10_000 })
-}
-const outcomes = (rs: SpecResult[]) => rs.map((r) => `${r.status} ${r.name}${r.message ? `: ${r.message}` : ''}`)
+const run = runSpec
 
 describe("Kong's version in a spec", () => {
   it('kong.meta and helpers.kong_exec("version") name the Kong broker emulates', async () => {

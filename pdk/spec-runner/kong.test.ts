@@ -1,21 +1,10 @@
-import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { runSpecFile, type SpecResult } from './session.js'
-import { badgeRoot } from './testing/badge.js'
+import { runSpec, outcomes, allPass } from './testing/specs.js'
 
 // Kong in process for spec.helpers (the Admin API, plugin scoping, the error.log), on specs of our own
 // against the badge and stamp plugins
 // (testing/badge.ts): each `it` of a spec is one behaviour; a failing one shows its message.
-async function run(spec: string, files: Record<string, string> = {}): Promise<SpecResult[]> {
-  const root = badgeRoot({ 'spec/x_spec.lua': spec, ...files })
-  return runSpecFile({ root, file: join(root, 'spec/x_spec.lua'), shown: 'spec/x_spec.lua', timeoutMs: 10_000 })
-}
-const outcomes = (rs: SpecResult[]) => rs.map((r) => `${r.status} ${r.name}${r.message ? `: ${r.message}` : ''}`)
-/** Every test of the spec passed (a failing one shows its message), and there were `n`. */
-function allPass(results: SpecResult[], n: number): void {
-  expect(outcomes(results).filter((o) => !o.startsWith('success'))).toEqual([])
-  expect(results).toHaveLength(n)
-}
+const run = runSpec
 /** A plugin's schema.lua with an empty config. */
 const emptySchema = (name: string) =>
   `return { name = "${name}", fields = { { config = { type = "record", fields = {} } } } }`

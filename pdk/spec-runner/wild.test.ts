@@ -1,15 +1,9 @@
-import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { runSpecFile, type SpecResult } from './session.js'
-import { badgeRoot } from './testing/badge.js'
+import { runSpec, outcomes } from './testing/specs.js'
 
 // What third-party plugin repositories' specs lean on (issue 31, run on public plugin repositories): each pinned
 // by a tiny spec of ours in their style (testing/badge.ts for the root)
-async function run(spec: string, files: Record<string, string> = {}): Promise<SpecResult[]> {
-  const root = badgeRoot({ 'spec/x_spec.lua': spec, ...files })
-  return runSpecFile({ root, file: join(root, 'spec/x_spec.lua'), shown: 'spec/x_spec.lua', timeoutMs: 10_000 })
-}
-const outcomes = (rs: SpecResult[]) => rs.map((r) => `${r.status} ${r.name}${r.message ? `: ${r.message}` : ''}`)
+const run = runSpec
 
 describe('spec.helpers.kong_exec', () => {
   it('"version" prints the Kong version the emulator is, as `kong version` does; get_version compares it', async () => {
