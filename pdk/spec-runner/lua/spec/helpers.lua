@@ -193,9 +193,10 @@ function H.kong_exec(cmd, _, returns)
   if returns then return ok, ok and 0 or 1, stdout or "", stderr end
   return ok, stderr, stdout
 end
---- Kong's version as a `version` object (the rock), as Kong's helper reads it from `kong version`.
+--- The emulated Kong's version as a `version` rock object, comparable with version("3.0.0").
 function H.get_version()
-  return require("version")(select(3, assert(H.kong_exec("version"))))
+  local parse = require "version"
+  return parse(kong.version)
 end
 function H.get_available_port() return 20000 + math.random(1, 20000) end
 function H.get_proxy_ip() return "127.0.0.1" end
