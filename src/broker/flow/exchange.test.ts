@@ -2,9 +2,10 @@ import RedisMock from 'ioredis-mock'
 import type { Redis } from 'ioredis'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { memoryBroker } from '../../../test/helpers/deps.js'
+import { flowIn } from '../../../test/helpers/exchanging.js'
 import type { BrokerDeps } from '../deps.js'
 import type { Broker } from '../index.js'
-import { type FlowEntry, FlowStore } from '../store/flow-store.js'
+import { FlowStore } from '../store/flow-store.js'
 import { beginExchange } from './exchange.js'
 
 // /callback's move to `exchanging` that the master carries out but no replica acknowledges (a replica lagging in
@@ -40,22 +41,7 @@ afterEach(async () => {
 })
 
 /** A flow waiting for its callback, as /start leaves it, written where no replica is asked for. */
-async function awaiting(): Promise<FlowEntry> {
-  const now = Date.now()
-  const stored: FlowEntry = {
-    hash: `exchange-test-${now}-${Math.random()}`,
-    plugin: 'oauth_2_3-legged',
-    record: { auth_type: 'oauth', callback: 'https://app.example/cb' },
-    progress: 'stored',
-    createdAt: now,
-    expiresAt: now + 60_000,
-    data: { state: 's' },
-  }
-  await plain.create(stored)
-  const next: FlowEntry = { ...stored, progress: 'awaiting_callback' }
-  expect(await plain.advance('stored', next)).toBe('ok')
-  return next
-}
+const awaiting = () => flowIn(plain, `exchange-test-${Date.now()}-${Math.random()}`, 'awaiting_callback')
 
 describe("a /callback's move to exchanging that no replica acknowledged", () => {
   it('answers STORE_UNAVAILABLE with the flow waiting for its callback again: the next /callback takes the exchange', async () => {

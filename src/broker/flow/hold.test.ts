@@ -2,6 +2,7 @@ import RedisMock from 'ioredis-mock'
 import type { Redis } from 'ioredis'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { memoryBroker } from '../../../test/helpers/deps.js'
+import { flowIn } from '../../../test/helpers/exchanging.js'
 import type { BrokerDeps } from '../deps.js'
 import type { Broker } from '../index.js'
 import { type FlowEntry, FlowStore } from '../store/flow-store.js'
@@ -41,22 +42,8 @@ afterEach(async () => {
 })
 
 /** A flow in `exchanging` whose owner's lease lapsed, written where no replica is asked for. */
-async function orphaned(): Promise<FlowEntry> {
-  const now = Date.now()
-  const stored: FlowEntry = {
-    hash: `hold-test-${now}-${Math.random()}`,
-    plugin: 'oauth_2_3-legged',
-    record: { auth_type: 'oauth', callback: 'https://app.example/cb' },
-    progress: 'stored',
-    createdAt: now,
-    expiresAt: now + 60_000,
-    data: { state: 's' },
-  }
-  await plain.create(stored)
-  const next: FlowEntry = { ...stored, progress: 'exchanging', leaseUntil: now - 1 }
-  expect(await plain.advance('stored', next)).toBe('ok')
-  return next
-}
+const orphaned = () =>
+  flowIn(plain, `hold-test-${Date.now()}-${Math.random()}`, 'exchanging', { leaseUntil: Date.now() - 1 })
 
 describe('a held request whose failure of the flow no replica acknowledged', () => {
   it('tells the app EXCHANGE_INTERRUPTED all the same (the flow is failed on the master), rather than a 503 and then FLOW_FINISHED', async () => {
