@@ -83,7 +83,7 @@ export async function heldUntilOutcome(
   const outcome = await awaitOutcome(deps, entry)
   if (outcome.interrupted) return deliverError(outcome.entry, outcome.entry.error!, ERRORS.EXCHANGE_INTERRUPTED.status)
   // The exchange this request waited for never began: its move to `exchanging` did not count and was
-  // undone (flow-store's undo; the provider was never called). The callback runs again, as if it came now.
+  // undone (store/undo.ts; the provider was never called). The callback runs again, as if it came now.
   if (outcome.entry.progress === 'awaiting_callback' && again) return again()
   // The owner keeps its answer right after it writes the flow's end: give it that long to arrive.
   const kept = browser ? await replayOf(deps, entry.hash, deps.config.store.timeout + 500) : undefined

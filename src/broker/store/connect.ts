@@ -44,7 +44,7 @@ function redisOptions(store: StoreConfig, connectionName?: string): RedisOptions
     // After a Sentinel failover the old master answers READONLY: reconnect to find the new one.
     reconnectOnError: (err: Error) => err.message.startsWith('READONLY'),
     lazyConnect: true,
-    // No auto-pipelining: the flow store coalesces each turn's writes itself (coalesceTurn in flow-store.ts).
+    // No auto-pipelining: the flow store coalesces each turn's writes itself (coalesceTurn in coalesce.ts).
     tls: store.tls
       ? { ca: store.tls.ca ? readFileSync(store.tls.ca) : undefined, rejectUnauthorized: store.tls.rejectUnauthorized }
       : undefined,
@@ -60,7 +60,7 @@ async function newClient(store: StoreConfig, connectionName?: string): Promise<R
     return new Cluster(store.cluster, {
       enableOfflineQueue: false,
       // A Cluster's commands go to several nodes, whose sockets coalesceTurn does not reach: ioredis
-      // batches them per node instead (at the GC cost flow-store.ts describes; no Cluster is measured here).
+      // batches them per node instead (at the GC cost coalesce.ts describes; no Cluster is measured here).
       enableAutoPipelining: true,
       lazyConnect: true,
       clusterRetryStrategy: (times: number) => Math.min(100 * times, 1000),

@@ -35,3 +35,9 @@ export function keys(prefix: string): Keys {
     events: () => `${prefix}events`,
   }
 }
+
+// Hashes, codes and callback ids the broker makes are 32 characters; a client may send anything.
+// Longer than this names nothing, so it is answered as unknown without a store round trip.
+const MAX_ID = 128
+/** Whether `id` (a flow hash, a code, a callback id a client sent) may name anything in the store. */
+export const knowable = (id: string): boolean => id.length <= MAX_ID
