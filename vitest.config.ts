@@ -19,6 +19,8 @@ export const PEERS = [
   'src/broker/store/events-idle.test.ts',
   'src/broker/store/failover.test.ts',
   'src/broker/store/flow-store.test.ts',
+  'src/broker/store/io.test.ts',
+  'src/broker/store/undo.test.ts',
   'src/services/serve/pid-file.test.ts',
   'pdk/spec-runner/outside.test.ts',
 ]
