@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type CallbackApp, startCallbackApp } from './helpers/app.js'
 import { type BrokerProcess, startBroker } from './helpers/broker.js'
 import { type BrowseResult, Browser } from './helpers/browser.js'
+import { storeAt } from './helpers/flow-suite.js'
 import { waitFor } from './helpers/ports.js'
 import { type RedisServer, startRedis } from './helpers/redis.js'
 
@@ -17,6 +18,12 @@ import { type RedisServer, startRedis } from './helpers/redis.js'
 const STORE_TIMEOUT = 400
 /** A fault that ends by itself, within the retries of store.timeout after the first failed write. */
 const SHORT = STORE_TIMEOUT / 2
+/** The store's faults that last: each is met after an exchange (/callback) and after a device flow's poll. */
+const LASTING = [
+  ['refuses it', 'refuse'],
+  ['does not answer within store.timeout', 'hang'],
+  ['has no replica acknowledge it', 'unreplicated'],
+]
 
 describe('a write that fails after the provider answered with tokens', () => {
   let master: RedisServer
@@ -157,6 +164,23 @@ describe('a write that fails after the provider answered with tokens', () => {
     await master?.stop()
   })
 
+  /** Ends the fault under way now (the next test starts without one). */
+  const healNow = async () => {
+    await heal()
+    heal = async () => {}
+  }
+  /** An OAuth 2 code flow's record whose token endpoint starts `fault`; `state`: the app's. */
+  const codeFlow = (fault: string, state: string, more: Record<string, string> = {}) => ({
+    auth_version: '2',
+    auth_leg: '3',
+    client_id: 'c',
+    authorize_url: `${providerUrl}/authorize`,
+    access_url: `${providerUrl}/token/${fault}`,
+    callback: app.callback,
+    state,
+    ...more,
+  })
+
   /** Stores a flow whose token endpoint starts `fault`, and walks it as a browser; the fault healed after. */
   async function walk(
     fault: string,
@@ -164,23 +188,7 @@ describe('a write that fails after the provider answered with tokens', () => {
     /** What to do with the app's delivery while the fault lasts. */
     during?: (got: Array<{ query: Record<string, string> }>, end: BrowseResult, browser: Browser) => Promise<void>,
   ) {
-    const res = await fetch(`${broker.url}/store`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        auth_version: '2',
-        auth_leg: '3',
-        client_id: 'c',
-        authorize_url: `${providerUrl}/authorize`,
-        access_url: `${providerUrl}/token/${fault}`,
-        callback: app.callback,
-        state: `app-${fault}`,
-        delivery,
-      }),
-    })
-    const stored = (await res.json()) as { hash: string; url: string }
-    expect(res.status, JSON.stringify(stored)).toBe(200)
-    const { hash, url } = stored
+    const { hash, url } = await storeAt(broker.url, codeFlow(fault, `app-${fault}`, { delivery }))
     const before = app.received.length
     const logged = broker.stderr().length
     const browser = new Browser()
@@ -202,27 +210,22 @@ describe('a write that fails after the provider answered with tokens', () => {
         },
       }
     } finally {
-      await heal()
-      heal = async () => {}
+      await healNow()
     }
   }
-  const redeem = async (code: string) => {
+  /** POST /result: its status and JSON body. */
+  const postResult = async (body: { result: string } | { hash: string }) => {
     const res = await fetch(`${broker.url}/result`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ result: code }),
+      body: JSON.stringify(body),
     })
     return { status: res.status, body: (await res.json()) as Record<string, unknown> }
   }
+  /** POST /result {result}: a code redeemed. */
+  const redeem = (code: string) => postResult({ result: code })
   /** POST /result {hash}: one poll of a device flow. */
-  const pollOnce = async (hash: string) => {
-    const res = await fetch(`${broker.url}/result`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ hash }),
-    })
-    return { status: res.status, body: (await res.json()) as Record<string, unknown> }
-  }
+  const pollOnce = (hash: string) => postResult({ hash })
   const progressOf = async (hash: string) =>
     (await (await fetch(`${broker.url}/hash-check?hash=${hash}`)).json()) as {
       progress: string
@@ -244,11 +247,7 @@ describe('a write that fails after the provider answered with tokens', () => {
     expect(log).not.toContain('the-code')
   }
 
-  describe.each([
-    ['refuses it', 'refuse'],
-    ['does not answer within store.timeout', 'hang'],
-    ['has no replica acknowledge it', 'unreplicated'],
-  ])('Redis %s', (_what, fault) => {
+  describe.each(LASTING)('Redis %s', (_what, fault) => {
     it('delivers the tokens by query, logging a warning without them; the flow is recorded completed once the store is back', async () => {
       const { end, got, from, hash, reload } = await walk(fault, 'query')
       expect(end.body).toBe('app got it')
@@ -270,22 +269,21 @@ describe('a write that fails after the provider answered with tokens', () => {
     }, 30_000)
   })
 
-  it('delivers by code once a refusal ends within store.timeout: the code redeems the tokens', async () => {
-    const { got, log } = await walk('refuse-short', 'code')
-    expect(got).toHaveLength(1)
-    const code = got[0]!.query.result
-    expect(code, JSON.stringify(got[0]!.query)).toBeTruthy()
-    expect(await redeem(code!)).toMatchObject({ status: 200, body: { access_token: 'at-refuse-short' } })
-    noSecretIn(log, 'refuse-short')
-  }, 30_000)
-
-  it('delivers by code once Redis answers again within store.timeout: the code redeems the tokens', async () => {
-    const { got } = await walk('hang-short', 'code')
-    expect(got).toHaveLength(1)
-    const code = got[0]!.query.result
-    expect(code, JSON.stringify(got[0]!.query)).toBeTruthy()
-    expect(await redeem(code!)).toMatchObject({ status: 200, body: { access_token: 'at-hang-short' } })
-  }, 30_000)
+  it.each([
+    ['a refusal ends', 'refuse-short'],
+    ['Redis answers again', 'hang-short'],
+  ])(
+    'delivers by code once %s within store.timeout: the code redeems the tokens',
+    async (_what, fault) => {
+      const { got, log } = await walk(fault, 'code')
+      expect(got).toHaveLength(1)
+      const code = got[0]!.query.result
+      expect(code, JSON.stringify(got[0]!.query)).toBeTruthy()
+      expect(await redeem(code!)).toMatchObject({ status: 200, body: { access_token: `at-${fault}` } })
+      noSecretIn(log, fault)
+    },
+    30_000,
+  )
 
   it('delivers by code a result the master kept without the replica, with a warning; the code redeems the tokens while the replica still lags', async () => {
     let redeemed: Awaited<ReturnType<typeof redeem>> | undefined
@@ -319,31 +317,18 @@ describe('a write that fails after the provider answered with tokens', () => {
 
   // The device flow's poll ends the flow as a /callback does: the provider has redeemed the device code
   // (it gives no tokens twice), so the poll's answer carries the tokens whatever the store did.
-  describe.each([
-    ['refuses it', 'refuse'],
-    ['does not answer within store.timeout', 'hang'],
-    ['has no replica acknowledge it', 'unreplicated'],
-  ])("Redis %s after a device flow's poll got the tokens", (_what, fault) => {
+  describe.each(LASTING)("Redis %s after a device flow's poll got the tokens", (_what, fault) => {
     it('answers the poll with the tokens, logging a warning without them; the flow is recorded completed once the store is back', async () => {
-      const stored = await fetch(`${broker.url}/store`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({
-          auth_flow: 'device',
-          auth_version: '2',
-          client_id: 'c',
-          client_auth: 'none',
-          device_authorization_url: `${providerUrl}/device`,
-          access_url: `${providerUrl}/token/${fault}`,
-        }),
+      const { hash } = await storeAt(broker.url, {
+        auth_flow: 'device',
+        auth_version: '2',
+        client_id: 'c',
+        client_auth: 'none',
+        device_authorization_url: `${providerUrl}/device`,
+        access_url: `${providerUrl}/token/${fault}`,
       })
-      const { hash } = (await stored.json()) as { hash: string }
-      expect(stored.status).toBe(200)
       const logged = broker.stderr().length
-      const { status, body } = await pollOnce(hash).finally(async () => {
-        await heal()
-        heal = async () => {}
-      })
+      const { status, body } = await pollOnce(hash).finally(healNow)
       expect(status, JSON.stringify(body)).toBe(200)
       expect(body).toMatchObject({ access_token: `at-${fault}`, refresh_token: `rt-${fault}` })
       const log = await loggedSince(logged, /the store did not take the completed flow; delivering it all the same/)
@@ -363,8 +348,7 @@ describe('a write that fails after the provider answered with tokens', () => {
     const { got, hash, reload } = await walk('none', 'query', async (_got, first, browser) => {
       expect(first.status, first.body).toBe(503)
       expect(new URL(first.url).pathname).toBe('/callback')
-      await heal()
-      heal = async () => {}
+      await healNow()
       await waitFor(async () => (await admin.wait(1, 100)) === 1, 10_000, 'the replica acknowledging again')
       expect((await browser.go(first.url)).body).toBe('app got it')
     })
@@ -388,22 +372,8 @@ describe('a write that fails after the provider answered with tokens', () => {
     'a /start while the replica lags, %s, answers 503; the retry once it is back runs the flow, one delivery',
     async (what, extra) => {
       const appState = `start-lagging-${extra.par ? 'par' : 'claim'}`
-      const res = await fetch(`${broker.url}/store`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({
-          auth_version: '2',
-          auth_leg: '3',
-          client_id: 'c',
-          authorize_url: `${providerUrl}/authorize`,
-          access_url: `${providerUrl}/token/none`,
-          callback: app.callback,
-          state: appState,
-          ...(extra.par ? { par: 'true', par_url: `${providerUrl}/par` } : {}),
-        }),
-      })
-      const { url, hash } = (await res.json()) as { url: string; hash: string }
-      expect(res.status).toBe(200)
+      const par: Record<string, string> = extra.par ? { par: 'true', par_url: `${providerUrl}/par` } : {}
+      const { url, hash } = await storeAt(broker.url, codeFlow('none', appState, par))
       const browser = new Browser()
       if (extra.par) lagAtPar = true
       else {
@@ -415,8 +385,7 @@ describe('a write that fails after the provider answered with tokens', () => {
         expect(first.status, first.body).toBe(503)
         expect(new URL(first.url).pathname).toBe('/start')
       } finally {
-        await heal()
-        heal = async () => {}
+        await healNow()
       }
       // The master (and the replica after it) hold the flow as /store left it.
       expect((await progressOf(hash)).progress, what).toBe('stored')
@@ -439,23 +408,10 @@ describe('a write that fails after the provider answered with tokens', () => {
   // rather than a 503 with the flow failed on the master, its reload 409 FLOW_FINISHED and the app never told.
   it('a first step that fails while the replica lags tells the app its error, once', async () => {
     const appState = 'start-par-refused'
-    const res = await fetch(`${broker.url}/store`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        auth_version: '2',
-        auth_leg: '3',
-        client_id: 'c',
-        authorize_url: `${providerUrl}/authorize`,
-        access_url: `${providerUrl}/token/none`,
-        callback: app.callback,
-        state: appState,
-        par: 'true',
-        par_url: `${providerUrl}/par`,
-      }),
-    })
-    const { url } = (await res.json()) as { url: string }
-    expect(res.status).toBe(200)
+    const { url } = await storeAt(
+      broker.url,
+      codeFlow('none', appState, { par: 'true', par_url: `${providerUrl}/par` }),
+    )
     const logged = broker.stderr().length
     const browser = new Browser()
     lagAtPar = parRefuses = true
@@ -463,8 +419,7 @@ describe('a write that fails after the provider answered with tokens', () => {
     try {
       first = await browser.go(url)
     } finally {
-      await heal()
-      heal = async () => {}
+      await healNow()
     }
     expect(first.body).toBe('app got it')
     const got = app.received.filter((r) => r.query.state === appState)
