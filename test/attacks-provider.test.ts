@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { type CallbackApp, startCallbackApp } from './helpers/app.js'
 import { type BrokerProcess, startBroker } from './helpers/broker.js'
+import { redirectBack } from './helpers/code-flow.js'
 import { Browser } from './helpers/browser.js'
 import { storeAt } from './helpers/flow-suite.js'
 import { type HandMadeProvider, startHandMadeProvider } from './helpers/hand-made-oidc.js'
@@ -53,11 +54,7 @@ function send(res: ServerResponse, status: number, type: string, body: string): 
 function route(req: IncomingMessage, res: ServerResponse, raw: string): void {
   const url = new URL(req.url ?? '/', 'http://x')
   if (url.pathname === '/authorize') {
-    const back = new URL(url.searchParams.get('redirect_uri')!)
-    back.searchParams.set('code', 'the-code')
-    back.searchParams.set('state', url.searchParams.get('state')!)
-    res.writeHead(302, { location: back.toString() })
-    return void res.end()
+    return redirectBack(res, url.searchParams.get('redirect_uri')!, url.searchParams.get('state')!)
   }
   // RFC 9126 error answer, with a code that is the broker's own.
   if (url.pathname === '/par') return send(res, 400, 'application/json', '{"error":"STORE_UNAVAILABLE"}')

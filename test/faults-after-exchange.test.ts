@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type CallbackApp, startCallbackApp } from './helpers/app.js'
 import { type BrokerProcess, startBroker } from './helpers/broker.js'
 import { type BrowseResult, Browser } from './helpers/browser.js'
+import { codeFlow, redirectBack } from './helpers/code-flow.js'
 import { storeAt } from './helpers/flow-suite.js'
 import { waitFor } from './helpers/ports.js'
 import { type RedisServer, startRedis } from './helpers/redis.js'
@@ -103,11 +104,7 @@ describe('a write that fails after the provider answered with tokens', () => {
         return
       }
       if (url.pathname === '/authorize' && url.searchParams.has('request_uri')) {
-        const back = new URL(pushed.get('redirect_uri')!)
-        back.searchParams.set('code', 'the-code')
-        back.searchParams.set('state', pushed.get('state')!)
-        res.writeHead(302, { location: back.toString() })
-        return void res.end()
+        return redirectBack(res, pushed.get('redirect_uri')!, pushed.get('state')!)
       }
       if (url.pathname === '/authorize') {
         if (lagAtAuthorize) {
@@ -115,11 +112,7 @@ describe('a write that fails after the provider answered with tokens', () => {
           signal(replica, 'SIGSTOP')
           heal = async () => signal(replica, 'SIGCONT')
         }
-        const back = new URL(url.searchParams.get('redirect_uri')!)
-        back.searchParams.set('code', 'the-code')
-        back.searchParams.set('state', url.searchParams.get('state')!)
-        res.writeHead(302, { location: back.toString() })
-        return void res.end()
+        return redirectBack(res, url.searchParams.get('redirect_uri')!, url.searchParams.get('state')!)
       }
       if (url.pathname === '/device') {
         req.resume()
@@ -170,16 +163,8 @@ describe('a write that fails after the provider answered with tokens', () => {
     heal = async () => {}
   }
   /** An OAuth 2 code flow's record whose token endpoint starts `fault`; `state`: the app's. */
-  const codeFlow = (fault: string, state: string, more: Record<string, string> = {}) => ({
-    auth_version: '2',
-    auth_leg: '3',
-    client_id: 'c',
-    authorize_url: `${providerUrl}/authorize`,
-    access_url: `${providerUrl}/token/${fault}`,
-    callback: app.callback,
-    state,
-    ...more,
-  })
+  const record = (fault: string, state: string, more: Record<string, string> = {}) =>
+    codeFlow(providerUrl, `/token/${fault}`, { callback: app.callback, state }, more)
 
   /** Stores a flow whose token endpoint starts `fault`, and walks it as a browser; the fault healed after. */
   async function walk(
@@ -188,7 +173,7 @@ describe('a write that fails after the provider answered with tokens', () => {
     /** What to do with the app's delivery while the fault lasts. */
     during?: (got: Array<{ query: Record<string, string> }>, end: BrowseResult, browser: Browser) => Promise<void>,
   ) {
-    const { hash, url } = await storeAt(broker.url, codeFlow(fault, `app-${fault}`, { delivery }))
+    const { hash, url } = await storeAt(broker.url, record(fault, `app-${fault}`, { delivery }))
     const before = app.received.length
     const logged = broker.stderr().length
     const browser = new Browser()
@@ -373,7 +358,7 @@ describe('a write that fails after the provider answered with tokens', () => {
     async (what, extra) => {
       const appState = `start-lagging-${extra.par ? 'par' : 'claim'}`
       const par: Record<string, string> = extra.par ? { par: 'true', par_url: `${providerUrl}/par` } : {}
-      const { url, hash } = await storeAt(broker.url, codeFlow('none', appState, par))
+      const { url, hash } = await storeAt(broker.url, record('none', appState, par))
       const browser = new Browser()
       if (extra.par) lagAtPar = true
       else {
@@ -408,10 +393,7 @@ describe('a write that fails after the provider answered with tokens', () => {
   // rather than a 503 with the flow failed on the master, its reload 409 FLOW_FINISHED and the app never told.
   it('a first step that fails while the replica lags tells the app its error, once', async () => {
     const appState = 'start-par-refused'
-    const { url } = await storeAt(
-      broker.url,
-      codeFlow('none', appState, { par: 'true', par_url: `${providerUrl}/par` }),
-    )
+    const { url } = await storeAt(broker.url, record('none', appState, { par: 'true', par_url: `${providerUrl}/par` }))
     const logged = broker.stderr().length
     const browser = new Browser()
     lagAtPar = parRefuses = true

@@ -3,6 +3,8 @@ import { createServer, type Server, type ServerResponse } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type CallbackApp, startCallbackApp } from './helpers/app.js'
 import { type BrokerProcess, startBroker } from './helpers/broker.js'
+import { codeFlow, redirectBack } from './helpers/code-flow.js'
+import { storeAt } from './helpers/flow-suite.js'
 import { waitFor } from './helpers/ports.js'
 import { type RedisServer, startRedis } from './helpers/redis.js'
 
@@ -38,11 +40,7 @@ describe('a request for a flow while its token exchange runs', () => {
     provider = createServer((req, res) => {
       const url = new URL(req.url ?? '/', 'http://x')
       if (url.pathname === '/authorize') {
-        const back = new URL(url.searchParams.get('redirect_uri')!)
-        back.searchParams.set('code', 'the-code')
-        back.searchParams.set('state', url.searchParams.get('state')!)
-        res.writeHead(302, { location: back.toString() })
-        return void res.end()
+        return redirectBack(res, url.searchParams.get('redirect_uri')!, url.searchParams.get('state')!)
       }
       req.resume()
       const [, , mode, appState] = url.pathname.split('/')
@@ -72,20 +70,8 @@ describe('a request for a flow while its token exchange runs', () => {
 
   /** A flow stored on `on` (A) and walked as a browser up to the provider's redirect back: its /callback path and cookie. */
   async function begin(mode: 'slow' | 'hang', appState: string, on: BrokerProcess = a) {
-    const res = await fetch(`${on.url}/store`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        auth_version: '2',
-        auth_leg: '3',
-        client_id: 'c',
-        authorize_url: `${providerUrl}/authorize`,
-        access_url: `${providerUrl}/token/${mode}/${appState}`,
-        callback: app.callback,
-        state: appState,
-      }),
-    })
-    const { hash, url } = (await res.json()) as { hash: string; url: string }
+    const record = codeFlow(providerUrl, `/token/${mode}/${appState}`, { callback: app.callback, state: appState })
+    const { hash, url } = await storeAt(on.url, record)
     const start = await fetch(url.replace(/^https?:\/\/[^/]+/, on.url), { redirect: 'manual' })
     const cookie = start.headers.getSetCookie()[0]!.split(';')[0]!
     const back = new URL((await fetch(start.headers.get('location')!, { redirect: 'manual' })).headers.get('location')!)

@@ -4,6 +4,7 @@ import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type CallbackApp, startCallbackApp } from './helpers/app.js'
 import { type BrokerProcess, startBroker } from './helpers/broker.js'
+import { codeFlow, redirectBack } from './helpers/code-flow.js'
 import { Browser } from './helpers/browser.js'
 import { type FaultProxy, startFaultProxy } from './helpers/fault-proxy.js'
 import { type OAuth2Provider, startOAuth2Provider } from './helpers/oauth2-provider.js'
@@ -291,11 +292,7 @@ describe('providers that hang or answer garbage', () => {
     provider = createServer((req, res) => {
       const url = new URL(req.url ?? '/', 'http://x')
       if (url.pathname === '/authorize') {
-        const back = new URL(url.searchParams.get('redirect_uri')!)
-        back.searchParams.set('code', 'the-code')
-        back.searchParams.set('state', url.searchParams.get('state')!)
-        res.writeHead(302, { location: back.toString() })
-        return void res.end()
+        return redirectBack(res, url.searchParams.get('redirect_uri')!, url.searchParams.get('state')!)
       }
       req.resume()
       TOKEN[url.pathname.split('/')[2] ?? '']?.(res)
@@ -314,19 +311,8 @@ describe('providers that hang or answer garbage', () => {
   })
 
   const flow = async (mode: string, extra: Record<string, string> = {}) => {
-    const res = await answered(
-      `${broker.url}/store`,
-      json({
-        auth_version: '2',
-        auth_leg: '3',
-        client_id: 'c',
-        authorize_url: `${providerUrl}/authorize`,
-        access_url: `${providerUrl}/token/${mode}`,
-        callback: app.callback,
-        state: `app-${mode}`,
-        ...extra,
-      }),
-    )
+    const record = codeFlow(providerUrl, `/token/${mode}`, { callback: app.callback, state: `app-${mode}` }, extra)
+    const res = await answered(`${broker.url}/store`, json(record))
     return ((await res.json()) as { url: string }).url
   }
 
@@ -406,11 +392,7 @@ describe('a fault during the token exchange', () => {
     provider = createServer((req, res) => {
       const url = new URL(req.url ?? '/', 'http://x')
       if (url.pathname === '/authorize') {
-        const back = new URL(url.searchParams.get('redirect_uri')!)
-        back.searchParams.set('code', 'the-code')
-        back.searchParams.set('state', url.searchParams.get('state')!)
-        res.writeHead(302, { location: back.toString() })
-        return void res.end()
+        return redirectBack(res, url.searchParams.get('redirect_uri')!, url.searchParams.get('state')!)
       }
       req.resume()
       const mode = url.pathname.split('/')[2] ?? ''
@@ -435,18 +417,8 @@ describe('a fault during the token exchange', () => {
 
   /** Stores a 3-legged flow whose token endpoint does `mode`. */
   async function stored(mode: string): Promise<{ hash: string; url: string }> {
-    const res = await answered(
-      `${broker.url}/store`,
-      json({
-        auth_version: '2',
-        auth_leg: '3',
-        client_id: 'c',
-        authorize_url: `${providerUrl}/authorize`,
-        access_url: `${providerUrl}/token/${mode}`,
-        callback: app.callback,
-        state: `app-${mode}`,
-      }),
-    )
+    const record = codeFlow(providerUrl, `/token/${mode}`, { callback: app.callback, state: `app-${mode}` })
+    const res = await answered(`${broker.url}/store`, json(record))
     expect(res.status).toBe(200)
     return (await res.json()) as { hash: string; url: string }
   }
