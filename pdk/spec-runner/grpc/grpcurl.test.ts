@@ -54,6 +54,14 @@ describe("grpcurl's command line as Kong's helper writes it", () => {
     })
   })
 
+  it("knows no flag by a name JavaScript objects carry (-toString, -constructor): grpcurl's usage error", () => {
+    for (const name of ['toString', 'constructor', '__proto__'])
+      expect(call(`-${name} x`)).toEqual({
+        ok: false,
+        output: `flag provided but not defined: -${name}\nTry 'grpcurl -help' for more details.\n`,
+      })
+  })
+
   it('names what broker does not emulate: another proto, reflection, -format text', () => {
     expect(() => parseGrpcurl('-plaintext -proto other.proto', 'h:1', 'a.B.C')).toThrow(GrpcurlNotEmulated)
     expect(() => parseGrpcurl('-plaintext', 'h:1', 'a.B.C')).toThrow(/reflection/)

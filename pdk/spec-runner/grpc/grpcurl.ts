@@ -34,51 +34,39 @@ export interface GrpcurlExit {
 /** A flag broker does not emulate: the spec's line fails naming it. */
 export class GrpcurlNotEmulated extends Error {}
 
-// grpcurl's flags: how each takes its value, and what broker makes of it
+// grpcurl's flags by what broker makes of them (`call`: emulated; `wire`: accepted, they only touch the wire;
+// `refuse`: the spec's line fails naming the flag), then by how each takes its value
 type Kind = 'bool' | 'value' | 'multi'
-const FLAGS: Record<string, { kind: Kind; use: 'call' | 'wire' | 'refuse' }> = {
-  plaintext: { kind: 'bool', use: 'call' },
-  insecure: { kind: 'bool', use: 'wire' },
-  v: { kind: 'bool', use: 'call' },
-  vv: { kind: 'bool', use: 'call' },
-  'allow-unknown-fields': { kind: 'bool', use: 'call' },
-  'emit-defaults': { kind: 'bool', use: 'wire' },
-  d: { kind: 'value', use: 'call' },
-  authority: { kind: 'value', use: 'call' },
-  'user-agent': { kind: 'value', use: 'call' },
-  format: { kind: 'value', use: 'call' },
-  proto: { kind: 'multi', use: 'call' },
-  H: { kind: 'multi', use: 'call' },
-  'rpc-header': { kind: 'multi', use: 'call' },
-  'reflect-header': { kind: 'multi', use: 'wire' },
-  'import-path': { kind: 'multi', use: 'wire' },
-  cacert: { kind: 'value', use: 'wire' },
-  cert: { kind: 'value', use: 'wire' },
-  key: { kind: 'value', use: 'wire' },
-  servername: { kind: 'value', use: 'wire' },
-  'connect-timeout': { kind: 'value', use: 'wire' },
-  'keepalive-time': { kind: 'value', use: 'wire' },
-  'max-time': { kind: 'value', use: 'wire' },
-  'max-msg-sz': { kind: 'value', use: 'wire' },
-  help: { kind: 'bool', use: 'refuse' },
-  version: { kind: 'bool', use: 'refuse' },
-  alts: { kind: 'bool', use: 'refuse' },
-  unix: { kind: 'bool', use: 'refuse' },
-  'expand-headers': { kind: 'bool', use: 'refuse' },
-  'format-error': { kind: 'bool', use: 'refuse' },
-  'msg-template': { kind: 'bool', use: 'refuse' },
-  'use-reflection': { kind: 'bool', use: 'refuse' },
-  'alts-handshaker-service': { kind: 'value', use: 'refuse' },
-  'alts-target-service-account': { kind: 'multi', use: 'refuse' },
-  protoset: { kind: 'multi', use: 'refuse' },
-  'protoset-out': { kind: 'value', use: 'refuse' },
-  'proto-out-dir': { kind: 'value', use: 'refuse' },
+type Use = 'call' | 'wire' | 'refuse'
+const BY_USE: Record<Use, Record<Kind, string[]>> = {
+  call: {
+    bool: ['plaintext', 'v', 'vv', 'allow-unknown-fields'],
+    value: ['d', 'authority', 'user-agent', 'format'],
+    multi: ['proto', 'H', 'rpc-header'],
+  },
+  wire: {
+    bool: ['insecure', 'emit-defaults'],
+    value: ['cacert', 'cert', 'key', 'servername', 'connect-timeout', 'keepalive-time', 'max-time', 'max-msg-sz'],
+    multi: ['reflect-header', 'import-path'],
+  },
+  refuse: {
+    bool: ['help', 'version', 'alts', 'unix', 'expand-headers', 'format-error', 'msg-template', 'use-reflection'],
+    value: ['alts-handshaker-service', 'protoset-out', 'proto-out-dir'],
+    multi: ['alts-target-service-account', 'protoset'],
+  },
 }
+// A Map, not an object: a flag named as an object's own property (-toString) is unknown, as it is to grpcurl.
+const FLAGS = new Map(
+  (Object.keys(BY_USE) as Use[]).flatMap((use) =>
+    (Object.keys(BY_USE[use]) as Kind[]).flatMap((kind) =>
+      BY_USE[use][kind].map((name) => [name, { kind, use }] as const),
+    ),
+  ),
+)
 
-const usage = (message: string): GrpcurlExit => ({
-  ok: false,
-  output: `${message}\nTry 'grpcurl -help' for more details.\n`,
-})
+/** What grpcurl prints when it refuses a command line before calling, and its exit (not 0). */
+const refused = (output: string): GrpcurlExit => ({ ok: false, output })
+const usage = (message: string): GrpcurlExit => refused(`${message}\nTry 'grpcurl -help' for more details.\n`)
 
 /** The shell's words of a command line: spaces split, quotes group, a backslash escapes. */
 export function shellWords(line: string): string[] {
@@ -123,7 +111,7 @@ export function parseGrpcurl(opts: string, target: string, service: string): Grp
     const body = a.replace(/^--?/, '')
     const eq = body.indexOf('=')
     const name = eq < 0 ? body : body.slice(0, eq)
-    const flag = FLAGS[name]
+    const flag = FLAGS.get(name)
     if (!flag) return usage(`flag provided but not defined: -${name}`)
     if (flag.use === 'refuse') throw new GrpcurlNotEmulated(`grpcurl's -${name} is not emulated by broker`)
     let value: string
@@ -156,20 +144,16 @@ export function parseGrpcurl(opts: string, target: string, service: string): Grp
       `grpcurl -proto ${other}: only Kong's spec/fixtures/grpc/hello.proto is emulated by broker`,
     )
   const method = methodOf(symbol)
-  if (!method) return { ok: false, output: `Failed to resolve symbol "${symbol}": Symbol not found: ${symbol}\n` }
+  if (!method) return refused(`Failed to resolve symbol "${symbol}": Symbol not found: ${symbol}\n`)
   const m = /^(\[[^\]]+\]|[^:]+):(\d+)$/.exec(address)
-  if (!m) return { ok: false, output: `Failed to dial target host "${address}": missing port in address\n` }
+  if (!m) return refused(`Failed to dial target host "${address}": missing port in address\n`)
   const messages = requestMessages(single.get('d') ?? '')
   if (messages instanceof Error)
-    return {
-      ok: false,
-      output: `Error invoking method "${symbol}": error getting request data: ${messages.message}\n`,
-    }
+    return refused(`Error invoking method "${symbol}": error getting request data: ${messages.message}\n`)
   if (!method.clientStreaming && messages.length > 1)
-    return {
-      ok: false,
-      output: `Error invoking method "${symbol}": method "${method.service}.${method.name}" is a unary RPC, but request data contained more than 1 message\n`,
-    }
+    return refused(
+      `Error invoking method "${symbol}": method "${method.service}.${method.name}" is a unary RPC, but request data contained more than 1 message\n`,
+    )
   return {
     host: m[1]!,
     port: Number(m[2]),
