@@ -19,7 +19,7 @@ function unitTests(dir: string): string[] {
 
 // A real Redis (the helper, or ioredis itself rather than its types), a process, a browser, a terminal, a keychain.
 const PEER =
-  /from '[./]*test\/helpers\/(redis|redis-topologies|broker|cli|browser|tmux|keyring)\.js'|^import (?!type)[^\n]*from 'ioredis'|from 'node:(child_process|cluster)'|puppeteer/m
+  /from '[./]*test\/helpers\/(redis|redis-peer|redis-topologies|broker|cli|browser|tmux|keyring)\.js'|^import (?!type)[^\n]*from 'ioredis'|from 'node:(child_process|cluster)'|puppeteer/m
 
 describe('the test projects', () => {
   it("PEERS names exactly the unit tests that start a peer (test:quick's promise)", () => {

@@ -1,29 +1,19 @@
 import { Redis } from 'ioredis'
 import RedisMock from 'ioredis-mock'
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { newEntry, SECRETS, testStore } from '../../../test/helpers/flow-store.js'
-import { type RedisServer, startRedis } from '../../../test/helpers/redis.js'
+import { redisPeer } from '../../../test/helpers/redis-peer.js'
 import { newId } from '../ids.js'
 import type { FlowEntry } from './flow-store.js'
 import { Sealer } from './seal.js'
 
 // The flow store's own operations. How they go out (store.replicas, a failover's fence): io.test.ts;
 // a claim or a move that does not count put back: undo.test.ts.
-let redis: RedisServer
-let client: Redis
-
-beforeAll(async () => {
-  redis = await startRedis()
-  client = new Redis({ port: redis.port })
-})
-afterAll(async () => {
-  client?.disconnect()
-  await redis?.stop()
-})
+const redis = redisPeer()
 
 // The same behaviour on a real Redis and on the embedded store (whose Lua runs elsewhere).
 describe.each([
-  ['real Redis', () => testStore(client)],
+  ['real Redis', () => testStore(redis.client)],
   ['embedded store', () => testStore(new RedisMock() as unknown as Redis)],
 ])('FlowStore on %s', (_label, makeStore) => {
   it('lends a device flow one poll at a time: running, then the interval, then free again', async () => {
@@ -39,7 +29,7 @@ describe.each([
     await new Promise((r) => setTimeout(r, 200))
     expect(await store.takePollLease(hash, 5_000)).toEqual({ taken: true })
     // Named by a keyed digest, never by the hash.
-    expect(await client.keys(`*${hash}*`)).toEqual([])
+    expect(await redis.client.keys(`*${hash}*`)).toEqual([])
   })
 
   it('keeps a device flow awaiting_user through compare-and-set', async () => {

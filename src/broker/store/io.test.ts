@@ -1,31 +1,20 @@
 import type { Socket } from 'node:net'
-import { Redis } from 'ioredis'
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { startFaultProxy } from '../../../test/helpers/fault-proxy.js'
 import { newEntry, testStore } from '../../../test/helpers/flow-store.js'
-import { type RedisServer, startRedis } from '../../../test/helpers/redis.js'
+import { redisPeer } from '../../../test/helpers/redis-peer.js'
 import { configSchema } from '../../config/schema.js'
 import { connectStore } from './connect.js'
 
 // How the flow store's operations go out (io.ts), driven through a FlowStore on a real Redis: a turn's
 // writes in one socket write, a lost reply, store.replicas and its shortfall, a Sentinel failover's fence.
-let redis: RedisServer
-let client: Redis
-
-beforeAll(async () => {
-  redis = await startRedis()
-  client = new Redis({ port: redis.port })
-})
-afterAll(async () => {
-  client?.disconnect()
-  await redis?.stop()
-})
+const redis = redisPeer()
 
 describe('FlowStore writes on a real Redis', () => {
   it("holds one event-loop turn's operations on the socket and sends them when the turn ends", async () => {
-    const store = testStore(client)
-    await client.ping()
-    const socket = client.stream as Socket
+    const store = testStore(redis.client)
+    await redis.client.ping()
+    const socket = redis.client.stream as Socket
     const entries = Array.from({ length: 5 }, newEntry)
     const created = Promise.all(entries.map((e) => store.create(e)))
     // Still in the turn: every command waits in the corked socket's buffer, none was written.
@@ -42,7 +31,7 @@ describe('FlowStore writes on a real Redis', () => {
 
 describe('FlowStore when a reply is lost', () => {
   it('answers STORE_UNAVAILABLE for a write Redis did but never answered, never replays it into INTERNAL', async () => {
-    const proxy = await startFaultProxy(redis.port)
+    const proxy = await startFaultProxy(redis.server.port)
     const config = configSchema.parse({ store: { host: '127.0.0.1', port: proxy.port, driver: 'redis', timeout: 400 } })
     const viaProxy = await connectStore(config.store, 'redis')
     try {
@@ -75,7 +64,7 @@ describe('FlowStore when a reply is lost', () => {
 describe('store.replicas with fewer replicas connected (store.replicaShortfall)', () => {
   // A Redis without replicas stands for a failover's new master before the old one has resynced.
   const make = (shortfall: 'accept' | 'refuse', warn?: (m: string) => void) =>
-    testStore(client, { replicas: 1, waitMs: 100, shortfall, warn })
+    testStore(redis.client, { replicas: 1, waitMs: 100, shortfall, warn })
 
   it('refuse: a write no replica acknowledged is STORE_UNAVAILABLE', async () => {
     await expect(make('refuse').create(newEntry())).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE' })
@@ -88,7 +77,7 @@ describe('store.replicas with fewer replicas connected (store.replicaShortfall)'
     await store.create(e)
     expect((await store.get(e.hash))?.progress).toBe('stored')
     // The shortfall is known (for a second): the next writes send no WAIT at all.
-    const waits = vi.spyOn(client, 'wait')
+    const waits = vi.spyOn(redis.client, 'wait')
     for (let i = 0; i < 5; i++) await store.create(newEntry())
     expect(waits).not.toHaveBeenCalled()
     waits.mockRestore()
@@ -99,8 +88,8 @@ describe('store.replicas with fewer replicas connected (store.replicaShortfall)'
 
 describe('store.replicas: WAITs shared', () => {
   it('writes sent while a WAIT is out share the next one, so a replica shortfall queues one WAIT, not one per write', async () => {
-    const store = testStore(client, { replicas: 1, waitMs: 100 })
-    const waits = vi.spyOn(client, 'wait')
+    const store = testStore(redis.client, { replicas: 1, waitMs: 100 })
+    const waits = vi.spyOn(redis.client, 'wait')
     const results = await Promise.allSettled(Array.from({ length: 20 }, () => store.create(newEntry())))
     expect(results.every((r) => r.status === 'rejected')).toBe(true)
     // The first write's WAIT, then one shared by the 19 sent before it was out.
@@ -112,7 +101,7 @@ describe('store.replicas: WAITs shared', () => {
 describe('a Sentinel failover under way (the fence of failover.ts)', () => {
   type TestFence = { fenced: boolean; epoch: number; liftedAt?: number; switchedAt?: number }
   const make = (fence: TestFence, shortfall: 'accept' | 'refuse' | 'failover' = 'refuse', replicas = 0) =>
-    testStore(client, { replicas, waitMs: 100, shortfall, fence })
+    testStore(redis.client, { replicas, waitMs: 100, shortfall, fence })
 
   it('while fenced, a write is refused with STORE_UNAVAILABLE and not sent', async () => {
     const store = make({ fenced: true, epoch: 1 })
@@ -147,7 +136,7 @@ describe('a Sentinel failover under way (the fence of failover.ts)', () => {
     const fence = { fenced: false, epoch: 0 }
     const store = make(fence, 'accept', 1)
     fence.epoch++
-    const waits = vi.spyOn(client, 'wait')
+    const waits = vi.spyOn(redis.client, 'wait')
     await store.create(newEntry())
     expect(waits.mock.calls).toEqual([[1, 50]])
     waits.mockRestore()
@@ -166,7 +155,7 @@ describe('a Sentinel failover under way (the fence of failover.ts)', () => {
     const fence: TestFence = { fenced: false, epoch: 1 }
     const store = make(fence, 'failover', 1)
     fence.liftedAt = fence.switchedAt = Date.now()
-    const waits = vi.spyOn(client, 'wait')
+    const waits = vi.spyOn(redis.client, 'wait')
     const e = newEntry()
     await store.create(e)
     expect(waits.mock.calls).toEqual([[1, 50]])

@@ -2,22 +2,12 @@ import { Redis } from 'ioredis'
 import RedisMock from 'ioredis-mock'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { newEntry, testStore } from '../../../test/helpers/flow-store.js'
-import { type RedisServer, startRedis } from '../../../test/helpers/redis.js'
+import { redisPeer } from '../../../test/helpers/redis-peer.js'
 import type { FlowEntry } from './flow-store.js'
 
 // undo.ts: a claim or a move the master carried out that does not count is put back, and made again until
 // it counts. Driven through a FlowStore, as /start and /callback use it.
-let redis: RedisServer
-let client: Redis
-
-beforeAll(async () => {
-  redis = await startRedis()
-  client = new Redis({ port: redis.port })
-})
-afterAll(async () => {
-  client?.disconnect()
-  await redis?.stop()
-})
+const redis = redisPeer()
 
 /**
  * The stores of one describe, on a connection of its own: an undo not acknowledged is made again in the
@@ -27,7 +17,7 @@ afterAll(async () => {
  */
 function shortStores() {
   let own: Redis
-  beforeAll(() => void (own = new Redis({ port: redis.port })))
+  beforeAll(() => void (own = new Redis({ port: redis.server.port })))
   afterAll(() => own.disconnect())
   return {
     plain: () => testStore(own),
@@ -38,7 +28,7 @@ function shortStores() {
 
 // The same on a real Redis and on the embedded store (whose Lua runs elsewhere).
 describe.each([
-  ['real Redis', () => testStore(client)],
+  ['real Redis', () => testStore(redis.client)],
   ['embedded store', () => testStore(new RedisMock() as unknown as Redis)],
 ])('unstart on %s', (_label, makeStore) => {
   it("a claim that counted, whose first step's write did not, is undone too: as /store left it, its store.expire with it", async () => {
@@ -71,11 +61,11 @@ describe("/start's claim that does not count (a short WAIT, a failover begun) is
       const e = newEntry()
       await plain().create(e, { redirect })
       const key = plain().flowKey(e.hash)
-      const before = await client.get(key)
+      const before = await redis.client.get(key)
       await expect(make().claim(e.hash)).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE' })
-      expect(await client.get(key)).toBe(before)
+      expect(await redis.client.get(key)).toBe(before)
       // Its store.expire as before, not store.callbackWait.
-      expect(await client.pttl(key)).toBeLessThanOrEqual(60_000)
+      expect(await redis.client.pttl(key)).toBeLessThanOrEqual(60_000)
       const again = await plain().claim(e.hash)
       expect(again).toMatchObject({ entry: { progress: 'stored' }, ...(redirect ? { redirect } : {}) })
     },
@@ -104,21 +94,21 @@ describe("/start's claim that does not count (a short WAIT, a failover begun) is
     expect((await plain().get(e.hash))?.progress).toBe('started')
     fence.fenced = false
     await vi.waitFor(async () => expect((await plain().get(e.hash))?.progress).toBe('stored'), { timeout: 3000 })
-    expect(await client.pttl(plain().flowKey(e.hash))).toBeLessThanOrEqual(60_000)
+    expect(await redis.client.pttl(plain().flowKey(e.hash))).toBeLessThanOrEqual(60_000)
   })
 
   it("an undo held back by a failover never undoes the retry's own claim, made meanwhile on the new master", async () => {
     const e = newEntry()
     await plain().create(e)
     const key = plain().flowKey(e.hash)
-    const before = await client.get(key)
+    const before = await redis.client.get(key)
     const fence = { fenced: false, epoch: 0 }
     const claimed = make(fence).claim(e.hash)
     fence.epoch++
     fence.fenced = true
     await expect(claimed).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE' })
     // The new master never had the claim; the browser's retry, at another instance, claims the flow there.
-    await client.set(key, before!, 'PX', 60_000)
+    await redis.client.set(key, before!, 'PX', 60_000)
     await new Promise((r) => setTimeout(r, 100))
     expect(await plain().claim(e.hash)).toMatchObject({ entry: { progress: 'stored' } })
     fence.fenced = false
@@ -130,12 +120,12 @@ describe("/start's claim that does not count (a short WAIT, a failover begun) is
     const e = { ...newEntry(), expiresAt: Date.now() + 3000 }
     await plain().create(e, { redirect: 'https://p.example/authorize?state=s' })
     const key = plain().flowKey(e.hash)
-    const before = (await client.get(key))!
+    const before = (await redis.client.get(key))!
     await expect(make().claim(e.hash)).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE' })
-    expect(await client.get(key)).toBe(before)
+    expect(await redis.client.get(key)).toBe(before)
     // A failover promotes a replica that had the claim but not its undo.
-    await client.set(key, `${before[0]}a${before.slice(2)}`, 'PX', 599_000)
-    await vi.waitFor(async () => expect(await client.get(key)).toBe(before), { timeout: 2000 })
+    await redis.client.set(key, `${before[0]}a${before.slice(2)}`, 'PX', 599_000)
+    await vi.waitFor(async () => expect(await redis.client.get(key)).toBe(before), { timeout: 2000 })
   })
 
   it('undoes only its own claim: a flow ended meanwhile is left as it is', async () => {
@@ -167,14 +157,14 @@ describe("/callback's move to exchanging that does not count (a short WAIT, a fa
   it('a move no replica acknowledged answers STORE_UNAVAILABLE and puts back the very value it found, with its time to live', async () => {
     const e = await awaiting()
     const key = plain().flowKey(e.hash)
-    const before = await client.get(key)
-    const ttl = await client.pttl(key)
+    const before = await redis.client.get(key)
+    const ttl = await redis.client.pttl(key)
     await expect(make().advance('awaiting_callback', exchanging(e))).rejects.toMatchObject({
       code: 'STORE_UNAVAILABLE',
     })
-    expect(await client.get(key)).toBe(before)
-    expect(await client.pttl(key)).toBeLessThanOrEqual(ttl)
-    expect(await client.pttl(key)).toBeGreaterThan(ttl - 5_000)
+    expect(await redis.client.get(key)).toBe(before)
+    expect(await redis.client.pttl(key)).toBeLessThanOrEqual(ttl)
+    expect(await redis.client.pttl(key)).toBeGreaterThan(ttl - 5_000)
     // The reload's move to exchanging is made, with its own lease.
     expect(await plain().advance('awaiting_callback', exchanging(e))).toBe('ok')
   })
@@ -206,20 +196,20 @@ describe("/callback's move to exchanging that does not count (a short WAIT, a fa
   it('an undo no replica acknowledged is made again until one does: a replica promoted with the move alone is undone too', async () => {
     const e = await awaiting()
     const key = plain().flowKey(e.hash)
-    const before = (await client.get(key))!
+    const before = (await redis.client.get(key))!
     const mine = { ...exchanging(e), expiresAt: Date.now() + 3000 }
     let moved: string | undefined
-    const watch = new Redis({ port: redis.port })
+    const watch = new Redis({ port: redis.server.port })
     try {
       const store = make()
       const sent = store.advance('awaiting_callback', mine)
       // The move as the master made it, read before its undo (the move's WAIT is out).
       await vi.waitFor(async () => expect((moved = (await watch.get(key))!)).not.toBe(before), { timeout: 1000 })
       await expect(sent).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE' })
-      expect(await client.get(key)).toBe(before)
+      expect(await redis.client.get(key)).toBe(before)
       // A failover promotes a replica that had the move but not its undo.
-      await client.set(key, moved!, 'PX', 50_000)
-      await vi.waitFor(async () => expect(await client.get(key)).toBe(before), { timeout: 2000 })
+      await redis.client.set(key, moved!, 'PX', 50_000)
+      await vi.waitFor(async () => expect(await redis.client.get(key)).toBe(before), { timeout: 2000 })
     } finally {
       watch.disconnect()
     }
