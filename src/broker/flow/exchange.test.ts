@@ -3,16 +3,16 @@ import type { Redis } from 'ioredis'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { memoryBroker } from '../../../test/helpers/deps.js'
 import { flowIn } from '../../../test/helpers/exchanging.js'
+import { testStore } from '../../../test/helpers/flow-store.js'
 import type { BrokerDeps } from '../deps.js'
 import type { Broker } from '../index.js'
-import { FlowStore } from '../store/flow-store.js'
+import type { FlowStore } from '../store/flow-store.js'
 import { beginExchange } from './exchange.js'
 
 // /callback's move to `exchanging` that the master carries out but no replica acknowledges (a replica lagging in
 // steady state, store.replicaShortfall refuse): answered 503 before the provider is called, so it is undone and
 // the reload's /callback runs the exchange instead of waiting out the lease for EXCHANGE_INTERRUPTED.
 
-const SECRETS = ['a store secret of at least thirty-two characters']
 let broker: Broker
 let deps: BrokerDeps
 let plain: FlowStore
@@ -24,15 +24,8 @@ beforeEach(async () => {
   lagging = true
   // While `lagging`, no replica acknowledges anything.
   redis.wait = (async () => (lagging ? 0 : 1)) as Redis['wait']
-  const store = new FlowStore(redis, {
-    expireSeconds: 60,
-    callbackWaitSeconds: 600,
-    secrets: SECRETS,
-    replicas: 1,
-    waitMs: 50,
-    shortfall: 'refuse',
-  })
-  plain = new FlowStore(redis, { expireSeconds: 60, callbackWaitSeconds: 600, secrets: SECRETS })
+  const store = testStore(redis, { replicas: 1, waitMs: 50, shortfall: 'refuse' })
+  plain = testStore(redis)
   deps = { ...broker, store }
 })
 afterEach(async () => {

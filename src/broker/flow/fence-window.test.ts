@@ -3,9 +3,9 @@ import type { Redis } from 'ioredis'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { memoryBroker } from '../../../test/helpers/deps.js'
 import { exchangingFlow } from '../../../test/helpers/exchanging.js'
+import { testStore } from '../../../test/helpers/flow-store.js'
 import type { BrokerDeps } from '../deps.js'
 import type { Broker } from '../index.js'
-import { FlowStore } from '../store/flow-store.js'
 import { awaitOutcome } from './hold.js'
 import { exchangeBoundMs, leaseMs } from './lease.js'
 import { afterStep } from './step.js'
@@ -23,12 +23,7 @@ let deps: BrokerDeps
 beforeEach(async () => {
   broker = await memoryBroker({ store: { timeout: 1000 } })
   fence = { fenced: false, epoch: 0 }
-  const store = new FlowStore(new RedisMock() as unknown as Redis, {
-    expireSeconds: 60,
-    callbackWaitSeconds: 600,
-    secrets: ['a store secret of at least thirty-two characters'],
-    fence,
-  })
+  const store = testStore(new RedisMock() as unknown as Redis, { fence })
   deps = { ...broker, store }
 })
 afterEach(async () => {

@@ -3,9 +3,10 @@ import type { Redis } from 'ioredis'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { memoryBroker } from '../../../test/helpers/deps.js'
 import { flowIn } from '../../../test/helpers/exchanging.js'
+import { testStore } from '../../../test/helpers/flow-store.js'
 import type { BrokerDeps } from '../deps.js'
 import type { Broker } from '../index.js'
-import { type FlowEntry, FlowStore } from '../store/flow-store.js'
+import type { FlowEntry, FlowStore } from '../store/flow-store.js'
 import { awaitOutcome, heldUntilOutcome } from './hold.js'
 import type { Reply } from './reply.js'
 
@@ -15,7 +16,6 @@ import type { Reply } from './reply.js'
 // the same: answered 503, the flow would be failed there and the next request would meet FLOW_FINISHED,
 // the app never told.
 
-const SECRETS = ['a store secret of at least thirty-two characters']
 let broker: Broker
 let redis: Redis
 let deps: BrokerDeps
@@ -26,15 +26,8 @@ beforeEach(async () => {
   redis = new RedisMock() as unknown as Redis
   // No replica acknowledges anything.
   redis.wait = (async () => 0) as Redis['wait']
-  const store = new FlowStore(redis, {
-    expireSeconds: 60,
-    callbackWaitSeconds: 600,
-    secrets: SECRETS,
-    replicas: 1,
-    waitMs: 50,
-    shortfall: 'refuse',
-  })
-  plain = new FlowStore(redis, { expireSeconds: 60, callbackWaitSeconds: 600, secrets: SECRETS })
+  const store = testStore(redis, { replicas: 1, waitMs: 50, shortfall: 'refuse' })
+  plain = testStore(redis)
   deps = { ...broker, store }
 })
 afterEach(async () => {

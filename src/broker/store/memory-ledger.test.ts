@@ -5,6 +5,7 @@ import type { Redis } from 'ioredis'
 import RedisMock from 'ioredis-mock'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { memoryBroker } from '../../../test/helpers/deps.js'
+import { testStore } from '../../../test/helpers/flow-store.js'
 import { buildServer } from '../http/build.js'
 import type { Broker } from '../index.js'
 import { type FlowEntry, FlowStore } from './flow-store.js'
@@ -78,12 +79,7 @@ describe('the embedded store', () => {
     // A keyspace of its own: ioredis-mock instances on one host and port share theirs.
     const redis = new RedisMock({ port: 64_999 }) as unknown as Redis
     const ledger = new MemoryLedger(redis, 1024 * 1024)
-    const store = new FlowStore(redis, {
-      expireSeconds: 60,
-      callbackWaitSeconds: 600,
-      secrets: ['a store secret of at least thirty-two characters'],
-      ledger,
-    })
+    const store = testStore(redis, { ledger })
     vi.useFakeTimers({ toFake: ['Date'] })
     expect(await store.takePollLease('a-device-flow-hash', 50)).toEqual({ taken: true })
     await store.holdPollLease('a-device-flow-hash', 50)
@@ -99,12 +95,7 @@ describe('the embedded store', () => {
     // A keyspace of its own: ioredis-mock instances on one host and port share theirs.
     const redis = new RedisMock({ port: 64_998 }) as unknown as Redis
     const ledger = new MemoryLedger(redis, 16 * 1024 * 1024)
-    const store = new FlowStore(redis, {
-      expireSeconds: 60,
-      callbackWaitSeconds: 600,
-      secrets: ['a store secret of at least thirty-two characters'],
-      ledger,
-    })
+    const store = testStore(redis, { ledger })
     const policy = { ttl: 3600, clientName: 'broker', recheck: 60, perHost: 10 }
     const registrations = store.registrations(policy)
     const hash = 'a-flow-hash-of-the-ledger-test'
