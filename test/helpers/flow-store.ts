@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis'
+import RedisMock from 'ioredis-mock'
 import { newId } from '../../src/broker/ids.js'
 import { type FlowEntry, FlowStore, type FlowStoreOptions } from '../../src/broker/store/flow-store.js'
 
@@ -11,6 +12,17 @@ export const SECRETS = ['a store secret of at least thirty-two characters']
  */
 export function testStore(client: Redis, opts: Partial<FlowStoreOptions> = {}): FlowStore {
   return new FlowStore(client, { expireSeconds: 60, callbackWaitSeconds: 600, secrets: SECRETS, ...opts })
+}
+
+/**
+ * The two stores a flow store's behaviour holds on, for describe.each: a real Redis (`client()`, read when a
+ * test makes its store) and the embedded store, whose Lua runs elsewhere.
+ */
+export function bothStores(client: () => Redis): Array<[string, () => FlowStore]> {
+  return [
+    ['real Redis', () => testStore(client())],
+    ['embedded store', () => testStore(new RedisMock() as unknown as Redis)],
+  ]
 }
 
 /** A new OAuth 2 flow as /store writes it, living 60 s from now, under a hash of its own. */

@@ -1,7 +1,5 @@
-import { Redis } from 'ioredis'
-import RedisMock from 'ioredis-mock'
 import { describe, expect, it, vi } from 'vitest'
-import { newEntry, SECRETS, testStore } from '../../../test/helpers/flow-store.js'
+import { bothStores, newEntry, SECRETS, testStore } from '../../../test/helpers/flow-store.js'
 import { redisPeer } from '../../../test/helpers/redis-peer.js'
 import { newId } from '../ids.js'
 import type { FlowEntry } from './flow-store.js'
@@ -12,10 +10,7 @@ import { Sealer } from './seal.js'
 const redis = redisPeer()
 
 // The same behaviour on a real Redis and on the embedded store (whose Lua runs elsewhere).
-describe.each([
-  ['real Redis', () => testStore(redis.client)],
-  ['embedded store', () => testStore(new RedisMock() as unknown as Redis)],
-])('FlowStore on %s', (_label, makeStore) => {
+describe.each(bothStores(() => redis.client))('FlowStore on %s', (_label, makeStore) => {
   it('lends a device flow one poll at a time: running, then the interval, then free again', async () => {
     const store = makeStore()
     const hash = newId()

@@ -1,7 +1,6 @@
 import { Redis } from 'ioredis'
-import RedisMock from 'ioredis-mock'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { newEntry, testStore } from '../../../test/helpers/flow-store.js'
+import { bothStores, newEntry, testStore } from '../../../test/helpers/flow-store.js'
 import { redisPeer } from '../../../test/helpers/redis-peer.js'
 import type { FlowEntry } from './flow-store.js'
 
@@ -27,10 +26,7 @@ function shortStores() {
 }
 
 // The same on a real Redis and on the embedded store (whose Lua runs elsewhere).
-describe.each([
-  ['real Redis', () => testStore(redis.client)],
-  ['embedded store', () => testStore(new RedisMock() as unknown as Redis)],
-])('unstart on %s', (_label, makeStore) => {
+describe.each(bothStores(() => redis.client))('unstart on %s', (_label, makeStore) => {
   it("a claim that counted, whose first step's write did not, is undone too: as /store left it, its store.expire with it", async () => {
     const e = newEntry()
     const store = makeStore()
