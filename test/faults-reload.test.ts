@@ -1,9 +1,9 @@
 import { execFileSync } from 'node:child_process'
-import { createServer, type Server, type ServerResponse } from 'node:http'
+import type { Server, ServerResponse } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type CallbackApp, startCallbackApp } from './helpers/app.js'
 import { type BrokerProcess, startBroker } from './helpers/broker.js'
-import { codeFlow, redirectBack } from './helpers/code-flow.js'
+import { codeFlow, startCodeProvider } from './helpers/code-flow.js'
 import { storeAt } from './helpers/flow-suite.js'
 import { waitFor } from './helpers/ports.js'
 import { type RedisServer, startRedis } from './helpers/redis.js'
@@ -37,19 +37,12 @@ describe('a request for a flow while its token exchange runs', () => {
   }
 
   beforeAll(async () => {
-    provider = createServer((req, res) => {
-      const url = new URL(req.url ?? '/', 'http://x')
-      if (url.pathname === '/authorize') {
-        return redirectBack(res, url.searchParams.get('redirect_uri')!, url.searchParams.get('state')!)
-      }
-      req.resume()
+    ;({ server: provider, url: providerUrl } = await startCodeProvider((url, res) => {
       const [, , mode, appState] = url.pathname.split('/')
       arrived[appState!] = Date.now()
       if (mode === 'slow') setTimeout(() => tokens(res, appState!), SLOW)
       // 'hang': never answers; the owner is killed meanwhile.
-    })
-    await new Promise<void>((r) => provider.listen(0, '127.0.0.1', () => r()))
-    providerUrl = `http://127.0.0.1:${(provider.address() as { port: number }).port}`
+    }))
     ;[redis, app] = await Promise.all([startRedis(), startCallbackApp()])
     const opts = {
       args: ['--store', 'redis', '--store-port', String(redis.port), '--provider-timeout', '8000'],

@@ -1,10 +1,10 @@
 import { execFileSync } from 'node:child_process'
-import { createServer, type Server } from 'node:http'
+import type { Server } from 'node:http'
 import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type CallbackApp, startCallbackApp } from './helpers/app.js'
 import { type BrokerProcess, startBroker } from './helpers/broker.js'
-import { codeFlow, redirectBack } from './helpers/code-flow.js'
+import { codeFlow, startCodeProvider } from './helpers/code-flow.js'
 import { Browser } from './helpers/browser.js'
 import { type FaultProxy, startFaultProxy } from './helpers/fault-proxy.js'
 import { type OAuth2Provider, startOAuth2Provider } from './helpers/oauth2-provider.js'
@@ -289,17 +289,9 @@ describe('providers that hang or answer garbage', () => {
   }
 
   beforeAll(async () => {
-    provider = createServer((req, res) => {
-      const url = new URL(req.url ?? '/', 'http://x')
-      if (url.pathname === '/authorize') {
-        return redirectBack(res, url.searchParams.get('redirect_uri')!, url.searchParams.get('state')!)
-      }
-      req.resume()
-      TOKEN[url.pathname.split('/')[2] ?? '']?.(res)
-    })
-    await new Promise<void>((r) => provider.listen(0, '127.0.0.1', () => r()))
-    const a = provider.address()
-    providerUrl = `http://127.0.0.1:${typeof a === 'object' && a ? a.port : 0}`
+    ;({ server: provider, url: providerUrl } = await startCodeProvider((url, res) =>
+      TOKEN[url.pathname.split('/')[2] ?? '']?.(res),
+    ))
     app = await startCallbackApp()
     broker = await startBroker({ args: ['--store', 'memory', '--provider-timeout', '700'] })
   })
@@ -389,18 +381,11 @@ describe('a fault during the token exchange', () => {
   }
 
   beforeAll(async () => {
-    provider = createServer((req, res) => {
-      const url = new URL(req.url ?? '/', 'http://x')
-      if (url.pathname === '/authorize') {
-        return redirectBack(res, url.searchParams.get('redirect_uri')!, url.searchParams.get('state')!)
-      }
-      req.resume()
+    ;({ server: provider, url: providerUrl } = await startCodeProvider((url, res) => {
       const mode = url.pathname.split('/')[2] ?? ''
       ;(arrived[mode] ??= []).push(Date.now())
       void TOKEN[mode]?.(res)
-    })
-    await new Promise<void>((r) => provider.listen(0, '127.0.0.1', () => r()))
-    providerUrl = `http://127.0.0.1:${(provider.address() as { port: number }).port}`
+    }))
     ;[redis, app] = await Promise.all([startRedis(['--appendonly', 'yes']), startCallbackApp()])
     broker = await startBroker({
       args: ['--store', 'redis', '--store-port', String(redis.port), '--provider-timeout', String(PROVIDER_TIMEOUT)],

@@ -1,4 +1,5 @@
-import type { ServerResponse } from 'node:http'
+import { createServer, type Server, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
 
 /**
  * A hand-made provider's /authorize that signs the user in at once: the browser goes back to `redirectUri`
@@ -33,4 +34,22 @@ export function codeFlow(
     state: app.state,
     ...more,
   }
+}
+
+/**
+ * A hand-made provider on a loopback port: its /authorize signs the user in at once (redirectBack); every
+ * other request, its body drained, goes to `other` (a token endpoint whose path names what it does).
+ */
+export async function startCodeProvider(
+  other: (url: URL, res: ServerResponse) => void,
+): Promise<{ server: Server; url: string }> {
+  const server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://x')
+    if (url.pathname === '/authorize')
+      return redirectBack(res, url.searchParams.get('redirect_uri')!, url.searchParams.get('state')!)
+    req.resume()
+    other(url, res)
+  })
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()))
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }
 }
