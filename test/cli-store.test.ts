@@ -19,6 +19,34 @@ afterAll(async () => {
   await Promise.all([broker?.stop(), provider?.stop()])
 })
 
+/** `broker store`'s arguments for an OAuth 2 code flow at the test provider, for `clientId`; `more` adds flags. */
+const oauth2Store = (clientId: string, ...more: string[]) => [
+  'store',
+  '--flow',
+  'oauth2-3',
+  '--client-id',
+  clientId,
+  '--authorize-url',
+  provider.authorizeUrl,
+  '--access-url',
+  provider.tokenUrl,
+  ...more,
+]
+
+/** `broker store`'s arguments for an OAuth 2 client credentials flow (no user step) at `accessUrl`; `more` adds flags. */
+const oauth2Client = (clientId: string, secret: string, accessUrl: string, ...more: string[]) => [
+  'store',
+  '--flow',
+  'oauth2-2',
+  '--client-id',
+  clientId,
+  '--client-secret',
+  secret,
+  '--access-url',
+  accessUrl,
+  ...more,
+]
+
 const hashCheck = async (hash: string) =>
   (await (await fetch(`${broker.url}/hash-check?hash=${hash}`)).json()) as {
     plugin: string
@@ -28,21 +56,7 @@ const hashCheck = async (hash: string) =>
 describe('broker store', () => {
   it('stores a flow from flags and prints the hash, start URL and expiry', async () => {
     const { code, stdout, stderr } = await runCli(
-      [
-        'store',
-        '--flow',
-        'oauth2-3',
-        '--client-id',
-        'cli-client',
-        '--authorize-url',
-        provider.authorizeUrl,
-        '--access-url',
-        provider.tokenUrl,
-        '--scope',
-        'openid',
-        '--callback',
-        'http://localhost:9/cb',
-      ],
+      oauth2Store('cli-client', '--scope', 'openid', '--callback', 'http://localhost:9/cb'),
       { env: env() },
     )
     expect(code, stderr).toBe(0)
@@ -94,23 +108,15 @@ describe('broker store', () => {
   it('takes --profile and --dpop as switches (--no-profile), and still the older --profile true', async () => {
     const store = async (...extra: string[]) => {
       const r = await runCli(
-        [
-          'store',
-          '--flow',
-          'oauth2-3',
-          '--client-id',
+        oauth2Store(
           'switches',
-          '--authorize-url',
-          provider.authorizeUrl,
-          '--access-url',
-          provider.tokenUrl,
           '--callback',
           'http://localhost:9/cb',
           '--profile-url',
           'https://provider.example/userinfo',
           '--json',
           ...extra,
-        ],
+        ),
         { env: env() },
       )
       expect(r.code, r.stdout).toBe(0)
@@ -159,19 +165,9 @@ describe('broker store', () => {
 
   it('says in one line which URL it tried when no broker answers', async () => {
     const port = await freePort()
-    const { code, stderr } = await runCli([
-      'store',
-      '--flow',
-      'oauth2-2',
-      '--client-id',
-      'c',
-      '--client-secret',
-      's',
-      '--access-url',
-      provider.tokenUrl,
-      '--broker',
-      `http://127.0.0.1:${port}`,
-    ])
+    const { code, stderr } = await runCli(
+      oauth2Client('c', 's', provider.tokenUrl, '--broker', `http://127.0.0.1:${port}`),
+    )
     expect(code).toBe(1)
     expect(stderr.split('\n')[0]).toMatch(
       new RegExp(`^Error BROKER_UNREACHABLE: No broker answers at http://127.0.0.1:${port} `),
@@ -179,17 +175,7 @@ describe('broker store', () => {
   })
 
   it('refuses a broker URL that is not http(s), from the flag or BROKER_URL, as a usage error', async () => {
-    const args = [
-      'store',
-      '--flow',
-      'oauth2-2',
-      '--client-id',
-      'c',
-      '--client-secret',
-      's',
-      '--access-url',
-      provider.tokenUrl,
-    ]
+    const args = oauth2Client('c', 's', provider.tokenUrl)
     const flag = await runCli([...args, '--broker', 'localhost:3000', '--json'])
     expect(flag.code).toBe(2)
     expect(JSON.parse(flag.stdout).error).toEqual({
@@ -220,22 +206,7 @@ describe('broker store', () => {
   })
 
   it("passes the broker's validation error through with exit 2", async () => {
-    const { code, stderr } = await runCli(
-      [
-        'store',
-        '--flow',
-        'oauth2-3',
-        '--client-id',
-        'c',
-        '--authorize-url',
-        provider.authorizeUrl,
-        '--access-url',
-        provider.tokenUrl,
-        '--callback',
-        'https://evil.example/cb',
-      ],
-      { env: env() },
-    )
+    const { code, stderr } = await runCli(oauth2Store('c', '--callback', 'https://evil.example/cb'), { env: env() })
     expect(code).toBe(2)
     expect(stderr).toContain('CALLBACK_NOT_ALLOWED')
   })
@@ -286,23 +257,7 @@ describe('broker store --open', () => {
 describe('broker store --capture', () => {
   it('runs a 3-legged flow in a browser and prints the delivered token', async () => {
     const run = spawnCli(
-      [
-        'store',
-        '--flow',
-        'oauth2-3',
-        '--client-id',
-        'cap',
-        '--client-secret',
-        'cap-secret',
-        '--authorize-url',
-        provider.authorizeUrl,
-        '--access-url',
-        provider.tokenUrl,
-        '--scope',
-        'openid',
-        '--capture',
-        '--json',
-      ],
+      oauth2Store('cap', '--client-secret', 'cap-secret', '--scope', 'openid', '--capture', '--json'),
       { env: env() },
     )
     const [startUrl] = await run.waitFor(/http:\/\/\S+\/start\?hash=\S+/)
@@ -350,21 +305,9 @@ describe('broker store --capture', () => {
   })
 
   it('runs a flow without a user step by itself and prints the token table', async () => {
-    const { code, stdout, stderr } = await runCli(
-      [
-        'store',
-        '--flow',
-        'oauth2-2',
-        '--client-id',
-        'cc',
-        '--client-secret',
-        'cs',
-        '--access-url',
-        provider.tokenUrl,
-        '--capture',
-      ],
-      { env: env() },
-    )
+    const { code, stdout, stderr } = await runCli(oauth2Client('cc', 'cs', provider.tokenUrl, '--capture'), {
+      env: env(),
+    })
     expect(code, stderr).toBe(0)
     expect(stdout).toMatch(/Result \(delivered by code\):/)
     expect(stdout).toMatch(/access_token\s+ey/)
@@ -374,18 +317,7 @@ describe('broker store --capture', () => {
   it('exits 1 with the provider error the flow delivered to the listener', async () => {
     const port = await freePort()
     const { code, stdout, stderr } = await runCli(
-      [
-        'store',
-        '--flow',
-        'oauth2-2',
-        '--client-id',
-        'cc',
-        '--client-secret',
-        'cs',
-        '--access-url',
-        `http://127.0.0.1:${port}/token`,
-        '--capture',
-      ],
+      oauth2Client('cc', 'cs', `http://127.0.0.1:${port}/token`, '--capture'),
       { env: env() },
     )
     expect(code).toBe(1)
@@ -395,21 +327,7 @@ describe('broker store --capture', () => {
 
   it('submits the form of a form_post delivery itself when the flow has no user step', async () => {
     const { code, stdout, stderr } = await runCli(
-      [
-        'store',
-        '--flow',
-        'oauth2-2',
-        '--client-id',
-        'fp',
-        '--client-secret',
-        'fs',
-        '--access-url',
-        provider.tokenUrl,
-        '--capture',
-        '--delivery',
-        'form_post',
-        '--json',
-      ],
+      oauth2Client('fp', 'fs', provider.tokenUrl, '--capture', '--delivery', 'form_post', '--json'),
       { env: env() },
     )
     expect(code, stderr).toBe(0)
@@ -432,18 +350,7 @@ describe('broker store --capture', () => {
     const key = 'cli-api-key-0123456789'
     const locked = await startBroker({ args: ['--store', 'memory'], env: { BROKER_API_KEYS: key } })
     try {
-      const args = [
-        'store',
-        '--flow',
-        'oauth2-2',
-        '--client-id',
-        'ak',
-        '--client-secret',
-        'as',
-        '--access-url',
-        provider.tokenUrl,
-        '--capture',
-      ]
+      const args = oauth2Client('ak', 'as', provider.tokenUrl, '--capture')
       const refused = await runCli(args, { env: { BROKER_URL: locked.url } })
       expect(refused.code).toBe(1)
       expect(refused.stderr).toMatch(
@@ -460,21 +367,7 @@ describe('broker store --capture', () => {
   it('says so clearly when the flow does not finish within the record lifetime', async () => {
     const short = await startBroker({ args: ['--store', 'memory', '--expire', '2'] })
     try {
-      const { code, stderr } = await runCli(
-        [
-          'store',
-          '--flow',
-          'oauth2-3',
-          '--client-id',
-          'c',
-          '--authorize-url',
-          provider.authorizeUrl,
-          '--access-url',
-          provider.tokenUrl,
-          '--capture',
-        ],
-        { env: { BROKER_URL: short.url } },
-      )
+      const { code, stderr } = await runCli(oauth2Store('c', '--capture'), { env: { BROKER_URL: short.url } })
       expect(code).toBe(1)
       expect(stderr).toMatch(
         /Error CAPTURE_TIMEOUT: Nobody opened the start URL within 2 s, the stored record.s lifetime \(store\.expire\)/,
@@ -490,22 +383,7 @@ describe('broker store --capture', () => {
   it('keeps waiting past store.expire once the start URL is opened, while the flow lives (store.callbackWait)', async () => {
     const short = await startBroker({ args: ['--store', 'memory', '--expire', '2', '--callback-wait', '60'] })
     try {
-      const run = spawnCli(
-        [
-          'store',
-          '--flow',
-          'oauth2-3',
-          '--client-id',
-          'slow-login',
-          '--authorize-url',
-          provider.authorizeUrl,
-          '--access-url',
-          provider.tokenUrl,
-          '--capture',
-          '--json',
-        ],
-        { env: { BROKER_URL: short.url } },
-      )
+      const run = spawnCli(oauth2Store('slow-login', '--capture', '--json'), { env: { BROKER_URL: short.url } })
       const [startUrl] = await run.waitFor(/http:\/\/\S+\/start\?hash=\S+/)
       // The user opens the start URL and reaches the provider's login …
       const browser = new Browser()
