@@ -439,45 +439,49 @@ describe('OAuth 1.0a provider refusals', () => {
     return app.received.at(-1)!.query
   }
 
-  it("sends a bad-signature 401 to the app with the provider's problem and advice", async () => {
-    const got = await refused({ ...consumer('HMAC-SHA1'), consumer_secret: 'wrong-secret' })
-    expect(got).toMatchObject({ error: 'signature_invalid', broker_error: 'PROVIDER_ERROR' })
-    expect(got.error_description).toMatch(
-      /request token endpoint refused the request \(401 signature_invalid\): Request token refused: signature_invalid/,
-    )
+  // What the app is told of each refusal: PROVIDER_ERROR with the provider's reason, and never a token.
+  it.each<[string, () => Record<string, string>, Record<string, unknown>]>([
+    [
+      "sends a bad-signature 401 to the app with the provider's problem and advice",
+      () => ({ ...consumer('HMAC-SHA1'), consumer_secret: 'wrong-secret' }),
+      {
+        error: 'signature_invalid',
+        error_description: expect.stringMatching(
+          /request token endpoint refused the request \(401 signature_invalid\): Request token refused: signature_invalid/,
+        ),
+      },
+    ],
+    [
+      "sends a plain 401 to the app with the provider's message",
+      () => consumer('PLAINTEXT', 'refuse'),
+      {
+        error: 'server_error',
+        error_description: 'The request token endpoint answered 401: Consumer suspended for abuse',
+      },
+    ],
+    [
+      'refuses an answer that is not form-encoded',
+      () => consumer('HMAC-SHA1', 'html'),
+      {
+        error: 'server_error',
+        error_description:
+          'The request token endpoint answered 200 with a body that is not form-encoded: Service Unavailable Try later',
+      },
+    ],
+    [
+      'refuses a request token without oauth_callback_confirmed',
+      () => consumer('RSA-SHA1', 'unconfirmed'),
+      { error: 'server_error', error_description: expect.stringMatching(/oauth_callback_confirmed/) },
+    ],
+    [
+      'tells the app when the user declines at the provider (denied=<request token>)',
+      () => consumer('HMAC-SHA1', 'deny'),
+      { error: 'access_denied', error_description: 'The user declined the authorization at the provider' },
+    ],
+  ])('%s', async (_what, record, told) => {
+    const got = await refused(record())
+    expect(got).toMatchObject({ broker_error: 'PROVIDER_ERROR', ...told })
     expect(got.access_token).toBeUndefined()
-  })
-
-  it("sends a plain 401 to the app with the provider's message", async () => {
-    const got = await refused(consumer('PLAINTEXT', 'refuse'))
-    expect(got).toMatchObject({
-      error: 'server_error',
-      broker_error: 'PROVIDER_ERROR',
-      error_description: 'The request token endpoint answered 401: Consumer suspended for abuse',
-    })
-  })
-
-  it('refuses an answer that is not form-encoded', async () => {
-    const got = await refused(consumer('HMAC-SHA1', 'html'))
-    expect(got).toMatchObject({ error: 'server_error', broker_error: 'PROVIDER_ERROR' })
-    expect(got.error_description).toBe(
-      'The request token endpoint answered 200 with a body that is not form-encoded: Service Unavailable Try later',
-    )
-  })
-
-  it('refuses a request token without oauth_callback_confirmed', async () => {
-    const got = await refused(consumer('RSA-SHA1', 'unconfirmed'))
-    expect(got).toMatchObject({ error: 'server_error', broker_error: 'PROVIDER_ERROR' })
-    expect(got.error_description).toMatch(/oauth_callback_confirmed/)
-  })
-
-  it('tells the app when the user declines at the provider (denied=<request token>)', async () => {
-    const got = await refused(consumer('HMAC-SHA1', 'deny'))
-    expect(got).toMatchObject({
-      error: 'access_denied',
-      broker_error: 'PROVIDER_ERROR',
-      error_description: 'The user declined the authorization at the provider',
-    })
   })
 
   it("answers JSON with the provider's message when there is no callback", async () => {
