@@ -6,7 +6,7 @@
  */
 import { existsSync } from 'node:fs'
 import { type Server, createServer } from 'node:http'
-import puppeteer, { type Browser } from 'puppeteer-core'
+import puppeteer, { type Browser, type Page } from 'puppeteer-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type CallbackApp, startCallbackApp } from './helpers/app.js'
 import { type BrokerProcess, startBroker } from './helpers/broker.js'
@@ -51,6 +51,30 @@ const record = (delivery: string) => ({
   state: `app-state-${delivery}`,
   delivery,
 })
+
+/** `record(delivery)` at a posting provider on `port` (startPostingProvider); `formPost`: it answers by response_mode=form_post. */
+const atPostingProvider = (port: number, delivery: string, formPost = true) => ({
+  ...record(delivery),
+  authorize_url: `http://127.0.0.1:${port}/authorize`,
+  access_url: `http://127.0.0.1:${port}/token`,
+  ...(formPost ? { authorize_params: 'response_mode=form_post' } : {}),
+})
+
+/** Opens `url` in `page` until a request `stop` picks, which is aborted there: its URL (`what`: what is waited for). */
+async function openUntil(page: Page, url: string, stop: (target: URL) => boolean, what: string): Promise<string> {
+  await page.setRequestInterception(true)
+  let stopped = ''
+  page.on('request', (req) => {
+    if (stop(new URL(req.url()))) {
+      stopped = req.url()
+      return void req.abort()
+    }
+    void req.continue()
+  })
+  await page.goto(url).catch(() => undefined)
+  await waitFor(async () => stopped !== '', 15_000, what)
+  return stopped
+}
 
 /** Opens `url` in a fresh browser context (its own cookies) and waits for the app to receive one more delivery. */
 async function runInBrowser(url: string): Promise<{ delivered: CallbackApp['received'][number]; console: string[] }> {
@@ -101,19 +125,8 @@ describe('in Chromium', () => {
     const first = await browser.createBrowserContext()
     const second = await browser.createBrowserContext()
     try {
-      const page = await first.newPage()
-      await page.setRequestInterception(true)
-      let callbackUrl = ''
-      page.on('request', (req) => {
-        const target = new URL(req.url())
-        if (target.port === String(broker.port) && target.pathname === '/callback') {
-          callbackUrl = req.url()
-          return void req.abort()
-        }
-        void req.continue()
-      })
-      await page.goto(url).catch(() => undefined)
-      await waitFor(async () => callbackUrl !== '', 15_000, 'the redirect to /callback')
+      const atBroker = (target: URL) => target.port === String(broker.port) && target.pathname === '/callback'
+      const callbackUrl = await openUntil(await first.newPage(), url, atBroker, 'the redirect to /callback')
       const other = await second.newPage()
       const answer = await other.goto(callbackUrl)
       expect(answer?.status()).toBe(403)
@@ -126,12 +139,7 @@ describe('in Chromium', () => {
   it('completes when the provider answers with response_mode=form_post (a cross-site POST to /callback)', async () => {
     const { port, close } = await startPostingProvider()
     try {
-      const { url } = await storeAt(broker.url, {
-        ...record('query'),
-        authorize_url: `http://127.0.0.1:${port}/authorize`,
-        access_url: `http://127.0.0.1:${port}/token`,
-        authorize_params: 'response_mode=form_post',
-      })
+      const { url } = await storeAt(broker.url, atPostingProvider(port, 'query'))
       const { delivered } = await runInBrowser(url)
       expect(delivered.query.error, JSON.stringify(delivered.query)).toBeUndefined()
       expect(delivered.query.access_token).toBe('posted-token')
@@ -144,11 +152,7 @@ describe('in Chromium', () => {
   it('posts the form_post page whose token answer has a field named submit', async () => {
     const { port, close } = await startPostingProvider({ redirect: true, token: { submit: 'shadow' } })
     try {
-      const { url } = await storeAt(broker.url, {
-        ...record('form_post'),
-        authorize_url: `http://127.0.0.1:${port}/authorize`,
-        access_url: `http://127.0.0.1:${port}/token`,
-      })
+      const { url } = await storeAt(broker.url, atPostingProvider(port, 'form_post', false))
       const { delivered, console } = await runInBrowser(url)
       expect(console.filter((line) => /Content Security Policy|Refused|TypeError/i.test(line))).toEqual([])
       expect(delivered.method).toBe('POST')
@@ -161,12 +165,7 @@ describe('in Chromium', () => {
   it('posts the repost page of a cross-site answer that has a field named submit', async () => {
     const { port, close } = await startPostingProvider({ posted: { submit: 'shadow' } })
     try {
-      const { url } = await storeAt(broker.url, {
-        ...record('query'),
-        authorize_url: `http://127.0.0.1:${port}/authorize`,
-        access_url: `http://127.0.0.1:${port}/token`,
-        authorize_params: 'response_mode=form_post',
-      })
+      const { url } = await storeAt(broker.url, atPostingProvider(port, 'query'))
       const { delivered, console } = await runInBrowser(url)
       expect(console.filter((line) => /Content Security Policy|Refused|TypeError/i.test(line))).toEqual([])
       expect(delivered.query).toMatchObject({ access_token: 'posted-token', submit: 'shadow' })
@@ -180,12 +179,7 @@ describe('in Chromium', () => {
       answer: { error: 'access_denied', error_description: 'The user said no' },
     })
     try {
-      const { url } = await storeAt(broker.url, {
-        ...record('query'),
-        authorize_url: `http://127.0.0.1:${port}/authorize`,
-        access_url: `http://127.0.0.1:${port}/token`,
-        authorize_params: 'response_mode=form_post',
-      })
+      const { url } = await storeAt(broker.url, atPostingProvider(port, 'query'))
       const { delivered } = await runInBrowser(url)
       expect(delivered.query).toMatchObject({ error: 'access_denied', error_description: 'The user said no' })
       expect(delivered.query.access_token).toBeUndefined()
@@ -199,25 +193,10 @@ describe('in Chromium', () => {
     const first = await browser.createBrowserContext()
     const second = await browser.createBrowserContext()
     try {
-      const { url } = await storeAt(broker.url, {
-        ...record('query'),
-        authorize_url: `http://127.0.0.1:${port}/authorize`,
-        access_url: `http://127.0.0.1:${port}/token`,
-        authorize_params: 'response_mode=form_post',
-      })
+      const { url } = await storeAt(broker.url, atPostingProvider(port, 'query'))
       // The victim's browser gets as far as the provider's page; its authorize URL names the flow's state.
-      const page = await first.newPage()
-      await page.setRequestInterception(true)
-      let authorize = ''
-      page.on('request', (req) => {
-        if (new URL(req.url()).port === String(port)) {
-          authorize = req.url()
-          return void req.abort()
-        }
-        void req.continue()
-      })
-      await page.goto(url).catch(() => undefined)
-      await waitFor(async () => authorize !== '', 15_000, 'the redirect to the provider')
+      const atProvider = (target: URL) => target.port === String(port)
+      const authorize = await openUntil(await first.newPage(), url, atProvider, 'the redirect to the provider')
       // Another browser, without the cookie, is made to post that answer: after one more post, it is refused.
       const other = await second.newPage()
       await other.goto(authorize)
