@@ -67,6 +67,12 @@ async function threeLegged(method: Method): Promise<Record<string, string>> {
   return app.received.at(-1)!.query
 }
 
+/** A consumer of `method` and the access token a 3-legged flow got for it: the credentials of a record that signs. */
+async function signedIn(method: Method): Promise<Record<string, string>> {
+  const got = await threeLegged(method)
+  return { ...consumer(method), oauth_token: got.access_token!, oauth_token_secret: got.access_secret! }
+}
+
 /** Asks the broker's signing helper to sign a request; returns the JSON answer and the header. */
 async function sign(
   hash: string,
@@ -160,13 +166,10 @@ describe.each(METHODS)('OAuth 1.0a with %s', (method) => {
   })
 
   it('signs 1-legged resource requests the provider accepts, with query, form body and parameters', async () => {
-    const got = await threeLegged(method)
     const { hash } = await stored({
       auth_version: '1',
       auth_leg: '1',
-      ...consumer(method),
-      oauth_token: got.access_token!,
-      oauth_token_secret: got.access_secret!,
+      ...(await signedIn(method)),
     })
     // An uppercase host and an explicit default-free port: the base string must normalize both sides alike.
     const target = `${provider.resourceUrl.replace('127.0.0.1', 'LOCALHOST')}?page=2&q=a+b%21`
@@ -211,13 +214,10 @@ describe.each(METHODS)('OAuth 1.0a with %s', (method) => {
   })
 
   it('signs OAuth Echo values a third party can verify', async () => {
-    const got = await threeLegged(method)
     const { url } = await stored({
       auth_flow: 'echo',
       auth_version: '1',
-      ...consumer(method),
-      oauth_token: got.access_token!,
-      oauth_token_secret: got.access_secret!,
+      ...(await signedIn(method)),
       verify_url: provider.verifyUrl,
       realm: 'http://api.example.com/',
     })
@@ -341,13 +341,10 @@ describe('OAuth 1.0a details', () => {
   })
 
   it('delivers the signed header to the callback when the record has one', async () => {
-    const got = await threeLegged('HMAC-SHA1')
     const { url } = await stored({
       auth_version: '1',
       auth_leg: '1',
-      ...consumer('HMAC-SHA1'),
-      oauth_token: got.access_token!,
-      oauth_token_secret: got.access_secret!,
+      ...(await signedIn('HMAC-SHA1')),
       callback: app.callback,
     })
     const res = await fetch(`${url}&url=${encodeURIComponent(provider.resourceUrl)}`, { redirect: 'manual' })
