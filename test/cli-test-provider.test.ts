@@ -38,6 +38,14 @@ function presetFile(name: string, preset: unknown): string {
 }
 
 /** Runs test-provider --once, drives its app URL through a cookie-keeping browser, returns both ends. */
+/** `broker test-provider <name>` for the client k/s on localhost:`port`, talking to `brokerUrl`; `more` adds flags. */
+const onLocalhost = (name: string, port: number, brokerUrl: string, ...more: string[]) => [
+  'test-provider',
+  name,
+  ...['-k', 'k', '-s', 's', '-h', 'localhost', '--port', String(port), '--broker', brokerUrl],
+  ...more,
+]
+
 async function roundTrip(file: string, key: string, secret: string) {
   const port = await freePort()
   const run = spawnCli([
@@ -148,24 +156,9 @@ describe('broker test-provider', () => {
 
   it('says at once, in one line naming the URL, that no broker answers (before anyone visits the app)', async () => {
     const [port, dead] = await Promise.all([freePort(), freePort()])
-    const { code, stdout, stderr } = await runCli(
-      [
-        'test-provider',
-        'github',
-        '-k',
-        'k',
-        '-s',
-        's',
-        '-h',
-        'localhost',
-        '--port',
-        String(port),
-        '--broker',
-        `http://127.0.0.1:${dead}`,
-        '--json',
-      ],
-      { timeoutMs: 10_000 },
-    )
+    const { code, stdout, stderr } = await runCli(onLocalhost('github', port, `http://127.0.0.1:${dead}`, '--json'), {
+      timeoutMs: 10_000,
+    })
     expect(code).toBe(1)
     expect(JSON.parse(stdout).error).toMatchObject({
       code: 'BROKER_UNREACHABLE',
@@ -206,23 +199,7 @@ describe('broker test-provider', () => {
         'x2',
       ]
       for (const name of names) {
-        const { code, stderr } = await runCli(
-          [
-            'test-provider',
-            name,
-            '-k',
-            'k',
-            '-s',
-            's',
-            '-h',
-            'localhost',
-            '--port',
-            String(port),
-            '--broker',
-            broker.url,
-          ],
-          { timeoutMs: 10_000 },
-        )
+        const { code, stderr } = await runCli(onLocalhost(name, port, broker.url), { timeoutMs: 10_000 })
         expect(stderr, name).toContain(`Port ${port} is in use`)
         expect(code, name).toBe(2)
       }
