@@ -36,9 +36,19 @@ export async function load(url, context, next) {
   return next(url, context)
 }`,
   )
+  // The hook sees what ESM imports (CommonJS included); what CommonJS requires from CommonJS (fastify's
+  // own dependencies) is compiled without it, so Module#_compile names those.
   writeFileSync(
     join(dir, 'register.mjs'),
-    `import { register } from 'node:module'\nregister(${JSON.stringify(`file://${dir}/hooks.mjs`)})\n`,
+    `import Module, { register } from 'node:module'
+import { appendFileSync } from 'node:fs'
+register(${JSON.stringify(`file://${dir}/hooks.mjs`)})
+const compile = Module.prototype._compile
+Module.prototype._compile = function (content, filename) {
+  appendFileSync(${JSON.stringify(dir)} + '/' + process.pid + '.txt', 'file://' + filename + '\\n')
+  return compile.call(this, content, filename)
+}
+`,
   )
   return dir
 }
@@ -92,7 +102,7 @@ describe('serve', () => {
     }
   })
 
-  it('runs workers on Redis that load no CLI, config schema, UI, Lua VM, PDK, embedded store or unused flow', async () => {
+  it('runs workers on Redis that load no CLI, config schema, UI, Lua VM, PDK, embedded store, JSON schema compiler or unused flow', async () => {
     const dir = moduleLog()
     const redis = await startRedis()
     const broker = await startBroker({
@@ -104,8 +114,11 @@ describe('serve', () => {
       const loaded = readFileSync(join(dir, `${worker}.txt`), 'utf8')
       expect(loaded).toContain('/node_modules/ioredis/')
       // A flow plugin (and what only some flows use: jose, OAuth 1.0a signing) loads with the first request naming it.
-      for (const unneeded of ['@oclif/core', 'zod', 'ink', 'react', 'wasmoon', 'ioredis-mock', 'jose', 'oauth-1.0a'])
-        expect(loaded).not.toContain(`/node_modules/${unneeded}/`)
+      // No JSON schema is compiled (src/broker/http/fields.ts): Fastify loads neither Ajv nor fast-json-stringify.
+      const unneededModules = ['@oclif/core', 'zod', 'ink', 'react', 'wasmoon', 'ioredis-mock', 'jose', 'oauth-1.0a']
+      for (const unneeded of [...unneededModules, 'ajv']) expect(loaded).not.toContain(`/node_modules/${unneeded}/`)
+      // Fastify's error answers use fast-json-stringify's small runtime (lib/serializer.js), not its compiler.
+      expect(loaded).not.toContain('/node_modules/fast-json-stringify/index.js')
       expect(loaded).not.toContain('/dist/pdk/')
       expect(loaded).not.toContain('/dist/flows/oauth_')
     } finally {

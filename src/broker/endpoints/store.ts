@@ -61,12 +61,22 @@ export async function storeFlow(deps: BrokerDeps, body: unknown): Promise<Stored
   if (prepared) entry.data = prepared.data
   await createFlow(deps, entry, { reusable: plugin.reusable === true, redirect: prepared?.redirect })
   return {
-    ...ready?.answer,
+    ...deviceFields(ready?.answer),
     hash: entry.hash,
     url: `${protocol}://${host}/start?hash=${entry.hash}`,
     plugin: name,
     expires_in: lifetime,
   }
+}
+
+/** What a device flow's first step tells the app (RFC 8628 §3.2), of the right type; a plugin's other fields stay unsaid. */
+function deviceFields(answer: Record<string, unknown> | undefined): Partial<StoredFlow> {
+  if (!answer) return {}
+  const out: Partial<StoredFlow> = {}
+  for (const key of ['user_code', 'verification_uri', 'verification_uri_complete'] as const)
+    if (typeof answer[key] === 'string') out[key] = answer[key]
+  if (typeof answer.interval === 'number') out.interval = answer.interval
+  return out
 }
 
 const rethrowAtStore = (err: unknown): never => {

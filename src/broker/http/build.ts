@@ -3,6 +3,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } 
 import type { BrokerDeps } from '../deps.js'
 import { brokerError } from '../../errors/index.js'
 import { clientErrorHandler, installErrorHandling } from './errors.js'
+import { noSchemaCompilers } from './fields.js'
 import { parseForm } from './form.js'
 import { installJsonDepthLimit, securityHeaders } from './security.js'
 import { flowRoutes } from './routes/flows.js'
@@ -42,6 +43,8 @@ export async function buildServer(deps: BrokerDeps): Promise<FastifyInstance> {
     },
     clientErrorHandler: clientErrorHandler(headers, server.requestTimeout),
     routerOptions: { maxParamLength: 256 },
+    // Routes check their few fields themselves (fields.ts): no Ajv or fast-json-stringify in a worker.
+    schemaController: noSchemaCompilers,
     // A child logger per request (for its request id) cost more than a request's own work in the
     // bench's CPU profile; ids are worth it only when requests are logged, at debug.
     ...(deps.log.isLevelEnabled('debug') ? {} : { childLoggerFactory: (logger: FastifyBaseLogger) => logger }),

@@ -3,6 +3,9 @@
 import type { PrimaryMessage, WorkerMessage, WorkerSetup } from './setup.js'
 import { runWorker } from './worker.js'
 
+// `serve` starts a worker with --expose-gc for one full collection once it listens (worker.ts).
+const collect = (globalThis as { gc?: () => void }).gc
+
 const setup = await new Promise<WorkerSetup>((resolve) => {
   // A primary that went away before answering: nothing to run for.
   const orphaned = () => process.exit(1)
@@ -16,4 +19,4 @@ const setup = await new Promise<WorkerSetup>((resolve) => {
   process.on('disconnect', orphaned)
   process.send?.({ type: 'setup?' } satisfies WorkerMessage)
 })
-await runWorker(setup)
+await runWorker(setup, collect)

@@ -3,8 +3,13 @@ import { createBroker } from '../../broker/index.js'
 import { drainDelayMs } from '../../config/runtime.js'
 import type { WorkerMessage, WorkerSetup } from './setup.js'
 
-/** A worker: builds the server, listens, and drains on the primary's word. */
-export async function runWorker(setup: WorkerSetup): Promise<void> {
+/**
+ * A worker: builds the server, listens, and drains on the primary's word. `collect`, a full garbage
+ * collection, runs once it listens: loading the modules grew V8's young generation to about 16 MB of
+ * pages, nearly all garbage, which V8 gives back only at a full collection of its own choosing (in
+ * the bench, one worker of two still held them 15 s later). docs/decisions/0012.
+ */
+export async function runWorker(setup: WorkerSetup, collect?: () => void): Promise<void> {
   const send = (msg: WorkerMessage) => process.send?.(msg)
   // The primary coordinates shutdown; a Ctrl-C reaching the whole process group must not kill a worker first.
   process.on('SIGINT', () => {})
@@ -44,6 +49,7 @@ export async function runWorker(setup: WorkerSetup): Promise<void> {
     await app.listen({ port: setup.config.port, host: setup.config.listen })
     listening = true
     if (stopRequested) return void (await close())
+    collect?.()
     const address = app.server.address()
     send({ type: 'ready', port: typeof address === 'object' && address ? address.port : setup.config.port })
   } catch (err) {

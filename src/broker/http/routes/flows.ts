@@ -8,38 +8,15 @@ import { callbackFlow } from '../../endpoints/callback.js'
 import { startFlow } from '../../endpoints/start.js'
 import { storeFlow } from '../../endpoints/store.js'
 import type { BrokerDeps } from '../../deps.js'
+import { checkedText } from '../fields.js'
 import { requestParams, send } from '../reply.js'
 import { apiKeyGuard, installRateLimits, sameOriginGuard } from '../security.js'
 
-const hashQuery = {
-  type: 'object',
-  properties: { hash: { type: 'string', maxLength: 256 } },
-} as const
+// Checked here, not by JSON schemas: a worker compiles none (fields.ts).
+const hashQuery = { hash: { maxLength: 256 } }
 
 /** The per-issuer segment of a registered client's redirect URI: 22 base64url characters (issuerRedirect). */
-const callbackSegment = {
-  type: 'object',
-  properties: { issuer: { type: 'string', pattern: '^[A-Za-z0-9_-]{22}$' } },
-} as const
-
-// The serializer drops any field not named here.
-const stored = {
-  200: {
-    type: 'object',
-    properties: {
-      hash: { type: 'string' },
-      url: { type: 'string' },
-      plugin: { type: 'string' },
-      expires_in: { type: 'integer' },
-      // A device flow's (RFC 8628).
-      user_code: { type: 'string' },
-      verification_uri: { type: 'string' },
-      verification_uri_complete: { type: 'string' },
-      interval: { type: 'number' },
-    },
-    required: ['hash', 'url', 'plugin', 'expires_in'],
-  },
-} as const
+const callbackSegment = { issuer: { pattern: /^[A-Za-z0-9_-]{22}$/ } }
 
 /** The broker's flow API: /store, /hash-check, /start, /callback, /result. */
 export async function flowRoutes(app: FastifyInstance, { deps }: { deps: BrokerDeps }): Promise<void> {
@@ -51,15 +28,11 @@ export async function flowRoutes(app: FastifyInstance, { deps }: { deps: BrokerD
   // Neither a web page of another site nor a caller without a key (when api.keys is set) stores or redeems.
   const keyed = { onRequest: guard ? [sameOrigin, guard] : [sameOrigin] }
 
-  // No body schema: storeFlow checks the body's shape itself, in the same pass as its fields.
-  app.post('/store', { ...keyed, config: limits.store, schema: { response: stored } }, async (request) =>
-    storeFlow(deps, request.body),
-  )
+  // storeFlow checks the body's shape itself, in the same pass as its fields, and answers only StoredFlow's.
+  app.post('/store', { ...keyed, config: limits.store }, async (request) => storeFlow(deps, request.body))
 
   // Every answer carries cache-control: no-store (the security headers), these included.
-  app.get('/hash-check', { schema: { querystring: hashQuery } }, async (request) =>
-    checkHash(deps, (request.query as { hash?: string }).hash),
-  )
+  app.get('/hash-check', async (request) => checkHash(deps, checkedText('querystring', request.query, hashQuery).hash))
 
   // Only /start sets a cookie (the flow's binding) and /start and /callback read one (a start URL opened
   // again during the exchange may take its answer over): the cookie library is called there, rather than
@@ -74,13 +47,15 @@ export async function flowRoutes(app: FastifyInstance, { deps }: { deps: BrokerD
 
   const callback = async (request: FastifyRequest, reply: FastifyReply) => {
     const header = request.headers.cookie
+    const segment = (request.params as { issuer?: string }).issuer
     return send(
       reply,
       await callbackFlow(deps, {
         params: requestParams(request),
         cookies: header ? parseCookie(header) : {},
         crossSitePost: request.method === 'POST' && request.headers['sec-fetch-site'] === 'cross-site',
-        callbackSegment: (request.params as { issuer?: string }).issuer,
+        callbackSegment:
+          segment === undefined ? undefined : checkedText('params', request.params, callbackSegment).issuer,
         abandoned: () => request.raw.socket?.destroyed === true,
       }),
       cookie,
@@ -89,15 +64,14 @@ export async function flowRoutes(app: FastifyInstance, { deps }: { deps: BrokerD
   app.get('/callback', callback)
   app.post('/callback', callback)
   // A client the broker registered comes back to its issuer's own redirect URI (issuerRedirect in flows/lib).
-  const perIssuer = { schema: { params: callbackSegment } }
-  app.get('/callback/:issuer', perIssuer, callback)
-  app.post('/callback/:issuer', perIssuer, callback)
+  app.get('/callback/:issuer', callback)
+  app.post('/callback/:issuer', callback)
 
   // The broker's client metadata document per issuer segment (a client ID metadata document): an
   // authorization server that takes them fetches its client_id, this URL, to learn the client.
   const { protocol, host } = deps.config
-  app.get('/clients/:issuer', perIssuer, async (request, reply) => {
-    const segment = (request.params as { issuer: string }).issuer
+  app.get('/clients/:issuer', async (request, reply) => {
+    const segment = checkedText('params', request.params, callbackSegment).issuer!
     const { clientName, logoUri, clientUri } = deps.config.registration
     reply.header('cache-control', 'public, max-age=3600')
     return clientDocument(`${protocol}://${host}/callback`, segment, { clientName, logoUri, clientUri })
