@@ -1,8 +1,5 @@
-import type { FastifyInstance } from 'fastify'
-import { afterEach, describe, expect, it } from 'vitest'
-import { memoryBroker } from '../../../test/helpers/deps.js'
-import type { Broker } from '../index.js'
-import { buildServer } from './build.js'
+import { describe, expect, it } from 'vitest'
+import { routeServers } from '../../../test/helpers/deps.js'
 import { checkedText } from './fields.js'
 
 const refusal = (f: () => unknown) => {
@@ -51,18 +48,8 @@ describe('checkedText', () => {
 })
 
 describe('the routes that check their fields', () => {
-  let broker: Broker | undefined
-  let app: FastifyInstance | undefined
-  afterEach(async () => {
-    await app?.close()
-    await broker?.close()
-    app = broker = undefined
-  })
-  const server = async () => {
-    broker = await memoryBroker({})
-    app = await buildServer(broker)
-    return app
-  }
+  const start = routeServers()
+  const server = async () => (await start()).app
 
   it('GET /hash-check: a hash longer than 256 characters, or given twice, is 400 VALIDATION', async () => {
     const app = await server()

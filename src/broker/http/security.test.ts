@@ -1,30 +1,22 @@
 import type { FastifyInstance } from 'fastify'
-import { afterEach, describe, expect, it } from 'vitest'
-import { memoryBroker } from '../../../test/helpers/deps.js'
+import { describe, expect, it } from 'vitest'
+import { type RouteServer, routeServers } from '../../../test/helpers/deps.js'
 import type { ConfigInput } from '../../config/schema.js'
-import type { Broker } from '../index.js'
-import { buildServer } from './build.js'
 import { apiKeyGuard, bearerCheck } from './security.js'
 
 const KEY = 'k'.repeat(20)
 const OTHER = 'o'.repeat(24)
 const record = { auth_version: '2', auth_leg: '2', client_id: 'c', access_url: 'http://127.0.0.1:9/token' }
 
-let broker: Broker | undefined
-let app: FastifyInstance | undefined
-afterEach(async () => {
-  await app?.close()
-  await broker?.close()
-  app = broker = undefined
-})
+const start = routeServers()
+let current: RouteServer | undefined
 
 // The embedded store's data is shared by every client in this process: compare counts, not totals.
-const flowCount = async () => (await broker!.store.client.keys('*flow:*')).length
+const flowCount = async () => (await current!.broker.store.client.keys('*flow:*')).length
 
 async function server(config: ConfigInput): Promise<FastifyInstance> {
-  broker = await memoryBroker(config)
-  app = await buildServer(broker)
-  return app
+  current = await start(config)
+  return current.app
 }
 
 describe('bearerCheck (api.keys and admin.key)', () => {

@@ -2,7 +2,7 @@ import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { bothStores, newEntry, testStore } from '../../../test/helpers/flow-store.js'
 import { redisPeer } from '../../../test/helpers/redis-peer.js'
-import type { FlowEntry } from './flow-store.js'
+import type { FlowEntry, FlowStore, Progress } from './flow-store.js'
 
 // undo.ts: a claim or a move the master carried out that does not count is put back, and made again until
 // it counts. Driven through a FlowStore, as /start and /callback use it.
@@ -23,6 +23,31 @@ function shortStores() {
     make: (fence?: { fenced: boolean; epoch: number }) =>
       testStore(own, { replicas: fence ? 0 : 1, waitMs: 50, shortfall: 'refuse', fence }),
   }
+}
+
+/**
+ * A claim or a move fenced by a failover under way answers STORE_UNAVAILABLE, and its undo waits for the
+ * new master: sent at once, it would go to the old master, which forgets it once it is made a replica.
+ */
+async function undoneOnceFailedOver(
+  { plain, make }: ReturnType<typeof shortStores>,
+  e: FlowEntry,
+  op: (store: FlowStore) => Promise<unknown>,
+  held: Progress,
+  undone: Progress,
+  /** The time to live the undone flow has at most (a claim's undo gives back /store's store.expire). */
+  ttlAtMost?: number,
+): Promise<void> {
+  const fence = { fenced: false, epoch: 0 }
+  const pending = op(make(fence))
+  fence.epoch++
+  fence.fenced = true
+  await expect(pending).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE' })
+  await new Promise((r) => setTimeout(r, 300))
+  expect((await plain().get(e.hash))?.progress).toBe(held)
+  fence.fenced = false
+  await vi.waitFor(async () => expect((await plain().get(e.hash))?.progress).toBe(undone), { timeout: 3000 })
+  if (ttlAtMost !== undefined) expect(await redis.client.pttl(plain().flowKey(e.hash))).toBeLessThanOrEqual(ttlAtMost)
 }
 
 // The same on a real Redis and on the embedded store (whose Lua runs elsewhere).
@@ -80,17 +105,7 @@ describe("/start's claim that does not count (a short WAIT, a failover begun) is
   it('a claim whose undo meets a failover under way is undone once the store is on the new master', async () => {
     const e = newEntry()
     await plain().create(e)
-    const fence = { fenced: false, epoch: 0 }
-    const claimed = make(fence).claim(e.hash)
-    fence.epoch++
-    fence.fenced = true
-    await expect(claimed).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE' })
-    // Sent now, the undo would go to the old master, which forgets it once it is made a replica.
-    await new Promise((r) => setTimeout(r, 300))
-    expect((await plain().get(e.hash))?.progress).toBe('started')
-    fence.fenced = false
-    await vi.waitFor(async () => expect((await plain().get(e.hash))?.progress).toBe('stored'), { timeout: 3000 })
-    expect(await redis.client.pttl(plain().flowKey(e.hash))).toBeLessThanOrEqual(60_000)
+    await undoneOnceFailedOver({ plain, make }, e, (store) => store.claim(e.hash), 'started', 'stored', 60_000)
   })
 
   it("an undo held back by a failover never undoes the retry's own claim, made meanwhile on the new master", async () => {
@@ -176,17 +191,8 @@ describe("/callback's move to exchanging that does not count (a short WAIT, a fa
 
   it('an undo held back by a failover is made once the store is on the new master', async () => {
     const e = await awaiting()
-    const fence = { fenced: false, epoch: 0 }
-    const moved = make(fence).advance('awaiting_callback', exchanging(e))
-    fence.epoch++
-    fence.fenced = true
-    await expect(moved).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE' })
-    await new Promise((r) => setTimeout(r, 300))
-    expect((await plain().get(e.hash))?.progress).toBe('exchanging')
-    fence.fenced = false
-    await vi.waitFor(async () => expect((await plain().get(e.hash))?.progress).toBe('awaiting_callback'), {
-      timeout: 3000,
-    })
+    const move = (store: FlowStore) => store.advance('awaiting_callback', exchanging(e))
+    await undoneOnceFailedOver({ plain, make }, e, move, 'exchanging', 'awaiting_callback')
   })
 
   it('an undo no replica acknowledged is made again until one does: a replica promoted with the move alone is undone too', async () => {

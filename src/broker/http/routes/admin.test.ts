@@ -1,25 +1,10 @@
 import { connect } from 'node:net'
-import type { FastifyInstance } from 'fastify'
-import { afterEach, describe, expect, it } from 'vitest'
-import { memoryBroker } from '../../../../test/helpers/deps.js'
-import type { Broker } from '../../index.js'
-import { buildServer } from '../build.js'
+import { describe, expect, it } from 'vitest'
+import { routeServers } from '../../../../test/helpers/deps.js'
 
 const KEY = 'admin-key-0123456789'
-let app: FastifyInstance | undefined
-let broker: Broker | undefined
-
-afterEach(async () => {
-  await app?.close()
-  await broker?.close()
-  app = broker = undefined
-})
-
-async function start(key?: string) {
-  broker = await memoryBroker(key ? { admin: { key } } : {})
-  app = await buildServer(broker)
-  return { app, broker }
-}
+const servers = routeServers()
+const start = (key?: string) => servers(key ? { admin: { key } } : {})
 
 const record = {
   auth_version: '2',
