@@ -25,7 +25,7 @@ import {
 
 const ROOT = resolve(import.meta.dirname, '..')
 /** How long a broker is left alone before its idle memory is read. */
-const IDLE_MS = 15_000
+const IDLE_MS = 30_000
 const f = (n: number, d = 0) => n.toFixed(d)
 const say = (s: string) => process.stderr.write(`${s}\n`)
 
@@ -124,7 +124,8 @@ export async function wholeFlow(o: Options): Promise<void> {
       }
       // Right after start a worker still holds the young generation V8 grew while loading its modules;
       // V8's memory reducer gives it back once the process has idled about 10 s (docs/decisions/0012).
-      // What an idle worker holds is read after IDLE_MS with nothing to do.
+      // What an idle worker holds is read after IDLE_MS with nothing to do (worker.ts collects at 5 s, which arms
+      // the reducer for about 8 s later).
       await new Promise((r) => setTimeout(r, IDLE_MS))
       const idle = {
         primary: o.profile && workers === 1 ? undefined : rssMb(broker.proc.pid!),

@@ -5,10 +5,14 @@ import type { WorkerMessage, WorkerSetup } from './setup.js'
 
 /**
  * A worker: builds the server, listens, and drains on the primary's word. `collect`, a full garbage
- * collection, runs once it listens: loading the modules grew V8's young generation to about 16 MB of
- * pages, nearly all garbage, which V8 gives back only at a full collection of its own choosing (in
- * the bench, one worker of two still held them 15 s later). docs/decisions/0012.
+ * collection, runs once, SETTLE_MS after it listens: loading the modules grew V8's young generation to
+ * about 16 MB of pages, nearly all garbage, and V8 gives them back only at a full collection made while
+ * allocation is slow, of its own choosing (in the bench, one worker of two still held them 15 s after
+ * start). Under load by then, the collection costs one pause and V8 rightly keeps the pages.
+ * docs/decisions/0012.
  */
+const SETTLE_MS = 5000
+
 export async function runWorker(setup: WorkerSetup, collect?: () => void): Promise<void> {
   const send = (msg: WorkerMessage) => process.send?.(msg)
   // The primary coordinates shutdown; a Ctrl-C reaching the whole process group must not kill a worker first.
@@ -49,7 +53,7 @@ export async function runWorker(setup: WorkerSetup, collect?: () => void): Promi
     await app.listen({ port: setup.config.port, host: setup.config.listen })
     listening = true
     if (stopRequested) return void (await close())
-    collect?.()
+    if (collect) setTimeout(collect, SETTLE_MS).unref()
     const address = app.server.address()
     send({ type: 'ready', port: typeof address === 'object' && address ? address.port : setup.config.port })
   } catch (err) {
