@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
-import { afterEach } from 'vitest'
+import { afterEach, beforeEach, vi } from 'vitest'
 import { configSchema, type ConfigInput } from '../../src/config/schema.js'
+import type { FlowEvent } from '../../src/broker/events.js'
 import { type Broker, createBroker } from '../../src/broker/index.js'
 import { buildServer } from '../../src/broker/http/build.js'
 import { resolveSecrets } from '../../src/services/serve/secrets.js'
@@ -35,4 +36,22 @@ export function routeServers(): (input?: ConfigInput) => Promise<RouteServer> {
     started.push(server)
     return server
   }
+}
+
+/**
+ * For a file of broker tests: before each test a new broker on the embedded store, handed to `take`
+ * with the list its flow events are collected into; after it, real timers back and the broker closed.
+ */
+export function brokerPerTest(input: ConfigInput, take: (broker: Broker, events: FlowEvent[]) => void): void {
+  let broker: Broker | undefined
+  beforeEach(async () => {
+    broker = await memoryBroker(input)
+    const events: FlowEvent[] = []
+    broker.events.on('flow', (e) => events.push(e))
+    take(broker, events)
+  })
+  afterEach(async () => {
+    vi.useRealTimers()
+    await broker?.close()
+  })
 }

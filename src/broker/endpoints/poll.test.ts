@@ -1,6 +1,6 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import type { FlowPlugin, FlowRecord } from '../../../flows/contract.js'
-import { memoryBroker } from '../../../test/helpers/deps.js'
+import { brokerPerTest } from '../../../test/helpers/deps.js'
 import { type StoreFaults, watchedStore } from '../../../test/helpers/watched-store.js'
 import { brokerError } from '../../errors/index.js'
 import type { BrokerDeps } from '../deps.js'
@@ -17,14 +17,9 @@ import { pollFlow } from './poll.js'
 
 let broker: Broker
 let events: FlowEvent[]
-beforeEach(async () => {
-  broker = await memoryBroker({ store: { timeout: 200 } })
-  events = []
-  broker.events.on('flow', (e) => events.push(e))
-})
-afterEach(async () => {
-  vi.useRealTimers()
-  await broker.close()
+brokerPerTest({ store: { timeout: 200 } }, (b, e) => {
+  broker = b
+  events = e
 })
 
 const TOKENS = { access_token: 'at', token_type: 'Bearer' }

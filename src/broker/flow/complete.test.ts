@@ -1,5 +1,5 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { memoryBroker } from '../../../test/helpers/deps.js'
+import { describe, expect, it, vi } from 'vitest'
+import { brokerPerTest } from '../../../test/helpers/deps.js'
 import { exchangingFlow } from '../../../test/helpers/exchanging.js'
 import { watchedStore } from '../../../test/helpers/watched-store.js'
 import { brokerError } from '../../errors/index.js'
@@ -14,14 +14,9 @@ import { afterStep } from './step.js'
 
 let broker: Broker
 let events: FlowEvent[]
-beforeEach(async () => {
-  broker = await memoryBroker({ store: { timeout: 200 } })
-  events = []
-  broker.events.on('flow', (e) => events.push(e))
-})
-afterEach(async () => {
-  vi.useRealTimers()
-  await broker.close()
+brokerPerTest({ store: { timeout: 200 } }, (b, e) => {
+  broker = b
+  events = e
 })
 
 let n = 0

@@ -1,5 +1,5 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { memoryBroker } from '../../../test/helpers/deps.js'
+import { describe, expect, it } from 'vitest'
+import { brokerPerTest } from '../../../test/helpers/deps.js'
 import type { FlowEvent } from '../events.js'
 import type { Broker } from '../index.js'
 import type { FlowEntry } from '../store/flow-store.js'
@@ -7,12 +7,10 @@ import { claimFlow, createFlow, transition } from './transition.js'
 
 let broker: Broker
 let events: FlowEvent[]
-beforeEach(async () => {
-  broker = await memoryBroker()
-  events = []
-  broker.events.on('flow', (e) => events.push(e))
+brokerPerTest({}, (b, e) => {
+  broker = b
+  events = e
 })
-afterEach(() => broker.close())
 
 let n = 0
 const newEntry = (): FlowEntry => {
