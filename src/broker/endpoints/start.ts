@@ -27,8 +27,16 @@ export async function startFlow(deps: BrokerDeps, req: FlowRequest): Promise<Rep
   const hash = req.params.hash
   if (!hash) throw brokerError('hashRequired')
   // Read and claim in one round trip: a one-shot flow moves on from stored here, once.
-  const claimed = await claimFlow(deps, hash)
+  let claimed = await claimFlow(deps, hash)
   if (!claimed) throw brokerError('unknownHash')
+  // The reload of a /start this process answered 503 during a failover, come before the undo of that claim
+  // reached the new master (it is made again every 100 ms): it waits for the undo, then claims the flow.
+  const progress = claimed.entry.progress
+  const undoing = progress === 'started' || progress === 'awaiting_callback' ? deps.store.unclaimingOf(hash) : undefined
+  if (undoing && (await settledWithin(undoing, deps.config.store.timeout))) {
+    claimed = await claimFlow(deps, hash)
+    if (!claimed) throw brokerError('unknownHash')
+  }
   const { entry, reusable, redirect: prepared } = claimed
   // A device flow waits for its user from /store on: /start only shows the way to the provider, as often as asked.
   if (entry.progress === 'awaiting_user') return showTheWay(deps, entry, req)
@@ -76,4 +84,15 @@ export async function signWithFlow(deps: BrokerDeps, req: FlowRequest): Promise<
     throw brokerError('notSigningFlow', { plugin: entry.plugin })
   }
   return runFirstStep(deps, entry, plugin, req.params, true)
+}
+
+/** Whether `undo` settled true within `ms`. */
+async function settledWithin(undo: Promise<boolean>, ms: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const late = new Promise<false>((r) => (timer = setTimeout(() => r(false), ms)))
+  try {
+    return await Promise.race([undo, late])
+  } finally {
+    clearTimeout(timer)
+  }
 }

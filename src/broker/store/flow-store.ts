@@ -179,6 +179,11 @@ export class FlowStore {
     return this.undo.unstart(claimed)
   }
 
+  /** The undo of a claim of `hash` still being made again in the background (undo.ts), if any. */
+  unclaimingOf(hash: string): Promise<boolean> | undefined {
+    return this.undo.unclaimingOf(hash)
+  }
+
   /**
    * Moves a flow from `from` to the entry's progress atomically, with its data and error. Returns
    * the progress found instead when another request moved it first, or 'gone' when it expired.

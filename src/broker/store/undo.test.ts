@@ -108,6 +108,24 @@ describe("/start's claim that does not count (a short WAIT, a failover begun) is
     await undoneOnceFailedOver({ plain, make }, e, (store) => store.claim(e.hash), 'started', 'stored', 60_000)
   })
 
+  it("tells a /start reload the claim's undo it is still making, settled once the flow is back", async () => {
+    const e = newEntry()
+    await plain().create(e)
+    const fence = { fenced: false, epoch: 0 }
+    const store = make(fence)
+    const claimed = store.claim(e.hash)
+    fence.epoch++
+    fence.fenced = true
+    await expect(claimed).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE' })
+    const undoing = store.unclaimingOf(e.hash)
+    expect(undoing).toBeDefined()
+    expect(plain().unclaimingOf(e.hash)).toBeUndefined()
+    fence.fenced = false
+    expect(await undoing).toBe(true)
+    expect((await plain().get(e.hash))?.progress).toBe('stored')
+    expect(store.unclaimingOf(e.hash)).toBeUndefined()
+  })
+
   it("an undo held back by a failover never undoes the retry's own claim, made meanwhile on the new master", async () => {
     const e = newEntry()
     await plain().create(e)

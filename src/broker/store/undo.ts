@@ -17,6 +17,8 @@ export type Took = { key: string; value: string; at: number }
 export class Undo {
   /** What each claim of this store found (for `unstart`), by the flow it answered. */
   private readonly claims = new WeakMap<DecodedFlow, Took>()
+  /** Undos of claims made again in the background, by flow hash: each settles true once it counted. */
+  private readonly unclaiming = new Map<string, Promise<boolean>>()
 
   constructor(
     private readonly redis: ScriptedRedis,
@@ -27,6 +29,14 @@ export class Undo {
     private readonly callbackWaitSeconds: number,
     private readonly warn: (message: string) => void,
   ) {}
+
+  /**
+   * The undo of a claim of `hash` this store is still making again (a failover under way when /start
+   * answered 503): it settles true once the flow is back as /store left it, false when the flow expired first.
+   */
+  unclaimingOf(hash: string): Promise<boolean> | undefined {
+    return this.unclaiming.get(hash)
+  }
 
   /** Keeps what the claim that answered `claimed` found, for `unstart`. */
   remember(claimed: DecodedFlow, took: Took): void {
@@ -70,7 +80,11 @@ export class Undo {
       await this.io.stored(key, op, { short: () => (short = true) })
       return !short
     }
-    await this.undoneUntilCounted(undo, expiresAt, 'a /start', 'its claim')
+    const retried = (await this.undoneUntilCounted(undo, expiresAt, 'a /start', 'its claim'))?.retries
+    if (retried) {
+      this.unclaiming.set(hash, retried)
+      void retried.then(() => this.unclaiming.get(hash) === retried && this.unclaiming.delete(hash))
+    }
   }
 
   /**
@@ -89,26 +103,29 @@ export class Undo {
 
   /**
    * An undo (`undo` answers whether it counted) that did not count at once is made again in the background
-   * every UNDO_RETRY_MS until it does or `expiresAt` passes; only its first try is waited for.
+   * every UNDO_RETRY_MS until it does or `expiresAt` passes; only its first try is waited for. Returns the
+   * background retries (settling true once one counted), or undefined when the first try counted.
    */
   private async undoneUntilCounted(
     undo: () => Promise<boolean>,
     expiresAt: number,
     request: string,
     what: string,
-  ): Promise<void> {
+  ): Promise<{ retries: Promise<boolean> } | undefined> {
     const counted = () => undo().catch(() => false)
-    if (await counted()) return
+    if (await counted()) return undefined
     this.warn(
       `${request} answered 503 (its write not acknowledged by store.replicas, or a failover began) and undoing ${what} is not acknowledged yet: tried again until it is`,
     )
-    void (async () => {
+    const retries = (async () => {
       while (Date.now() < expiresAt) {
         await new Promise((r) => setTimeout(r, UNDO_RETRY_MS).unref())
-        if (await counted()) return
+        if (await counted()) return true
       }
       this.warn(`undoing ${what} (${request} answered 503) was not acknowledged before the flow expired`)
+      return false
     })()
+    return { retries }
   }
 }
 
