@@ -126,6 +126,8 @@ describe('the embedded store', () => {
         }),
       // Back to the value the claim found (smaller than the one advance wrote).
       unstart: () => store.unstart(claimed!),
+      // Writes nothing: a lookup of this process's undos still being made.
+      unclaimingOf: async () => store.unclaimingOf(hash),
       correlate: () => store.correlate('a-request-token', hash, Date.now() + 60_000),
       correlated: () => store.correlated('a-request-token'),
       putResult: () => store.putResult('a-result-code', { access_token: 'tok' }),
