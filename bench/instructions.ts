@@ -3,8 +3,14 @@
  * machine's load than req/s and CPU time do (one build's main-thread count varied by up to 10%
  * between runs, against ±20% and more for req/s), for deciding whether a small change pays. Needs valgrind (Debian: apt-get install valgrind).
  *
- *   npm run build && node --import tsx bench/instructions.ts [--target broker|baseline|floor] [--only store|start|hash-check]
+ *   npm run build && node --import tsx bench/instructions.ts [--target broker|baseline|floor] [--only store|start|hash-check|flow]
  *       [--requests 3000] [--warm 30000] [--dist dist] [--top 30] [--inclusive] [--callers <function>]
+ *       [--flow-seconds 30 --warm-seconds 120 --users 10]
+ *
+ * --only flow: whole OAuth 2 three-legged flows (bench/flow-load.ts against the whole-flow part's token
+ * endpoint and app) instead of one endpoint, counted per flow; the floor is then bench/flow-floor.ts. The
+ * load runs for a time, not a count (callgrind slows the server some fifty times): warm for long enough
+ * that the JIT has compiled the flow's code (a few thousand flows).
  *
  * One broker worker (or the baseline, bare — or the script BENCH_BASELINE names — or as the sealed floor, one process) runs under callgrind with instrumentation off;
  * autocannon warms it up (the JIT compiles for tens of thousands of requests), then instrumentation
@@ -14,7 +20,7 @@
  * most instructions of their own on the main thread, JavaScript ones named through --perf-basic-prof.
  * Kernel time (syscalls, TCP) is not counted: compare builds with this, and confirm with versus.ts.
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
+import { type ChildProcess, execFileSync, fork, spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -27,6 +33,8 @@ import { freePort } from '../test/helpers/ports.js'
 import { startRedis } from '../test/helpers/redis.js'
 import { type Endpoint, RECORD, SECRETS, loadRun, seedFlows, startLoader, until } from './servers.js'
 import { bare, sealedKeeping } from './keeping.js'
+import type { FlowResult, FlowRun } from './flow-load.js'
+import { startProvider } from './whole-flow.js'
 
 const { values: opts } = parseArgs({
   options: {
@@ -38,15 +46,19 @@ const { values: opts } = parseArgs({
     top: { type: 'string', default: '30' },
     inclusive: { type: 'boolean', default: false },
     callers: { type: 'string' },
+    'flow-seconds': { type: 'string', default: '30' },
+    'warm-seconds': { type: 'string', default: '120' },
+    users: { type: 'string', default: '10' },
   },
 })
 const ROOT = resolve(import.meta.dirname, '..')
-const N = Number(opts.requests)
+let N = Number(opts.requests)
+const WHOLE_FLOW = opts.only === 'flow'
 const ENDPOINT = (['POST /store', 'GET /start', 'GET /hash-check'] as Endpoint[]).find((e) =>
   e.endsWith(`/${opts.only}`),
 )
-if (!ENDPOINT || !['broker', 'baseline', 'floor'].includes(opts.target!)) {
-  process.stderr.write('bench/instructions.ts: --target broker|baseline|floor, --only store|start|hash-check\n')
+if ((!ENDPOINT && !WHOLE_FLOW) || !['broker', 'baseline', 'floor'].includes(opts.target!)) {
+  process.stderr.write('bench/instructions.ts: --target broker|baseline|floor, --only store|start|hash-check|flow\n')
   process.exit(2)
 }
 try {
@@ -90,7 +102,11 @@ try {
     if (opts.target === 'floor') env.SEAL_SECRET = SECRETS.session
     script = join(
       ROOT,
-      opts.target === 'baseline' ? (process.env.BENCH_BASELINE ?? 'bench/baseline.ts') : 'bench/baseline.ts',
+      opts.target === 'baseline'
+        ? (process.env.BENCH_BASELINE ?? 'bench/baseline.ts')
+        : WHOLE_FLOW
+          ? 'bench/flow-floor.ts'
+          : 'bench/baseline.ts',
     )
   }
   const nodeArgs = ['--perf-basic-prof', ...(opts.target === 'broker' ? [] : ['--import', 'tsx']), script]
@@ -117,22 +133,8 @@ try {
     `${opts.target} under callgrind`,
     300_000,
   )
-  const [hashCheck] = await seedFlows(seeder, 1)
-  const text = JSON.stringify({ hash: hashCheck, record: RECORD, progress: 'stored' })
-  const keeping = opts.target === 'floor' ? sealedKeeping(SECRETS.session) : bare
-  await client.set(...keeping.put('flow', hashCheck!, text), 'EX', 600)
-  const run = async (requests: number) => {
-    const starts = ENDPOINT === 'GET /start' ? await seedFlows(seeder, requests) : []
-    const base = loadRun(ENDPOINT, url, 10, 0, { hashCheck: hashCheck!, starts })
-    return loader.run({ ...base, duration: undefined, amount: requests })
-  }
-  say(`instructions: warming up with ${opts.warm} requests`)
-  await run(Number(opts.warm))
-  execFileSync('callgrind_control', ['--instr=on', String(proc.pid)], { stdio: 'ignore' })
-  const measured = await run(N)
-  execFileSync('callgrind_control', ['--dump', String(proc.pid)], { stdio: 'ignore' })
-  if (measured.bad) say(`instructions: ${measured.bad} of ${N} requests were not answered 2xx/3xx`)
-  report(proc.pid!)
+  if (WHOLE_FLOW) await wholeFlows(url, proc.pid!)
+  else await endpointRequests(url, proc.pid!, ENDPOINT!)
 } finally {
   proc?.kill('SIGKILL')
   loader.stop()
@@ -143,7 +145,57 @@ try {
   if (proc?.pid) rmSync(`/tmp/perf-${proc.pid}.map`, { force: true })
 }
 
-function report(pid: number): void {
+/** --only store|start|hash-check: `--requests` requests to one endpoint after `--warm` to warm up. */
+async function endpointRequests(url: string, pid: number, endpoint: Endpoint): Promise<void> {
+  const [hashCheck] = await seedFlows(seeder, 1)
+  const text = JSON.stringify({ hash: hashCheck, record: RECORD, progress: 'stored' })
+  const keeping = opts.target === 'floor' ? sealedKeeping(SECRETS.session) : bare
+  await client.set(...keeping.put('flow', hashCheck!, text), 'EX', 600)
+  const run = async (requests: number) => {
+    const starts = endpoint === 'GET /start' ? await seedFlows(seeder, requests) : []
+    const base = loadRun(endpoint, url, 10, 0, { hashCheck: hashCheck!, starts })
+    return loader.run({ ...base, duration: undefined, amount: requests })
+  }
+  say(`instructions: warming up with ${opts.warm} requests`)
+  await run(Number(opts.warm))
+  execFileSync('callgrind_control', ['--instr=on', String(pid)], { stdio: 'ignore' })
+  const measured = await run(N)
+  execFileSync('callgrind_control', ['--dump', String(pid)], { stdio: 'ignore' })
+  if (measured.bad) say(`instructions: ${measured.bad} of ${N} requests were not answered 2xx/3xx`)
+  report(pid, endpoint)
+}
+
+/** --only flow: whole flows from bench/flow-load.ts, warmed for --warm-seconds, counted for --flow-seconds. */
+async function wholeFlows(url: string, pid: number): Promise<void> {
+  const provider = await startProvider()
+  const flows = fork(join(ROOT, 'bench/flow-load.ts'), [], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  })
+  try {
+    await new Promise<void>((r) => flows.once('message', () => r()))
+    const form = new URLSearchParams({ ...RECORD, access_url: provider.token, callback: provider.app }).toString()
+    const load = (seconds: number) =>
+      new Promise<FlowResult>((r) => {
+        flows.once('message', (m) => r(m as FlowResult))
+        flows.send({ url, form, users: Number(opts.users), seconds } satisfies FlowRun)
+      })
+    say(`instructions: warming up with whole flows for ${opts['warm-seconds']} s`)
+    const warm = await load(Number(opts['warm-seconds']))
+    say(`instructions: ${warm.flows} flows to warm up`)
+    execFileSync('callgrind_control', ['--instr=on', String(pid)], { stdio: 'ignore' })
+    const measured = await load(Number(opts['flow-seconds']))
+    execFileSync('callgrind_control', ['--dump', String(pid)], { stdio: 'ignore' })
+    if (measured.bad) say(`instructions: ${measured.bad} flows failed; first: ${measured.firstError}`)
+    N = measured.flows
+    report(pid, 'whole flow', 'flow')
+  } finally {
+    flows.kill()
+    provider.close()
+  }
+}
+
+function report(pid: number, what: string, per = 'request'): void {
   // One dump file per thread: <prefix>-01 is the main thread.
   const files = readdirSync(out)
     .filter((f) => /-\d+$/.test(f))
@@ -154,7 +206,7 @@ function report(pid: number): void {
   const k = (n: number) => `${(n / N / 1000).toFixed(1)}k`
   const all = files.reduce((n, f) => n + total(f), 0)
   console.log(
-    `${opts.target} ${ENDPOINT}: ${k(total(main))} instructions per request on the main thread, ${k(all)} on all threads (${N} requests)`,
+    `${opts.target} ${what}: ${k(total(main))} instructions per ${per} on the main thread, ${k(all)} on all threads (${N} ${per}s)`,
   )
   const names = perfMap(`/tmp/perf-${pid}.map`)
   const annotated = execFileSync(
@@ -174,14 +226,20 @@ function report(pid: number): void {
       : m[2]!.replace(/ \[[^\]]*\]$/, '').replace(/^\?\?\?:/, '')
     self.set(name, (self.get(name) ?? 0) + Number(m[1]!.replaceAll(',', '')))
   }
-  console.log(`Most instructions ${opts.inclusive ? 'including callees' : 'of their own'} (main thread, per request):`)
+  console.log(`Most instructions ${opts.inclusive ? 'including callees' : 'of their own'} (main thread, per ${per}):`)
   for (const [name, n] of [...self].sort((a, b) => b[1] - a[1]).slice(0, Number(opts.top)))
     console.log(`  ${k(n).padStart(7)}  ${name.slice(0, 140)}`)
-  if (opts.callers) callersOf(opts.callers, join(out, main), names, k)
+  if (opts.callers) callersOf(opts.callers, join(out, main), names, k, per)
 }
 
 /** --callers: who calls the functions whose name contains `name`, and with how many of its instructions. */
-function callersOf(name: string, dump: string, names: (a: number) => string | undefined, k: (n: number) => string) {
+function callersOf(
+  name: string,
+  dump: string,
+  names: (a: number) => string | undefined,
+  k: (n: number) => string,
+  per: string,
+) {
   const tree = execFileSync('callgrind_annotate', ['--tree=caller', '--inclusive=no', '--threshold=100', dump], {
     maxBuffer: 1 << 28,
   }).toString()
@@ -204,7 +262,7 @@ function callersOf(name: string, dump: string, names: (a: number) => string | un
       pending = []
     }
   }
-  console.log(`Callers of ${name} (main thread, per request):`)
+  console.log(`Callers of ${name} (main thread, per ${per}):`)
   for (const [c, n] of [...byCaller].sort((a, b) => b[1] - a[1]).slice(0, Number(opts.top)))
     console.log(`  ${k(n).padStart(7)}  ${c.slice(0, 140)}`)
 }

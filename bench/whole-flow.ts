@@ -43,7 +43,7 @@ interface Options {
 }
 
 /** A token endpoint that answers at once and an app that takes the delivery, in this process (idle during runs). */
-async function startProvider(): Promise<{ token: string; app: string; close(): void }> {
+export async function startProvider(): Promise<{ token: string; app: string; close(): void }> {
   const tokens: Server = createServer((req, res) => {
     req.resume()
     req.on('end', () => {

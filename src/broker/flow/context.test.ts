@@ -140,4 +140,15 @@ describe('providerFetch', () => {
     })
     expect(await providerFetch(`${origin}/empty`, {}, TIMEOUT_MS)).toMatchObject({ status: 204, body: '' })
   })
+
+  it('fails, without waiting for its timeout, on an answer cut short by the connection closing', async () => {
+    routes.set('/cut', (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': 100 })
+      res.write('{"access_token":"', () => res.socket?.destroy())
+    })
+    const t0 = Date.now()
+    const err = await sendError('/cut')
+    expect(err.message).toMatch(new RegExp(`^Could not reach ${origin}`))
+    expect(Date.now() - t0).toBeLessThan(TIMEOUT_MS / 2)
+  })
 })

@@ -108,12 +108,20 @@ export function outboundRequest(
 
 function flatHeaders(res: IncomingMessage): Record<string, string> {
   const out: Record<string, string> = {}
-  for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) out[k] = Array.isArray(v) ? v.join(', ') : v
+  const headers = res.headers
+  for (const k in headers) {
+    const v = headers[k]
+    if (v !== undefined) out[k] = Array.isArray(v) ? v.join(', ') : v
+  }
   return out
 }
 
-/** The body decoded (gzip, deflate, br, as a provider may send unasked), refused once past MAX_ANSWER. */
-async function readCapped(res: IncomingMessage): Promise<string> {
+/**
+ * The body decoded (gzip, deflate, br, as a provider may send unasked), refused once past MAX_ANSWER.
+ * Read with the stream's own events: an async iterator costs a promise per chunk and was a visible share
+ * of a whole flow's allocations (`npm run bench`, docs/decisions/0006).
+ */
+function readCapped(res: IncomingMessage): Promise<string> {
   const encoding = String(res.headers['content-encoding'] ?? '').toLowerCase()
   const decoder =
     encoding === 'gzip' || encoding === 'x-gzip'
@@ -125,23 +133,31 @@ async function readCapped(res: IncomingMessage): Promise<string> {
           : undefined
   const stream: Readable = decoder ? res.pipe(decoder) : res
   if (decoder) res.once('error', (err) => decoder.destroy(err))
-  const chunks: Buffer[] = []
-  let size = 0
-  try {
-    for await (const chunk of stream) {
-      size += (chunk as Buffer).length
-      if (size > MAX_ANSWER) throw new OutboundError('too-large', `answer larger than ${MAX_ANSWER} bytes`)
-      chunks.push(chunk as Buffer)
-    }
-  } finally {
+  return new Promise<string>((resolve, reject) => {
+    const chunks: Buffer[] = []
+    let size = 0
     // An early end (too large, a failure) closes the connection: the provider stops sending.
-    if (size > MAX_ANSWER || !res.complete) {
+    const fail = (err: unknown) => {
+      stream.off('data', onData)
       res.destroy()
       decoder?.destroy()
+      reject(err)
     }
-  }
-  // Decoded once, whole: a character split across chunks comes out right.
-  return Buffer.concat(chunks, size).toString('utf8')
+    const onData = (chunk: Buffer) => {
+      size += chunk.length
+      if (size > MAX_ANSWER) fail(new OutboundError('too-large', `answer larger than ${MAX_ANSWER} bytes`))
+      else chunks.push(chunk)
+    }
+    stream.on('data', onData)
+    // A connection cut mid-answer is an error here ('aborted'), as is a decoder's bad input.
+    stream.on('error', fail)
+    stream.once('end', () => {
+      if (size > MAX_ANSWER) return
+      if (!res.complete) res.destroy()
+      // Decoded once, whole: a character split across chunks comes out right.
+      resolve(Buffer.concat(chunks, size).toString('utf8'))
+    })
+  })
 }
 
 function fromSocketError(err: Error): OutboundError {

@@ -156,17 +156,20 @@ interface Body {
   redirect?: string
 }
 
-const bodyJson = (entry: FlowEntry, redirect?: string): string =>
-  JSON.stringify({
+// Built field by field: spreading conditional object literals cost a few allocations per write.
+const bodyJson = (entry: FlowEntry, redirect?: string): string => {
+  const body: Body = {
     plugin: entry.plugin,
     record: entry.record,
     createdAt: entry.createdAt,
     expiresAt: entry.expiresAt,
     data: entry.data,
-    ...(entry.error ? { error: entry.error } : {}),
-    ...(entry.progress === 'exchanging' && entry.leaseUntil !== undefined ? { leaseUntil: entry.leaseUntil } : {}),
-    ...(redirect ? { redirect } : {}),
-  } satisfies Body)
+  }
+  if (entry.error) body.error = entry.error
+  if (entry.progress === 'exchanging' && entry.leaseUntil !== undefined) body.leaseUntil = entry.leaseUntil
+  if (redirect) body.redirect = redirect
+  return JSON.stringify(body)
+}
 
 /** A new flow's value, with `seal` turning its body's JSON into sealed text. */
 export function encodeFlow(flow: DecodedFlow, seal: (json: string) => string): string {
