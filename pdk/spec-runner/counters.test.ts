@@ -75,10 +75,22 @@ describe("connector", function()
     assert.is_nil(res)
     assert.matches("does not run this statement", err, 1, true)
   end)
+  it("an INSERT keeps the id it names, and a ::jsonb value is the table it spells", function()
+    local ws = assert(kong.db.workspaces:select_by_name("default"))
+    local id = "9a23e9a8-d1b2-449a-8240-f5c4a358c40f"
+    assert(db.connector:query("INSERT INTO plugins (id, name, config, enabled, ws_id) VALUES ('" .. id ..
+      [[', 'tally', '{"limit":5,"names":["a"]}'::jsonb, TRUE, ']] .. ws.id .. "'); COMMIT;"))
+    local res = assert(db.connector:query("SELECT config, enabled FROM plugins WHERE id='" .. id .. "';"))
+    assert.same({ { config = { limit = 5, names = { "a" } }, enabled = true } }, res)
+    assert.equal("tally", assert(kong.db.plugins:select({ id = id })).name)
+    local bad, err = db.connector:query([[SELECT * FROM plugins WHERE config = '{nope'::jsonb]])
+    assert.is_nil(bad)
+    assert.matches("invalid input syntax for type jsonb", err, 1, true)
+  end)
 end)`,
       TALLY,
     )
-    allPass(results, 4)
+    allPass(results, 5)
   })
 })
 

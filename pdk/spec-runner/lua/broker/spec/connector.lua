@@ -2,12 +2,13 @@
 -- plugins send through connector:query (the rate-limiting and response-ratelimiting cluster policies'
 -- counters), run on the same in-memory rows as kong.db. What it runs: BEGIN/COMMIT, INSERT … VALUES …
 -- [ON CONFLICT (…) DO UPDATE SET "c" = "t"."c" + EXCLUDED."c" | DO NOTHING], SELECT … FROM … WHERE "c" = v
--- [AND …], TRUNCATE and DROP TABLE; literals, TO_TIMESTAMP(s) AT TIME ZONE 'UTC' (seconds), and
+-- [AND …], TRUNCATE and DROP TABLE; literals, casts (v::jsonb decoded), TO_TIMESTAMP(s) AT TIME ZONE 'UTC' (seconds), and
 -- CURRENT_TIMESTAMP + INTERVAL 'n second' (a ttl column becomes the row's ttl). Any other statement
 -- answers nil and an error naming it, so the plugin's error path runs and the spec sees why.
 local rows = require "broker.spec.db"
 local store = require "broker.db"
 local null = ngx.null
+local cjson = require "cjson.safe"
 local M = {}
 
 -- tokens: { kind, value }; kinds: id (a "quoted" or bare name), str, num, sym
@@ -92,8 +93,24 @@ end
 -- a whole number stays an integer (Kong's integer columns)
 local function number(v) return math.tointeger(v) or v end
 
--- a value: { value } or { interval = seconds } for CURRENT_TIMESTAMP + INTERVAL
+-- a value, with a Postgres cast after it (v::type): json and jsonb text becomes the table Kong's
+-- columns of that type hold (what pgmoon hands back); another type keeps the value as written
 function Parser:value()
+  local v = self:plain_value()
+  while self:peek() and self:peek()[2] == ":" and self:peek(1) and self:peek(1)[2] == ":" do
+    self.i = self.i + 2
+    local kind = self:name():lower()
+    if (kind == "jsonb" or kind == "json") and type(v.value) == "string" then
+      local decoded = cjson.decode(v.value)
+      if decoded == nil then error({ sql = "invalid input syntax for type " .. kind }) end
+      v = { value = decoded }
+    end
+  end
+  return v
+end
+
+-- a value: { value } or { interval = seconds } for CURRENT_TIMESTAMP + INTERVAL
+function Parser:plain_value()
   local t = self:peek()
   if not t then error({ sql = "expected a value" }) end
   if t[1] == "str" then self.i = self.i + 1 return { value = t[2] } end
@@ -216,9 +233,10 @@ local function insert(p)
       end
     end
   end
-  -- as SQL does: no entity schema in between (Postgres takes the nil UUID Kong's schema refuses)
-  row.id = require("kong.tools.uuid").uuid()
-  row.created_at = ngx.time()
+  -- as SQL does: no entity schema in between (Postgres takes the nil UUID Kong's schema refuses); the
+  -- columns' defaults fill only what the statement leaves out
+  if row.id == nil then row.id = require("kong.tools.uuid").uuid() end
+  if row.created_at == nil then row.created_at = ngx.time() end
   local list = rows.rows(name)
   list[#list + 1] = row
   store.reset()
