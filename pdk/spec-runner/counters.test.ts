@@ -22,7 +22,8 @@ return { {
 const TALLY = {
   'kong/plugins/tally/handler.lua': 'return { PRIORITY = 900, VERSION = "1.0.0" }',
   'kong/plugins/tally/schema.lua':
-    'return { name = "tally", fields = { { config = { type = "record", fields = {} } } } }',
+    'return { name = "tally", fields = { { config = { type = "record", fields = {\n' +
+    '  { window = { type = "integer", required = true, default = 60 } } } } } } }',
   'kong/plugins/tally/daos.lua': METRICS_DAOS,
 }
 
@@ -87,10 +88,24 @@ describe("connector", function()
     assert.is_nil(bad)
     assert.matches("invalid input syntax for type jsonb", err, 1, true)
   end)
+  it("a required field a row holds as null reads as its default through Kong, and as null in SQL", function()
+    local ws = assert(kong.db.workspaces:select_by_name("default"))
+    local id = "5b0a1c8e-8f6e-4a8e-9d7e-0c2b8c1f2a11"
+    assert(db.connector:query("INSERT INTO plugins (id, name, config, enabled, ws_id) VALUES ('" .. id ..
+      [[', 'tally', '{"window":null}'::jsonb, TRUE, ']] .. ws.id .. "');"))
+    local res = assert(db.connector:query("SELECT config FROM plugins WHERE id='" .. id .. "'"))
+    assert.equal(ngx.null, res[1].config.window)
+    assert(helpers.start_kong({ database = "postgres", plugins = "bundled,tally" }))
+    local admin = helpers.admin_client()
+    local body = assert.res_status(200, admin:get("/plugins/" .. id))
+    admin:close()
+    helpers.stop_kong()
+    assert.equal(60, require("cjson").decode(body).config.window)
+  end)
 end)`,
       TALLY,
     )
-    allPass(results, 5)
+    allPass(results, 6)
   })
 })
 

@@ -476,6 +476,33 @@ function M.shorthands(schema, conf)
   return out
 end
 
+-- Kong's read of a stored row (its `select` context): a required field that holds null takes its
+-- default, in nested records too. Only a row written around the schema (raw SQL) can hold one.
+local function null_defaults(def, conf)
+  local out
+  for _, f in ipairs(fields_of(def)) do
+    local v, fd = conf[f.name], f.def
+    local now = v
+    if v == null and fd.required == true and fd.default ~= nil and fd.default ~= null then
+      now = copy(fd.default)
+    elseif fd.type == "record" and type(v) == "table" and v ~= null then
+      now = null_defaults(fd, v)
+    end
+    if now ~= v then
+      out = out or copy(conf)
+      out[f.name] = now
+    end
+  end
+  return out or conf
+end
+
+--- The config as Kong reads it from the database: a required field stored as null reads as its default.
+function M.as_read(schema, conf)
+  local def = config_def(schema)
+  if not def or type(conf) ~= "table" then return conf end
+  return null_defaults(def, conf)
+end
+
 --- The config as Kong reads it back: each deprecated shorthand field shown beside its new field, with
 --- that field's value (rate-limiting's redis_host = redis.host).
 function M.with_shorthands(schema, conf)

@@ -232,13 +232,15 @@ end
 --- The row as Kong stores it: a copy with its DAO's transformations applied (basic-auth's hashed
 --- password) and its ttl as the seconds left, as kong.db (broker.db) reads the rows kept here.
 function M.present(name, row)
-  -- a plugin's config as Kong reads it back: its deprecated shorthand fields beside the new ones
+  -- a plugin's config as Kong reads it back: a required field stored as null (a row written in SQL) as
+  -- its default, and its deprecated shorthand fields beside the new ones
   if name == "plugins" and type(row) == "table" and type(row.config) == "table" then
     local ok, schema = pcall(require, "kong.plugins." .. tostring(row.name) .. ".schema")
     if ok and type(schema) == "table" then
       local out = {}
       for k, v in pairs(row) do out[k] = v end
-      out.config = require("broker.schema").with_shorthands(schema, row.config)
+      local processing = require("broker.schema")
+      out.config = processing.with_shorthands(schema, processing.as_read(schema, row.config))
       return out
     end
     return row
