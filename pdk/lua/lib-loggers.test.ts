@@ -19,7 +19,7 @@ lua(`ngx = { null = setmetatable({}, { __tostring = function() return "null" end
      __broker_array_mt = {}
      lines = {}
      local function logger(level) return function(...) lines[#lines + 1] = level .. " " .. table.concat({ ... }) end end
-     kong = { log = { notice = logger("notice"), warn = logger("warn"), err = logger("err") },
+     kong = { log = { notice = logger("notice"), warn = logger("warn"), err = logger("err"), trace = function() end },
               plugin = { get_id = function() return "5a1e0000-0000-4000-8000-000000000001" end } }`)
 preload('socket.url', 'socket/url.lua')
 preload('kong.db.schema', 'kong/db/schema/init.lua')

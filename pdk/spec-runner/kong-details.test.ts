@@ -333,3 +333,37 @@ return { PRIORITY = 1, VERSION = "1", access = function() ngx.thread.spawn(funct
     allPass(results, 1)
   })
 })
+
+describe('kong.log.trace and the queue log lines', () => {
+  it("write at debug level while a spec runs, and the queue's lines name the plugin's instance", async () => {
+    const results = await run(
+      `
+local helpers = require "spec.helpers"
+describe("trace", function()
+  it("in a plugin", function()
+    local bp = helpers.get_db_utils("postgres", nil, { "tracer" })
+    local r = bp.routes:insert({ hosts = { "t.test" } })
+    local p = bp.plugins:insert({ name = "tracer", instance_name = "my-tracer", route = { id = r.id } })
+    assert(helpers.start_kong({ plugins = "bundled,tracer" }))
+    assert.res_status(200, helpers.proxy_client():get("/request", { headers = { host = "t.test" } }))
+    assert.logfile().has.line([[\\[debug\\] .* traced from access]])
+    assert.logfile().has.line("[tracer plugin " .. p.id .. " (my-tracer)] queue tq: queue created", true)
+  end)
+end)`,
+      {
+        'kong/plugins/tracer/handler.lua': `
+local Queue = require "kong.tools.queue"
+return { PRIORITY = 1, VERSION = "1",
+  access = function() kong.log.trace("traced from access") end,
+  log = function(self, conf)
+    local params = Queue.get_plugin_params("tracer", conf, "tq")
+    assert(Queue.enqueue(params, function() return true end, nil, "entry"))
+  end }`,
+        'kong/plugins/tracer/schema.lua': `
+local typedefs = require "kong.db.schema.typedefs"
+return { name = "tracer", fields = { { config = { type = "record", fields = { { queue = typedefs.queue } } } } } }`,
+      },
+    )
+    allPass(results, 1)
+  })
+})

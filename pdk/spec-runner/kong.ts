@@ -161,13 +161,15 @@ export class InProcessKong {
       this.loaded.set(key, p)
       return p
     }
-    // Kong hands a plugin its config with the ids of its scope and its own (rate-limiting keys counters on them)
+    // Kong hands a plugin its config with the ids of its scope and its own (rate-limiting keys counters on
+    // them), and its instance name (kong.tools.queue names the plugin by it in its log lines)
     const scope = (k: string) => (idOf(row[k]) === undefined ? {} : { [`${k}_id`]: idOf(row[k]) })
     const config = {
       ...((row.config ?? {}) as Record<string, unknown>),
       ...scope('route'),
       ...scope('service'),
       ...scope('consumer'),
+      ...(typeof row.instance_name === 'string' ? { plugin_instance_name: row.instance_name } : {}),
       __plugin_id: row.id,
     }
     p = luaHandler({

@@ -26,6 +26,8 @@ function __spec_start(source, chunkname, opts)
   require("broker.spec.timers").install()
   -- timers run here, so kong.tools.queue hands its batches to the plugin's handler (http-log, datadog)
   require("kong.tools.queue").sends = true
+  -- kong.log.trace writes at debug level while Kong's tests run (KONG_IS_TESTING), as here
+  require("broker.kong").testing = true
   -- real connections (a plugin's Redis): ngx.socket.tcp through the host
   require("broker.spec.sockets").install()
   -- broker pdk test --record: each proxied request carries what its fixture needs

@@ -92,22 +92,32 @@ end
 
 -- hands one batch to the handler; a failure is retried after initial_retry_delay, doubling up to
 -- max_retry_delay, until max_retry_time has passed since the first try: then the batch is lost
+-- the queue's own lines name it and its plugin (log_tag), as Kong's do; trace lines show only while
+-- Kong's tests run (kong.log.trace)
+local function tag_of(conf, name) return "[" .. (conf.log_tag or "") .. "] queue " .. name .. ": " end
+
+-- the batch handed over: more entries are scheduled, or the queue is done
+local function settled(name, q)
+  q.busy = false
+  if q.entries_count > 0 then return schedule(name, q) end
+  kong.log.trace(tag_of(q.conf, name), "done processing queue")
+end
+
 local function run_batch(name, q, batch, started, attempt)
-  local tag = "[" .. (q.conf.log_tag or "") .. "] queue " .. name .. ": "
+  local tag = tag_of(q.conf, name)
+  kong.log.trace(tag, "passing ", #batch, " entries to handler")
   local fine, ok, err = pcall(q.handler, q.handler_conf, batch)
-  if fine and ok then
-    q.busy = false
-    if q.entries_count > 0 then schedule(name, q) end
-    return
+  if fine and ok == true then
+    kong.log.trace(tag, "handler processed ", #batch, " entries successfully")
+    return settled(name, q)
   end
   if not fine then err = ok end
-  kong.log.err(tag, "handler could not process entries: ", tostring(err or "no error given"))
+  kong.log.warn(tag, "handler could not process entries: ", tostring(err or "no error details returned by handler"))
+  if not err then kong.log.err(tag, "handler returned falsy value but no error information") end
   local delay = math.min(q.conf.initial_retry_delay * 2 ^ (attempt - 1), q.conf.max_retry_delay)
   if ngx.now() - started + delay > q.conf.max_retry_time then
     kong.log.err(tag, "could not send entries due to max_retry_time exceeded. ", #batch, " queue entries were lost")
-    q.busy = false
-    if q.entries_count > 0 then schedule(name, q) end
-    return
+    return settled(name, q)
   end
   ngx.timer.at(delay, function() run_batch(name, q, batch, started, attempt + 1) end)
 end
@@ -139,12 +149,15 @@ function Queue.enqueue(queue_conf, handler, handler_conf, value)
   if not q then
     q = { entries = {}, entries_count = 0, bytes = 0 }
     queues[name] = q
+    kong.log.trace(tag_of(queue_conf, name), "queue created")
+  else
+    kong.log.trace(tag_of(queue_conf, name), "queue exists")
   end
   -- the latest configuration seen for a queue wins, as in Kong
   q.conf, q.handler, q.handler_conf = queue_conf, handler, handler_conf
 
   if value == nil then return nil, "entry must be a non-nil Lua value" end
-  local tag = "[" .. (queue_conf.log_tag or "") .. "] queue " .. name .. ": "
+  local tag = tag_of(queue_conf, name)
   local max_bytes = queue_conf.max_bytes
   if max_bytes and type(value) == "string" and #value > max_bytes then
     local err = string.format("string to be queued is longer (%d bytes) than the queue's max_bytes (%d bytes)",
