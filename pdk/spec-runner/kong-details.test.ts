@@ -348,6 +348,13 @@ describe("trace", function()
     assert.res_status(200, helpers.proxy_client():get("/request", { headers = { host = "t.test" } }))
     assert.logfile().has.line([[\\[debug\\] .* traced from access]])
     assert.logfile().has.line("[tracer plugin " .. p.id .. " (my-tracer)] queue tq: queue created", true)
+    -- what the queue's timer and the plugin's own timer log is in error.log too
+    assert.logfile().has.line("queue tq: done processing queue", true)
+    -- an entry sent without a queue (concurrency_limit -1) is handled, and no queue is processed
+    assert.logfile().has.line("queue nq: handler processed 1 entries successfully", true)
+    assert.logfile().has_not.line("queue nq: done processing queue", true)
+    assert.logfile().has.line("short: nil timeout", true)
+    assert.logfile().has.line("long: 200 nil", true)
   end)
 end)`,
       {
@@ -358,6 +365,20 @@ return { PRIORITY = 1, VERSION = "1",
   log = function(self, conf)
     local params = Queue.get_plugin_params("tracer", conf, "tq")
     assert(Queue.enqueue(params, function() return true end, nil, "entry"))
+    local unqueued = Queue.get_plugin_params("tracer", conf, "nq")
+    unqueued.concurrency_limit = -1
+    assert(Queue.enqueue(unqueued, function() return true end, nil, "entry"))
+    -- the mock upstream's /delay/1 answers after a second: past a client's timeout it is lua-resty-http's "timeout"
+    ngx.timer.at(0, function()
+      local function get(ms)
+        local httpc = require("resty.http").new()
+        httpc:set_timeout(ms)
+        local res, err = httpc:request_uri("http://127.0.0.1:15555/delay/1")
+        return res and res.status, err
+      end
+      kong.log.err("short: ", tostring((get(500))), " ", tostring(select(2, get(500))))
+      kong.log.err("long: ", tostring((get(2000))), " ", tostring(select(2, get(2000))))
+    end)
   end }`,
         'kong/plugins/tracer/schema.lua': `
 local typedefs = require "kong.db.schema.typedefs"

@@ -100,6 +100,11 @@ export async function runSpecFile(o: SpecFileOptions): Promise<SpecResult[]> {
     const modules = specModules()
     vm.register('__spec_modules', () => [[...modules].map(([name, m]) => [name, m.file])])
     vm.register('__spec_source', (name) => [modules.get(String(name))?.source])
+    // what a timer logged (timers run in the spec's own turns, with the probe's kit): its lines in error.log
+    vm.register('__spec_log_count', () => [ctx.logs.length])
+    vm.register('__spec_log_lines', (from) => [
+      ctx.logs.slice(Number(from)).map((l) => l.line.replace(' [gateway] ', ' [kong] ')),
+    ])
     vm.register('__spec_print', (line) => {
       ;(o.print ?? ((l: string) => process.stderr.write(l + '\n')))(String(line))
       return []

@@ -23,8 +23,9 @@ local headers_mt = { __index = function(t, k)
 end }
 
 function M.new() return setmetatable({}, Http) end
-function Http:set_timeout() end
-function Http:set_timeouts() end
+-- the longest a request waits for its answer, ms (lua-resty-http's: one for all, or connect, send and read)
+function Http:set_timeout(ms) self.read_timeout = tonumber(ms) end
+function Http:set_timeouts(_, _, read) self.read_timeout = tonumber(read) end
 function Http:set_proxy_options() end
 function Http:set_keepalive() return 1 end
 function Http:close() return 1 end
@@ -55,6 +56,10 @@ function Http:request_uri(uri, params)
   if not coroutine.isyieldable() then
     return nil, "broker: resty.http from inside a phase is not emulated in pdk test (from a timer, as logging plugins send, it is)"
   end
+  -- the mock upstream's /delay/<s> answers after that many seconds: past the client's timeout it is the
+  -- socket's "timeout", as a plugin's error handling sees it from lua-resty-http
+  local delay = tonumber(path:match("^/delay/(%d+)$"))
+  if delay and self.read_timeout and delay * 1000 > self.read_timeout then return nil, "timeout" end
   if type(params.query) == "table" then query = ngx.encode_args(params.query)
   elseif type(params.query) == "string" and params.query ~= "" then query = params.query end
   local headers = {}

@@ -96,9 +96,11 @@ end
 -- Kong's tests run (kong.log.trace)
 local function tag_of(conf, name) return "[" .. (conf.log_tag or "") .. "] queue " .. name .. ": " end
 
--- the batch handed over: more entries are scheduled, or the queue is done
+-- the batch handed over: more entries are scheduled, or the queue is done (an entry sent without a queue,
+-- concurrency_limit -1, has no queue to be done with)
 local function settled(name, q)
   q.busy = false
+  if q.unqueued then return end
   if q.entries_count > 0 then return schedule(name, q) end
   kong.log.trace(tag_of(q.conf, name), "done processing queue")
 end
@@ -184,7 +186,7 @@ function Queue.enqueue(queue_conf, handler, handler_conf, value)
     kong.log.notice("kong.tools.queue: entry queued for ", name)
     if queue_conf.concurrency_limit == -1 then
       -- no queue: each entry in its own timer, as Kong sends it
-      local one = { conf = queue_conf, handler = handler, handler_conf = handler_conf, entries_count = 0 }
+      local one = { conf = queue_conf, handler = handler, handler_conf = handler_conf, entries_count = 0, unqueued = true }
       ngx.timer.at(0, function() one.busy = true run_batch(name, one, { value }, ngx.now(), 1) end)
     else
       schedule(name, q)

@@ -94,7 +94,10 @@ function M.run()
     local t = next_due()
     if not t then break end
     n = n + 1
+    local mark = __spec_log_count and __spec_log_count()
     local ok, err = pcall(t[1], false, table.unpack(t, 2, t.n))
+    -- what the timer logged goes to error.log, as nginx writes a timer's lines there
+    if mark then require("broker.spec.logfile").append(__spec_log_lines(mark)) end
     if not ok then
       require("broker.spec.logfile").append({ os.date("%Y/%m/%d %H:%M:%S") .. " [error] 1#0: *1 lua entry thread aborted: "
         .. "runtime error: " .. tostring(err) .. ", context: ngx.timer" })
