@@ -76,11 +76,15 @@ describe("connector", function()
     assert.is_nil(res)
     assert.matches("does not run this statement", err, 1, true)
   end)
-  it("an INSERT keeps the id it names, and a ::jsonb value is the table it spells", function()
+  -- a plugin row written in SQL, as Kong's correlation-id schema spec writes one
+  local function insert_plugin(id, config_json)
     local ws = assert(kong.db.workspaces:select_by_name("default"))
+    return db.connector:query("INSERT INTO plugins (id, name, config, enabled, ws_id) VALUES ('" .. id ..
+      "', 'tally', '" .. config_json .. "'::jsonb, TRUE, '" .. ws.id .. "'); COMMIT;")
+  end
+  it("an INSERT keeps the id it names, and a ::jsonb value is the table it spells", function()
     local id = "9a23e9a8-d1b2-449a-8240-f5c4a358c40f"
-    assert(db.connector:query("INSERT INTO plugins (id, name, config, enabled, ws_id) VALUES ('" .. id ..
-      [[', 'tally', '{"limit":5,"names":["a"]}'::jsonb, TRUE, ']] .. ws.id .. "'); COMMIT;"))
+    assert(insert_plugin(id, '{"limit":5,"names":["a"]}'))
     local res = assert(db.connector:query("SELECT config, enabled FROM plugins WHERE id='" .. id .. "';"))
     assert.same({ { config = { limit = 5, names = { "a" } }, enabled = true } }, res)
     assert.equal("tally", assert(kong.db.plugins:select({ id = id })).name)
@@ -89,10 +93,8 @@ describe("connector", function()
     assert.matches("invalid input syntax for type jsonb", err, 1, true)
   end)
   it("a required field a row holds as null reads as its default through Kong, and as null in SQL", function()
-    local ws = assert(kong.db.workspaces:select_by_name("default"))
     local id = "5b0a1c8e-8f6e-4a8e-9d7e-0c2b8c1f2a11"
-    assert(db.connector:query("INSERT INTO plugins (id, name, config, enabled, ws_id) VALUES ('" .. id ..
-      [[', 'tally', '{"window":null}'::jsonb, TRUE, ']] .. ws.id .. "');"))
+    assert(insert_plugin(id, '{"window":null}'))
     local res = assert(db.connector:query("SELECT config FROM plugins WHERE id='" .. id .. "'"))
     assert.equal(ngx.null, res[1].config.window)
     assert(helpers.start_kong({ database = "postgres", plugins = "bundled,tally" }))
