@@ -5,6 +5,7 @@ import { heldUntilOutcome, replayOf } from '../flow/hold.js'
 import { finished } from '../flow/settle.js'
 import { runFirstStep } from '../flow/step.js'
 import { claimFlow } from '../flow/transition.js'
+import { within } from '../../../util/within.js'
 import type { FlowEntry } from '../store/flow-store.js'
 import { flowContext } from '../flow/context.js'
 import { NO_STORE } from '../flow/deliver.js'
@@ -33,7 +34,7 @@ export async function startFlow(deps: BrokerDeps, req: FlowRequest): Promise<Rep
   // reached the new master (it is made again every 100 ms): it waits for the undo, then claims the flow.
   const progress = claimed.entry.progress
   const undoing = progress === 'started' || progress === 'awaiting_callback' ? deps.store.unclaimingOf(hash) : undefined
-  if (undoing && (await settledWithin(undoing, deps.config.store.timeout))) {
+  if (undoing && (await within(undoing, deps.config.store.timeout, false))) {
     claimed = await claimFlow(deps, hash)
     if (!claimed) throw brokerError('unknownHash')
   }
@@ -84,15 +85,4 @@ export async function signWithFlow(deps: BrokerDeps, req: FlowRequest): Promise<
     throw brokerError('notSigningFlow', { plugin: entry.plugin })
   }
   return runFirstStep(deps, entry, plugin, req.params, true)
-}
-
-/** Whether `undo` settled true within `ms`. */
-async function settledWithin(undo: Promise<boolean>, ms: number): Promise<boolean> {
-  let timer: ReturnType<typeof setTimeout> | undefined
-  const late = new Promise<false>((r) => (timer = setTimeout(() => r(false), ms)))
-  try {
-    return await Promise.race([undo, late])
-  } finally {
-    clearTimeout(timer)
-  }
 }

@@ -1,6 +1,7 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto'
 import { createServer, type IncomingMessage, type Server } from 'node:http'
 import { brokerError } from '../../errors/index.js'
+import { within } from '../../../util/within.js'
 import type { BrokerClient } from '../broker-client.js'
 
 /** What reached the one-shot callback: the flow's result, and how the broker delivered it. */
@@ -76,11 +77,7 @@ export async function listenOnce(client: BrokerClient, opts: { state?: string } 
     state,
     close,
     port,
-    delivered: (ms) => {
-      let timer: NodeJS.Timeout | undefined
-      const lapse = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)))
-      return Promise.race([outcome, lapse]).finally(() => clearTimeout(timer))
-    },
+    delivered: (ms) => within(outcome, ms, undefined),
   }
 }
 

@@ -485,7 +485,7 @@ local function null_defaults(def, conf)
     local now = v
     if v == null and fd.required == true and fd.default ~= nil and fd.default ~= null then
       now = copy(fd.default)
-    elseif fd.type == "record" and type(v) == "table" and v ~= null then
+    elseif fd.type == "record" and type(v) == "table" then
       now = null_defaults(fd, v)
     end
     if now ~= v then
