@@ -78,6 +78,8 @@ interface Measured extends FlowResult {
   redisUs: number
   /** Each worker's share of the workers' CPU time, %, busiest first: how evenly they shared the load. */
   split: number[]
+  /** Each worker's share of the workers' CPU time, 0–1, in worker order. */
+  shares: number[]
 }
 
 /** Runs the whole-flow comparison and prints its table. */
@@ -104,8 +106,9 @@ export async function wholeFlow(o: Options): Promise<void> {
     const per = (ms: number) => (ms * 1000) / Math.max(1, result.flows)
     const used = workers.map((pid, i) => cpuMs(pid) - w0[i]!)
     const all = used.reduce((a, b) => a + b, 0)
-    const split = used.map((ms) => (100 * ms) / Math.max(1, all)).sort((a, b) => b - a)
-    return { ...result, cpuUs: per(cpu() - c0), redisUs: per(cpuMs(o.redisPid()) - r0), split }
+    const shares = used.map((ms) => ms / Math.max(1, all))
+    const split = shares.map((s) => 100 * s).sort((a, b) => b - a)
+    return { ...result, cpuUs: per(cpu() - c0), redisUs: per(cpuMs(o.redisPid()) - r0), split, shares }
   }
   try {
     const rows: string[] = []
@@ -134,11 +137,18 @@ export async function wholeFlow(o: Options): Promise<void> {
       // The JIT compiles for thousands of flows, and the broker has more to compile: neither pays for it in a
       // counted round. Warmed by flows, not seconds: on a busy machine 2 s were a few hundred flows, and the
       // broker's first counted round then spent up to twice the CPU per flow of its later ones.
-      // Each worker compiles its own code: the warm-up is per worker.
+      // Each worker compiles its own code: the warm-up is per worker. With SCHED_NONE one worker may take
+      // nearly every connection for a while, so the other would meet its first thousands of flows in a counted
+      // round (its CPU per flow there up to a fifth higher): warm until each worker has run its share, as
+      // estimated from its part of the workers' CPU time.
       for (const t of [broker, floor]) {
-        let warmed = 0
-        for (let run = 0; run < 10 * workers && warmed < o.warmFlows * workers; run++)
-          warmed += (await measure(t, 2)).flows
+        const warmed = new Array<number>(workers).fill(0)
+        for (let run = 0; run < 12 * workers && Math.min(...warmed) < o.warmFlows; run++) {
+          const m = await measure(t, 2)
+          // A server of one process has no workers to share among.
+          const shares = m.shares.length === workers ? m.shares : new Array<number>(workers).fill(1 / workers)
+          shares.forEach((share, i) => (warmed[i]! += share * m.flows))
+        }
       }
       const samples: Array<Record<'broker' | 'floor', Measured>> = []
       for (let round = 0; round < o.rounds; round++) {
