@@ -42,6 +42,12 @@ export const KONG_MODULES: readonly LuaModule[] = [
     ops: [],
   },
   {
+    name: 'kong.workspaces',
+    status: 'fallback',
+    doc: "one workspace, `default`, as in Kong's open-source edition: `get_workspace_id`, `get_workspace_name`, `set_workspace`, `get_workspace`, `upsert_default`; a Kong checkout's own wins",
+    ops: [],
+  },
+  {
     name: 'kong.tools.gzip',
     status: 'emulated',
     doc: "`deflate_gzip`, `inflate_gzip` on Node's zlib",

@@ -59,13 +59,33 @@ function Dict:get_keys(max)
   end
   return keys
 end
-function Dict:capacity() return 5 * 1024 * 1024 end
-function Dict:free_space() return 4 * 1024 * 1024 end
+-- what a dictionary holds, in nginx's 4 KB pages: an estimate (keys and values with a slab's overhead)
+local PAGE = 4096
+local function pages(self)
+  local bytes = 0
+  for k, e in pairs(self.data) do bytes = bytes + #tostring(k) + #tostring(e.value) + 64 end
+  return math.ceil(bytes / PAGE)
+end
+function Dict:capacity() return self.size end
+function Dict:free_space() return math.max(0, self.size - pages(self) * PAGE) end
 
-return setmetatable({}, {
+local MB = 1024 * 1024
+-- A dictionary nobody declared has this size (a plugin's own, declared in Kong with nginx_http_lua_shared_dict).
+local DEFAULT_SIZE = 5 * MB
+local shared = setmetatable({}, {
   __index = function(t, name)
-    local d = setmetatable({ name = name, data = {} }, Dict)
+    local d = setmetatable({ name = name, data = {}, size = DEFAULT_SIZE }, Dict)
     rawset(t, name, d)
     return d
   end,
 })
+-- The dictionaries Kong 3.x's nginx configuration declares for the http subsystem (its nginx_kong template,
+-- mem_cache_size 128m by default): `pairs(ngx.shared)` lists them in Kong, so it does here.
+for name, size in pairs({
+  kong = 5, kong_locks = 8, kong_healthchecks = 5, kong_cluster_events = 5, kong_rate_limiting_counters = 12,
+  kong_core_db_cache = 128, kong_core_db_cache_miss = 12, kong_db_cache = 128, kong_db_cache_miss = 12,
+  kong_secrets = 5,
+}) do
+  rawset(shared, name, setmetatable({ name = name, data = {}, size = size * MB }, Dict))
+end
+return shared

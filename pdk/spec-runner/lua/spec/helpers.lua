@@ -40,6 +40,8 @@ H.blueprints = db.bp
 -- process as an http_mock is (its TLS and hostname checks are not emulated)
 H.https_server = { new = function(port) return require("spec.helpers.http_mock").new(port) end }
 H.test_conf_path = "spec/kong_tests.conf"
+-- Penlight's pl.utils, as Kong's helpers expose it (readfile, writefile, split …)
+H.utils = require "pl.utils"
 H.test_conf = {
   prefix = "servroot", database = "postgres", plugins = { "bundled" }, log_level = "debug",
   proxy_listeners = { { ip = "0.0.0.0", port = 9000 } }, admin_listeners = { { ip = "127.0.0.1", port = 9001 } },
@@ -127,13 +129,21 @@ function H.start_kong(env)
     kong.configuration.untrusted_lua = env.untrusted_lua or "sandbox"
     kong.configuration.untrusted_lua_sandbox_requires = list(env.untrusted_lua_sandbox_requires)
     kong.configuration.untrusted_lua_sandbox_environment = list(env.untrusted_lua_sandbox_environment)
+    -- the default workspace's id, as Kong reads it from its database when it starts: what
+    -- kong.workspaces.get_workspace_id() answers where a request's context names none (a timer's)
+    kong.default_workspace = nil
+    for _, ws in ipairs(require("broker.spec.db").rows("workspaces")) do
+      if ws.name == "default" then kong.default_workspace = ws.id end
+    end
   end)
-  -- a plugin reads the untrusted Lua settings when its module loads (request-transformer): when they change,
-  -- Kong in process loads the plugins afresh, as a Kong started with them would
+  -- A Kong started again has new workers: its plugins' modules load afresh, and what they kept at module level
+  -- (statsd's time of its last shared-dict metrics, a setting read when the module loads, as request-transformer
+  -- reads the untrusted Lua settings) starts over. Kong in process loads them afresh on every start after the
+  -- first, and forgets the plugin instances it made.
   local untrusted = table.concat({ tostring(env.untrusted_lua or "sandbox"),
     table.concat(list(env.untrusted_lua_sandbox_requires), ","),
     table.concat(list(env.untrusted_lua_sandbox_environment), ",") }, "|")
-  if untrusted_seen ~= nil and untrusted ~= untrusted_seen then
+  if untrusted_seen ~= nil then
     for name in pairs(package.loaded) do
       if type(name) == "string" and (name:find("^kong%.plugins%.") or name:find("^kong%.tools%.sandbox")) then
         package.loaded[name] = nil

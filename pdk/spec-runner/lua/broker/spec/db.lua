@@ -282,4 +282,10 @@ M.bp = setmetatable({}, { __index = function(t, name)
   return b
 end })
 
+-- a database holds its default workspace from the start, as Kong's migrations bootstrap it
+if not store.given.workspaces then
+  store.given.workspaces = fresh("workspaces")
+  changed()
+end
+
 return M
