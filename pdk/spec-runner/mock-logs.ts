@@ -46,7 +46,7 @@ export class MockLogs {
 
   /** The answer of a log location, or undefined for any other path (the rest of the mock upstream answers it). */
   answer(req: UpstreamRequest): UpstreamAnswer | undefined {
-    const auth = AUTH_LOCATION.exec(decoded(req.path))
+    const auth = AUTH_LOCATION.exec(locationPath(req.path))
     if (auth) return this.postWithAuth(auth[1]!, auth[2]!, auth[3]!, req)
     const m = LOCATION.exec(req.path)
     if (!m) return undefined
@@ -101,7 +101,7 @@ export class MockLogs {
 }
 
 /** The path as nginx matches its locations: decoded (a malformed escape stays as sent). */
-function decoded(path: string): string {
+function locationPath(path: string): string {
   try {
     return decodeURIComponent(path)
   } catch {
