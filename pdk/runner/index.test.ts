@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { loadFixture, type Fixture } from '../fixture/index.js'
-import { runScenario } from './index.js'
+import { runScenario, type RunOptions } from './index.js'
 import { preparePlugins } from './plugins.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'pdk-runner-'))
@@ -12,7 +12,7 @@ let n = 0
 async function run(
   fixture: Omit<Fixture, 'name'> & { name?: string },
   files: Record<string, string> = {},
-  options: { strict?: boolean } = {},
+  options: RunOptions = {},
 ) {
   for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text)
   const file = join(dir, `f${n++}.json`)
@@ -52,6 +52,23 @@ describe('lifecycle', () => {
     ])
     expect(r.upstream_request).not.toBeNull()
     expect(r.response.source).toBe('service')
+  })
+
+  it("a router's answer skips access, sends Kong's error and runs header_filter, body_filter and log", async () => {
+    const calls = [{ call: 'webserver.get_subsystem', returns: ['http'] }]
+    const phases = Object.fromEntries(
+      ['rewrite', 'access', 'header_filter', 'body_filter', 'log'].map((p) => [p, calls]),
+    )
+    const r = await run(
+      { request: { url: 'http://h/x?a=1', headers: { Accept: 'text/plain' } }, plugins: [script('p', phases)] },
+      {},
+      { router: () => ({ status: 404, message: 'no Route matched with those values' }) },
+    )
+    expect(r.phases.map((p) => p.phase)).toEqual(['rewrite', 'header_filter', 'body_filter', 'log'])
+    expect(r.upstream_request).toBeNull()
+    expect(r.response).toMatchObject({ status: 404, source: 'exit' })
+    expect(r.response.body).toContain('no Route matched with those values')
+    expect(r.response.headers['content-type']).toBe('text/plain; charset=utf-8')
   })
 
   it('runs certificate only for https', async () => {

@@ -3,7 +3,7 @@ import type { Context } from '../kit/context.js'
 import type { Clock } from '../kit/private/clock.js'
 import { FixtureError, type LoadedFixture } from '../fixture/index.js'
 import { HeaderList, type HeadersTable } from '../kit/private/headers.js'
-import { createKit } from '../kit/index.js'
+import { createKit, type KitTree } from '../kit/index.js'
 import { formatLine } from '../kit/log/line.js'
 import { BEFORE_UPSTREAM, LIFECYCLE, type Phase } from '../kit/private/phases.js'
 import { errorBody, responseType, statusMessage } from '../kit/response/formats.js'
@@ -16,6 +16,7 @@ import type { RunRecord, ScriptStep, UpstreamSnapshot } from './record.js'
 import { verdict, type RunVerdict } from './verdict.js'
 import { startWorkers } from './worker.js'
 import { buildContext } from '../fixture/setup.js'
+import { setUpstreamPath } from '../kit/private/upstream.js'
 
 export interface PhaseTrace {
   phase: Phase
@@ -162,6 +163,12 @@ export interface RunOptions {
   runs?: (plugin: PluginHandler, phase: Phase, ctx: Context) => boolean
   /** The clock the request reads, in place of the fixture's (spec.helpers: the spec's virtual clock). */
   clock?: Clock
+  /**
+   * Kong's router, run as the access phase begins (after rewrite, before any plugin's access): the error it
+   * answers a request with (spec.helpers' 404 for no route) is sent as kong.response.error sends one, and the
+   * request skips access and goes on to header_filter, body_filter and log.
+   */
+  router?: (ctx: Context) => { status: number; message: string } | undefined
 }
 
 /** A kit call as the trace shows it: its values plain. */
@@ -211,6 +218,16 @@ export async function runScenario(
   }
 
   for (const phase of order) {
+    if (phase === 'access' && options.router && !ctx.response.exited && !ctx.response.unexpected) {
+      const refusal = options.router(ctx)
+      if (refusal) {
+        ctx.phase = phase
+        // nothing was routed: $upstream_uri keeps nginx's empty default (Kong sets it after access)
+        setUpstreamPath(ctx, '')
+        const error = (kit.response as KitTree).error as (status: number, message: string) => void
+        error(refusal.status, refusal.message)
+      }
+    }
     const stopped = ctx.response.exited || ctx.response.unexpected
     if (stopped && BEFORE_UPSTREAM.includes(phase)) continue
     if (AFTER_UPSTREAM.has(phase) && !stopped && !ctx.response.proxied && reachesUpstream)

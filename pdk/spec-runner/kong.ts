@@ -26,8 +26,8 @@ import {
 import { matchRoute, type RouteRow } from './router.js'
 import { normalizePath } from '../kit/request/path.js'
 import type { RecordedPlugin, RecordState, SpecRecorder } from './record.js'
-import { candidates, Scoping } from './scoping.js'
-import { dechunk, isLocal, json, serviceAnswer } from './upstream.js'
+import { candidates, globals, Scoping } from './scoping.js'
+import { dechunk, isLocal, serviceAnswer } from './upstream.js'
 import {
   grpcbin,
   grpcKongError,
@@ -83,6 +83,8 @@ export type ProxyAnswer =
 
 /** A gRPC call's answer: the body as bytes, the service's trailers when it streamed. */
 type GrpcProxyAnswer = (GrpcAnswer & { log?: string[] }) | { raise: string }
+
+const NO_ROUTE = 'no Route matched with those values'
 
 const rows = <T = Row>(v: unknown): T[] => (Array.isArray(v) ? (v as T[]) : [])
 const idOf = (v: unknown): string | undefined => (v && typeof v === 'object' ? (v as Row).id : undefined)
@@ -241,15 +243,13 @@ export class InProcessKong {
       protocol: transport?.scheme ?? 'http',
     })
     const grpc = isGrpcRequest(headers, transport)
-    if (!route)
-      return grpc
-        ? grpcKongError(404, 5, 'no Route matched with those values')
-        : json(404, { message: 'no Route matched with those values' })
-    const refused = grpcRouteRefusal(rows<string>(route.protocols), headers, transport)
+    if (!route && grpc) return grpcKongError(404, 5, NO_ROUTE)
+    const refused = route && grpcRouteRefusal(rows<string>(route.protocols), headers, transport)
     if (refused) return refused
-    const service = rows(req.db.services).find((s) => s.id === idOf(route.service))
+    const service = route && rows(req.db.services).find((s) => s.id === idOf(route.service))
     let plugins: PluginHandler[]
-    const configured = candidates(rows(req.db.plugins), route, service)
+    // a request no route matches still runs the global plugins around Kong's 404 (the router's answer below)
+    const configured = route ? candidates(rows(req.db.plugins), route, service) : globals(rows(req.db.plugins))
     const scoping = new Scoping(configured, route, service)
     const byId = new Map(configured.map((row) => [row.id, row]))
     try {
@@ -310,8 +310,9 @@ export class InProcessKong {
       }
       // a service on a started http_mock: it answers 200 "ok" and keeps the request
       const port = Number(service?.port)
+      // (only a routed request reaches its service: the router answered the others)
       if (!isLocal(service) || !rows<number>(req.mocks).includes(port))
-        return serviceAnswer(service, route, sent, ctx.request.peer.ip, hostHeader, ctx.forwarded.ip, this.clock.now())
+        return serviceAnswer(service, route!, sent, ctx.request.peer.ip, hostHeader, ctx.forwarded.ip, this.clock.now())
       // the mock's uri is nginx's request_uri: the path and its query
       const uri = sent.path + (sent.query ? `?${sent.query}` : '')
       // its headers as Kong's mock keeps them: ngx.req.get_headers(nil, true), the names in the case sent
@@ -335,11 +336,13 @@ export class InProcessKong {
             return yes
           },
           upstream: (sent, ctx) => (answered = answerOf(sent, ctx)),
+          router: () => (route ? undefined : { status: 404, message: NO_ROUTE }),
         },
       )
       const out = result.response
-      // a gRPC call is not written as a fixture: a fixture's body is text, a gRPC body bytes
-      if (this.recorder && !transport) {
+      // a gRPC call is not written as a fixture: a fixture's body is text, a gRPC body bytes; nor is a request
+      // no route matched (a fixture has no way to say its router answers)
+      if (this.recorder && !transport && route) {
         const recorded = [...ran.values()].map((p) => this.recorded(p, byId.get(p.id ?? '')))
         this.recorder.write({ ...fixture, upstream: answered }, req.state ?? {}, recorded, startedAt, result)
       }

@@ -119,7 +119,7 @@ const POST_LOG = {
 local http = require "resty.http"
 local cjson = require "cjson"
 local PostLog = { PRIORITY = 6, VERSION = "1.0.0" }
-local function send(premature, url, body, iterate)
+local function send(premature, url, body, iterate, authorization)
   if iterate then
     -- a body of chunks, as http-log sends a batch
     local chunks, i = { "[", body, "]" }, 0
@@ -128,16 +128,18 @@ local function send(premature, url, body, iterate)
   local httpc = http.new()
   httpc:set_timeout(1000)
   local res, err = httpc:request_uri(url, { method = "POST", body = body,
-    headers = { ["Content-Type"] = "application/json", ["X-Sender"] = "post-log" } })
+    headers = { ["Content-Type"] = "application/json", ["X-Sender"] = "post-log", Authorization = authorization } })
   _G.post_log_result = res and res.status or err
 end
 function PostLog:log(conf)
-  ngx.timer.at(0, send, conf.url, cjson.encode({ n = kong.request.get_header("x-n") }), kong.request.get_header("x-iter"))
+  ngx.timer.at(0, send, conf.url, cjson.encode({ n = kong.request.get_header("x-n") }), kong.request.get_header("x-iter"),
+    conf.authorization)
 end
 return PostLog`,
   'kong/plugins/post-log/schema.lua': `
 return { name = "post-log", fields = { { config = { type = "record", fields = {
   { url = { type = "string", required = true } },
+  { authorization = { type = "string" } },
 } } } } }`,
 }
 
@@ -152,6 +154,12 @@ describe("Plugin: post-log (log)", function()
     bp.plugins:insert { route = { id = r.id }, name = "post-log", config = { url = helpers.mock_upstream_url .. "/post_log/mine" } }
     local far = bp.routes:insert { hosts = { "far.test" } }
     bp.plugins:insert { route = { id = far.id }, name = "post-log", config = { url = "http://collector.example.test:9880/x" } }
+    local auth = bp.routes:insert { hosts = { "auth.test" } }
+    bp.plugins:insert { route = { id = auth.id }, name = "post-log", config = {
+      url = helpers.mock_upstream_url .. "/post_auth_log/auth/ann/pw", authorization = "Basic " .. ngx.encode_base64("ann:pw") } }
+    local wrong = bp.routes:insert { hosts = { "wrong.test" } }
+    bp.plugins:insert { route = { id = wrong.id }, name = "post-log", config = {
+      url = helpers.mock_upstream_url .. "/post_auth_log/wrong/ann/pw", authorization = "Basic " .. ngx.encode_base64("ann:no") } }
     assert(helpers.start_kong({ plugins = "bundled,post-log" }))
     proxy_client = helpers.proxy_client()
     mock = helpers.http_client(helpers.mock_upstream_host, helpers.mock_upstream_port)
@@ -169,6 +177,18 @@ describe("Plugin: post-log (log)", function()
     assert.equal("2", assert.res_status(200, mock:get("/count_log/mine")))
     assert.res_status(200, mock:get("/reset_log/mine"))
     assert.same({}, cjson.decode(assert.res_status(200, mock:get("/read_log/mine"))).entries)
+  end)
+
+  it("/post_auth_log keeps what is posted with its user and password, refuses other credentials with 401", function()
+    assert.response(proxy_client:get("/request", { headers = { host = "auth.test", ["x-n"] = "3" } })).has.status(200)
+    assert.equal(200, _G.post_log_result)
+    local body = cjson.decode(assert.res_status(200, mock:get("/read_log/auth")))
+    assert.equal(1, body.count)
+    assert.equal("3", body.entries[1].n)
+    assert.equal("Basic YW5uOnB3", body.entries[1].log_req_headers.authorization)
+    assert.response(proxy_client:get("/request", { headers = { host = "wrong.test" } })).has.status(200)
+    assert.equal(401, _G.post_log_result)
+    assert.same({}, cjson.decode(assert.res_status(200, mock:get("/read_log/wrong"))).entries)
   end)
 
   it("another server is not emulated: the plugin gets nil and an error naming it", function()
@@ -300,10 +320,10 @@ describe("a logging plugin's spec: spec.helpers' servers and ngx.socket.udp", ()
     expect(results.length).toBe(3)
   })
 
-  it("resty.http from a plugin's timer reaches the mock upstream's /post_log, read back with /read_log", async () => {
+  it("resty.http from a plugin's timer reaches the mock upstream's /post_log and /post_auth_log, read back with /read_log", async () => {
     const results = await runIn(POST_LOG, 'post-log', POST_SPEC)
     expect(failing(results)).toEqual([])
-    expect(results.length).toBe(2)
+    expect(results.length).toBe(3)
   })
 
   it('a port already taken is named', async () => {

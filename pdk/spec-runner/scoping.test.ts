@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { candidates, pick, Scoping } from './scoping.js'
+import { candidates, globals, pick, Scoping } from './scoping.js'
 
 const route = { id: 'r1' }
 const service = { id: 's1' }
@@ -15,6 +15,17 @@ describe('plugin scoping', () => {
       p('here', 'e', { route: { id: 'r1' }, service: { id: 's1' } }),
     ]
     expect(candidates(plugins, route, service).map((x) => x.id)).toEqual(['consumer', 'on', 'here'])
+  })
+
+  it('globals: the enabled rows of no route, service or consumer (what runs on a request no route matched)', () => {
+    const plugins = [
+      p('off', 'a', { enabled: false }),
+      p('routed', 'b', { route: { id: 'r1' } }),
+      p('serviced', 'c', { service: { id: 's1' } }),
+      p('consumer', 'd', { consumer: { id: 'c1' } }),
+      p('on', 'e'),
+    ]
+    expect(globals(plugins).map((x) => x.id)).toEqual(['on'])
   })
 
   it("Kong's precedence, most specific first", () => {

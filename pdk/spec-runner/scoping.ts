@@ -4,7 +4,8 @@
  * specific: route+service+consumer, route+consumer, service+consumer, route+service, consumer,
  * route, service, global. Rewrite runs only global instances (Kong has not routed yet); access
  * picks each name's instance when the plugin is reached, so a consumer a higher-priority plugin
- * authenticated counts; later phases run what access picked (global ones when access never ran).
+ * authenticated counts; later phases run what access picked (global ones when access never ran, as on a
+ * request no route matched).
  */
 
 type Row = { id: string; [k: string]: unknown }
@@ -32,6 +33,11 @@ export function candidates<R extends Row>(plugins: readonly R[], route: Row, ser
     const s = idOf(p.service)
     return (!r || r === route.id) && (!s || s === service?.id)
   })
+}
+
+/** The enabled plugin rows Kong runs on a request no route matched: the global ones (no route, service or consumer). */
+export function globals<R extends Row>(plugins: readonly R[]): R[] {
+  return plugins.filter((p) => p.enabled !== false && !idOf(p.route) && !idOf(p.service) && !idOf(p.consumer))
 }
 
 /** The instance of one plugin name Kong picks for a route, service and consumer, if any. */
@@ -63,7 +69,7 @@ export class Scoping<R extends Row> {
 
   constructor(
     private readonly rows: readonly R[],
-    private readonly route: Row,
+    private readonly route: Row | undefined,
     private readonly service: Row | undefined,
   ) {}
 

@@ -25,7 +25,7 @@ export function dechunk(body: string): string | undefined {
 
 export const isLocal = (service: Row | undefined) => service?.host === MOCK_HOST || service?.host === 'localhost'
 
-export const json = (status: number, body: unknown, extra: Record<string, string> = {}) => ({
+const json = (status: number, body: unknown, extra: Record<string, string> = {}) => ({
   status,
   headers: { 'Content-Type': 'application/json; charset=utf-8', ...extra },
   body: JSON.stringify(body),

@@ -2,6 +2,7 @@
 import type { Context, Table } from '../context.js'
 import { checkPhase, KONG, phaseRule, phaseSet, SETS } from '../private/phases.js'
 import { decodeArgs } from '../private/args.js'
+import { upstreamUri } from '../private/upstream.js'
 
 const LOG_ONLY = phaseRule(phaseSet('log'))
 // Kong's phases_with_ctx (no certificate); the reference lists B
@@ -130,7 +131,6 @@ export function serialize(ctx: Context): Table {
     if (headers['proxy-authorization'] !== undefined) headers['proxy-authorization'] = 'REDACTED'
     const q = req.uri.indexOf('?')
     const query = q === -1 ? '' : req.uri.slice(q + 1)
-    const upstreamUri = ctx.upstream.path + (ctx.upstream.query ? `?${ctx.upstream.query}` : '')
     root = {
       request: {
         id: ctx.requestId,
@@ -143,7 +143,7 @@ export function serialize(ctx: Context): Table {
         size: req.body.length,
         tls: tlsInfo(ctx),
       },
-      upstream_uri: upstreamUri,
+      upstream_uri: upstreamUri(ctx),
       upstream_status: res.service ? String(res.service.status) : '',
       response: {
         status: res.status,

@@ -31,9 +31,9 @@ export function setUpstreamUri(ctx: Context, uri: string): void {
   if (q !== -1) setUpstreamQuery(ctx, uri.slice(q + 1))
 }
 
-/** $upstream_uri as nginx reads it: the path, and `?query` when there is one. */
+/** $upstream_uri as nginx reads it: the path, and `?query` when there is one; empty when nothing was routed. */
 export const upstreamUri = (ctx: Context): string =>
-  ctx.upstream.path + (ctx.upstream.query ? `?${ctx.upstream.query}` : '')
+  ctx.upstream.path === '' ? '' : ctx.upstream.path + (ctx.upstream.query ? `?${ctx.upstream.query}` : '')
 
 /** $upstream_scheme: how the service is reached (kong.service.request.set_scheme checks it first). */
 export function setUpstreamScheme(ctx: Context, scheme: string): void {
