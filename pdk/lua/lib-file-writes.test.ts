@@ -2,7 +2,10 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, wri
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
+import { loadFixture } from '../fixture/index.js'
 import { kitFor } from '../runner/harness.js'
+import { runScenario } from '../runner/index.js'
+import { preparePlugins } from '../runner/plugins.js'
 import { LuaRuntime } from './runtime.js'
 
 // Under `broker pdk test` (the host's writesFiles flag) io.open's write modes, os.tmpname, os.remove, os.rename and
@@ -164,5 +167,40 @@ describe('a replay writes no file', () => {
     expect(() => run(`return os.tmpname()`)).toThrow(/unable to generate a unique filename \(a replay writes no file\)/)
     expect(readFileSync(at('keep.txt'), 'utf8')).toBe('kept')
     expect(existsSync(at('moved.txt'))).toBe(false)
+  })
+})
+
+describe('a `broker pdk run` replay of a plugin that writes', () => {
+  it('runs the plugin through the runner with the files left as they were', async () => {
+    mkdirSync(at('kong/plugins/scribe'), { recursive: true })
+    writeFileSync(
+      at('kong/plugins/scribe/handler.lua'),
+      `return { PRIORITY = 10, VERSION = "1", access = function(_, conf)
+  local _, open_err = io.open(conf.path, "a")
+  local _, remove_err = os.remove(conf.path)
+  local ok, tmp_err = pcall(os.tmpname)
+  kong.response.set_header("x-open", open_err)
+  kong.response.set_header("x-remove", remove_err)
+  kong.response.set_header("x-tmpname", tostring(ok) .. " " .. tostring(tmp_err))
+end }`,
+    )
+    writeFileSync(at('scribe.txt'), 'as it was')
+    writeFileSync(
+      at('scribe.json'),
+      JSON.stringify({
+        name: 'a plugin that writes',
+        request: { url: 'http://api.test/' },
+        plugins: [{ module: at('kong/plugins/scribe'), config: { path: 'scribe.txt' } }],
+      }),
+    )
+    const fixture = loadFixture(at('scribe.json'))
+    const r = await runScenario(fixture, await preparePlugins(fixture), {}, {})
+    expect(r.failures).toEqual([])
+    expect(r.response.headers['x-open']).toBe('scribe.txt: Read-only file system (a replay writes no file)')
+    expect(r.response.headers['x-remove']).toBe('scribe.txt: Read-only file system (a replay writes no file)')
+    expect(r.response.headers['x-tmpname']).toMatch(
+      /^false .*unable to generate a unique filename \(a replay writes no file\)$/,
+    )
+    expect(readFileSync(at('scribe.txt'), 'utf8')).toBe('as it was')
   })
 })
