@@ -13,6 +13,7 @@ import type { Phase } from '../kit/private/phases.js'
 import type { Recorder } from '../kit/private/trace.js'
 import { values } from '../kit/private/values.js'
 import { KitBridge } from './bridge.js'
+import { closeFiles } from './host/fs-write.js'
 import { createHost } from './host/index.js'
 import type { HostState } from './host/types.js'
 import { onUseHint } from './manifest/index.js'
@@ -53,6 +54,8 @@ export interface RuntimeOptions {
   clock?: Clock
   /** What ngx.shared.<name> holds at the start (the fixture's `ngx_shared`). */
   shared?: Record<string, Record<string, unknown>>
+  /** Lua may write the host's files (`broker pdk test`'s specs, as busted under Kong); a replay writes none. */
+  writesFiles?: boolean
 }
 
 /** The plugin a phase runs: its slot in the runtime and its name. */
@@ -107,8 +110,13 @@ export class LuaRuntime {
    * A runtime with no Lua root but broker's own modules, an empty database and Kong's defaults left out: the
    * Lua a plugin sees of ngx, the kit and broker's libraries, for probing them one call at a time.
    */
-  static bare(probe: RuntimeOptions['probe'], file = 'test.json'): Promise<LuaRuntime> {
+  static bare(
+    probe: RuntimeOptions['probe'],
+    file = 'test.json',
+    more: Pick<RuntimeOptions, 'writesFiles'> = {},
+  ): Promise<LuaRuntime> {
     return LuaRuntime.create({
+      ...more,
       roots: [],
       templates: [],
       configuration: {},
@@ -122,7 +130,7 @@ export class LuaRuntime {
   static async create(options: RuntimeOptions): Promise<LuaRuntime> {
     const vm = await createVm({ heapLimit: options.heapLimit })
     const bridge = new KitBridge(options.probe.kit)
-    const host = createHost(bridge, dirname(resolve(options.file)), options.clock)
+    const host = createHost(bridge, dirname(resolve(options.file)), options.clock, options.writesFiles)
     const rt = new LuaRuntime(vm, bridge, host, options)
     const finder = new ModuleFinder(options.roots, options.templates, options.named)
     vm.register('__kit', bridge.call)
@@ -375,5 +383,6 @@ export class LuaRuntime {
     if (this.closed) return
     this.closed = true
     this.vm.close()
+    closeFiles(this.host)
   }
 }

@@ -1,7 +1,7 @@
 /**
  * Reading real files for io.open, io.lines and lfs (Penlight's pl.file and pl.path sit on them): a plugin is its
  * author's own trusted code, and a key or template it was configured with is a file on disk. Relative paths
- * start at the fixture's folder. Nothing is written: a replay changes no file.
+ * start at the fixture's folder (a spec's: the spec file's). Changes to files are fs-write.ts's.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { isAbsolute, resolve } from 'node:path'
@@ -15,18 +15,28 @@ const STRERROR: Record<string, [string, number]> = {
   EISDIR: ['Is a directory', 21],
   ENOTDIR: ['Not a directory', 20],
   ELOOP: ['Too many levels of symbolic links', 40],
+  EBADF: ['Bad file descriptor', 9],
+  EEXIST: ['File exists', 17],
+  ENOTEMPTY: ['Directory not empty', 39],
+  EXDEV: ['Invalid cross-device link', 18],
+  EPERM: ['Operation not permitted', 1],
+  EBUSY: ['Device or resource busy', 16],
+  ENOSPC: ['No space left on device', 28],
+  EROFS: ['Read-only file system', 30],
+  EINVAL: ['Invalid argument', 22],
 }
 
-const pathOf = (s: HostState, p: unknown): string => {
+/** A Lua path on the host: relative ones from the fixture's folder, for reads and writes alike. */
+export const pathOf = (s: HostState, p: unknown): string => {
   const text = bytesOf(p).toString('utf8')
   return isAbsolute(text) ? text : resolve(s.baseDir ?? process.cwd(), text)
 }
 
-/** `[undefined, "<path>: <strerror>", errno]`, Lua's failure triple. */
-function failure(p: unknown, e: unknown): unknown[] {
+/** `[undefined, "<path>: <strerror>", errno]`, Lua's failure triple (without a path: a handle's read or write). */
+export function failure(p: unknown, e: unknown): unknown[] {
   const code = (e as NodeJS.ErrnoException).code ?? ''
   const [text, errno] = STRERROR[code] ?? [(e as Error).message, 5]
-  return [undefined, `${bytesOf(p).toString('utf8')}: ${text}`, errno]
+  return [undefined, p === undefined ? text : `${bytesOf(p).toString('utf8')}: ${text}`, errno]
 }
 
 export const FS_OPS: Record<string, HostOp> = {

@@ -10,6 +10,7 @@ import { BN_OPS } from './bn.js'
 import { CIPHER_OPS } from './cipher.js'
 import { CODEC_OPS } from './codec.js'
 import { FS_OPS } from './fs.js'
+import { FS_WRITE_OPS } from './fs-write.js'
 import { HTTP_OPS } from './http.js'
 import { NGX_OPS } from './ngx.js'
 import { NGX_CTX_OPS } from './ngx-ctx.js'
@@ -34,15 +35,22 @@ export const OPS: Record<string, HostOp> = {
   ...OUTPUT_OPS,
   ...CIPHER_OPS,
   ...FS_OPS,
+  ...FS_WRITE_OPS,
   ...VAR_OPS,
   ...BN_OPS,
   ...X509_OPS,
 }
 
-/** The host functions of one runtime. */
-export function createHost(bridge: KitBridge, baseDir?: string, clock: Clock = wallClock): HostState {
+/** The host functions of one runtime; `writesFiles` lets its Lua change the host's files (`broker pdk test`). */
+export function createHost(
+  bridge: KitBridge,
+  baseDir?: string,
+  clock: Clock = wallClock,
+  writesFiles = false,
+): HostState {
   const state: HostState = {
     baseDir,
+    writesFiles,
     clock,
     ctx: undefined,
     bridge,

@@ -17,6 +17,8 @@ export interface HostState {
   clock: Clock
   /** Where relative file paths start (the fixture's folder). */
   baseDir?: string
+  /** Lua may change the host's files (`broker pdk test`: a spec and its Kong write as under busted); a replay may not. */
+  writesFiles?: boolean
   /** A new request begins. */
   begin(ctx: Context): void
 }

@@ -1,6 +1,6 @@
 -- `lfs` for broker: LuaFileSystem's queries on the host's files (relative paths from the fixture's
 -- folder), as Penlight's pl.path asks them; a replay writes no file, so every change to the tree
--- answers nil, err.
+-- answers nil, err. Under `broker pdk test` mkdir and rmdir act (pl.dir.makepath and rmtree need them).
 local H = __host
 local M = { _VERSION = "LuaFileSystem 1.8.0 (broker)" }
 
@@ -19,7 +19,9 @@ M.symlinkattributes = M.attributes
 local function readonly(path)
   return nil, ("%s: Read-only file system (a replay writes no file)"):format(tostring(path)), 30
 end
-M.mkdir, M.rmdir, M.touch, M.link = readonly, readonly, readonly, readonly
+M.touch, M.link = readonly, readonly
+M.mkdir = function(path) return H("fs_mkdir", path) end
+M.rmdir = function(path) return H("fs_rmdir", path) end
 M.chdir = function(path) return nil, ("%s: changing folder is not emulated by broker"):format(tostring(path)) end
 
 --- An iterator over a folder's entries, raising for one it cannot open as LuaFileSystem does.

@@ -58,15 +58,15 @@ export const LIBRARY_MODULES: readonly LuaModule[] = [
   {
     name: 'io',
     status: 'emulated',
-    doc: "`io.open` and `io.lines` read the host's files (relative paths from the fixture's folder); a write mode answers `nil, err`",
+    doc: "`io.open` and `io.lines` read the host's files (relative paths from the fixture's folder); in a replay a write mode, `os.remove` and `os.rename` answer `nil, err`; under `broker pdk test` they write the host's files and `os.tmpname` makes `/tmp/lua_XXXXXX`",
     files: ['broker/io.lua'],
-    ops: ['fs_read'],
+    ops: ['fs_close', 'fs_open', 'fs_pread', 'fs_pwrite', 'fs_read', 'fs_remove', 'fs_rename', 'fs_size', 'fs_tmpname'],
   },
   {
     name: 'lfs',
     status: 'emulated',
-    doc: "LuaFileSystem's queries (`attributes`, `dir`, `currentdir`); a change answers `nil, err`",
-    ops: ['fs_cwd', 'fs_list', 'fs_stat'],
+    doc: "LuaFileSystem's queries (`attributes`, `dir`, `currentdir`); a change answers `nil, err`, but for `mkdir` and `rmdir` under `broker pdk test`",
+    ops: ['fs_cwd', 'fs_list', 'fs_mkdir', 'fs_rmdir', 'fs_stat'],
   },
   {
     name: 'luatz',
