@@ -56,6 +56,8 @@ export interface RuntimeOptions {
   shared?: Record<string, Record<string, unknown>>
   /** Lua may write the host's files (`broker pdk test`'s specs, as busted under Kong); a replay writes none. */
   writesFiles?: boolean
+  /** Where relative paths start: the fixture's folder by default; a spec's run root, as busted's current folder. */
+  baseDir?: string
 }
 
 /** The plugin a phase runs: its slot in the runtime and its name. */
@@ -130,7 +132,7 @@ export class LuaRuntime {
   static async create(options: RuntimeOptions): Promise<LuaRuntime> {
     const vm = await createVm({ heapLimit: options.heapLimit })
     const bridge = new KitBridge(options.probe.kit)
-    const host = createHost(bridge, dirname(resolve(options.file)), options.clock, options.writesFiles)
+    const host = createHost(bridge, options.baseDir ?? dirname(resolve(options.file)), options.clock, options.writesFiles)
     const rt = new LuaRuntime(vm, bridge, host, options)
     const finder = new ModuleFinder(options.roots, options.templates, options.named)
     vm.register('__kit', bridge.call)

@@ -61,4 +61,24 @@ end)`,
     )
     allPass(results, 2)
   })
+
+  it("relative paths start at the root busted runs from, not at the spec file's folder", async () => {
+    const results = await runSpec(
+      `
+describe("relative paths", function()
+  it("read and write from the root", function()
+    local f = assert(io.open("spec/fixtures/motd.txt", "rb"))
+    assert.equal("from the root\\n", f:read("*a"))
+    f:close()
+    local out = assert(io.open("spec/fixtures/out.txt", "w"))
+    out:write("written")
+    out:close()
+    assert.equal("written", require("pl.file").read("spec/fixtures/out.txt"))
+    assert(os.remove("spec/fixtures/out.txt"))
+  end)
+end)`,
+      { 'spec/fixtures/motd.txt': 'from the root\n' },
+    )
+    allPass(results, 1)
+  })
 })

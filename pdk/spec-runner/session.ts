@@ -93,6 +93,8 @@ export async function runSpecFile(o: SpecFileOptions): Promise<SpecResult[]> {
     file: o.file,
     // a spec writes files as busted under Kong lets it (os.tmpname, io.open "wb"), and so do its Kong's plugins
     writesFiles: true,
+    // relative paths start where busted runs, the root (spec/fixtures/…), not at the spec file's folder
+    baseDir: o.root,
   })
   const outside = new Outside(o.root)
   try {
