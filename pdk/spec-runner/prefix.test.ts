@@ -5,11 +5,13 @@ import { allPass, outcomes, runSpec } from './testing/specs.js'
 // nginx configuration that declares them, a plugin's module state that a restart starts over, and the
 // default workspace's id where a timer's context names none.
 
-// `tally` counts its log phases at module level and reports the count, the shared dictionaries it sees
+// `tally` checks it loads in the init phase, counts its log phases at module level and reports the count, the shared dictionaries it sees
 // and the workspace id in a response header of the next request.
 const TALLY = {
   'kong/plugins/tally/handler.lua': `
 local workspaces = require "kong.workspaces"
+-- Kong loads a plugin's files in nginx's init phase, a restarted Kong too (prometheus starts its counters here)
+assert(ngx.get_phase() == "init", "tally loaded in the " .. ngx.get_phase() .. " phase")
 local Tally = { PRIORITY = 5, VERSION = "1.0.0" }
 local logged = 0
 function Tally:header_filter()

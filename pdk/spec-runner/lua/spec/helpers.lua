@@ -98,7 +98,11 @@ function H.start_kong(env)
   if type(plugins) == "string" then
     for name in plugins:gmatch("[^,%s]+") do
       if name ~= "bundled" and name ~= "off" then
+        -- loaded as Kong loads a plugin's files, in nginx's init phase (prometheus's handler starts its
+        -- counters at its top level, which only init, init_worker and timers may)
+        __broker_loading = true
         local ok, err = pcall(require, "kong.plugins." .. name .. ".handler")
+        __broker_loading = false
         if not ok and not entities.js_plugin(name) then
           return nil, "plugin '" .. name .. "' cannot be loaded: " .. tostring(err)
         end
