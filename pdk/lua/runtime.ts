@@ -132,7 +132,12 @@ export class LuaRuntime {
   static async create(options: RuntimeOptions): Promise<LuaRuntime> {
     const vm = await createVm({ heapLimit: options.heapLimit })
     const bridge = new KitBridge(options.probe.kit)
-    const host = createHost(bridge, options.baseDir ?? dirname(resolve(options.file)), options.clock, options.writesFiles)
+    const host = createHost(
+      bridge,
+      options.baseDir ?? dirname(resolve(options.file)),
+      options.clock,
+      options.writesFiles,
+    )
     const rt = new LuaRuntime(vm, bridge, host, options)
     const finder = new ModuleFinder(options.roots, options.templates, options.named)
     vm.register('__kit', bridge.call)
