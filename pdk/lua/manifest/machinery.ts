@@ -19,6 +19,11 @@ export const MACHINERY: readonly RuntimeFile[] = [
     ops: ['ip_parse', 'ip_valid_cidr', 're_check'],
   },
   {
+    file: 'broker/references.lua',
+    doc: "vault references in a plugin's config: resolved in its referenceable fields, kept in `$refs`",
+    ops: [],
+  },
+  {
     file: 'broker/unsupported.lua',
     doc: 'the call of a module that loads but is not emulated (a `LuaModule` with `onUse`)',
     ops: [],

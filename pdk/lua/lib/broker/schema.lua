@@ -42,6 +42,8 @@ local function check_value(def, v)
   local t = def.type or ((type(v) == "string" or type(v) == "number") and type(v) or nil)
   if t == "string" then
     if type(v) ~= "string" then return TYPE_MSG.string end
+    -- a vault reference in a referenceable field is checked when it resolves, not as written (Kong's validate_field)
+    if def.referenceable and require("broker.references").is_reference(v) then return nil end
     -- Kong accepts no empty string unless the field's len_min says otherwise (one_of and len_eq answer first)
     local len_min = def.len_min or ((def.one_of or def.len_eq) and 0 or 1)
     if #v < len_min then return "length must be at least " .. len_min end
