@@ -19,8 +19,8 @@ export const MACHINERY: readonly RuntimeFile[] = [
     ops: ['ip_parse', 'ip_valid_cidr', 're_check'],
   },
   {
-    file: 'broker/references.lua',
-    doc: "vault references in a plugin's config: resolved in its referenceable fields, kept in `$refs`",
+    file: 'broker/select.lua',
+    doc: "a plugin's config as Kong reads its row: nulls as nil, vault references resolved (`$refs` kept)",
     ops: [],
   },
   {

@@ -1,7 +1,8 @@
--- Vault references in a plugin's config, as Kong's schema reads a stored row (its `select` context with
--- `$refs`), written for broker: a `{vault://…}` reference in a referenceable string field, or in a
+-- A plugin's config as Kong's schema reads a stored row (its `select` context), written for broker: a
+-- field stored as null reads as nil, and a `{vault://…}` reference in a referenceable string field, or in a
 -- referenceable string element of an array, set or map, reaches the plugin resolved through kong.vault.get;
 -- each record keeps the references it held in its `$refs` (kong.vault.update resolves them again).
+local null = ngx.null
 local M = {}
 
 --- Whether v looks like a reference: `{vault://` … `}` (kong.pdk.vault's is_reference).
@@ -48,7 +49,9 @@ resolve_record = function(def, conf)
   for _, f in ipairs(def.fields or {}) do
     local name, field = next(f)
     local v = conf[name]
-    if field.type == "string" and field.referenceable and M.is_reference(v) then
+    if v == null then
+      conf[name] = nil
+    elseif field.type == "string" and field.referenceable and M.is_reference(v) then
       refs = refs or {}
       refs[name] = v
       conf[name] = resolve(v)
@@ -70,8 +73,8 @@ resolve_record = function(def, conf)
   return conf
 end
 
---- A plugin's config with its references resolved (in place), by its schema.lua's config record.
-function M.resolve(schema, conf)
+--- A plugin's config as Kong reads it (in place), by its schema.lua's config record.
+function M.config(schema, conf)
   if type(schema) ~= "table" or type(conf) ~= "table" then return conf end
   for _, f in ipairs(schema.fields or {}) do
     local name, def = next(f)
