@@ -1,4 +1,12 @@
-import { describe, it } from 'vitest'
+import { mkdtempSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { loadFixture } from '../fixture/index.js'
+import { runScenario } from '../runner/index.js'
+import { closePlugins, preparePlugins } from '../runner/plugins.js'
+import { runSpecFile } from './session.js'
+import { badgeRoot } from './testing/badge.js'
 import { allPass, runSpec } from './testing/specs.js'
 
 // Vault references in a plugin's config, as Kong's http-log and datadog specs use them: the spec sets a
@@ -23,10 +31,7 @@ return { name = "echo", fields = { { config = { type = "record", fields = {
 } } } } }`,
 }
 
-describe('vault references in a plugin config', () => {
-  it("resolve against the spec's environment in referenceable fields, keep $refs, and warn of what does not resolve", async () => {
-    const results = await runSpec(
-      `
+const ECHO_SPEC = `
 local helpers = require "spec.helpers"
 local cjson = require "cjson"
 describe("echo", function()
@@ -82,9 +87,37 @@ describe("echo", function()
     assert.equal("could not get value from external vault (no value found)", err)
     helpers.setenv("ECHO_TOKEN", "t0k")
   end)
-end)`,
-      ECHO,
-    )
+end)`
+
+describe('vault references in a plugin config', () => {
+  it("resolve against the spec's environment in referenceable fields, keep $refs, and warn of what does not resolve", async () => {
+    const results = await runSpec(ECHO_SPEC, ECHO)
     allPass(results, 3)
+  })
+
+  it("--record writes the spec's environment as the fixture's env vault, so pdk run replays the resolved config", async () => {
+    const root = badgeRoot({ ...ECHO, 'spec/x_spec.lua': ECHO_SPEC })
+    const dir = mkdtempSync(join(tmpdir(), 'spec-vault-record-'))
+    const files: string[] = []
+    await runSpecFile({
+      root,
+      file: join(root, 'spec/x_spec.lua'),
+      shown: 'spec/x_spec.lua',
+      timeoutMs: 10_000,
+      record: dir,
+      recorded: files,
+    })
+    expect(files).toHaveLength(2)
+    const recorded = JSON.parse(readFileSync(files[0]!, 'utf8')) as { vault?: unknown }
+    expect(recorded.vault).toEqual({ env: { ECHO_TOKEN: 't0k', ECHO_JSON: '{"user":"u1","pass":"p1"}' } })
+    const loaded = loadFixture(files[0]!)
+    const plugins = await preparePlugins(loaded)
+    try {
+      const r = await runScenario(loaded, plugins)
+      expect(r.failures).toEqual([])
+      expect(r.response.status).toBe(200)
+    } finally {
+      closePlugins(plugins)
+    }
   })
 })
