@@ -55,7 +55,7 @@ const MODULES: Record<string, Maker> = {
     response: createServiceResponse(ctx),
   }),
   telemetry: (ctx) => createTelemetry(ctx),
-  vault: (ctx) => createVault(ctx),
+  vault: (ctx) => createVault(ctx, coreLog(ctx)),
   table: () => createTable(),
 }
 

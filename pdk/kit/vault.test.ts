@@ -86,4 +86,26 @@ describe('vault.get from an env-style vault', () => {
       $refs: { password: '{vault://env/my-secret}' },
     })
   })
+
+  it("update resolves the references of a map's or an array's elements; one that fails becomes '' and is warned of", () => {
+    const { kit, ctx } = kitFor({ vault })
+    const options = {
+      headers: { a: 'one', b: 'stale' },
+      tags: ['stale', 'two'],
+      gone: 'stale',
+      $refs: {
+        headers: { b: '{vault://env/my-secret}' },
+        tags: { 1: '{vault://env/my-secret}' },
+        gone: '{vault://env/absent}',
+      },
+    }
+    expect(kit.vault.update(options)).toMatchObject({
+      headers: { a: 'one', b: 's3cr3t' },
+      tags: ['s3cr3t', 'two'],
+      gone: '',
+    })
+    expect(ctx.logs.map((l) => l.line).join('\n')).toContain(
+      'error updating secret reference {vault://env/absent}: could not get value from external vault (no value found)',
+    )
+  })
 })

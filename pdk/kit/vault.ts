@@ -55,7 +55,7 @@ export function parseReference(reference: unknown): ParsedReference | Values {
 }
 
 /** Builds pdk.vault over the env-style vaults the fixture gives (`{"env": {"NAME": "value"}}`). */
-export function createVault(ctx: Context) {
+export function createVault(ctx: Context, log: { warn: (msg: string) => void }) {
   const lookup = (ref: ParsedReference): string | Values => {
     const vault = ctx.data.vaults[ref.name]
     if (!vault) return values(undefined, `could not find vault (${ref.name})`)
@@ -87,17 +87,32 @@ export function createVault(ctx: Context) {
     const parsed = parseReference(reference)
     return parsed instanceof Values ? parsed : lookup(parsed)
   }
+  // as Kong's update: a reference that does not resolve leaves '' in its place, warned of
+  const fresh = (ref: unknown): string => {
+    const v = typeof ref === 'string' ? get(ref) : values(undefined, `not a reference [${String(ref)}]`)
+    if (typeof v === 'string') return v
+    log.warn(`error updating secret reference ${String(ref)}: ${String(v.list[1])}`)
+    return ''
+  }
   const update = (options: Table): Table => {
     if (typeof options !== 'object' || options === null) return options
-    const refs = options.$refs as Record<string, string> | undefined
-    if (refs && typeof refs === 'object') {
-      for (const [field, ref] of Object.entries(refs)) {
-        const v = get(ref)
-        if (typeof v === 'string') options[field] = v
-      }
-    }
     for (const [k, v] of Object.entries(options)) {
       if (k !== '$refs' && typeof v === 'object' && v !== null) update(v as Table)
+    }
+    const refs = options.$refs as Table | undefined
+    if (!refs || typeof refs !== 'object') return options
+    for (const [field, ref] of Object.entries(refs)) {
+      if (typeof ref !== 'object' || ref === null) {
+        options[field] = fresh(ref)
+        continue
+      }
+      // an array's, a set's or a map's references, by key; a Lua array's with holes crossed keyed from 1
+      const target = options[field]
+      if (typeof target !== 'object' || target === null) continue
+      const lua = Array.isArray(target) && !Array.isArray(ref)
+      for (const [key, r] of Object.entries(ref as Table)) {
+        ;(target as Table)[lua ? String(Number(key) - 1) : key] = fresh(r)
+      }
     }
     return options
   }

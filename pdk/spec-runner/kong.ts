@@ -107,6 +107,8 @@ export class InProcessKong {
     readonly clock: Clock = new VirtualClock(Date.now()),
     /** broker pdk test --record: each proxied request written as a fixture. */
     readonly recorder?: SpecRecorder,
+    /** The spec's environment (helpers.setenv), which Kong's env vault reads: `{vault://env/<name>}`. */
+    readonly env: Record<string, string> = {},
   ) {}
 
   /** A host request of spec.helpers: `proxy` (through Kong) or `upstream` (the mock upstream itself). */
@@ -292,6 +294,7 @@ export class InProcessKong {
       service,
       consumers: rows(req.db.consumers),
       plugins: [],
+      vault: { env: this.env },
       config: {
         trusted_ips: rows<string>(req.conf?.trusted_ips),
         ...(req.conf?.real_ip_header ? { real_ip_header: req.conf.real_ip_header } : {}),

@@ -2,6 +2,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { runSpecFile, type SpecResult } from './session.js'
 import { badgeRoot } from './testing/badge.js'
+import { allPass, runSpec } from './testing/specs.js'
 
 // Details the logging plugins' own specs in Kong's repository lean on (file-log, statsd, datadog), each
 // pinned by a tiny spec of ours in Kong's style with a plugin schema of ours (`trail`)
@@ -112,5 +113,45 @@ describe("env", function()
 end)`)
     expect(failing(results)).toEqual([])
     expect(results).toHaveLength(3)
+  })
+})
+
+describe('a config field given as null', () => {
+  it("is stored as null, not as its default, and the plugin reads nil (datadog's host from the environment)", async () => {
+    const files = {
+      'kong/plugins/agent/handler.lua': `
+local Agent = { PRIORITY = 9, VERSION = "1.0.0" }
+function Agent:access(conf)
+  return kong.response.exit(200, { host = conf.host or os.getenv("AGENT_HOST"), null = conf.host == ngx.null })
+end
+return Agent`,
+      'kong/plugins/agent/schema.lua': `
+return { name = "agent", fields = { { config = { type = "record", fields = {
+  { host = { type = "string", default = "localhost" } },
+} } } } }`,
+    }
+    const results = await runSpec(
+      `
+local helpers = require "spec.helpers"
+local cjson = require "cjson"
+describe("agent", function()
+  local stored
+  lazy_setup(function()
+    helpers.setenv("AGENT_HOST", "collector.test")
+    local bp = helpers.get_db_utils("postgres", nil, { "agent" })
+    local r = bp.routes:insert { hosts = { "agent.test" } }
+    stored = bp.plugins:insert { route = { id = r.id }, name = "agent", config = { host = ngx.null } }
+    assert(helpers.start_kong({ plugins = "bundled,agent" }))
+  end)
+  lazy_teardown(function() helpers.stop_kong() end)
+  it("reads the environment", function()
+    assert.equal(ngx.null, stored.config.host)
+    local body = assert.res_status(200, helpers.proxy_client():get("/", { headers = { host = "agent.test" } }))
+    assert.same({ host = "collector.test", null = false }, cjson.decode(body))
+  end)
+end)`,
+      files,
+    )
+    allPass(results, 1)
   })
 })

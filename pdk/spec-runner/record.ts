@@ -2,7 +2,7 @@
  * `broker pdk test --record DIR`: each request a spec proxies becomes a fixture `broker pdk run`
  * replays to the same answer. The fixture holds the request as Kong in process ran it, the plugin
  * instances that ran (with their scope), the route, service, consumers and every row of the database,
- * the shared dictionaries and the clock as the request found them, the service's answer, and what
+ * the shared dictionaries, the clock and the spec's environment (the env vault) as the request found them, the service's answer, and what
  * the plugins made of it as `expect` (status, headers, body, what the service was sent, the errors
  * logged).
  */
@@ -65,6 +65,8 @@ export class SpecRecorder {
       request: { ...fixture.request, id: stableUuid(`request:${fixture.name}`).replace(/-/g, '') },
       ...(fixture.config ? { config: fixture.config } : {}),
       kong_configuration: fixture.kong_configuration ?? { database: 'postgres' },
+      // what helpers.setenv set, as the env vault the replay resolves the plugins' references from
+      ...(Object.keys(fixture.vault?.env ?? {}).length ? { vault: { env: { ...fixture.vault!.env } } } : {}),
       lua_path: this.roots.map(from),
       ...(fixture.route ? { route: fixture.route } : {}),
       ...(fixture.service ? { service: fixture.service } : {}),

@@ -5,6 +5,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
+import { SpecEnv } from './env.js'
 import { InProcessKong } from './kong.js'
 import { Outside } from './outside.js'
 import { SpecRecorder } from './record.js'
@@ -62,21 +63,24 @@ export interface SpecFileOptions {
   recorded?: string[]
 }
 
-// the kit plugins load with: no request yet, Kong's default configuration
-const PROBE: Fixture = {
+// the kit plugins load with: no request yet, Kong's default configuration, the spec's environment as the env vault
+const probeOf = (env: SpecEnv): Fixture => ({
   name: 'spec',
   request: { url: 'http://localhost/' },
   plugins: [],
   // each_strategy's database: plugins whose schema differs without one (rate-limiting's cluster policy) see it;
   // Kong's test configuration sets a Postgres password, which kong.configuration shows as Kong's placeholder
   kong_configuration: { database: 'postgres', pg_password: '******' },
-}
+  vault: { env: env.vault },
+})
 
 /** Runs one spec file; a file that cannot load is one error result, as busted reports it. */
 export async function runSpecFile(o: SpecFileOptions): Promise<SpecResult[]> {
   // the spec's clock stands still but for its sleeps (ngx.sleep, wait_until's tries): a ttl runs out at once
   const clock = new VirtualClock(Date.now())
-  const ctx = buildContext(PROBE, { clock })
+  const env = new SpecEnv()
+  const probe = probeOf(env)
+  const ctx = buildContext(probe, { clock })
   const roots = [o.root, ...customPlugins(o.root), ...(o.luaPath ?? []).map((p) => resolve(p))]
   // the modules the root's rockspec installs: read in the runtime's VM (the rockspec is Lua) before a require
   const named = new Map<string, NamedModule>()
@@ -86,7 +90,7 @@ export async function runSpecFile(o: SpecFileOptions): Promise<SpecResult[]> {
     templates: [...(o.templates ?? []), ...luaPathTemplates(process.env.LUA_PATH)],
     named,
     dependencies: rockspecDependencies(o.root),
-    configuration: kongConfiguration(PROBE),
+    configuration: kongConfiguration(probe),
     db: {},
     probe: { kit: createKit(ctx), ctx },
     heapLimit: 256 * 1024 * 1024,
@@ -109,6 +113,15 @@ export async function runSpecFile(o: SpecFileOptions): Promise<SpecResult[]> {
     vm.register('__spec_log_lines', (from) => [
       ctx.logs.slice(Number(from)).map((l) => l.line.replace(' [gateway] ', ' [kong] ')),
     ])
+    vm.register('__spec_getenv', (name) => {
+      const v = env.get(String(name))
+      return v === null ? [undefined, true] : [v]
+    })
+    vm.register('__spec_setenv', (name, value) => {
+      if (value === undefined || value === null) env.remove(String(name))
+      else env.set(String(name), String(value))
+      return []
+    })
     vm.register('__spec_print', (line) => {
       ;(o.print ?? ((l: string) => process.stderr.write(l + '\n')))(String(line))
       return []
@@ -119,7 +132,7 @@ export async function runSpecFile(o: SpecFileOptions): Promise<SpecResult[]> {
     vm.run('require "busted.runner"', '@broker:start')
     const recorder =
       o.record === undefined ? undefined : new SpecRecorder(resolve(o.record), o.shown, roots, o.recorded)
-    const kong = new InProcessKong(runtime, o.root, o.timeoutMs, clock, recorder)
+    const kong = new InProcessKong(runtime, o.root, o.timeoutMs, clock, recorder, env.vault)
     const opts = {
       tags: o.tags,
       exclude_tags: o.excludeTags,

@@ -19,6 +19,11 @@ export const MACHINERY: readonly RuntimeFile[] = [
     ops: ['ip_parse', 'ip_valid_cidr', 're_check'],
   },
   {
+    file: 'broker/select.lua',
+    doc: "a plugin's config as Kong reads its row: nulls as nil, vault references resolved (`$refs` kept)",
+    ops: [],
+  },
+  {
     file: 'broker/unsupported.lua',
     doc: 'the call of a module that loads but is not emulated (a `LuaModule` with `onUse`)',
     ops: [],

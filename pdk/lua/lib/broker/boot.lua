@@ -66,6 +66,9 @@ function __broker_load(i, name, conf)
   if type(handler) ~= "table" then
     error("kong.plugins." .. name .. ".handler returned " .. type(handler) .. ", not a handler table", 0)
   end
+  -- Kong hands a plugin its config as its schema reads the row: nulls as nil, the vault references resolved
+  local ok, schema = pcall(require, "kong.plugins." .. name .. ".schema")
+  if ok then conf = require("broker.select").config(schema, conf) end
   R.handlers[i], R.confs[i], R.names[i] = handler, conf, name
   local phases = {}
   for _, p in ipairs(PHASES) do

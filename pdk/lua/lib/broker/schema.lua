@@ -42,6 +42,8 @@ local function check_value(def, v)
   local t = def.type or ((type(v) == "string" or type(v) == "number") and type(v) or nil)
   if t == "string" then
     if type(v) ~= "string" then return TYPE_MSG.string end
+    -- a vault reference in a referenceable field is checked when it resolves, not as written (Kong's validate_field)
+    if def.referenceable and require("broker.select").is_reference(v) then return nil end
     -- Kong accepts no empty string unless the field's len_min says otherwise (one_of and len_eq answer first)
     local len_min = def.len_min or ((def.one_of or def.len_eq) and 0 or 1)
     if #v < len_min then return "length must be at least " .. len_min end
@@ -137,6 +139,8 @@ local function process(def, v, path, errs)
   if v == nil or v == null then
     -- a required field given as null is missing, as Kong says of it; only an absent one takes the default
     if v == null and def.required and not def.auto then errs[path] = "required field missing" return nil end
+    -- Kong stores a field given as null as null (its default is not filled); the plugin reads it as nil
+    if v == null then return v end
     if def.default ~= nil and def.default ~= null then
       v = copy(def.default)
     elseif def.type == "record" and not def.required then

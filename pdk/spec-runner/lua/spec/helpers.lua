@@ -271,18 +271,17 @@ end
 -- the client exists, so a before_each that opens one runs; each request it sends fails, naming the Admin API
 function H.admin_client() return client.new("admin", "127.0.0.1", 9001) end
 function H.admin_ssl_client() return client.new("admin", "127.0.0.1", 9444) end
--- helpers.setenv/unsetenv: Kong in process reads the spec's environment through os.getenv (the VM's own
--- environment cannot be written), so a variable set here is what a plugin's os.getenv sees
-local env_set = {}
+-- helpers.setenv/unsetenv: Kong in process inherits the spec's environment, kept by the host (env.ts) since
+-- the VM's own cannot be written: a variable set here is what a plugin's os.getenv and Kong's env vault see
 local getenv = os.getenv
 os.getenv = function(name)
-  local v = env_set[name]
-  if v == false then return nil end
+  local v, unset = __spec_getenv(name)
+  if unset then return nil end
   if v ~= nil then return v end
   return getenv(name)
 end
-function H.setenv(name, value) env_set[name] = tostring(value) return true end
-function H.unsetenv(name) env_set[name] = false return true end
+function H.setenv(name, value) __spec_setenv(tostring(name), tostring(value)) return true end
+function H.unsetenv(name) __spec_setenv(tostring(name)) return true end
 -- helpers.execute(cmd, returns): /bin/sh in the plugin root through resty.shell (outside.ts)
 function H.execute(cmd, returns)
   local ok, stdout, stderr, _, code = require("resty.shell").run(cmd, nil, 0, 1024 * 1024 * 100)
