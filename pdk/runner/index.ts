@@ -169,6 +169,12 @@ export interface RunOptions {
    * request skips access and goes on to header_filter, body_filter and log.
    */
   router?: (ctx: Context) => { status: number; message: string } | undefined
+  /**
+   * Kong's check, once access has run, that the route has a service to proxy to: the error it answers a request
+   * with (spec.helpers' 503 for a route with none that no plugin answered) is sent as kong.response.error sends
+   * one, in place of proxying, and the request goes on to header_filter, body_filter and log.
+   */
+  serviceCheck?: (ctx: Context) => { status: number; message: string } | undefined
 }
 
 /** A kit call as the trace shows it: its values plain. */
@@ -224,6 +230,21 @@ export async function runScenario(
         ctx.phase = phase
         // nothing was routed: $upstream_uri keeps nginx's empty default (Kong sets it after access)
         setUpstreamPath(ctx, '')
+        const error = (kit.response as KitTree).error as (status: number, message: string) => void
+        error(refusal.status, refusal.message)
+      }
+    }
+    if (
+      AFTER_UPSTREAM.has(phase) &&
+      options.serviceCheck &&
+      reachesUpstream &&
+      !ctx.response.exited &&
+      !ctx.response.unexpected &&
+      !ctx.response.proxied
+    ) {
+      const refusal = options.serviceCheck(ctx)
+      if (refusal) {
+        ctx.phase = 'access'
         const error = (kit.response as KitTree).error as (status: number, message: string) => void
         error(refusal.status, refusal.message)
       }

@@ -85,6 +85,7 @@ export type ProxyAnswer =
 type GrpcProxyAnswer = (GrpcAnswer & { log?: string[] }) | { raise: string }
 
 const NO_ROUTE = 'no Route matched with those values'
+const NO_SERVICE = 'no Service found with those values'
 
 const rows = <T = Row>(v: unknown): T[] => (Array.isArray(v) ? (v as T[]) : [])
 const idOf = (v: unknown): string | undefined => (v && typeof v === 'object' ? (v as Row).id : undefined)
@@ -340,6 +341,8 @@ export class InProcessKong {
           },
           upstream: (sent, ctx) => (answered = answerOf(sent, ctx)),
           router: () => (route ? undefined : { status: 404, message: NO_ROUTE }),
+          // a route with no service, once no plugin answered in access: Kong's 503
+          serviceCheck: () => (route && !service ? { status: 503, message: NO_SERVICE } : undefined),
         },
       )
       const out = result.response

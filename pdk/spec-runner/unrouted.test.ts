@@ -87,4 +87,49 @@ describe('a request no route matches, through Kong in process', () => {
   it('runs the global plugins as Kong does: rewrite before the 404, header_filter, body_filter and log after', async () => {
     allPass(await runSpec(SPEC, TALLY), 3)
   })
+
+  it("a route with no service: Kong's 503 once access ran, unless a plugin answered; the log has no service", async () => {
+    const results = await runSpec(
+      `
+local helpers = require "spec.helpers"
+local cjson = require "cjson"
+describe("a serviceless route", function()
+  local proxy_client
+  lazy_setup(function()
+    local bp = helpers.get_db_utils("postgres", { "routes", "services", "plugins" }, { "tally", "answer" })
+    local bare = bp.routes:insert { paths = { "/bare" }, no_service = true }
+    local answered = bp.routes:insert { paths = { "/answered" }, no_service = true }
+    assert.is_nil(bare.service)
+    assert.is_nil(bare.no_service)
+    bp.plugins:insert { name = "tally", route = { id = bare.id }, config = { tag = "bare" } }
+    bp.plugins:insert { name = "tally", route = { id = answered.id }, config = { tag = "answered" } }
+    bp.plugins:insert { name = "answer", route = { id = answered.id } }
+    assert(helpers.start_kong({ plugins = "bundled,tally,answer" }))
+    proxy_client = helpers.proxy_client()
+  end)
+  before_each(function() _G.tally = {} end)
+  it("no plugin answers: 503 after its access phase (a route's plugin has no rewrite), then the later phases", function()
+    local body = assert.res_status(503, proxy_client:get("/bare"))
+    assert.equal("no Service found with those values", cjson.decode(body).message)
+    assert.same({ "bare:access", "bare:header_filter", "bare:body_filter", "bare:log" }, _G.tally)
+    assert.is_nil(_G.tally_entry.service)
+    assert.equal("/bare", _G.tally_entry.route.paths[1])
+  end)
+  it("a plugin answers in access: its answer, and no service in the log", function()
+    local body = assert.res_status(200, proxy_client:get("/answered"))
+    assert.equal("OK", cjson.decode(body).message)
+    assert.is_nil(_G.tally_entry.service)
+  end)
+end)`,
+      {
+        ...TALLY,
+        // `answer` ends every request in access, as request-termination does
+        'kong/plugins/answer/handler.lua': `
+return { PRIORITY = 2, VERSION = "1.0.0", access = function() return kong.response.exit(200, { message = "OK" }) end }`,
+        'kong/plugins/answer/schema.lua': `
+return { name = "answer", fields = { { config = { type = "record", fields = {} } } } }`,
+      },
+    )
+    allPass(results, 2)
+  })
 })

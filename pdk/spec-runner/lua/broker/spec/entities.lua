@@ -109,9 +109,11 @@ function DEFAULTS.routes(row, insert)
   row.path_handling = row.path_handling or "v0"
   if row.request_buffering == nil then row.request_buffering = true end
   if row.response_buffering == nil then row.response_buffering = true end
-  -- Kong's test blueprints give a route without a service one of its own, to the mock upstream;
-  -- the Admin API does not (insert is nil there): the route has no service
-  if row.service == nil and insert then row.service = { id = insert("services", {}).id } end
+  -- Kong's test blueprints give a route without a service one of its own, to the mock upstream, unless
+  -- asked for none (`no_service = true`, which is not a field); the Admin API does not (insert is nil there)
+  local no_service = insert and row.no_service == true
+  if insert then row.no_service = nil end
+  if row.service == nil and insert and not no_service then row.service = { id = insert("services", {}).id } end
   row.service = ref(row.service)
   return row
 end
