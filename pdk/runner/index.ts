@@ -90,8 +90,9 @@ function proxy(
   if (plugins.some((p) => p.phases.has('response'))) up.buffered = true
   ctx.response.service = { status: answer.status ?? 200, headers: headers.clone(), body: Buffer.from(body) }
   const before = ctx.response.headers
+  // what plugins set before proxying wins over the service's, each under the name the plugin gave it
   const merged = headers.clone()
-  for (const [name, value] of Object.entries(before.table().headers)) merged.set(name, value)
+  merged.overlay(before)
   ctx.response.status = answer.status ?? 200
   ctx.response.headers = merged
   ctx.response.body = Buffer.from(body)

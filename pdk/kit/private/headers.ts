@@ -61,6 +61,17 @@ export class HeaderList {
     this.entries.splice(at === -1 ? this.entries.length : at, 0, ...added)
   }
 
+  /** Each header `over` holds replaces this list's of that name: its values, under the name `over` first gives it. */
+  overlay(over: HeaderList): void {
+    const seen = new Set<string>()
+    for (const [name] of over.entries) {
+      const key = headerKey(name)
+      if (seen.has(key)) continue
+      seen.add(key)
+      this.set(name, over.all(name))
+    }
+  }
+
   add(name: string, value: string | string[]): void {
     for (const v of Array.isArray(value) ? value : [value]) this.entries.push([name, v])
   }

@@ -16,6 +16,9 @@ import { readVariable, writeRefusal } from './vars.js'
 import type { HostOp, HostState } from './types.js'
 import { wallClock, type Clock } from '../../kit/private/clock.js'
 
+/** ngx.req/resp.get_headers' `raw`: names as they were given; otherwise lower-cased (the table then looks up any case). */
+const keyOf = (raw: unknown) => (raw === true ? (n: string) => n : undefined)
+
 // the wall clock in nanoseconds, advanced by the high-resolution clock (Date.now has milliseconds only)
 const HR_START = process.hrtime.bigint()
 const START_NS = Date.now() * 1e6
@@ -183,9 +186,9 @@ export const NGX_OPS: Record<string, HostOp> = {
     const ctx = need(s)
     return [ctx.upstream.method, ctx.upstream.body, ctx.upstream.query, ctx.request.httpVersion]
   },
-  req_headers: (s, max) => {
+  req_headers: (s, max, raw) => {
     // nginx's headers_in: what plugins set or cleared, the client's Host (a Host write sets $upstream_host)
-    const { headers } = currentHeaders(need(s)).table(Number(max ?? 100) || Infinity)
+    const { headers } = currentHeaders(need(s)).table(Number(max ?? 100) || Infinity, keyOf(raw))
     return [headers]
   },
   resp_header_get: (s, name) => {
@@ -206,7 +209,7 @@ export const NGX_OPS: Record<string, HostOp> = {
     record(s, 'ngx.resp.add_header', [name, value])
     return []
   },
-  resp_headers: (s, max) => [need(s).response.headers.table(Number(max ?? 100) || Infinity).headers],
+  resp_headers: (s, max, raw) => [need(s).response.headers.table(Number(max ?? 100) || Infinity, keyOf(raw)).headers],
   decode_args: (_s, q, max, limit) => decodeLuaArgs(q, max, limit === 'args' ? 'args' : 'parts'),
   encode_args: (_s, t) => [encodeArgs(t)],
   ip_parse: (_s, ip) => {

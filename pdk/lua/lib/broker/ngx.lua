@@ -140,7 +140,12 @@ local req_clear_header = kit_as("ngx.req.clear_header", "service.request.clear_h
 local req_set_method = kit_as("ngx.req.set_method", "service.request.set_method")
 local req_set_body = kit_as("ngx.req.set_body_data", "service.request.set_raw_body")
 ngx.req = {
-  get_headers = function(max) return setmetatable(H("req_headers", max), header_mt) end,
+  -- raw: names as the client sent them, and no lookup in any case (OpenResty's raw table)
+  get_headers = function(max, raw)
+    local t = H("req_headers", max, raw == true)
+    if raw == true then return t end
+    return setmetatable(t, header_mt)
+  end,
   set_header = function(k, v)
     if v == nil then return req_unset_header(k) end
     return req_set_header(k, v)
@@ -185,7 +190,12 @@ ngx.req.append_body = unwritten("ngx.req.append_body", "use ngx.req.set_body_dat
 ngx.req.finish_body = unwritten("ngx.req.finish_body", "use ngx.req.set_body_data")
 ngx.is_subrequest = false
 ngx.run_worker_thread = unwritten("ngx.run_worker_thread", "a replay has no thread pool")
-ngx.resp = { get_headers = function(max) return setmetatable(H("resp_headers", max), header_mt) end }
+-- raw: names as they were set, and no lookup in any case (OpenResty's raw table)
+ngx.resp = { get_headers = function(max, raw)
+  local t = H("resp_headers", max, raw == true)
+  if raw == true then return t end
+  return setmetatable(t, header_mt)
+end }
 
 ngx.re = require "ngx.re"
 ngx.worker = {

@@ -1,0 +1,62 @@
+import { describe, it } from 'vitest'
+import { allPass, runSpec } from './testing/specs.js'
+
+// ngx.req.get_headers and ngx.resp.get_headers with `raw`: names as they were given, not lower-cased, and a
+// plain table (OpenResty's). proxy-cache keeps the response's headers that way and removes its own
+// `X-Cache-Status` by that exact name before answering from the cache; a header a plugin set before proxying
+// keeps its name through the service's answer.
+const CASE = {
+  'kong/plugins/case/handler.lua': `
+local Case = { PRIORITY = 5, VERSION = "1.0.0" }
+local function names(t)
+  local out = {}
+  for k in pairs(t) do out[#out + 1] = k end
+  table.sort(out)
+  return table.concat(out, ",")
+end
+function Case:access()
+  kong.response.set_header("X-Set-In-Access", "a")
+  kong.ctx.plugin.req_raw = names(ngx.req.get_headers(0, true))
+  kong.ctx.plugin.req = names(ngx.req.get_headers())
+end
+function Case:header_filter()
+  local raw = ngx.resp.get_headers(0, true)
+  kong.response.set_header("x-resp-raw", names(raw))
+  kong.response.set_header("x-resp", names(ngx.resp.get_headers()))
+  kong.response.set_header("x-raw-lookup", tostring(raw["x-set-in-access"]) .. "/" .. tostring(raw["X-Set-In-Access"]))
+  kong.response.set_header("x-req-raw", kong.ctx.plugin.req_raw)
+  kong.response.set_header("x-req", kong.ctx.plugin.req)
+end
+return Case`,
+  'kong/plugins/case/schema.lua': `
+return { name = "case", fields = { { config = { type = "record", fields = {} } } } }`,
+}
+
+describe('header names with raw, through Kong in process', () => {
+  it("keep the case they were given, also across the service's answer", async () => {
+    const results = await runSpec(
+      `
+local helpers = require "spec.helpers"
+describe("case", function()
+  it("raw names", function()
+    local bp = helpers.get_db_utils("postgres", { "routes", "services", "plugins" }, { "case" })
+    local r = bp.routes:insert { hosts = { "case.test" } }
+    bp.plugins:insert { name = "case", route = { id = r.id } }
+    assert(helpers.start_kong({ plugins = "bundled,case" }))
+    local client = helpers.proxy_client()
+    local res = client:get("/get", { headers = { host = "case.test", ["X-Client-Case"] = "c" } })
+    assert.res_status(200, res)
+    assert.matches("X-Set-In-Access", res.headers["x-resp-raw"], 1, true)
+    assert.matches("Content-Type", res.headers["x-resp-raw"], 1, true)
+    assert.matches("x-set-in-access", res.headers["x-resp"], 1, true)
+    assert.is_nil(res.headers["x-resp"]:find("X-Set-In-Access", 1, true))
+    assert.equal("nil/a", res.headers["x-raw-lookup"])
+    assert.matches("X-Client-Case", res.headers["x-req-raw"], 1, true)
+    assert.matches("x-client-case", res.headers["x-req"], 1, true)
+  end)
+end)`,
+      CASE,
+    )
+    allPass(results, 1)
+  })
+})
