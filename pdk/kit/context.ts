@@ -91,6 +91,11 @@ export interface ResponseState {
   unexpected: boolean
   /** The proxied service answered. */
   proxied: boolean
+  /**
+   * A plugin set ngx.ctx.KONG_PROXIED: Kong then answers as for a proxied request (its latency headers and Via),
+   * as proxy-cache does when it serves a cached answer.
+   */
+  kongProxied?: boolean
   /** The service's own answer, for service.response. */
   service?: { status: number; headers: HeaderList; body: Buffer }
 }

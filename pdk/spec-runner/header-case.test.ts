@@ -59,4 +59,43 @@ end)`,
     )
     allPass(results, 1)
   })
+
+  it('a plugin that sets ngx.ctx.KONG_PROXIED and answers gets the headers of a proxied answer, as a cache hit does', async () => {
+    const results = await runSpec(
+      `
+local helpers = require "spec.helpers"
+describe("cached", function()
+  it("answers as proxied", function()
+    local bp = helpers.get_db_utils("postgres", { "routes", "services", "plugins" }, { "cached" })
+    local r = bp.routes:insert { hosts = { "cached.test" } }
+    bp.plugins:insert { name = "cached", route = { id = r.id } }
+    local plain = bp.routes:insert { hosts = { "plain.test" } }
+    bp.plugins:insert { name = "cached", route = { id = plain.id }, config = { mark = false } }
+    assert(helpers.start_kong({ plugins = "bundled,cached" }))
+    local client = helpers.proxy_client()
+    local res = client:get("/", { headers = { host = "cached.test" } })
+    assert.equal("true", assert.res_status(200, res))
+    assert.matches("^%d+$", res.headers["X-Kong-Proxy-Latency"])
+    assert.matches("^%d+$", res.headers["X-Kong-Upstream-Latency"])
+    assert.is_nil(res.headers["X-Kong-Response-Latency"])
+    res = client:get("/", { headers = { host = "plain.test" } })
+    assert.equal("nil", assert.res_status(200, res))
+    assert.matches("^%d+$", res.headers["X-Kong-Response-Latency"])
+    assert.is_nil(res.headers["X-Kong-Proxy-Latency"])
+  end)
+end)`,
+      {
+        'kong/plugins/cached/handler.lua': `
+return { PRIORITY = 5, VERSION = "1.0.0", access = function(_, conf)
+  if conf.mark then ngx.ctx.KONG_PROXIED = true end
+  return kong.response.exit(200, tostring(ngx.ctx.KONG_PROXIED))
+end }`,
+        'kong/plugins/cached/schema.lua': `
+return { name = "cached", fields = { { config = { type = "record", fields = {
+  { mark = { type = "boolean", default = true } },
+} } } } }`,
+      },
+    )
+    allPass(results, 1)
+  })
 })

@@ -354,7 +354,7 @@ export class InProcessKong {
       }
       const server = req.server ?? 'kong/3.9.1'
       const extra: Record<string, string> =
-        out.source === 'service'
+        out.source === 'service' || seen.ctx?.response.kongProxied
           ? { Via: `1.1 ${server}`, 'X-Kong-Upstream-Latency': '0', 'X-Kong-Proxy-Latency': '0' }
           : { Server: server, 'X-Kong-Response-Latency': '0' }
       const headers: HeadersTable = { ...extra, ...out.headers }

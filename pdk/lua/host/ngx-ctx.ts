@@ -84,7 +84,7 @@ function timing(ctx: Context, name: string): number | boolean | undefined {
   const start = ctx.startTime
   if (name === 'KONG_PROCESSING_START') return start
   const proxied = ctx.response.service !== undefined
-  if (name === 'KONG_PROXIED') return proxied || undefined
+  if (name === 'KONG_PROXIED') return proxied || ctx.response.kongProxied || undefined
   if (name === 'KONG_PROXY_LATENCY' || name === 'KONG_WAITING_TIME' || name === 'KONG_RECEIVE_TIME')
     return proxied ? 0 : undefined
   if (name === 'KONG_RESPONSE_LATENCY') return ctx.response.exited ? 0 : undefined
@@ -130,6 +130,7 @@ export const NGX_CTX_OPS: Record<string, HostOp> = {
     const v = value === null ? undefined : value
     if (name === 'authenticated_consumer') ctx.auth.consumer = v as Table | undefined
     else if (name === 'authenticated_credential') ctx.auth.credential = v as Table | undefined
+    else if (name === 'KONG_PROXIED') ctx.response.kongProxied = v !== undefined && v !== false
     record(s, `ngx.ctx.${String(name)}`, value)
     return []
   },

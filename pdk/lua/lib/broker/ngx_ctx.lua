@@ -7,7 +7,8 @@ local H = __host
 local FIELDS = {}
 for _, name in ipairs(H("ngx_ctx_fields")) do FIELDS[name] = true end
 local KEPT = { service = true, route = true }
-local THROUGH = { authenticated_consumer = true, authenticated_credential = true }
+-- KONG_PROXIED a plugin sets (proxy-cache serving a cached answer) makes Kong answer as for a proxied request
+local THROUGH = { authenticated_consumer = true, authenticated_credential = true, KONG_PROXIED = true }
 
 local function balancer_data()
   local own = H("ngx_ctx_get", "balancer_data")
