@@ -51,6 +51,32 @@ describe('emulated modules for the bundled plugins', () => {
     ).toEqual(['application', 'json', 'utf-8', '1', undefined, true, true, false])
   })
 
+  it("kong.tools.mime_type follows Kong's grammar: lower-cased types, `*`, nothing trailing, quoted pairs kept", () => {
+    expect(
+      lua(`local m = require "kong.tools.mime_type"
+           local a, b = m.parse_mime_type("Application/XML")
+           local star1, star2 = m.parse_mime_type("*")
+           local _, _, q = m.parse_mime_type('text/plain;a="x\\\\"y"')
+           return a, b, star1, star2, q.a,
+             m.parse_mime_type("application/xml;") == nil, m.parse_mime_type("text/plain ") == nil,
+             m.parse_mime_type("text/plain; a = b") == nil, m.parse_mime_type(" text/plain") == nil,
+             m.includes({ type = "Text", subtype = "plain" }, { type = "text", subtype = "plain" }),
+             select(2, pcall(m.includes, "x", {}))`),
+    ).toEqual([
+      'application',
+      'xml',
+      '*',
+      '*',
+      'x\\"y',
+      true,
+      true,
+      true,
+      true,
+      false,
+      expect.stringContaining('this must be a table'),
+    ])
+  })
+
   it('kong.resty.mlcache runs the callback once per key until the ttl passes', () => {
     expect(
       lua(`local c = assert(require("kong.resty.mlcache").new("n", "kong_db_cache", { ttl = 10 }))

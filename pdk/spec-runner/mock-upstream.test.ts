@@ -38,6 +38,10 @@ describe("Kong's mock upstream, in process", () => {
     const rh = mockUpstream({ ...base, path: '/response-headers', query: 'X-A=b' }, '')
     expect(rh.headers['X-A']).toBe('b')
     expect(JSON.parse(String(rh.body))).toMatchObject({ uri_args: { 'X-A': 'b' } })
+    // /cache/:n: the echo, cacheable for n seconds (proxy-cache's specs)
+    const cached = mockUpstream({ ...base, path: '/cache/2' }, '')
+    expect([cached.status, cached.headers['Cache-Control']]).toEqual([200, 'public, max-age=2'])
+    expect(JSON.parse(String(cached.body))).toMatchObject({ uri: '/cache/2' })
     // a path the mock upstream has no location for is its 404, with the echo
     const missing = mockUpstream({ ...base, path: '/nowhere' }, '')
     expect(missing.status).toBe(404)

@@ -126,6 +126,12 @@ export function mockUpstream(req: UpstreamRequest, client: string, now = Date.no
     const extra = Object.fromEntries(Object.entries(echo.uri_args).map(([k, v]) => [k, String(v)]))
     return { status: 200, headers: { ...json, ...extra }, body: JSON.stringify(echo) }
   }
+  // /cache/<n>: the echo, cacheable for n seconds
+  const cache = /^\/cache\/(\d+)$/.exec(req.path)
+  if (cache) {
+    const headers = { ...json, 'Cache-Control': `public, max-age=${cache[1]}` }
+    return { status: 200, headers, body: JSON.stringify(echo) }
+  }
   // a path none of its locations serves: 404, with the echo
   if (!KNOWN.some((re) => re.test(req.path))) return { status: 404, headers: json, body: JSON.stringify(echo) }
   return { status: 200, headers: json, body: JSON.stringify(echo) }
