@@ -94,4 +94,24 @@ end)`,
       'success tally names the default workspace',
     ])
   })
+
+  it("Kong's constants and tools are loaded before a spec runs, as Kong's helpers load them", async () => {
+    const results = await runSpec(
+      `
+require "spec.helpers"
+describe("a spec that stubs ngx", function()
+  it("still finds Kong's constants loaded with the real one", function()
+    local real = _G.ngx
+    _G.ngx = { get_phase = function() return "log" end }
+    local ok, constants = pcall(require, "kong.constants")
+    _G.ngx = real
+    assert(ok, constants)
+    assert.equal(real.DEBUG, constants.LEVEL)
+  end)
+end)`,
+      // a checkout's kong/constants.lua reads ngx's log levels when it loads, as Kong's does
+      { 'kong/constants.lua': 'return { LEVEL = assert(ngx.DEBUG, "ngx.DEBUG") }' },
+    )
+    allPass(results, 1)
+  })
 })

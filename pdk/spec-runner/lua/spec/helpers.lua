@@ -7,6 +7,12 @@ local entities = require "broker.spec.entities"
 local client = require "broker.spec.client"
 require "broker.spec.assertions"
 require "broker.spec.eventually"
+-- Kong's helpers load Kong's constants and tools (through its configuration loader and kong.global) before a spec
+-- runs: a spec that then replaces _G.ngx with a stub and loads a PDK module afresh (opentelemetry's utils spec)
+-- finds them loaded with the real ngx. Those a run has (a Kong checkout's, or broker's own).
+for _, name in ipairs({ "kong.constants", "kong.tools.uri", "kong.tools.http", "kong.tools.yield", "kong.tools.cjson" }) do
+  pcall(require, name)
+end
 
 local H = {}
 local started = nil
