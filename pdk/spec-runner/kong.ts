@@ -6,6 +6,7 @@
  */
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
+import { runAdminRoute, type AdminRouteAnswer, type AdminRouteRequest } from './admin-route.js'
 import { MockLogs } from './mock-logs.js'
 import { mockUpstream, type UpstreamAnswer } from './mock-upstream.js'
 import {
@@ -113,7 +114,7 @@ export class InProcessKong {
   ) {}
 
   /** A host request of spec.helpers: `proxy` (through Kong) or `upstream` (the mock upstream itself). */
-  async handle(op: string, payload: unknown): Promise<ProxyAnswer | GrpcurlResult> {
+  async handle(op: string, payload: unknown): Promise<ProxyAnswer | GrpcurlResult | AdminRouteAnswer> {
     const req = payload as ProxyRequest
     if (op === 'upstream') {
       const headers = (req.headers ?? {}) as HeadersTable
@@ -121,6 +122,9 @@ export class InProcessKong {
       return this.mockLogs.answer(sent) ?? mockUpstream(sent, '127.0.0.1', this.clock.now())
     }
     if (op === 'proxy') return this.proxy(req)
+    // a plugin's own Admin API route (its api.lua), which admin_routes.lua matched
+    if (op === 'admin_route')
+      return runAdminRoute(this.runtime, this.clock, payload as AdminRouteRequest, this.timeoutMs)
     if (op === 'grpc')
       return runGrpcurl(payload as GrpcurlLine, (request, transport) =>
         this.proxyGrpc({ ...req, ...request }, transport),
