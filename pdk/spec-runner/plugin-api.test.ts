@@ -141,6 +141,48 @@ end)`,
     allPass(results, 9)
   })
 
+  it("run after the plugins' worker start, and a Kong started again has new workers and empty shared dicts", async () => {
+    const files = {
+      ...NOTES_FILES,
+      'kong/plugins/notes/handler.lua': `
+local Notes = { PRIORITY = 10, VERSION = "1.0.0" }
+function Notes:init_worker()
+  Notes.ready = true
+  ngx.shared.kong:incr("notes_workers", 1, 0)
+end
+return Notes`,
+      'kong/plugins/notes/api.lua': `
+return { ["/notes-workers"] = { GET = function()
+  local ready = require("kong.plugins.notes.handler").ready
+  return kong.response.exit(200, { ready = ready, workers = ngx.shared.kong:get("notes_workers") })
+end } }`,
+    }
+    const results = await runSpec(
+      `
+local helpers = require "spec.helpers"
+local cjson = require "cjson"
+local function workers()
+  local res = assert(helpers.admin_client():get("/notes-workers"))
+  local body = cjson.decode(assert.res_status(200, res))
+  assert.is_true(body.ready)
+  return body.workers
+end
+describe("workers", function()
+  it("start before the Admin API answers, once per Kong", function()
+    local bp = helpers.get_db_utils("postgres", nil, { "notes" })
+    bp.plugins:insert({ name = "notes" })
+    assert(helpers.start_kong({ plugins = "bundled,notes" }))
+    assert.equal(1, workers())
+    assert.equal(1, workers())
+    assert(helpers.restart_kong({ plugins = "bundled,notes" }))
+    assert.equal(1, workers())
+  end)
+end)`,
+      files,
+    )
+    allPass(results, 1)
+  })
+
   it('an api.lua that fails to load fails the request naming it', async () => {
     const results = await runSpec(
       `${PRELUDE}

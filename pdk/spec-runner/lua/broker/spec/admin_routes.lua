@@ -40,8 +40,10 @@ end
 local function api_of(name)
   local modname = "kong.plugins." .. name .. ".api"
   if package.loaded[modname] ~= nil then return type(package.loaded[modname]) == "table" and package.loaded[modname] end
-  -- loaded as Kong loads its Admin API, in nginx's init phase
+  -- loaded as Kong loads its Admin API, in nginx's init phase, after the plugin's handler (prometheus's starts
+  -- the counters its api.lua reads when it loads)
   __broker_loading = true
+  pcall(require, "kong.plugins." .. name .. ".handler")
   local ok, mod = pcall(require, modname)
   __broker_loading = false
   if ok then return type(mod) == "table" and mod end
@@ -269,7 +271,7 @@ function M.answer(req, generated)
   end
   pending = function() return run(self, methods, fn, db) end
   local answer = client.host("admin_route", { method = method, path = path, query = query, headers = req.headers or {},
-    body = req.body })
+    body = req.body, db = require("broker.spec.dao").snapshot(), generation = client.generation })
   pending = nil
   return answer
 end
