@@ -172,7 +172,7 @@ end
 local NOT_EMULATED = {}
 for _, name in ipairs({ "upstreams", "targets", "certificates", "snis", "ca_certificates", "vaults", "keys",
   "key-sets", "workspaces", "consumer_groups", "clustering", "debug", "timers", "filter-chains",
-  "tags", "endpoints", "metrics", "partials", "licenses", "rbac", "admins" }) do
+  "tags", "endpoints", "partials", "licenses", "rbac", "admins" }) do
   NOT_EMULATED[name] = true
 end
 
