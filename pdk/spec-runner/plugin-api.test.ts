@@ -183,6 +183,49 @@ end)`,
     allPass(results, 1)
   })
 
+  it("customize a DAO's generated endpoint: `before` first, `parent` the generated one", async () => {
+    const files = {
+      ...NOTES_FILES,
+      'kong/plugins/notes/daos.lua': NOTES_FILES['kong/plugins/notes/daos.lua']!.replace(
+        'generate_admin_api = false',
+        'generate_admin_api = true',
+      ),
+      'kong/plugins/notes/api.lua': `
+return {
+  ["/notes/:notes"] = {
+    schema = kong.db.notes.schema,
+    before = function(self)
+      if self.params.notes == "secret" then return kong.response.exit(403, { message = "hidden" }) end
+    end,
+    PUT = function(self, db, helpers, parent)
+      self.args.post.text = string.upper(self.args.post.text or "")
+      return parent()
+    end,
+  },
+}`,
+    }
+    const results = await runSpec(
+      `${PRELUDE}
+describe("override", function()
+  lazy_setup(setup)
+  it("PUT goes through the handler, then the generated endpoint", function()
+    local res = assert(admin:put("/notes/one", { body = { text = "quiet" },
+      headers = { ["Content-Type"] = "application/json" } }))
+    local row = cjson.decode(assert.res_status(200, res))
+    assert.same({ "one", "QUIET" }, { row.title, row.text })
+    assert.equal("QUIET", cjson.decode(assert.res_status(200, assert(admin:get("/notes/one")))).text)
+  end)
+  it("a method the route does not define runs the generated one after before", function()
+    assert.same({ message = "hidden" }, cjson.decode(assert.res_status(403, assert(admin:get("/notes/secret")))))
+    assert.res_status(204, assert(admin:delete("/notes/one")))
+    assert.res_status(404, assert(admin:get("/notes/one")))
+  end)
+end)`,
+      files,
+    )
+    allPass(results, 2)
+  })
+
   it('an api.lua that fails to load fails the request naming it', async () => {
     const results = await runSpec(
       `${PRELUDE}

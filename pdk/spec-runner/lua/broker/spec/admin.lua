@@ -176,7 +176,7 @@ for _, name in ipairs({ "upstreams", "targets", "certificates", "snis", "ca_cert
   NOT_EMULATED[name] = true
 end
 
--- whether a DAO's generated endpoint has `pattern` (`/consumers/:c/acls/:a`): this file answers it, not a plugin's api.lua
+-- whether a DAO's generated endpoint has `pattern` (`/consumers/:c/acls/:a`), which a plugin's api.lua may customize
 local function generated(pattern)
   local by_url, nested = collections()
   local p = {}
@@ -193,13 +193,15 @@ local function generated(pattern)
 end
 
 --- One Admin API request: `{ method, path, query, headers, body }` → `{ status, headers, body }`.
-function M.handle(req)
+function M.handle(req, generic_only)
   local method = req.method
   local parts = {}
   for p in req.path:gsub("[?#].*$", ""):gmatch("[^/]+") do parts[#parts + 1] = ngx.unescape_uri(p) end
-  -- an enabled plugin's own route (its api.lua)
-  local routed = plugin_routes.answer(req, generated)
-  if routed then return routed end
+  -- an enabled plugin's own route (its api.lua), which may customize a generated one (`parent`: this one's)
+  if not generic_only then
+    local routed = plugin_routes.answer(req, generated, function(r) return M.handle(r, true) end)
+    if routed then return routed end
+  end
   local by_url, nested = collections()
   local a, b, c, d = parts[1], parts[2], parts[3], parts[4]
   if #parts > 4 then return message(404, "Not found") end

@@ -4,7 +4,8 @@
 -- handler(self, db, helpers) with self.params (the query args, a form body and the URL's params; a JSON body
 -- over them), db (kong.db when the module's routes carry a schema, an empty table otherwise),
 -- helpers.yield_error; the answer is kong.response.exit's or what the handler printed. A route that a
--- DAO's generated endpoint already has (`/consumers/:consumers/acls/:acls`) is answered by admin.lua.
+-- DAO's generated endpoint already has (`/consumers/:consumers/acls/:acls`) customizes it: its handler gets
+-- `parent`, which answers as admin.lua's endpoint does.
 local cjson = require "cjson.safe"
 local client = require "broker.spec.client"
 local M = {}
@@ -53,20 +54,20 @@ end
 
 -- every route, the most specific first: literal ones, then by fewer params and more segments
 local function routes(generated)
-  local list = {}
+  local list, failed = {}, nil
   for _, name in ipairs(plugin_names()) do
     local mod, err = api_of(name)
-    if mod == nil then return nil, err end
+    failed = failed or err
     if mod then
       -- a module whose routes carry a schema is attached as Kong's DAO routes are: they get kong.db
       local new_db = false
       for _, verbs in pairs(mod) do if type(verbs) == "table" and verbs.schema then new_db = true end end
       for pattern, verbs in pairs(mod) do
-        if type(pattern) == "string" and pattern:sub(1, 1) == "/" and type(verbs) == "table" and not generated(pattern) then
+        if type(pattern) == "string" and pattern:sub(1, 1) == "/" and type(verbs) == "table" then
           local parts, params = split(pattern), 0
           for _, p in ipairs(parts) do if p:find("^[:*]") then params = params + 1 end end
           list[#list + 1] = { pattern = pattern, parts = parts, params = params, methods = verbs.methods or verbs,
-            new_db = new_db }
+            new_db = new_db, override = generated(pattern) }
         end
       end
     end
@@ -76,7 +77,7 @@ local function routes(generated)
     if #a.parts ~= #b.parts then return #a.parts > #b.parts end
     return a.pattern < b.pattern
   end)
-  return list
+  return list, failed
 end
 
 -- the URL's params when `parts` fit the route (`:name` one segment, a last `*` the rest), as given (not unescaped)
@@ -158,7 +159,7 @@ end
 -- the route running now (admin-route.ts calls __spec_admin_route while the spec waits on the host)
 local pending
 
-local function run(self, methods, fn, db)
+local function run(self, methods, fn, db, parent)
   local ctype = (self.req.headers["content-type"] or ""):lower()
   if NEEDS_BODY[self.req.method] and ctype ~= "" and not (ctype:find("^application/json") or ctype:find("^multipart/form%-data")
       or ctype:find("^application/x%-www%-form%-urlencoded")) then
@@ -168,7 +169,7 @@ local function run(self, methods, fn, db)
   local ok, res, err = xpcall(function()
     -- a route's `before` runs first; its kong.response.exit ends the request there
     if type(methods.before) == "function" then methods.before(self, db, helpers) end
-    return fn(self, db, helpers)
+    return fn(self, db, helpers, parent)
   end, function(e)
     if type(e) == "table" and e[YIELDED] then return e end
     return debug.traceback(tostring(e), 2)
@@ -214,11 +215,28 @@ local header_mt = { __index = function(t, k)
   for name, v in next, t do if name:lower() == k:lower() then return v end end
 end }
 
+-- the generated endpoint a route customizes, called as `parent()`: the request again with the URL's params and
+-- the body as the handler left them (acl's `before` turns a group name into its id)
+local function parent_of(self, route, req, generic)
+  return function()
+    local path = route.pattern:gsub(":([%w_]+)", function(name) return tostring(self.params[name]) end)
+    local sent = { method = self.req.method, path = path, query = self.req.parsed_url.query, headers = req.headers }
+    if NEEDS_BODY[self.req.method] then
+      sent.headers = { ["Content-Type"] = "application/json" }
+      sent.body = cjson.encode(self.args and self.args.post or {})
+    end
+    local answer = generic(sent)
+    if answer.raise then error(answer.raise, 0) end
+    local body = answer.body
+    if body == "" then body = nil end
+    return kong.response.exit(answer.status, body, answer.headers)
+  end
+end
+
 --- The answer of the plugin route `req` reaches, or nil when none does; `generated(pattern)` says whether a
---- DAO's generated endpoint has that pattern.
-function M.answer(req, generated)
+--- DAO's generated endpoint has that pattern, `generic(req)` answers as that endpoint.
+function M.answer(req, generated, generic)
   local list, load_err = routes(generated)
-  if not list then return { raise = "spec.helpers.admin_client(): " .. load_err } end
   local path = req.path:gsub("[?#].*$", "")
   local parts = split(path)
   local route, url_params
@@ -226,10 +244,22 @@ function M.answer(req, generated)
     url_params = fit(r, parts)
     if url_params then route = r break end
   end
-  if not route then return nil end
+  if not route then
+    -- an api.lua broker could not load (a module it does not emulate) matters where its routes might have answered
+    if not load_err then return nil end
+    local answer = generic(req)
+    if answer.status ~= 404 then return answer end
+    return { raise = "spec.helpers.admin_client(): " .. load_err }
+  end
   local method, methods = req.method, route.methods
   local fn = methods[method]
   if fn == nil and method == "HEAD" then fn = methods.GET end
+  -- a DAO's generated endpoint the module customizes: a method it does not define is the generated one's,
+  -- after the route's `before`
+  if route.override and type(fn) ~= "function" then
+    if type(methods.before) ~= "function" then return nil end
+    fn = function(self, _, _, parent) return parent() end
+  end
   if type(fn) ~= "function" then
     if method == "OPTIONS" then
       local allow = allowed(methods)
@@ -269,7 +299,8 @@ function M.answer(req, generated)
     db = kong.db
     self.args = { uri = query_args, post = type(json) == "table" and json or normalize(post or {}, true) }
   end
-  pending = function() return run(self, methods, fn, db) end
+  local parent = route.override and parent_of(self, route, req, generic) or nil
+  pending = function() return run(self, methods, fn, db, parent) end
   local answer = client.host("admin_route", { method = method, path = path, query = query, headers = req.headers or {},
     body = req.body, db = require("broker.spec.dao").snapshot(), generation = client.generation })
   pending = nil
