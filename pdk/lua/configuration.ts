@@ -24,6 +24,8 @@ export const KONG_DEFAULTS: Readonly<Record<string, unknown>> = Object.freeze({
   dns_no_sync: false,
   worker_consistency: 'eventual',
   mem_cache_size: '128m',
+  // stream_listen = off: broker has no stream subsystem (prometheus's /metrics asks it for metrics when listed)
+  stream_listeners: [],
 })
 
 /** The configuration a fixture's Lua plugins see. */

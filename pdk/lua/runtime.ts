@@ -353,6 +353,17 @@ export class LuaRuntime {
   }
 
   /**
+   * Calls the Lua global `fn(token, ...args)`, which runs a handler as broker/request.lua's `run` does (a
+   * plugin's own Admin API route), on `ctx`'s kit: its state, "done", "exit" or "error" and a traceback.
+   */
+  async runHandler(ctx: Context, kit: KitTree, fn: string, args: unknown[], timeoutMs: number): Promise<unknown[]> {
+    this.bridge.use(kit, ctx, undefined)
+    this.enter(ctx)
+    const message = `${fn} did not finish within ${timeoutMs} ms (--timeout): stopped`
+    return this.drive(0, timeoutMs, message, (token) => this.vm.call(fn, token, ...args))
+  }
+
+  /**
    * Calls `kong.<path>(...args)` from Lua, as a plugin line would: its values (a Values when
    * several), or an Error with Lua's message. Call scripts run through it to check the Lua face.
    */

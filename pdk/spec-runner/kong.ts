@@ -6,6 +6,7 @@
  */
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
+import { runAdminRoute, type AdminRouteAnswer, type AdminRouteRequest } from './admin-route.js'
 import { MockLogs } from './mock-logs.js'
 import { mockUpstream, type UpstreamAnswer } from './mock-upstream.js'
 import {
@@ -87,6 +88,9 @@ type GrpcProxyAnswer = (GrpcAnswer & { log?: string[] }) | { raise: string }
 const NO_ROUTE = 'no Route matched with those values'
 const NO_SERVICE = 'no Service found with those values'
 
+const loadFailure = (e: unknown): string =>
+  `a plugin failed to load: ${e instanceof LuaError ? e.message.replace(/\nstack traceback:[\s\S]*$/, '') : e instanceof FixtureError ? e.reason : String(e)}`
+
 const rows = <T = Row>(v: unknown): T[] => (Array.isArray(v) ? (v as T[]) : [])
 const idOf = (v: unknown): string | undefined => (v && typeof v === 'object' ? (v as Row).id : undefined)
 
@@ -113,7 +117,7 @@ export class InProcessKong {
   ) {}
 
   /** A host request of spec.helpers: `proxy` (through Kong) or `upstream` (the mock upstream itself). */
-  async handle(op: string, payload: unknown): Promise<ProxyAnswer | GrpcurlResult> {
+  async handle(op: string, payload: unknown): Promise<ProxyAnswer | GrpcurlResult | AdminRouteAnswer> {
     const req = payload as ProxyRequest
     if (op === 'upstream') {
       const headers = (req.headers ?? {}) as HeadersTable
@@ -121,6 +125,17 @@ export class InProcessKong {
       return this.mockLogs.answer(sent) ?? mockUpstream(sent, '127.0.0.1', this.clock.now())
     }
     if (op === 'proxy') return this.proxy(req)
+    // a plugin's own Admin API route (its api.lua), which admin_routes.lua matched
+    if (op === 'admin_route') {
+      this.renew(req)
+      const plugins: PluginHandler[] = []
+      try {
+        for (const row of rows(req.db?.plugins)) plugins.push(await this.plugin(row))
+      } catch (e) {
+        return { raise: loadFailure(e) }
+      }
+      return runAdminRoute(this.runtime, this.clock, payload as AdminRouteRequest, this.timeoutMs, plugins)
+    }
     if (op === 'grpc')
       return runGrpcurl(payload as GrpcurlLine, (request, transport) =>
         this.proxyGrpc({ ...req, ...request }, transport),
@@ -130,6 +145,19 @@ export class InProcessKong {
       return { status: 200, headers: {}, body: file ?? '' }
     }
     return { raise: `spec.helpers: ${op} is not emulated by broker` }
+  }
+
+  /**
+   * A Kong started again (start_kong bumps the generation): the plugin instances made before are forgotten, and
+   * its new workers start afresh (the plugins' modules were loaded anew: prometheus's counters are made again).
+   */
+  private renew(req: ProxyRequest): void {
+    if ((req.generation ?? 0) !== this.generation) {
+      this.generation = req.generation ?? 0
+      this.loaded.clear()
+      this.runtime.worker.started = false
+      this.runtime.worker.errors = []
+    }
   }
 
   /** The kong-js-pdk module of a plugin the root has no handler.lua for: js-plugins/<name>.js (.mjs, .cjs, .ts). */
@@ -230,10 +258,7 @@ export class InProcessKong {
   ): Promise<ProxyAnswer> {
     // a spec's own call of an unemulated module (ngx.socket.tcp in a #tcp test) raised at its line already
     this.runtime.forgetUnsupportedCalls()
-    if ((req.generation ?? 0) !== this.generation) {
-      this.generation = req.generation ?? 0
-      this.loaded.clear()
-    }
+    this.renew(req)
     const headers = req.headers ?? {}
     const hostKey = Object.keys(headers).find((k) => k.toLowerCase() === 'host')
     const hostHeader = hostKey ? String(([] as string[]).concat(headers[hostKey]!)[0]) : '127.0.0.1:9000'
@@ -259,9 +284,7 @@ export class InProcessKong {
       plugins = []
       for (const row of configured) plugins.push(await this.plugin(row))
     } catch (e) {
-      return {
-        raise: `a plugin failed to load: ${e instanceof LuaError ? e.message.replace(/\nstack traceback:[\s\S]*$/, '') : e instanceof FixtureError ? e.reason : String(e)}`,
-      }
+      return { raise: loadFailure(e) }
     }
     // a chunked body (Transfer-Encoding: chunked, framed by the spec itself) reaches plugins as nginx reads it
     const chunked = Object.entries(headers).some(

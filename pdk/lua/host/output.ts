@@ -1,13 +1,14 @@
 /**
- * ngx.print / say / flush / eof / send_headers in rewrite and access, as OpenResty writes the answer
- * from there: the first output sends the headers (ngx.status, ngx.header) and the request is answered
- * by the plugin, not proxied; the body is what was printed; after eof nothing more is written.
+ * ngx.print / say / flush / eof / send_headers in rewrite and access (and the Admin API's handlers, which
+ * run in content_by_lua), as OpenResty writes the answer from there: the first output sends the headers
+ * (ngx.status, ngx.header) and the request is answered by the plugin, not proxied; the body is what was
+ * printed; after eof nothing more is written.
  */
 import type { Context } from '../../kit/context.js'
 import { bytesOf } from './codec.js'
 import type { HostOp, HostState } from './types.js'
 
-const OUTPUT_PHASES = new Set(['rewrite', 'access'])
+const OUTPUT_PHASES = new Set(['rewrite', 'access', 'admin_api'])
 const state = new WeakMap<Context, { eof: boolean }>()
 
 const need = (s: HostState): Context => {

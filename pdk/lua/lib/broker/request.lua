@@ -104,6 +104,14 @@ function M.resume(token, i, ...)
   return finish(token, co, resume(co, ...))
 end
 
+--- Runs `fn(...)` in a coroutine as a phase handler runs (a plugin's own Admin API route): the same states.
+function M.run(token, fn, ...)
+  M.plugin_index = nil
+  local co = create(fn)
+  running[token] = co
+  return finish(token, co, resume(co, ...))
+end
+
 --- Calls kong.<path>(...) in a coroutine of its own, as a plugin's line would (call scripts through Lua).
 function M.call(token, path, ...)
   local fn = kong

@@ -160,6 +160,10 @@ function H.start_kong(env)
       end
     end
     client.generation = client.generation + 1
+    -- and a new nginx: its shared dicts start empty (prometheus's metrics of the Kong before are gone)
+    for _, dict in pairs(ngx.shared) do
+      if type(dict) == "table" and dict.flush_all then dict:flush_all() end
+    end
   end
   untrusted_seen = untrusted
   -- a Kong that starts has an empty node cache, then warms it up with the entities it is told to

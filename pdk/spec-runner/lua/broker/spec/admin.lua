@@ -9,6 +9,7 @@ local db = require "broker.spec.db"
 local entities = require "broker.spec.entities"
 local is_uuid = require("kong.tools.uuid").is_valid_uuid
 local decode_body = require("broker.spec.admin_body").decode
+local plugin_routes = require "broker.spec.admin_routes"
 local M = {}
 
 local JSON = { ["Content-Type"] = "application/json; charset=utf-8" }
@@ -171,15 +172,36 @@ end
 local NOT_EMULATED = {}
 for _, name in ipairs({ "upstreams", "targets", "certificates", "snis", "ca_certificates", "vaults", "keys",
   "key-sets", "workspaces", "consumer_groups", "clustering", "debug", "timers", "filter-chains",
-  "tags", "endpoints", "metrics", "partials", "licenses", "rbac", "admins" }) do
+  "tags", "endpoints", "partials", "licenses", "rbac", "admins" }) do
   NOT_EMULATED[name] = true
 end
 
+-- whether a DAO's generated endpoint has `pattern` (`/consumers/:c/acls/:a`), which a plugin's api.lua may customize
+local function generated(pattern)
+  local by_url, nested = collections()
+  local p = {}
+  for seg in pattern:gmatch("[^/]+") do p[#p + 1] = seg end
+  local dao = by_url[p[1]]
+  if not dao or #p > 4 then return false end
+  if #p == 1 then return true end
+  if not p[2]:find("^:") then return false end
+  if #p == 2 then return true end
+  local info = entities.info(dao)
+  if #p == 3 and info.foreign and info.foreign[p[3]] then return true end
+  if not (nested[dao] and nested[dao][p[3]]) then return false end
+  return #p == 3 or p[4]:find("^:") ~= nil
+end
+
 --- One Admin API request: `{ method, path, query, headers, body }` → `{ status, headers, body }`.
-function M.handle(req)
+function M.handle(req, generic_only)
   local method = req.method
   local parts = {}
   for p in req.path:gsub("[?#].*$", ""):gmatch("[^/]+") do parts[#parts + 1] = ngx.unescape_uri(p) end
+  -- an enabled plugin's own route (its api.lua), which may customize a generated one (`parent`: this one's)
+  if not generic_only then
+    local routed = plugin_routes.answer(req, generated, function(r) return M.handle(r, true) end)
+    if routed then return routed end
+  end
   local by_url, nested = collections()
   local a, b, c, d = parts[1], parts[2], parts[3], parts[4]
   if #parts > 4 then return message(404, "Not found") end
