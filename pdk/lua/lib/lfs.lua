@@ -1,5 +1,5 @@
--- `lfs` for broker: LuaFileSystem's queries on the host's files (relative paths from the fixture's
--- folder), as Penlight's pl.path asks them; a replay writes no file, so every change to the tree
+-- `lfs` for broker: LuaFileSystem's queries on the host's files (relative paths from the fixture's folder, or the
+-- run's root under `broker pdk test`), as Penlight's pl.path asks them; a replay writes no file, so every change to the tree
 -- answers nil, err. Under `broker pdk test` mkdir and rmdir act (pl.dir.makepath and rmtree need them).
 local H = __host
 local M = { _VERSION = "LuaFileSystem 1.8.0 (broker)" }

@@ -16,8 +16,8 @@ end
 
 local H = {}
 local started = nil
--- the untrusted Lua settings of the last start_kong
-local untrusted_seen = nil
+-- whether a Kong was started before in this spec file (a start after it is a restart)
+local started_before = false
 
 H.mock_upstream_protocol = "http"
 H.mock_upstream_host = db.MOCK_HOST
@@ -150,10 +150,7 @@ function H.start_kong(env)
   -- (statsd's time of its last shared-dict metrics, a setting read when the module loads, as request-transformer
   -- reads the untrusted Lua settings) starts over. Kong in process loads them afresh on every start after the
   -- first, and forgets the plugin instances it made.
-  local untrusted = table.concat({ tostring(env.untrusted_lua or "sandbox"),
-    table.concat(list(env.untrusted_lua_sandbox_requires), ","),
-    table.concat(list(env.untrusted_lua_sandbox_environment), ",") }, "|")
-  if untrusted_seen ~= nil then
+  if started_before then
     for name in pairs(package.loaded) do
       if type(name) == "string" and (name:find("^kong%.plugins%.") or name:find("^kong%.tools%.sandbox")) then
         package.loaded[name] = nil
@@ -165,7 +162,7 @@ function H.start_kong(env)
       if type(dict) == "table" and dict.flush_all then dict:flush_all() end
     end
   end
-  untrusted_seen = untrusted
+  started_before = true
   -- a Kong that starts has an empty node cache, then warms it up with the entities it is told to
   require("broker.db").cache:purge()
   local warm, warm_err = require("broker.spec.warmup").run(env.db_cache_warmup_entities)
