@@ -1,7 +1,6 @@
 import { bindingCookie as keyedCookie, bindingCookieMatches, cookieKeys } from '../binding-cookie.js'
 import type { BrokerDeps } from '../deps.js'
 import type { Reply } from './reply.js'
-import { safeEqual } from '../ids.js'
 import type { FlowEntry } from '../store/flow-store.js'
 
 /**
@@ -30,12 +29,5 @@ export function cookieMatches(
 ): boolean {
   const nonce = entry.data.nonce
   if (typeof nonce !== 'string') return false
-  // A flow started before cookies were keyed: a random name and the bare nonce, both kept with the flow.
-  // (Remove once no such flow can wait: store.callbackWait after the release that keyed them.)
-  const legacy = entry.data.cookie
-  if (typeof legacy === 'string') {
-    const got = cookies[secure(deps) ? `__Host-${legacy}` : legacy]
-    return !!got && safeEqual(got, nonce)
-  }
   return bindingCookieMatches(cookieKeys(deps.config), entry.hash, nonce, secure(deps), cookies)
 }

@@ -56,15 +56,18 @@ export interface DecodedFlow {
 
 // The one layout of a flow's Redis value (a string, so /store writes it with one SET … PX … NX):
 //
-//   <version "2"><progress code><reusable 0|1><prepared 0|1><sealed body>
+//   <version "3"><progress code><reusable 0|1><prepared 0|1><lease: 13 digits><sealed body>
 //
-// The four header characters are all that Redis's scripts read: the progress for compare-and-set,
-// the two flags for /start's claim. Everything else (record, data, error, times, prepared redirect)
-// is one JSON document sealed by the store (AES-256-GCM, see seal.ts) and never read in Lua. A
-// transition rewrites the whole value, header and body, in one script. Version 1 (no version
-// character: the progress code came first) was kept in clear under the raw hash; this version
-// never looks such keys up, and any other first character reads as gone.
-const VERSION = '2'
+// The header is all that Redis's scripts read: the progress for compare-and-set, the two flags for
+// /start's claim. The lease (ms since the epoch; zeros when none) is the time until which the request
+// running an `exchanging` flow's token exchange holds it: like the progress, it says where the flow
+// stands, not what it is, so it is kept in clear, and the move to `exchanging` and each renewal of the
+// lease rewrite the header alone. Everything else (record, data, error, times, prepared redirect) is
+// one JSON document sealed by the store (AES-256-GCM, see seal.ts) and never read in Lua; a transition
+// that changes it rewrites the whole value, header and body, in one script. Earlier versions (2: the
+// lease inside the sealed body; 1: the progress code first, kept in clear under the raw hash) are
+// never looked up: any other first character reads as gone.
+const VERSION = '3'
 const CODES: Record<Progress, string> = {
   stored: 's',
   started: 't',
@@ -76,39 +79,53 @@ const CODES: Record<Progress, string> = {
   failed: 'f',
 }
 const BY_CODE = Object.fromEntries(Object.entries(CODES).map(([p, c]) => [c, p])) as Record<string, Progress>
-const HEADER = 4
+const LEASE_DIGITS = 13
+const NO_LEASE = '0'.repeat(LEASE_DIGITS)
+const HEADER = 4 + LEASE_DIGITS
+
+/** The header's lease field: a time in ms since the epoch as 13 digits (until the year 2286), or zeros. */
+const leaseField = (until: number | undefined): string =>
+  until === undefined || !(until > 0)
+    ? NO_LEASE
+    : String(Math.min(Math.floor(until), 9_999_999_999_999)).padStart(LEASE_DIGITS, '0')
 
 /**
  * Compare-and-set on the progress: the one atomic step that makes hashes and callbacks single use
- * across workers and instances. ARGV: the expected code, the new code, the new sealed body, and '1'
- * to be answered the value it replaced (for an undo, UNMOVE_SCRIPT) instead of 'OK'; the reusable
+ * across workers and instances. ARGV: the expected code, the new code, the new sealed body ('' keeps
+ * the body as it is: a move that changes only where the flow stands), '1' to be answered the header
+ * it replaced (for an undo, UNMOVE_SCRIPT) instead of 'OK', and the new lease field; the reusable
  * flag stays, the prepared flag clears (only a `stored` flow's claim reads it), the TTL stays.
- * Returns 'OK' (or the value it replaced), the current progress code, or -1 (gone, or another format).
+ * Returns 'OK' (or the header it replaced), the current progress code, or -1 (gone, or another format).
  */
 export const CAS_SCRIPT = `local v = redis.call('GET', KEYS[1])
-if type(v) ~= 'string' or string.sub(v, 1, 1) ~= '${VERSION}' then return -1 end
+if type(v) ~= 'string' or string.sub(v, 1, 1) ~= '${VERSION}' or string.len(v) <= ${HEADER} then return -1 end
 local p = string.sub(v, 2, 2)
 if p ~= ARGV[1] then return p end
-local next = '${VERSION}' .. ARGV[2] .. string.sub(v, 3, 3) .. '0' .. ARGV[3]
+local body = ARGV[3]
+if body == '' then body = string.sub(v, ${HEADER + 1}) end
+local next = '${VERSION}' .. ARGV[2] .. string.sub(v, 3, 3) .. '0' .. ARGV[5] .. body
 local ttl = redis.call('PTTL', KEYS[1])
 if ttl > 0 then redis.call('SET', KEYS[1], next, 'PX', ttl) else redis.call('SET', KEYS[1], next) end
-if ARGV[4] == '1' then return v end
+if ARGV[4] == '1' then return string.sub(v, 1, ${HEADER}) end
 return 'OK'`
 
-/** The value CAS_SCRIPT writes over `was` (a flow's value) with encodeTransition's new code and body. */
-export const movedValue = (was: string, toCode: string, body: string): string => `${VERSION}${toCode}${was[2]}0${body}`
+/** The header CAS_SCRIPT writes over a flow whose header was `was`, with encodeTransition's new code and lease. */
+export const movedHeader = (was: string, toCode: string, lease: string): string =>
+  `${VERSION}${toCode}${was[2]}0${lease}`
 
-/** Whether CAS_SCRIPT's answer is the value it replaced (asked for with its fourth argument). */
-export const isFlowValue = (res: unknown): res is string =>
-  typeof res === 'string' && res[0] === VERSION && res.length > HEADER
+/** Whether CAS_SCRIPT's answer is the header it replaced (asked for with its fourth argument). */
+export const isFlowHeader = (res: unknown): res is string =>
+  typeof res === 'string' && res.length === HEADER && res[0] === VERSION
 
 /** A move undone (/callback answered 503 for its move to `exchanging`, the provider not called): a flow
- * still holding exactly the value the move wrote (ARGV[1]: nobody moved it since, not even its lease
- * renewed) goes back to the value the move found (ARGV[2]), keeping its time to live. Returns 1 when
- * undone, 0 when not. */
-export const UNMOVE_SCRIPT = `if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+ * whose header is still exactly the one the move wrote (ARGV[1]: nobody moved it since, not even its
+ * lease renewed; the move kept the body) gets back the header the move found (ARGV[2]), keeping its
+ * body and its time to live. Returns 1 when undone, 0 when not. */
+export const UNMOVE_SCRIPT = `local v = redis.call('GET', KEYS[1])
+if type(v) ~= 'string' or string.sub(v, 1, ${HEADER}) ~= ARGV[1] then return 0 end
+local was = ARGV[2] .. string.sub(v, ${HEADER + 1})
 local ttl = redis.call('PTTL', KEYS[1])
-if ttl > 0 then redis.call('SET', KEYS[1], ARGV[2], 'PX', ttl) else redis.call('SET', KEYS[1], ARGV[2]) end
+if ttl > 0 then redis.call('SET', KEYS[1], was, 'PX', ttl) else redis.call('SET', KEYS[1], was) end
 return 1`
 
 /** /start's read and claim in one step: a one-shot flow still `stored` moves on (to `awaiting_callback`
@@ -152,7 +169,6 @@ interface Body {
   expiresAt: number
   data: Record<string, unknown>
   error?: FlowEntry['error']
-  leaseUntil?: number
   redirect?: string
 }
 
@@ -166,7 +182,6 @@ const bodyJson = (entry: FlowEntry, redirect?: string): string => {
     data: entry.data,
   }
   if (entry.error) body.error = entry.error
-  if (entry.progress === 'exchanging' && entry.leaseUntil !== undefined) body.leaseUntil = entry.leaseUntil
   if (redirect) body.redirect = redirect
   return JSON.stringify(body)
 }
@@ -174,16 +189,27 @@ const bodyJson = (entry: FlowEntry, redirect?: string): string => {
 /** A new flow's value, with `seal` turning its body's JSON into sealed text. */
 export function encodeFlow(flow: DecodedFlow, seal: (json: string) => string): string {
   const { entry, reusable, redirect } = flow
-  return `${VERSION}${CODES[entry.progress]}${reusable ? '1' : '0'}${redirect ? '1' : '0'}${seal(bodyJson(entry, redirect))}`
+  const lease = entry.progress === 'exchanging' ? leaseField(entry.leaseUntil) : NO_LEASE
+  return `${VERSION}${CODES[entry.progress]}${reusable ? '1' : '0'}${redirect ? '1' : '0'}${lease}${seal(bodyJson(entry, redirect))}`
 }
 
-/** CAS_SCRIPT's arguments for moving a flow from `from` to `next` (its progress, data and error). */
+/**
+ * CAS_SCRIPT's arguments for moving a flow from `from` to `next` (its progress, lease, data and
+ * error): the expected code, the new code, the new sealed body (or '' with `keepBody`, when the move
+ * changes neither data nor error: the stored body is kept, not sealed again) and the new lease field.
+ */
 export function encodeTransition(
   from: Progress,
   next: FlowEntry,
   seal: (json: string) => string,
-): [string, string, string] {
-  return [CODES[from], CODES[next.progress], seal(bodyJson(next))]
+  keepBody = false,
+): { fromCode: string; toCode: string; body: string; lease: string } {
+  return {
+    fromCode: CODES[from],
+    toCode: CODES[next.progress],
+    body: keepBody ? '' : seal(bodyJson(next)),
+    lease: next.progress === 'exchanging' ? leaseField(next.leaseUntil) : NO_LEASE,
+  }
 }
 
 /** A flow from its value, with `open` giving back its body's JSON; undefined when the value is of
@@ -207,16 +233,26 @@ export function decodeFlow(
     expiresAt: body.expiresAt,
     data: body.data,
     ...(body.error ? { error: body.error } : {}),
-    ...(progress === 'exchanging' && typeof body.leaseUntil === 'number' ? { leaseUntil: body.leaseUntil } : {}),
   }
-  return { entry, reusable: value[2] === '1', ...(body.redirect ? { redirect: body.redirect } : {}) }
+  if (progress === 'exchanging') {
+    const lease = Number(value.slice(4, HEADER))
+    if (lease > 0) entry.leaseUntil = lease
+  }
+  // A body kept through a move still holds the redirect prepared at /store; the flag says whether it stands.
+  return {
+    entry,
+    reusable: value[2] === '1',
+    ...(body.redirect && value[3] === '1' ? { redirect: body.redirect } : {}),
+  }
 }
 
-// A result waiting for /result, or the flow a request token belongs to: `<version "2"><sealed text>`.
+// A result waiting for /result, or the flow a request token belongs to: `<version "2"><sealed text>`
+// (their layout did not change with the flow's version 3).
+const SMALL_VERSION = '2'
 
 /** The value of a small sealed key (result, callback correlation). */
-export const encodeSealed = (sealed: string): string => `${VERSION}${sealed}`
+export const encodeSealed = (sealed: string): string => `${SMALL_VERSION}${sealed}`
 
 /** The sealed text of a small sealed key, or undefined when it is of another format. */
 export const decodeSealed = (value: unknown): string | undefined =>
-  typeof value === 'string' && value[0] === VERSION ? value.slice(1) : undefined
+  typeof value === 'string' && value[0] === SMALL_VERSION ? value.slice(1) : undefined

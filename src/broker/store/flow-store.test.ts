@@ -114,14 +114,44 @@ describe.each(bothStores(() => redis.client))('FlowStore on %s', (_label, makeSt
     const e = { ...newEntry(), record: { auth_type: 'oauth', client_id: 'c', scope: 'é 😀 ü\nline\r\n"q"\\' } }
     await store.create(e, { redirect: 'https://p.example/a?scope=%C3%A9' })
     await store.claim(e.hash)
-    expect(await store.advance('awaiting_callback', { ...e, progress: 'exchanging', data: { note: 'ß\n😀' } })).toBe(
+    expect(await store.advance('awaiting_callback', { ...e, progress: 'completed', data: { note: 'ß\n😀' } })).toBe(
       'ok',
     )
     const got = (await store.get(e.hash))!
-    expect(got).toMatchObject({ progress: 'exchanging', record: e.record, data: { note: 'ß\n😀' } })
+    expect(got).toMatchObject({ progress: 'completed', record: e.record, data: { note: 'ß\n😀' } })
     const ttl = await store.client.pttl(store.flowKey(e.hash))
     expect(ttl).toBeGreaterThan(590_000)
     expect(ttl).toBeLessThanOrEqual(600_000)
+  })
+
+  it('the move to exchanging and its renewals rewrite the header alone: the sealed body stays, the lease reads back', async () => {
+    const store = makeStore()
+    const e = { ...newEntry(), data: { state: 's', verifier: 'v' } }
+    await store.create(e, { redirect: 'https://p.example/a' })
+    await store.claim(e.hash)
+    const key = store.flowKey(e.hash)
+    const body = (v: string | null) => v!.slice(17)
+    const before = await store.client.get(key)
+    const lease = Date.now() + 3000
+    // The move names other data: it is not written (a move to exchanging changes where the flow stands only).
+    const moved = { ...e, progress: 'exchanging' as const, leaseUntil: lease, data: { other: 'x' } }
+    expect(await store.advance('awaiting_callback', moved)).toBe('ok')
+    const after = await store.client.get(key)
+    expect(body(after)).toBe(body(before))
+    expect(after!.slice(0, 4)).toBe('3x00')
+    expect(await store.get(e.hash)).toMatchObject({ progress: 'exchanging', leaseUntil: lease, data: e.data })
+    // A renewal: the lease moves, the body still does not.
+    expect(await store.advance('exchanging', { ...moved, leaseUntil: lease + 250 })).toBe('ok')
+    expect(body(await store.client.get(key))).toBe(body(before))
+    expect((await store.get(e.hash))?.leaseUntil).toBe(lease + 250)
+    // The end of the exchange writes its data, sealed anew, and no lease.
+    expect(await store.advance('exchanging', { ...e, progress: 'completed', data: { done: true } })).toBe('ok')
+    expect(body(await store.client.get(key))).not.toBe(body(before))
+    const done = (await store.get(e.hash))!
+    expect(done).toMatchObject({ progress: 'completed', data: { done: true } })
+    expect(done.leaseUntil).toBeUndefined()
+    // The prepared redirect kept in the body is not handed out again once its flag is cleared.
+    expect((await store.claim(e.hash))?.redirect).toBeUndefined()
   })
 
   it('an unstarted flow lives store.expire; once /start claims it, store.callbackWait (a slow login)', async () => {

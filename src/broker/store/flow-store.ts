@@ -7,8 +7,8 @@ import {
   decodeFlow,
   encodeFlow,
   encodeTransition,
-  isFlowValue,
-  movedValue,
+  isFlowHeader,
+  movedHeader,
   progressOfCode,
 } from './flow-codec.js'
 import { StoreIo, type StoreIoOptions } from './io.js'
@@ -185,7 +185,8 @@ export class FlowStore {
   }
 
   /**
-   * Moves a flow from `from` to the entry's progress atomically, with its data and error. Returns
+   * Moves a flow from `from` to the entry's progress atomically, with its data and error (a move to
+   * `exchanging` keeps the stored data and error, and writes the progress and lease alone). Returns
    * the progress found instead when another request moved it first, or 'gone' when it expired.
    * `short`: a move fewer replicas than store.replicas acknowledged is told there and answered all the
    * same (the master made it), instead of STORE_UNAVAILABLE.
@@ -201,19 +202,22 @@ export class FlowStore {
       read && read.generation === (next.generation ?? 0) ? read : this.sealer.derive('flow', next.hash, next.generation)
     const key = this.keys.flow(sealing.name)
     const seal = (json: string) => this.sealer.seal(sealing, key, json)
-    const [fromCode, toCode, body] = encodeTransition(from, next, seal)
-    const undoable = from === 'awaiting_callback' && next.progress === 'exchanging'
+    // The move to `exchanging` and each renewal of its lease change where the flow stands, not what it
+    // holds (its data and error): the sealed body stays as stored, and the header alone is rewritten.
+    const keepBody = next.progress === 'exchanging'
+    const { fromCode, toCode, body, lease } = encodeTransition(from, next, seal, keepBody)
+    const undoable = from === 'awaiting_callback' && keepBody
     let found: string | undefined
     const op = async () => {
-      const answer = await this.redis.brokerCas(key, fromCode, toCode, body, undoable ? '1' : '0')
-      if (undoable && isFlowValue(answer)) found = answer
+      const answer = await this.redis.brokerCas(key, fromCode, toCode, body, undoable ? '1' : '0', lease)
+      if (undoable && isFlowHeader(answer)) found = answer
       return answer
     }
     let res: string | number
     try {
       res = await this.io.stored(key, op, { short })
     } catch (err) {
-      if (found) await this.undo.unmove(key, movedValue(found, toCode, body), found, next.expiresAt)
+      if (found) await this.undo.unmove(key, movedHeader(found, toCode, lease), found, next.expiresAt)
       throw err
     }
     if (res === 'OK' || found) return 'ok'

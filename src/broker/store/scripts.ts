@@ -3,10 +3,17 @@ import { CAS_SCRIPT, CLAIM_SCRIPT, UNCLAIM_SCRIPT, UNMOVE_SCRIPT } from './flow-
 
 /** A client that runs flow-codec.ts's Lua scripts as commands of their own. */
 export type ScriptedRedis = Redis & {
-  brokerCas(key: string, from: string, to: string, body: string, found: '0' | '1'): Promise<string | number>
+  brokerCas(
+    key: string,
+    from: string,
+    to: string,
+    body: string,
+    found: '0' | '1',
+    lease: string,
+  ): Promise<string | number>
   brokerClaim(key: string, waitMs: number): Promise<string | null>
   brokerUnclaim(key: string, was: string, ms: number, maxTtl: number): Promise<number>
-  brokerUnmove(key: string, moved: string, was: string): Promise<number>
+  brokerUnmove(key: string, movedHeader: string, wasHeader: string): Promise<number>
 }
 
 /** `redis` with the flow scripts defined on it (once per client: every flow store on it shares them). */

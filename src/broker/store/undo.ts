@@ -88,8 +88,9 @@ export class Undo {
   }
 
   /**
-   * Puts back the value `was` that a move to `moved` found, if the flow still holds exactly `moved`
-   * (nobody moved it since, its lease not even renewed), keeping its time to live. Made again until the
+   * Puts back the header `was` that a move to `moved` (a header: the move kept the body) found, if the
+   * flow's header is still exactly `moved` (nobody moved it since, its lease not even renewed), keeping
+   * its body and its time to live. Made again until the
    * replicas acknowledge it (or `expiresAt`), so a replica promoted with the move alone is undone too.
    */
   async unmove(key: string, moved: string, was: string, expiresAt: number): Promise<void> {
