@@ -38,6 +38,10 @@ function H:access(conf)
   end
   assert(s:refresh())
   s:set_headers()
+  if action == "clear" then
+    assert(s:clear_request_cookie())
+    return kong.response.exit(200, { cookie = ngx.req.get_headers()["Cookie"] })
+  end
   return kong.response.exit(200, { user = s:get("user") })
 end
 return H`,
@@ -85,7 +89,7 @@ local function refused(res) return cjson.decode(assert.res_status(401, res)).mes
 `
 
 describe('resty.session in a plugin under the spec runner', () => {
-  it('a saved session opens from its cookie; a cookie changed by one character is refused', async () => {
+  it('a saved session opens from its cookie; a cookie changed by one character is refused; clear_request_cookie', async () => {
     const results = await runSpec(
       `${PRELUDE}
 describe("resty.session", function()
@@ -105,6 +109,11 @@ describe("resty.session", function()
     assert.equal("unable to decrypt session data", refused(visit("cookie.test", flip(c, #c - 2))))
     assert.equal("missing session cookie", refused(visit("cookie.test", nil)))
   end)
+  it("clear_request_cookie keeps the request's other cookies from the service", function()
+    local c = pair(login("cookie.test").session)
+    local res = visit("cookie.test", "a=1; " .. c .. "; b=2", { ["do"] = "clear" })
+    assert.same({ cookie = "a=1; b=2" }, cjson.decode(assert.res_status(200, res)))
+  end)
   it("logout expires the cookie", function()
     local c = pair(login("cookie.test").session)
     local res = visit("cookie.test", c, { ["do"] = "logout" })
@@ -115,7 +124,7 @@ describe("resty.session", function()
 end)`,
       LOGIN_FILES,
     )
-    allPass(results, 3)
+    allPass(results, 4)
   })
 
   it('the idling, rolling and absolute timeouts, on the spec clock', async () => {

@@ -8,7 +8,7 @@ local codec = require "broker.session_codec"
 local http = require "broker.session_http"
 local cjson = require "cjson.safe"
 
-local floor, min = math.floor, math.min
+local min = math.min
 
 local DEFAULTS = {
   cookie_name = "session", cookie_path = "/", cookie_http_only = true, cookie_same_site = "Lax",
