@@ -19,12 +19,17 @@ local store = {
 }
 
 function H:access(conf)
-  local s, err, exists = session.open({
+  local opts = {
     secret = "our secret", cookie_secure = false, idling_timeout = conf.idling, rolling_timeout = conf.rolling,
     absolute_timeout = conf.absolute, remember = conf.remember, remember_rolling_timeout = 600,
     storage = conf.stored and store or nil, response_headers = { "id", "subject" },
-  })
+  }
   local action = kong.request.get_query_arg("do")
+  if action == "destroy" then
+    local ok, err, exists, destroyed = session.destroy(opts)
+    return kong.response.exit(200, { ok = ok or false, err = err, exists = exists, destroyed = destroyed })
+  end
+  local s, err, exists = session.open(opts)
   if action == "login" then
     s:set_subject("ann")
     s:set("user", "ann")
@@ -114,6 +119,15 @@ describe("resty.session", function()
     local res = visit("cookie.test", "a=1; " .. c .. "; b=2", { ["do"] = "clear" })
     assert.same({ cookie = "a=1; b=2" }, cjson.decode(assert.res_status(200, res)))
   end)
+  it("session.destroy: ok, err, exists, destroyed", function()
+    local c = pair(login("cookie.test").session)
+    local res = visit("cookie.test", c, { ["do"] = "destroy" })
+    assert.same({ ok = true, exists = true, destroyed = true }, cjson.decode(assert.res_status(200, res)))
+    assert.matches("^session=; ", set_cookies(res).session)
+    res = visit("cookie.test", nil, { ["do"] = "destroy" })
+    assert.same({ ok = false, err = "missing session cookie", exists = false, destroyed = false },
+      cjson.decode(assert.res_status(200, res)))
+  end)
   it("logout expires the cookie", function()
     local c = pair(login("cookie.test").session)
     local res = visit("cookie.test", c, { ["do"] = "logout" })
@@ -124,7 +138,7 @@ describe("resty.session", function()
 end)`,
       LOGIN_FILES,
     )
-    allPass(results, 4)
+    allPass(results, 5)
   })
 
   it('the idling, rolling and absolute timeouts, on the spec clock', async () => {

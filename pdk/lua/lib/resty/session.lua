@@ -443,20 +443,18 @@ function M.start(conf)
   return s, rerr, true, ok == true
 end
 
+-- opens the session and, when there is one, logs out or destroys it: ok, err, exists, done
+local function ending(method)
+  return function(conf)
+    local s, err, exists = M.open(conf)
+    if not exists then return nil, err, false, false end
+    local ok, merr = s[method](s)
+    return ok, merr, true, ok == true
+  end
+end
 --- ok, err, exists, logged_out
-function M.logout(conf)
-  local s, err, exists = M.open(conf)
-  if not exists then return nil, err, false, false end
-  local ok, lerr = s:logout()
-  return ok, lerr, true, ok == true
-end
-
+M.logout = ending("logout")
 --- ok, err, exists, destroyed
-function M.destroy(conf)
-  local s, err, exists = M.open(conf)
-  if not exists then return nil, err, false, false end
-  local ok, derr = s:destroy()
-  return ok, derr, true, ok == true
-end
+M.destroy = ending("destroy")
 
 return M
