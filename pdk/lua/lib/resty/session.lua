@@ -1,12 +1,13 @@
 -- resty.session (lua-resty-session 4), written for broker from the library's documented API and cookie
 -- format: init, new, open, start, logout, destroy; instances with open, save, touch, refresh, logout,
 -- destroy, close, data and audience accessors, get_property, clear_request_cookie and the Session-*
--- headers. Sessions are sealed with AES-256-GCM and their header MACed (broker/session_codec.lua); data
--- lives in the cookie or in a storage table (Kong's `kong.plugins.session.storage.kong`) or module. The
--- library's own server storages (redis, postgres, shm …) are not emulated, and data is never deflated.
+-- headers. Sessions are sealed with AES-256-GCM and their header MACed (broker/session_codec.lua), each
+-- cookie read and written by broker/session_cookie.lua; data lives in the cookie or in a storage table
+-- (Kong's `kong.plugins.session.storage.kong`) or module. The library's own server storages (redis,
+-- postgres, shm …) are not emulated, and data is never deflated.
 local codec = require "broker.session_codec"
 local http = require "broker.session_http"
-local cjson = require "cjson.safe"
+local cookie = require "broker.session_cookie"
 
 local min = math.min
 
@@ -91,86 +92,22 @@ local function closed(self, what)
   return true
 end
 
-local function storage_key(c, sid)
-  if c.hash_storage_key then return codec.encode(require("resty.openssl.digest").new("sha256"):final(sid)) end
-  return codec.encode(sid)
-end
-
--- seconds left of the idling, rolling and absolute timeouts (nil where one is disabled)
-local function left(self, h, remember, now)
-  local c = self.conf
-  local idling = remember and 0 or c.idling_timeout
-  local rolling = remember and c.remember_rolling_timeout or c.rolling_timeout
-  local absolute = remember and c.remember_absolute_timeout or c.absolute_timeout
-  local base = h.created_at + h.rolling_offset
-  return idling > 0 and base + h.idling_offset + idling - now or nil,
-    rolling > 0 and base + rolling - now or nil,
-    absolute > 0 and h.created_at + absolute - now or nil
-end
-
-local function soonest(...)
-  local out
-  for i = 1, select("#", ...) do
-    local v = select(i, ...)
-    if v then out = out and min(out, v) or v end
-  end
-  return out
-end
-
--- a cookie's header, authenticated and in time: the header, the ikm that made its MAC, the cookie; or nil, err
-local function header_of(self, remember)
-  local c = self.conf
-  local value = http.cookie(remember and c.remember_name or c.name)
-  if not value then return nil, "missing session cookie" end
-  local h, err = codec.unpack(codec.decode(value:sub(1, codec.HEADER_B64_SIZE)))
-  if not h then return nil, err end
-  if ((h.flags & codec.FLAG_REMEMBER) ~= 0) ~= remember then return nil, "invalid session cookie flags" end
-  local ikm
-  ikm, err = codec.authenticate(c.ikms, h, http.bound(c.bind))
-  if not ikm then return nil, err end
-  local idle, rolling, absolute = left(self, h, remember, ngx.time())
-  if idle and idle <= 0 then return nil, "session idling timeout exceeded" end
-  if rolling and rolling <= 0 then return nil, "session rolling timeout exceeded" end
-  if absolute and absolute <= 0 then return nil, "session absolute timeout exceeded" end
-  return h, ikm, value
-end
-
--- one of the session's cookies opened: its header, ikm, data and payload (base64url); or nil, err
-local function read(self, remember)
-  local c = self.conf
-  local h, ikm, value = header_of(self, remember)
-  if not h then return nil, ikm end
-  local payload, err
-  if c.store then
-    payload, err = c.store:get(remember and c.remember_name or c.name, storage_key(c, h.sid), ngx.time())
-    if not payload then return nil, "session data not found" .. (err and " (" .. tostring(err) .. ")" or "") end
-  else
-    payload = value:sub(codec.HEADER_B64_SIZE + 1)
-  end
-  local plaintext
-  plaintext, err = codec.open(ikm, h, codec.decode(payload), remember and codec.iterations(c.remember_safety))
-  if not plaintext then return nil, err end
-  local data = cjson.decode(plaintext)
-  if type(data) ~= "table" then return nil, "invalid session data" end
-  return h, ikm, data, payload
-end
-
 --- opens the session from its cookie, or from the remember cookie when remember is on: true, or nil, err
 function S:open()
   local ok, err = closed(self, "open")
   if not ok then return nil, err end
   local c = self.conf
-  local h, ikm, data, payload = read(self, false)
+  local h, ikm, data, payload = cookie.read(self, false)
   local remembered = false
   if not h then
     err = ikm
     if not c.remember then return nil, err end
-    local rh, rikm, rdata = read(self, true)
+    local rh, rikm, rdata = cookie.read(self, true)
     -- with no session cookie, why the remember cookie did not open is the news
     if not rh then return nil, (err == "missing session cookie" and rikm or err) end
     self.remember_header, ikm, data, remembered = rh, rikm, rdata, true
   elseif c.remember then
-    self.remember_header = header_of(self, true) or nil
+    self.remember_header = cookie.header_of(self, true) or nil
   end
   for i, e in ipairs(data) do
     if type(e) == "table" and e.a == c.audience then
@@ -184,62 +121,6 @@ function S:open()
   self.header, self.ikm, self.data, self.index, self.payload = h, ikm, data, #data, payload
   self.remembered = remembered
   return nil, "missing session audience"
-end
-
-local function sha256(s) return require("resty.openssl.digest").new("sha256"):final(s) end
-
--- the audiences and subjects a storage may keep beside the data (store_metadata), base64url as stored
-local function metadata(self)
-  local c = self.conf
-  if not c.store_metadata then return nil end
-  local audiences, subjects = {}, {}
-  for _, e in ipairs(self.data) do
-    if e.s ~= nil then
-      audiences[#audiences + 1] = codec.encode(e.a)
-      subjects[#subjects + 1] = codec.encode(c.hash_subject and sha256(e.s):sub(1, 16) or e.s)
-    end
-  end
-  return { audiences = audiences, subjects = subjects }
-end
-
--- seals the data under a new session id, stores it or puts it in the cookie, and sets the cookie; `previous`
--- (the header this one replaces) keeps the creation time: the header, the ikm and the payload; or nil, err
-local function write(self, remember, previous, now)
-  local c = self.conf
-  local name = remember and c.remember_name or c.name
-  local created_at = previous and previous.created_at or now
-  local h = { flags = remember and codec.FLAG_REMEMBER or 0, sid = codec.random(), created_at = created_at,
-    rolling_offset = min(now - created_at, codec.MAX_ROLLING_OFFSET), idling_offset = 0 }
-  local ikm = c.ikms[1]
-  local bin, ct, err = codec.seal(ikm, h, assert(cjson.encode(self.data)), http.bound(c.bind),
-    remember and codec.iterations(c.remember_safety))
-  if not bin then return nil, err end
-  local _, rolling, absolute = left(self, h, remember, now)
-  local ttl = soonest(rolling, absolute)
-  local payload, value = codec.encode(ct), codec.encode(bin)
-  if c.store then
-    local ok
-    ok, err = c.store:set(name, storage_key(c, h.sid), payload, ttl or 0, now,
-      previous and storage_key(c, previous.sid), c.stale_ttl, metadata(self), remember)
-    if not ok then return nil, err or "unable to store session data" end
-  else
-    value = value .. payload
-  end
-  if #name + #value > 4096 then return nil, "session cookie is larger than 4096 bytes (broker does not chunk cookies)" end
-  http.set_cookie(c, name, value, remember and ttl or nil)
-  return h, ikm, payload
-end
-
--- removes one of the session's cookies, and its stored data
-local function remove(self, remember, h)
-  local c = self.conf
-  local name = remember and c.remember_name or c.name
-  if c.store and h then
-    local ok, err = c.store:delete(name, storage_key(c, h.sid), ngx.time(), metadata(self))
-    if not ok and err then return nil, err end
-  end
-  http.set_cookie(c, name, "", 0)
-  return true
 end
 
 --- saves the data under a new session id and sends the cookie(s): true, or nil, err
@@ -257,14 +138,14 @@ function S:save()
     end
     self.data = kept
   end
-  local h, ikm, payload = write(self, false, not self.remembered and self.header or nil, now)
+  local h, ikm, payload = cookie.write(self, false, not self.remembered and self.header or nil, now)
   if not h then return nil, ikm end
   if self.remember then
-    local rh, rerr = write(self, true, self.remember_header, now)
+    local rh, rerr = cookie.write(self, true, self.remember_header, now)
     if not rh then return nil, rerr end
     self.remember_header = rh
   elseif self.remember_header then
-    ok, err = remove(self, true, self.remember_header)
+    ok, err = cookie.remove(self, true, self.remember_header)
     if not ok then return nil, err end
     self.remember_header = nil
   end
@@ -317,8 +198,10 @@ end
 function S:destroy()
   local ok, err = closed(self, "destroy")
   if not ok then return nil, err end
-  ok, err = remove(self, false, self.header)
-  if ok and (self.conf.remember or self.remember_header) then ok, err = remove(self, true, self.remember_header) end
+  ok, err = cookie.remove(self, false, self.header)
+  if ok and (self.conf.remember or self.remember_header) then
+    ok, err = cookie.remove(self, true, self.remember_header)
+  end
   self.state, self.data, self.index = "closed", {}, nil
   return ok, err
 end
@@ -365,8 +248,8 @@ function S:get_property(name)
   if not h or self.state ~= "open" then return nil end
   if name == "id" then return codec.encode(h.sid) end
   if name == "nonce" then return h.sid end
-  local idle, rolling, absolute = left(self, h, remember, ngx.time())
-  if name == "timeout" then return soonest(idle, rolling, absolute) end
+  local idle, rolling, absolute = cookie.left(self, h, remember, ngx.time())
+  if name == "timeout" then return cookie.soonest(idle, rolling, absolute) end
   if name == "idling-timeout" then return idle end
   if name == "rolling-timeout" then return rolling end
   if name == "absolute-timeout" then return absolute end
