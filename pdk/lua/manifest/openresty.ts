@@ -242,6 +242,15 @@ export const OPENRESTY_MODULES: readonly LuaModule[] = [
       'Redis is not emulated, a replay opens no connection: a redis policy (rate-limiting\'s policy "redis") cannot run; policy "local" can',
     ops: [],
   },
+  {
+    name: 'resty.session',
+    status: 'emulated',
+    doc: "lua-resty-session 4 (Kong's session plugin): its cookie format, AES-256-GCM data and an HMAC'd header on keys from HKDF (PBKDF2 for the remember cookie), the idling, rolling and absolute timeouts, remember cookies, audiences, the Session-* headers; data in the cookie or a storage table such as Kong's `sessions` DAO adapter; not chunked, never deflated",
+    files: ['broker/session_codec.lua', 'broker/session_cookie.lua', 'broker/session_http.lua'],
+    unlisted:
+      'of lua-resty-session, broker emulates the library (resty.session) with the cookie storage or a storage table of your own; its server storages (redis, postgres, shm, file, memcached, mysql, dshm) are not',
+    ops: [],
+  },
   digest('1'),
   digest('224'),
   digest('256'),

@@ -94,10 +94,39 @@ local function rows(name)
   return expire(list)
 end
 
+-- a plugin DAO's own methods (its definition's `dao` module, mixed in as Kong's DAO does, before the finders
+-- below) and its strategy's (kong.plugins.<plugin>.strategies.<strategy>.<dao>, Kong's `dao.strategy`); each
+-- plugin's daos.lua is read once (a missing one is a search of every root)
+local daos_read, custom = {}, {}
+local function daos_of(p)
+  if not daos_read[p] then
+    local ok, daos = pcall(require, "kong.plugins." .. p .. ".daos")
+    daos_read[p] = ok and type(daos) == "table" and (daos[1] and daos or { daos }) or {}
+  end
+  return daos_read[p]
+end
+local function custom_of(name)
+  if custom[name] then return custom[name] end
+  for mod in pairs(package.loaded) do
+    local p = type(mod) == "string" and mod:match("^kong%.plugins%.([^.]+)%.handler$")
+    for _, d in ipairs(p and daos_of(p) or {}) do
+      if d.name == name and type(d.dao) == "string" then
+        local found, strat = pcall(require,
+          "kong.plugins." .. p .. ".strategies." .. tostring(M.db.strategy) .. "." .. name)
+        custom[name] = { methods = require(d.dao), strategy = setmetatable({}, { __index = found and strat or nil }) }
+        return custom[name]
+      end
+    end
+  end
+end
+
 local Dao = {}
 Dao.__index = function(self, key)
   local v = Dao[key]
   if v then return v end
+  local own = type(key) == "string" and custom_of(self.name)
+  if own and key == "strategy" then return own.strategy end
+  if own and own.methods[key] then return own.methods[key] end
   local field = type(key) == "string" and key:match("^select_by_(.+)$")
   if field then
     return function(dao, value)
