@@ -282,6 +282,49 @@ end)`,
   })
 })
 
+describe("Kong's TLS listener", () => {
+  it('proxy_ssl_client reaches Kong over https on 9443: the scheme plugins read and the proxy headers', async () => {
+    const results = await run(
+      `${PRELUDE}
+describe("tls", function()
+  local tls
+  lazy_setup(function()
+    bp = helpers.get_db_utils("postgres", nil, { "scheme" })
+    route = bp.routes:insert({ hosts = { "tls.test" } })
+    local plain = bp.routes:insert({ hosts = { "plain.test" }, protocols = { "http" } })
+    bp.plugins:insert({ name = "scheme", route = { id = route.id } })
+    bp.plugins:insert({ name = "scheme", route = { id = plain.id } })
+    assert(helpers.start_kong({ plugins = "bundled,scheme" }))
+    proxy, tls = helpers.proxy_client(), helpers.proxy_ssl_client()
+  end)
+  it("https on the TLS listener", function()
+    local status, body = get("tls.test")
+    assert.equal(200, status)
+    assert.equal("http 9000 http", body.headers["x-scheme"])
+    assert.equal("http", body.headers["x-forwarded-proto"])
+    local r = assert(tls:get("/request", { headers = { host = "tls.test" } }))
+    body = cjson.decode(assert.res_status(200, r))
+    assert.equal("https 9443 https", body.headers["x-scheme"])
+    assert.equal("https", body.headers["x-forwarded-proto"])
+    assert.equal("9443", body.headers["x-forwarded-port"])
+  end)
+  it("a route for http alone takes an https request (Kong's router does not match on http or https)", function()
+    local r = assert(tls:get("/request", { headers = { host = "plain.test" } }))
+    local body = cjson.decode(assert.res_status(200, r))
+    assert.equal("https 9443 https", body.headers["x-scheme"])
+  end)
+end)`,
+      {
+        'kong/plugins/scheme/handler.lua': `return { PRIORITY = 5, VERSION = "1", access = function()
+  kong.service.request.set_header("x-scheme", kong.request.get_scheme() .. " " .. kong.request.get_port() .. " " .. ngx.var.scheme)
+end }`,
+        'kong/plugins/scheme/schema.lua': emptySchema('scheme'),
+      },
+    )
+    allPass(results, 2)
+  })
+})
+
 describe("Kong's schema checks the specs lean on", () => {
   it('a conditional whose if_match names no type, and contains', async () => {
     const results = await run(
