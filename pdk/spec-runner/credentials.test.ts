@@ -134,6 +134,34 @@ end)`)
   })
 })
 
+describe("a row's ttl as Kong's postgres strategy keeps it", () => {
+  it('is a moment of expiry: an update leaves it, an update with a ttl sets it again from now', async () => {
+    const results = await run(`${PRELUDE}
+describe("ttl", function()
+  lazy_setup(setup)
+  it("an update of created_at alone does not move when the row goes", function()
+    local cred = assert(db.passes:insert({ consumer = { id = ann.id }, key = "t-1" }, { ttl = 10 }))
+    assert(db.passes:update({ id = cred.id }, { created_at = 123 }))
+    assert.equal(200, (get("t-1")))
+    local left = db.passes:select({ id = cred.id }).ttl
+    assert.is_true(left >= 9 and left <= 10, "ttl left: " .. tostring(left))
+    ngx.sleep(11)
+    assert.is_nil(db.passes:select({ id = cred.id }))
+  end)
+  it("an update given a ttl counts it from the update", function()
+    local cred = assert(db.passes:insert({ consumer = { id = ann.id }, key = "t-2" }, { ttl = 10 }))
+    ngx.sleep(5)
+    local updated = assert(db.passes:update({ id = cred.id }, { note = "renewed" }, { ttl = 100 }))
+    assert.is_true(updated.ttl >= 99 and updated.ttl <= 100, "ttl left: " .. tostring(updated.ttl))
+    ngx.sleep(20)
+    assert.equal("renewed", db.passes:select({ id = cred.id }).note)
+    assert.equal(200, (get("t-2")))
+  end)
+end)`)
+    allPass(results, 2)
+  })
+})
+
 describe("Kong's node cache in process", () => {
   it('outlives a request; a change to the database purges it; a cached ttl runs out', async () => {
     const results = await run(`${PRELUDE}

@@ -28,7 +28,7 @@ function Dao:select(pk)
   local row = rows.find(self.name, pk)
   return row and present(self.name, row) or nil
 end
-function Dao:update(pk, patch) return answer(self.name, rows.update(self.name, pk, patch)) end
+function Dao:update(pk, patch, options) return answer(self.name, rows.update(self.name, pk, patch, options)) end
 function Dao:upsert(pk, row) return answer(self.name, rows.upsert(self.name, pk, row)) end
 function Dao:delete(pk)
   local ok, err_t = rows.delete(self.name, pk)

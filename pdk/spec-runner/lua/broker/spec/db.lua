@@ -151,10 +151,15 @@ end
 
 --- Updates the row `pk` of `name` with `patch` (Kong's PATCH; a partial config merges with the one
 --- there, its shorthand fields moved first, as Kong translates a patch before merging it): the row, or
---- nil and an error table.
-function M.update(name, pk, patch)
+--- nil and an error table. options: Kong's `{ ttl = s }`, the row's ttl counted again from now.
+function M.update(name, pk, patch, options)
   local r = find(name, pk)
   if not r then return nil, errors.not_found({ id = id_of(pk) }) end
+  -- Kong's postgres strategy keeps a ttl as the moment the row goes: an update without one leaves that moment
+  -- where it was, whatever created_at becomes (rows here keep it as seconds after created_at)
+  local expires = type(r.ttl) == "number" and (tonumber(r.created_at) or 0) + r.ttl or nil
+  local ttl = type(options) == "table" and tonumber(options.ttl) or nil
+  if ttl then expires = ttl > 0 and ngx.now() + ttl or nil end
   local row = copy(r)
   for k, v in pairs(patch) do
     if k == "config" and type(v) == "table" and type(row.config) == "table" then
@@ -172,6 +177,7 @@ function M.update(name, pk, patch)
     end
   end
   row.id = r.id
+  row.ttl = expires and expires - (tonumber(row.created_at) or 0) or nil
   return replace(name, r, row, patch, copy(r))
 end
 
