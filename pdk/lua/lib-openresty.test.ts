@@ -103,6 +103,24 @@ describe('resty.openssl.hmac, kdf and rand', () => {
   })
 })
 
+describe('cjson', () => {
+  it('encodes integer keys with holes as lua-cjson does: an array with nulls, refused when excessively sparse', () => {
+    expect(
+      lua(`local cjson = require "cjson"
+           local ok, err = pcall(cjson.encode, { [20] = "a" })
+           return cjson.encode({ a = { [2] = "x" } }), cjson.encode({ [1] = "a", [3] = "c" }),
+             cjson.encode(setmetatable({ "a", nil, "c" }, cjson.array_mt)), cjson.encode({ [1] = "a", ["2"] = "b" }), ok, err`),
+    ).toEqual([
+      '{"a":[null,"x"]}',
+      '["a",null,"c"]',
+      '["a",null,"c"]',
+      expect.stringMatching(/^\{("1":"a","2":"b"|"2":"b","1":"a")\}$/),
+      false,
+      'Cannot serialise table: excessively sparse array',
+    ])
+  })
+})
+
 describe('resty.aes', () => {
   it("derives key and iv as OpenSSL's EVP_BytesToKey (the openssl command line's values) and decrypts back", () => {
     expect(
