@@ -64,6 +64,7 @@ M.db = setmetatable({
   local info = require("broker.spec.entities").info(name)
   local schema = { name = name, admin_api_name = info.api, endpoint_key = info.endpoint_key,
     fields = info.def and info.def.fields or {} }
+  function schema.validate_insert(_, entity) return require("broker.spec.entities").validate_insert(name, entity) end
   local d = setmetatable({ name = name, schema = schema }, Dao)
   rawset(t, name, d)
   return d

@@ -251,6 +251,8 @@ local BLUEPRINT_DEFAULTS = {
   keyauth_credentials = { key = seq("keyauth-key-%d") },
   hmacauth_credentials = { username = seq("hmac-username-%d"), secret = fixed("secret") },
   oauth2_credentials = { name = fixed("oauth2 credential"), client_secret = fixed("secret") },
+  oauth2_authorization_codes = { code = seq("oauth-code-%d"), scope = fixed("default") },
+  oauth2_tokens = { token_type = fixed("bearer"), expires_in = fixed(1000000000), scope = fixed("default") },
   named_services = { name = seq("service-name-%d"), host = seq("service-host-%d.test") },
   named_routes = { name = seq("route-name-%d"), hosts = function() return { (seq("route-host-%d.test"))() } end },
 }
