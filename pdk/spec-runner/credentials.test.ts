@@ -207,6 +207,64 @@ end)`)
   })
 })
 
+describe("a plugin's own write in a request", () => {
+  it("invalidates that row's cache keys, as Kong's crud event does, and nothing else", async () => {
+    const results = await runSpec(
+      `${PRELUDE}
+describe("crud", function()
+  lazy_setup(function()
+    bp, db = helpers.get_db_utils("postgres", nil, { "pass", "tally" })
+    local route = bp.routes:insert({ hosts = { "pass.test" } })
+    bp.plugins:insert({ name = "pass", route = { id = route.id } })
+    bp.plugins:insert({ name = "tally", route = { id = route.id } })
+    ann = bp.consumers:insert({ username = "ann" })
+    assert(helpers.start_kong({ plugins = "bundled,pass,tally" }))
+    admin, proxy = helpers.admin_client(), helpers.proxy_client()
+  end)
+  local function tally(key, note)
+    local r = assert(proxy:get("/request", { headers = { host = "pass.test", ["x-pass"] = key, ["x-note"] = note } }))
+    return r.status, cjson.decode((r:read_body())).headers["x-tally"]
+  end
+  it("a credential cached by the same request stays cached; the row written is read again", function()
+    bp.passes:insert({ key = "w-1", consumer = { id = ann.id } })
+    assert.same({ 200, "new" }, { tally("w-1", "n-1") })
+    assert.equal(200, (call("GET", "/cache/" .. db.passes:cache_key("w-1"))))
+    assert.same({ 200, "seen" }, { tally("w-1", "n-1") })
+    assert.equal(1, #db.tallies:page())
+  end)
+  it("a write through the Admin API is seen by the next request", function()
+    assert.equal(200, (call("PATCH", "/passes/w-1", { kind = "week" })))
+    local status, body = get("w-1")
+    assert.equal(200, status)
+    assert.equal("week", body.headers["x-pass-kind"])
+  end)
+end)`,
+      {
+        ...PASS_FILES,
+        // records each note it sees once, looking it up through the node cache first (a miss is cached too)
+        'kong/plugins/tally/handler.lua': `
+local Tally = { PRIORITY = 900, VERSION = "1.0.0" }
+function Tally:access()
+  local note = kong.request.get_header("x-note")
+  if not note then return end
+  local row = kong.cache:get(kong.db.tallies:cache_key(note), nil, function() return kong.db.tallies:select_by_note(note) end)
+  if not row then assert(kong.db.tallies:insert({ note = note })) end
+  kong.service.request.set_header("x-tally", row and "seen" or "new")
+end
+return Tally`,
+        'kong/plugins/tally/schema.lua': `
+return { name = "tally", fields = { { config = { type = "record", fields = {} } } } }`,
+        'kong/plugins/tally/daos.lua': `
+local typedefs = require "kong.db.schema.typedefs"
+return { { name = "tallies", primary_key = { "id" }, cache_key = { "note" }, generate_admin_api = false,
+  fields = { { id = typedefs.uuid }, { created_at = typedefs.auto_timestamp_s },
+    { note = { type = "string", required = true, unique = true } } } } }`,
+      },
+    )
+    allPass(results, 2)
+  })
+})
+
 describe('kong.db.declarative', () => {
   it('load_into_db puts entities in the database, transformed or as Kong stored them', async () => {
     const results = await run(`${PRELUDE}

@@ -94,8 +94,15 @@ M.db.daos = setmetatable({}, {
 store.db.strategy = "postgres"
 store.db.connector = M.db.connector
 
--- a plugin's kong.db writes (oauth2 issuing a token) land in the same rows
-store.writer = function(name, op, ...) return M.db[name][op](M.db[name], ...) end
+-- a plugin's kong.db writes (oauth2 issuing a token) land in the same rows, invalidating the node cache as
+-- Kong's crud events do (db.lua's changed)
+store.writer = function(name, op, ...)
+  rows.crud_events = true
+  local out = table.pack(pcall(M.db[name][op], M.db[name], ...))
+  rows.crud_events = false
+  if not out[1] then error(out[2], 0) end
+  return table.unpack(out, 2, out.n)
+end
 
 --- Every row, for a request the host routes (routes, services, plugins, consumers).
 function M.snapshot()
