@@ -347,10 +347,16 @@ export class InProcessKong {
       const port = Number(service?.port)
       // (only a routed request reaches its service: the router answered the others)
       if (!isLocal(service) || !rows<number>(req.mocks).includes(port))
-        return serviceAnswer(service, route!, sent, ctx.request.peer.ip, hostHeader, ctx.forwarded.ip, this.clock.now(), {
-          scheme: listener.scheme,
-          port: listener.port,
-        })
+        return serviceAnswer(
+          service,
+          route!,
+          sent,
+          ctx.request.peer.ip,
+          hostHeader,
+          ctx.forwarded.ip,
+          this.clock.now(),
+          listener,
+        )
       // the mock's uri is nginx's request_uri: the path and its query
       const uri = sent.path + (sent.query ? `?${sent.query}` : '')
       // its headers as Kong's mock keeps them: ngx.req.get_headers(nil, true), the names in the case sent
