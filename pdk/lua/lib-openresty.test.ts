@@ -78,8 +78,46 @@ describe('resty.openssl.hmac, kdf and rand', () => {
     ])
   })
 
+  it("keeps an OpenSSL 3 context's parameters across derives until reset (RFC 6070's PBKDF2-SHA1 values)", () => {
+    expect(
+      lua(`local to_hex = require("resty.string").to_hex
+           local k = assert(require("resty.openssl.kdf").new("PBKDF2"))
+           local one = k:derive(20, { pass = "password", salt = "salt", iter = 1, digest = "sha1" }, 4)
+           local kept = k:derive(20, { iter = 2 })
+           local ok = k:reset()
+           local _, err = k:derive(20, { salt = "salt", iter = 2, digest = "sha1" })
+           assert(k:set_params({ pass = "password", salt = "salt", iter = 4096, digest = "sha1" }))
+           return to_hex(one), to_hex(kept), ok, err, to_hex(k:derive(20)), k:get_provider_name()`),
+    ).toEqual([
+      '0c60c80f961f0e71f3a9b524af6012062fe037a6',
+      'ea6c014dc72d6f8ccd1ed92ace1d41f0d8de8957',
+      true,
+      'kdf:derive: missing pass',
+      '4b007901b765489abead49d926f721d065a429c1',
+      'default',
+    ])
+  })
+
   it('rand.bytes gives that many bytes', () => {
     expect(lua(`local b = require("resty.openssl.rand").bytes(24) return #b`)).toEqual([24])
+  })
+})
+
+describe('cjson', () => {
+  it('encodes integer keys with holes as lua-cjson does: an array with nulls, refused when excessively sparse', () => {
+    expect(
+      lua(`local cjson = require "cjson"
+           local ok, err = pcall(cjson.encode, { [20] = "a" })
+           return cjson.encode({ a = { [2] = "x" } }), cjson.encode({ [1] = "a", [3] = "c" }),
+             cjson.encode(setmetatable({ "a", nil, "c" }, cjson.array_mt)), cjson.encode({ [1] = "a", ["2"] = "b" }), ok, err`),
+    ).toEqual([
+      '{"a":[null,"x"]}',
+      '["a",null,"c"]',
+      '["a",null,"c"]',
+      expect.stringMatching(/^\{("1":"a","2":"b"|"2":"b","1":"a")\}$/),
+      false,
+      'Cannot serialise table: excessively sparse array',
+    ])
   })
 })
 

@@ -3,7 +3,7 @@
  * strings are read as (pointer, length) from the heap and pushed with lua_pushlstring.
  */
 import { isUtf8 } from 'node:buffer'
-import { LuaRef } from './vm.js'
+import { LuaRef, SPARSE_ARRAY_MAX } from './vm.js'
 
 /** The raw Emscripten exports used here (wasmoon's module). */
 export interface Api {
@@ -176,6 +176,8 @@ export class Marshal {
       const k = keys[i]
       out[Buffer.isBuffer(k) ? k.toString('latin1') : String(k)] = vals[i]
     }
+    if (keys.length > 0 && sequence)
+      Object.defineProperty(out, SPARSE_ARRAY_MAX, { value: (keys as number[]).reduce((a, b) => (a > b ? a : b)) })
     return out
   }
 

@@ -22,6 +22,12 @@ export class LuaRef {
 /** Marker for a JS array that must reach Lua as cjson's empty array (kept an array by cjson.encode). */
 export const EMPTY_ARRAY_MARK = Symbol('empty array')
 
+/**
+ * On the object a table of positive integer keys with holes becomes (`{ [2] = "x" }`): its largest key, so
+ * cjson.encode can make it the array lua-cjson makes while every other reader sees the keys as before.
+ */
+export const SPARSE_ARRAY_MAX = Symbol('sparse array max')
+
 /** Raised when a call into Lua fails: the message Lua gave, traceback included when Lua made one. */
 export class LuaError extends Error {
   override get name(): string {

@@ -123,6 +123,17 @@ describe("credentials", function()
     assert.same({ note = "required field missing",
       ["@entity"] = { "failed conditional validation given value of field 'kind'" } }, body.fields)
   end)
+  it("a field the credential has no value for is null, as Kong's Admin API reads rows (nulls = true)", function()
+    local status, cred = call("POST", "/consumers/bob/pass", { key = "n-1" })
+    assert.equal(201, status)
+    assert.equal(ngx.null, cred.note)
+    assert.equal(ngx.null, cred.pin)
+    assert.equal("day", cred.kind)
+    assert.equal(ngx.null, select(2, call("GET", "/passes/n-1")).note)
+    assert.equal(ngx.null, select(2, call("PATCH", "/passes/n-1", { kind = "week" })).note)
+    assert.equal(ngx.null, select(2, call("GET", "/consumers/bob/pass")).data[1].note)
+    assert.is_nil(db.passes:select({ id = cred.id }).note)
+  end)
   it("a table form body is sent as Kong's client sends it: its values as given, not encoded again", function()
     local status, cred = call("POST", "/consumers/ann/pass", { key = "p-3", note = "two%0D%0Alines+and%2Bplus" },
       { ["Content-Type"] = "application/x-www-form-urlencoded" })
@@ -130,7 +141,35 @@ describe("credentials", function()
     assert.equal("two\\r\\nlines and+plus", cred.note)
   end)
 end)`)
-    allPass(results, 6)
+    allPass(results, 7)
+  })
+})
+
+describe("a row's ttl as Kong's postgres strategy keeps it", () => {
+  it('is a moment of expiry: an update leaves it, an update with a ttl sets it again from now', async () => {
+    const results = await run(`${PRELUDE}
+describe("ttl", function()
+  lazy_setup(setup)
+  it("an update of created_at alone does not move when the row goes", function()
+    local cred = assert(db.passes:insert({ consumer = { id = ann.id }, key = "t-1" }, { ttl = 10 }))
+    assert(db.passes:update({ id = cred.id }, { created_at = 123 }))
+    assert.equal(200, (get("t-1")))
+    local left = db.passes:select({ id = cred.id }).ttl
+    assert.is_true(left >= 9 and left <= 10, "ttl left: " .. tostring(left))
+    ngx.sleep(11)
+    assert.is_nil(db.passes:select({ id = cred.id }))
+  end)
+  it("an update given a ttl counts it from the update", function()
+    local cred = assert(db.passes:insert({ consumer = { id = ann.id }, key = "t-2" }, { ttl = 10 }))
+    ngx.sleep(5)
+    local updated = assert(db.passes:update({ id = cred.id }, { note = "renewed" }, { ttl = 100 }))
+    assert.is_true(updated.ttl >= 99 and updated.ttl <= 100, "ttl left: " .. tostring(updated.ttl))
+    ngx.sleep(20)
+    assert.equal("renewed", db.passes:select({ id = cred.id }).note)
+    assert.equal(200, (get("t-2")))
+  end)
+end)`)
+    allPass(results, 2)
   })
 })
 
@@ -165,6 +204,64 @@ describe("cache", function()
   end)
 end)`)
     allPass(results, 4)
+  })
+})
+
+describe("a plugin's own write in a request", () => {
+  it("invalidates that row's cache keys, as Kong's crud event does, and nothing else", async () => {
+    const results = await runSpec(
+      `${PRELUDE}
+describe("crud", function()
+  lazy_setup(function()
+    bp, db = helpers.get_db_utils("postgres", nil, { "pass", "tally" })
+    local route = bp.routes:insert({ hosts = { "pass.test" } })
+    bp.plugins:insert({ name = "pass", route = { id = route.id } })
+    bp.plugins:insert({ name = "tally", route = { id = route.id } })
+    ann = bp.consumers:insert({ username = "ann" })
+    assert(helpers.start_kong({ plugins = "bundled,pass,tally" }))
+    admin, proxy = helpers.admin_client(), helpers.proxy_client()
+  end)
+  local function tally(key, note)
+    local r = assert(proxy:get("/request", { headers = { host = "pass.test", ["x-pass"] = key, ["x-note"] = note } }))
+    return r.status, cjson.decode((r:read_body())).headers["x-tally"]
+  end
+  it("a credential cached by the same request stays cached; the row written is read again", function()
+    bp.passes:insert({ key = "w-1", consumer = { id = ann.id } })
+    assert.same({ 200, "new" }, { tally("w-1", "n-1") })
+    assert.equal(200, (call("GET", "/cache/" .. db.passes:cache_key("w-1"))))
+    assert.same({ 200, "seen" }, { tally("w-1", "n-1") })
+    assert.equal(1, #db.tallies:page())
+  end)
+  it("a write through the Admin API is seen by the next request", function()
+    assert.equal(200, (call("PATCH", "/passes/w-1", { kind = "week" })))
+    local status, body = get("w-1")
+    assert.equal(200, status)
+    assert.equal("week", body.headers["x-pass-kind"])
+  end)
+end)`,
+      {
+        ...PASS_FILES,
+        // records each note it sees once, looking it up through the node cache first (a miss is cached too)
+        'kong/plugins/tally/handler.lua': `
+local Tally = { PRIORITY = 900, VERSION = "1.0.0" }
+function Tally:access()
+  local note = kong.request.get_header("x-note")
+  if not note then return end
+  local row = kong.cache:get(kong.db.tallies:cache_key(note), nil, function() return kong.db.tallies:select_by_note(note) end)
+  if not row then assert(kong.db.tallies:insert({ note = note })) end
+  kong.service.request.set_header("x-tally", row and "seen" or "new")
+end
+return Tally`,
+        'kong/plugins/tally/schema.lua': `
+return { name = "tally", fields = { { config = { type = "record", fields = {} } } } }`,
+        'kong/plugins/tally/daos.lua': `
+local typedefs = require "kong.db.schema.typedefs"
+return { { name = "tallies", primary_key = { "id" }, cache_key = { "note" }, generate_admin_api = false,
+  fields = { { id = typedefs.uuid }, { created_at = typedefs.auto_timestamp_s },
+    { note = { type = "string", required = true, unique = true } } } } }`,
+      },
+    )
+    allPass(results, 2)
   })
 })
 

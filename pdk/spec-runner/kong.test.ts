@@ -282,6 +282,49 @@ end)`,
   })
 })
 
+describe("Kong's TLS listener", () => {
+  it('proxy_ssl_client reaches Kong over https on 9443: the scheme plugins read and the proxy headers', async () => {
+    const results = await run(
+      `${PRELUDE}
+describe("tls", function()
+  local tls
+  lazy_setup(function()
+    bp = helpers.get_db_utils("postgres", nil, { "scheme" })
+    route = bp.routes:insert({ hosts = { "tls.test" } })
+    local plain = bp.routes:insert({ hosts = { "plain.test" }, protocols = { "http" } })
+    bp.plugins:insert({ name = "scheme", route = { id = route.id } })
+    bp.plugins:insert({ name = "scheme", route = { id = plain.id } })
+    assert(helpers.start_kong({ plugins = "bundled,scheme" }))
+    proxy, tls = helpers.proxy_client(), helpers.proxy_ssl_client()
+  end)
+  it("https on the TLS listener", function()
+    local status, body = get("tls.test")
+    assert.equal(200, status)
+    assert.equal("http 9000 http", body.headers["x-scheme"])
+    assert.equal("http", body.headers["x-forwarded-proto"])
+    local r = assert(tls:get("/request", { headers = { host = "tls.test" } }))
+    body = cjson.decode(assert.res_status(200, r))
+    assert.equal("https 9443 https", body.headers["x-scheme"])
+    assert.equal("https", body.headers["x-forwarded-proto"])
+    assert.equal("9443", body.headers["x-forwarded-port"])
+  end)
+  it("a route for http alone takes an https request (Kong's router does not match on http or https)", function()
+    local r = assert(tls:get("/request", { headers = { host = "plain.test" } }))
+    local body = cjson.decode(assert.res_status(200, r))
+    assert.equal("https 9443 https", body.headers["x-scheme"])
+  end)
+end)`,
+      {
+        'kong/plugins/scheme/handler.lua': `return { PRIORITY = 5, VERSION = "1", access = function()
+  kong.service.request.set_header("x-scheme", kong.request.get_scheme() .. " " .. kong.request.get_port() .. " " .. ngx.var.scheme)
+end }`,
+        'kong/plugins/scheme/schema.lua': emptySchema('scheme'),
+      },
+    )
+    allPass(results, 2)
+  })
+})
+
 describe("Kong's schema checks the specs lean on", () => {
   it('a conditional whose if_match names no type, and contains', async () => {
     const results = await run(
@@ -327,6 +370,99 @@ it("contains", function()
 end)`,
     )
     allPass(results, 4)
+  })
+
+  it("auto fields, typedefs.ttl's bounds, and an entity schema's validate_insert, as oauth2's schema spec uses them", async () => {
+    const results = await run(
+      `
+local helpers = require "spec.helpers"
+local uuid = require "kong.tools.uuid"
+local schema = require "kong.plugins.keyed.schema"
+it("a config's auto field is filled when it is not given, and kept when it is", function()
+  local plugin = assert(helpers.validate_plugin_config_schema({}, schema))
+  assert.equal(32, #plugin.config.key)
+  assert.not_equal(plugin.config.key, assert(helpers.validate_plugin_config_schema({}, schema)).config.key)
+  assert.equal("mine", assert(helpers.validate_plugin_config_schema({ key = "mine" }, schema)).config.key)
+  local bp = helpers.get_db_utils("postgres", nil, { "keyed" })
+  assert.equal(32, #bp.plugins:insert({ name = "keyed" }).config.key)
+end)
+it("typedefs.ttl is between 0 and Kong's DAO_MAX_TTL", function()
+  assert.equal(10, assert(helpers.validate_plugin_config_schema({}, schema)).config.ttl)
+  local ok, err = helpers.validate_plugin_config_schema({ ttl = 100000001 }, schema)
+  assert.is_nil(ok)
+  assert.same({ config = { ttl = "value should be between 0 and 100000000" } }, err)
+end)
+it("an entity schema's validate_insert checks every field and fills none", function()
+  local _, db = helpers.get_db_utils("postgres", nil, { "keyed" })
+  local s = db.keyed_tickets.schema
+  local ok, err = s:validate_insert({ owner = { id = "foo" }, seats = 1 })
+  assert.falsy(ok)
+  assert.same({ owner = { id = "expected a valid UUID" }, kind = "required field missing" }, err)
+  assert.same({ seats = "expected an integer" }, select(2, s:validate_insert({ owner = { id = uuid.uuid() }, kind = "day", seats = 1.5 })))
+  assert.is_true(s:validate_insert({ owner = { id = uuid.uuid() }, kind = "day", seats = 1 }))
+end)`,
+      {
+        'kong/plugins/keyed/handler.lua': `return { PRIORITY = 5, VERSION = "1" }`,
+        'kong/plugins/keyed/schema.lua': `local typedefs = require "kong.db.schema.typedefs"
+return { name = "keyed", fields = { { config = { type = "record", fields = {
+  { key = { type = "string", auto = true, required = true } },
+  { ttl = typedefs.ttl { default = 10, required = true } },
+} } } } }`,
+        'kong/plugins/keyed/daos.lua': `local typedefs = require "kong.db.schema.typedefs"
+return { { name = "keyed_tickets", primary_key = { "id" }, fields = {
+  { id = typedefs.uuid },
+  { created_at = typedefs.auto_timestamp_s },
+  { owner = { type = "foreign", reference = "consumers", required = true } },
+  { code = { type = "string", auto = true } },
+  { kind = { type = "string", required = true, default = "day" } },
+  { seats = { type = "integer", required = true } },
+} } }`,
+      },
+    )
+    allPass(results, 3)
+  })
+
+  it("Kong's blueprints for oauth2's codes and tokens fill what their tables require", async () => {
+    const results = await run(
+      `
+local helpers = require "spec.helpers"
+it("a token and a code from the blueprints alone", function()
+  local bp = helpers.get_db_utils("postgres", nil, { "oauth2" })
+  local cred = bp.oauth2_credentials:insert({ consumer = { id = bp.consumers:insert().id } })
+  local token = bp.oauth2_tokens:insert({ credential = { id = cred.id } })
+  assert.same({ "bearer", 1000000000, "default" }, { token.token_type, token.expires_in, token.scope })
+  local c1 = bp.oauth2_authorization_codes:insert({ credential = { id = cred.id } })
+  local c2 = bp.oauth2_authorization_codes:insert({ credential = { id = cred.id } })
+  assert.same({ "oauth-code-1", "oauth-code-2", "default" }, { c1.code, c2.code, c1.scope })
+end)`,
+      {
+        // the tables as Kong's oauth2 daos.lua defines them, in part (a badge root has no Kong checkout)
+        'kong/plugins/oauth2/daos.lua': `local typedefs = require "kong.db.schema.typedefs"
+return {
+  { name = "oauth2_credentials", primary_key = { "id" }, endpoint_key = "client_id", fields = {
+    { id = typedefs.uuid }, { created_at = typedefs.auto_timestamp_s },
+    { consumer = { type = "foreign", reference = "consumers", required = true } },
+    { name = { type = "string", required = true } },
+    { client_id = { type = "string", required = false, unique = true, auto = true } },
+    { client_secret = { type = "string", required = false, auto = true } } } },
+  { name = "oauth2_authorization_codes", primary_key = { "id" }, ttl = true, fields = {
+    { id = typedefs.uuid }, { created_at = typedefs.auto_timestamp_s },
+    { credential = { type = "foreign", reference = "oauth2_credentials", required = true } },
+    { code = { type = "string", required = false, unique = true, auto = true } },
+    { scope = { type = "string" } } } },
+  { name = "oauth2_tokens", primary_key = { "id" }, ttl = true, fields = {
+    { id = typedefs.uuid }, { created_at = typedefs.auto_timestamp_s },
+    { credential = { type = "foreign", reference = "oauth2_credentials", required = true } },
+    { token_type = { type = "string", required = true, one_of = { "bearer" } } },
+    { expires_in = { type = "integer", required = true } },
+    { access_token = { type = "string", required = false, unique = true, auto = true } },
+    { scope = { type = "string" } } } },
+}`,
+        'kong/plugins/oauth2/handler.lua': `return { PRIORITY = 1400, VERSION = "1" }`,
+        'kong/plugins/oauth2/schema.lua': emptySchema('oauth2'),
+      },
+    )
+    allPass(results, 1)
   })
 
   it("a map's values: its length is its keys, the first value that fails is the map's error", async () => {

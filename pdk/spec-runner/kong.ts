@@ -52,6 +52,8 @@ export interface ProxyRequest {
   query?: string
   headers?: Record<string, string | string[]>
   body?: string
+  /** The Kong listener the client connected to (spec.helpers' proxy ports: 9000, or 9443 for TLS). */
+  port?: number
   /** The client's connection: nginx's serial number of it, and the requests made on it (this one included). */
   connection?: { serial?: number; requests?: number }
   /** The HTTP version the client speaks (resty.http's `version`: 1.0 or 1.1). */
@@ -97,6 +99,10 @@ const idOf = (v: unknown): string | undefined => (v && typeof v === 'object' ? (
 /** Where a root keeps its kong-js-pdk plugins: the folder kong-js-pluginserver's --plugins-directory names. */
 const JS_DIRS = ['js-plugins']
 const JS_EXTENSIONS = ['.js', '.mjs', '.cjs', '.ts']
+
+/** Kong's test listeners as spec.helpers names them (get_proxy_port): plain HTTP/1.1 and TLS. */
+const PLAIN = { scheme: 'http', port: 9000 } as const
+const TLS_PORT = 9443
 
 export class InProcessKong {
   private readonly loaded = new Map<string, PluginHandler>()
@@ -260,6 +266,8 @@ export class InProcessKong {
     this.runtime.forgetUnsupportedCalls()
     this.renew(req)
     const headers = req.headers ?? {}
+    // the scheme and port the request came in on: a gRPC call's own, or the listener the client connected to
+    const listener = transport ?? (req.port === TLS_PORT ? { scheme: 'https', port: TLS_PORT } : PLAIN)
     const hostKey = Object.keys(headers).find((k) => k.toLowerCase() === 'host')
     const hostHeader = hostKey ? String(([] as string[]).concat(headers[hostKey]!)[0]) : '127.0.0.1:9000'
     const route = matchRoute(rows<RouteRow>(req.db.routes), {
@@ -268,7 +276,7 @@ export class InProcessKong {
       // Kong's router matches the normalized path (merged slashes, dot segments, unreserved escapes decoded)
       path: normalizePath(req.path.replace(/\?.*$/, '')),
       headers,
-      protocol: transport?.scheme ?? 'http',
+      protocol: listener.scheme,
     })
     const grpc = isGrpcRequest(headers, transport)
     if (!route && grpc) return grpcKongError(404, 5, NO_ROUTE)
@@ -302,7 +310,7 @@ export class InProcessKong {
       name: `${req.method} ${req.path}`,
       request: {
         method: req.method,
-        url: `${transport?.scheme ?? 'http'}://127.0.0.1:${transport?.port ?? 9000}${req.path}${query}`,
+        url: `${listener.scheme}://127.0.0.1:${listener.port}${req.path}${query}`,
         headers,
         body,
         ...(transport?.http2
@@ -339,7 +347,16 @@ export class InProcessKong {
       const port = Number(service?.port)
       // (only a routed request reaches its service: the router answered the others)
       if (!isLocal(service) || !rows<number>(req.mocks).includes(port))
-        return serviceAnswer(service, route!, sent, ctx.request.peer.ip, hostHeader, ctx.forwarded.ip, this.clock.now())
+        return serviceAnswer(
+          service,
+          route!,
+          sent,
+          ctx.request.peer.ip,
+          hostHeader,
+          ctx.forwarded.ip,
+          this.clock.now(),
+          listener,
+        )
       // the mock's uri is nginx's request_uri: the path and its query
       const uri = sent.path + (sent.query ? `?${sent.query}` : '')
       // its headers as Kong's mock keeps them: ngx.req.get_headers(nil, true), the names in the case sent

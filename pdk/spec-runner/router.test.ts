@@ -65,6 +65,10 @@ describe('the router of spec.helpers', () => {
     expect(ids([{ id: 'tls', protocols: ['https'] }], req())).toBeUndefined()
   })
 
+  it('takes an https request on a route for http alone, as Kong 3 does', () => {
+    expect(ids([{ id: 'plain', protocols: ['http'] }], req({ protocol: 'https' }))).toBe('plain')
+  })
+
   it('matches a grpc or grpcs route on any HTTP request, as Kong does (its runloop refuses what does not fit)', () => {
     const grpc = [{ id: 'g', protocols: ['grpc'], paths: ['/hello.HelloService/'] }]
     expect(ids(grpc, req({ path: '/hello.HelloService/SayHello' }))).toBe('g')

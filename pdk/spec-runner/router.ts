@@ -32,6 +32,10 @@ const list = (v: unknown): string[] => (Array.isArray(v) ? (v as string[]) : [])
 // fits it (gRPC, over HTTP/2, TLS for grpcs only), Kong's runloop checks after the match (grpc/runloop.ts)
 const HTTP = new Set(['http', 'https'])
 const isGrpc = (protocols: string[]) => protocols.includes('grpc') || protocols.includes('grpcs')
+// nor on http or https: a route for http alone takes an https request (an https-only route reached over http,
+// which Kong's runloop answers 426, is still refused here)
+const takesHttp = (protocols: string[], protocol: string) =>
+  HTTP.has(protocol) && (isGrpc(protocols) || (protocol === 'https' && protocols.includes('http')))
 
 function hostMatches(pattern: string, host: string): boolean {
   const p = pattern.toLowerCase().replace(/:\d+$/, '')
@@ -76,7 +80,7 @@ export function matchRoute<R extends RouteRow>(routes: readonly R[], req: RouteR
   let best: { route: R; score: number[] } | undefined
   routes.forEach((route, order) => {
     const protocols = list(route.protocols)
-    if (protocols.length && !protocols.includes(req.protocol) && !(isGrpc(protocols) && HTTP.has(req.protocol))) return
+    if (protocols.length && !protocols.includes(req.protocol) && !takesHttp(protocols, req.protocol)) return
     const hosts = list(route.hosts)
     if (hosts.length && !hosts.some((h) => hostMatches(h, req.host))) return
     const methods = list(route.methods).map((m) => m.toUpperCase())

@@ -42,6 +42,8 @@ export function serviceAnswer(
   realClient = client,
   /** The spec's clock, in ms (the mock upstream's ngx.now()). */
   now = Date.now(),
+  /** The scheme and port the client reached Kong on (its X-Forwarded-Proto and X-Forwarded-Port). */
+  listener: { scheme: string; port: number } = { scheme: 'http', port: 9000 },
 ): UpstreamAnswer {
   const host = String(service?.host ?? '')
   const port = Number(service?.port ?? 80)
@@ -61,9 +63,9 @@ export function serviceAnswer(
   if (had !== undefined && route.preserve_host !== true) delete headers[had]
   set('host', `${host}:${port}`)
   set('x-forwarded-for', client)
-  set('x-forwarded-proto', 'http')
+  set('x-forwarded-proto', listener.scheme)
   set('x-forwarded-host', hostHeader.replace(/:\d+$/, ''))
-  set('x-forwarded-port', '9000')
+  set('x-forwarded-port', String(listener.port))
   set('x-forwarded-path', sent.path)
   // Kong sends the client it made out as X-Real-IP; the mock upstream, in the same nginx, makes it out too
   const real = set('x-real-ip', realClient)

@@ -2,7 +2,7 @@
 import { createHash, createHmac, randomBytes, randomUUID } from 'node:crypto'
 import { crc32 } from 'node:zlib'
 import { unescapeBytes } from '../../kit/private/args.js'
-import { LuaRef } from '../vm.js'
+import { LuaRef, SPARSE_ARRAY_MAX } from '../vm.js'
 import type { HostOp } from './types.js'
 
 /** A Lua string's bytes (a JS string is its UTF-8). */
@@ -60,7 +60,16 @@ export function cjsonEncode(v: unknown, depth = 0, bytes = false): string {
   }
   if (Buffer.isBuffer(v)) return cjsonEncode(v.toString('latin1'), depth)
   if (v instanceof LuaRef) throw new Error(`Cannot serialise ${v.type}: type not supported`)
-  if (Array.isArray(v)) return `[${v.map((x) => cjsonEncode(x, depth + 1, bytes)).join(',')}]`
+  // Array.from visits holes (an array_mt table's nils) as undefined: null, as lua-cjson writes them
+  if (Array.isArray(v)) return `[${Array.from(v, (x) => cjsonEncode(x, depth + 1, bytes)).join(',')}]`
+  const max = (v as { [SPARSE_ARRAY_MAX]?: number })[SPARSE_ARRAY_MAX]
+  if (max !== undefined) {
+    // lua-cjson's encode_sparse_array defaults (ratio 2, safe 10): an array with nulls in the holes, unless
+    // its largest key passes 10 and twice the keys it has
+    const o = v as Record<string, unknown>
+    if (max > 10 && max > 2 * Object.keys(o).length) throw new Error('Cannot serialise table: excessively sparse array')
+    return `[${Array.from({ length: max }, (_, i) => cjsonEncode(o[i + 1], depth + 1, bytes)).join(',')}]`
+  }
   const parts: string[] = []
   for (const [k, x] of Object.entries(v)) parts.push(`${cjsonEncode(k, 0, bytes)}:${cjsonEncode(x, depth + 1, bytes)}`)
   return `{${parts.join(',')}}`

@@ -179,13 +179,13 @@ export const LIBRARY_MODULES: readonly LuaModule[] = [
   {
     name: 'argon2',
     status: 'not emulated',
-    doc: "lua-argon2 is a C module (Kong's oauth2 hashes client secrets with it when hash_secret is on); it is not emulated",
+    doc: "lua-argon2 is a C module with no node:crypto counterpart on Node 20 (Kong 3's oauth2 leaves it off and hashes client secrets with PBKDF2, through resty.openssl.kdf); it is not emulated",
     ops: [],
   },
   {
     name: 'bcrypt',
     status: 'not emulated',
-    doc: "lua-bcrypt is a C module (Kong's oauth2 verifies bcrypt-hashed client secrets with it); it is not emulated",
+    doc: "lua-bcrypt is a C module with no node:crypto counterpart (Kong 3's oauth2 leaves it off); it is not emulated",
     ops: [],
   },
   {

@@ -140,7 +140,7 @@ export const OPENRESTY_MODULES: readonly LuaModule[] = [
   {
     name: 'resty.openssl.kdf',
     status: 'emulated',
-    doc: "PBKDF2, HKDF, scrypt with the library's option names; `TLS1_PRF` answers `nil, err`",
+    doc: "PBKDF2, HKDF, scrypt with the library's option names; `new(name)` a context that keeps its parameters until `reset` (`derive`, `set_params`); `TLS1_PRF` answers `nil, err`",
     ops: ['kdf'],
   },
   { name: 'resty.openssl.mac', status: 'emulated', doc: 'HMAC only, on node:crypto', ops: [] },

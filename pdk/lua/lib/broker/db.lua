@@ -387,6 +387,8 @@ function M.cluster_events.broadcast() return true end
 function M.init(given) M.given = given or {} end
 --- The rows as given again, and an empty cache (the given rows changed).
 function M.reset() rows_by_dao, store = {}, {} end
+--- The rows as given again, the cache kept (the writer invalidates the keys a change touches).
+function M.reset_rows() rows_by_dao = {} end
 --- A new request: a replay sees rows as given and an empty cache; a started Kong (spec.helpers' in
 --- process, `lasting_cache`) keeps its node cache across requests until its database changes.
 function M.begin_request()

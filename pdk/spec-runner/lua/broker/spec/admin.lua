@@ -59,6 +59,27 @@ local function select(dao, key, parent_field, parent)
   end
 end
 
+-- a plugin's entity as Kong's Admin API shows it (its DAO reads with `nulls = true`): a field the row has no
+-- value for is null, a record's own fields too
+local function with_nulls(fields, row)
+  local out = {}
+  for k, v in pairs(row) do out[k] = v end
+  for _, f in ipairs(fields) do
+    local name, def = next(f)
+    local v = out[name]
+    if v == nil then out[name] = cjson.null
+    elseif type(def) == "table" and def.type == "record" and type(v) == "table" and def.fields then
+      out[name] = with_nulls(def.fields, v)
+    end
+  end
+  return out
+end
+local function shown(dao, row, fields)
+  row = entities.present(dao, row)
+  if fields == nil then fields = (entities.info(dao).def or {}).fields or false end
+  return fields and with_nulls(fields, row) or row
+end
+
 -- a page of `size` rows (100) from `offset` (an opaque token: here the index of the next row)
 local function list(req, dao, rows, field, parent)
   local args = ngx.decode_args(type(req.query) == "string" and req.query or (req.path:match("%?(.*)$") or ""), 0)
@@ -69,7 +90,8 @@ local function list(req, dao, rows, field, parent)
     if not parent or (type(r[field]) == "table" and r[field].id == parent.id) then all[#all + 1] = r end
   end
   local data = setmetatable({}, cjson.array_mt)
-  for i = from, math.min(#all, from + size - 1) do data[#data + 1] = entities.present(dao, all[i]) end
+  local fields = (entities.info(dao).def or {}).fields or false
+  for i = from, math.min(#all, from + size - 1) do data[#data + 1] = shown(dao, all[i], fields) end
   local rest = from + size <= #all
   local path = req.path:gsub("%?.*$", "")
   return answer(200, { data = data, offset = rest and tostring(from + size) or nil,
@@ -84,14 +106,14 @@ local function collection(method, req, dao, field, parent)
   if parent then body[field] = { id = parent.id } end
   local row, err_t = db.try_insert(dao, body)
   if not row then return refused(err_t) end
-  return answer(201, entities.present(dao, row))
+  return answer(201, shown(dao, row))
 end
 
 local function entity(method, req, dao, key, field, parent)
   local row = select(dao, key, field, parent)
   if method == "GET" then
     if not row then return message(404, "Not found") end
-    return answer(200, entities.present(dao, row))
+    return answer(200, shown(dao, row))
   elseif method == "DELETE" then
     -- Kong answers 204 for a row that is not there, but 404 under a parent that does not have it
     if not row then return answer(parent and 404 or 204, parent and { message = "Not found" } or nil) end
@@ -113,7 +135,7 @@ local function entity(method, req, dao, key, field, parent)
       updated, err_t = db.upsert(dao, row and row.id or (is_uuid(key) and key or nil), body)
     end
     if not updated then return refused(err_t) end
-    return answer(200, entities.present(dao, updated))
+    return answer(200, shown(dao, updated))
   end
   return message(405, "Method not allowed")
 end

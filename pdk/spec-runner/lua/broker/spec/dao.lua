@@ -28,7 +28,7 @@ function Dao:select(pk)
   local row = rows.find(self.name, pk)
   return row and present(self.name, row) or nil
 end
-function Dao:update(pk, patch) return answer(self.name, rows.update(self.name, pk, patch)) end
+function Dao:update(pk, patch, options) return answer(self.name, rows.update(self.name, pk, patch, options)) end
 function Dao:upsert(pk, row) return answer(self.name, rows.upsert(self.name, pk, row)) end
 function Dao:delete(pk)
   local ok, err_t = rows.delete(self.name, pk)
@@ -64,6 +64,7 @@ M.db = setmetatable({
   local info = require("broker.spec.entities").info(name)
   local schema = { name = name, admin_api_name = info.api, endpoint_key = info.endpoint_key,
     fields = info.def and info.def.fields or {} }
+  function schema.validate_insert(_, entity) return require("broker.spec.entities").validate_insert(name, entity) end
   local d = setmetatable({ name = name, schema = schema }, Dao)
   rawset(t, name, d)
   return d
@@ -93,8 +94,15 @@ M.db.daos = setmetatable({}, {
 store.db.strategy = "postgres"
 store.db.connector = M.db.connector
 
--- a plugin's kong.db writes (oauth2 issuing a token) land in the same rows
-store.writer = function(name, op, ...) return M.db[name][op](M.db[name], ...) end
+-- a plugin's kong.db writes (oauth2 issuing a token) land in the same rows, invalidating the node cache as
+-- Kong's crud events do (db.lua's changed)
+store.writer = function(name, op, ...)
+  rows.crud_events = true
+  local out = table.pack(pcall(M.db[name][op], M.db[name], ...))
+  rows.crud_events = false
+  if not out[1] then error(out[2], 0) end
+  return table.unpack(out, 2, out.n)
+end
 
 --- Every row, for a request the host routes (routes, services, plugins, consumers).
 function M.snapshot()

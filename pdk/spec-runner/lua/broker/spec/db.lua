@@ -9,7 +9,7 @@ local uuid = require("kong.tools.uuid").uuid
 local null = ngx.null
 local M = {}
 
--- Kong as spec.helpers starts it keeps its node cache across requests; a change here purges it (changed())
+-- Kong as spec.helpers starts it keeps its node cache across requests
 store.lasting_cache = true
 
 M.MOCK_HOST, M.MOCK_PORT = entities.MOCK_HOST, entities.MOCK_PORT
@@ -32,7 +32,19 @@ local function rows(name)
 end
 M.rows = rows
 
-local function changed() store.reset() end
+-- A plugin's own write in a request (M.crud_events, which dao.lua's writer sets) invalidates what Kong's crud
+-- event handler does: the row's cache key as it was and as it is, a consumer's by username too. Any other change
+-- (the spec's, the Admin API's) purges the whole node cache: it stands in for the invalidations of Kong's custom
+-- DAOs and of plugins' own event handlers (acl's groups by consumer), which are not emulated.
+local function changed(name, row, old)
+  if not (M.crud_events and name) then return store.reset() end
+  store.reset_rows()
+  local dao = store.db[name]
+  for _, r in pairs({ row, old }) do
+    store.cache:invalidate(dao:cache_key(r))
+    if name == "consumers" and type(r.username) == "string" then store.cache:invalidate(dao:cache_key(r.username)) end
+  end
+end
 
 -- Kong's database always holds its default workspace (a truncate bootstraps it again)
 local function fresh(name)
@@ -109,7 +121,7 @@ function M.try_insert(name, given, blueprint)
   if e then return nil, e end
   local list = rows(name)
   list[#list + 1] = row
-  changed()
+  changed(name, row)
   return row
 end
 
@@ -129,11 +141,12 @@ local function replace(name, r, row, input, rbw)
   if name ~= "consumers" then row.updated_at = now() end
   local e = constraints(name, row, r)
   if e then return nil, e end
+  local was = copy(r)
   for k in pairs(r) do r[k] = nil end
   for k, v in pairs(row) do r[k] = v end
   -- a row kept as Kong stored it (kong.db.declarative) is transformed once an update gives a transformation's input
   if entities.transforms(name, input) then store.as_stored[r] = nil end
-  changed()
+  changed(name, r, was)
   return r
 end
 
@@ -151,10 +164,15 @@ end
 
 --- Updates the row `pk` of `name` with `patch` (Kong's PATCH; a partial config merges with the one
 --- there, its shorthand fields moved first, as Kong translates a patch before merging it): the row, or
---- nil and an error table.
-function M.update(name, pk, patch)
+--- nil and an error table. options: Kong's `{ ttl = s }`, the row's ttl counted again from now.
+function M.update(name, pk, patch, options)
   local r = find(name, pk)
   if not r then return nil, errors.not_found({ id = id_of(pk) }) end
+  -- Kong's postgres strategy keeps a ttl as the moment the row goes: an update without one leaves that moment
+  -- where it was, whatever created_at becomes (rows here keep it as seconds after created_at)
+  local expires = type(r.ttl) == "number" and (tonumber(r.created_at) or 0) + r.ttl or nil
+  local ttl = type(options) == "table" and tonumber(options.ttl) or nil
+  if ttl then expires = ttl > 0 and ngx.now() + ttl or nil end
   local row = copy(r)
   for k, v in pairs(patch) do
     if k == "config" and type(v) == "table" and type(row.config) == "table" then
@@ -172,6 +190,7 @@ function M.update(name, pk, patch)
     end
   end
   row.id = r.id
+  row.ttl = expires and expires - (tonumber(row.created_at) or 0) or nil
   return replace(name, r, row, patch, copy(r))
 end
 
@@ -215,7 +234,7 @@ function M.delete(name, pk)
   for _, ref in ipairs(refs) do M.delete(ref.table, ref.row.id) end
   local _, i = find(name, r.id)
   table.remove(rows(name), i)
-  changed()
+  changed(name, r)
   return true
 end
 
@@ -245,6 +264,8 @@ local BLUEPRINT_DEFAULTS = {
   keyauth_credentials = { key = seq("keyauth-key-%d") },
   hmacauth_credentials = { username = seq("hmac-username-%d"), secret = fixed("secret") },
   oauth2_credentials = { name = fixed("oauth2 credential"), client_secret = fixed("secret") },
+  oauth2_authorization_codes = { code = seq("oauth-code-%d"), scope = fixed("default") },
+  oauth2_tokens = { token_type = fixed("bearer"), expires_in = fixed(1000000000), scope = fixed("default") },
   named_services = { name = seq("service-name-%d"), host = seq("service-host-%d.test") },
   named_routes = { name = seq("route-name-%d"), hosts = function() return { (seq("route-host-%d.test"))() } end },
 }

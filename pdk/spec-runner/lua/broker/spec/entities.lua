@@ -275,6 +275,30 @@ end
 --- The row with Kong's defaults, checked; or nil and Kong's error table. `insert` makes a related row
 --- (the blueprints' service of a route), nil from the Admin API; `input` is what the caller gave (an
 --- update's patch) and `rbw` the row an update replaces.
+--- Kong's Entity:validate_insert on a plugin's entity: every field checked, none filled (defaults and auto
+--- values are process_auto_fields' work, not validation's): true, or nil and the tree of field errors.
+function M.validate_insert(name, entity)
+  local info = M.daos()[name]
+  if not info then
+    error("broker: validate_insert checks a plugin's entity (its daos.lua); " .. tostring(name) .. " is not one", 2)
+  end
+  local record = { type = "record", fields = {}, entity_checks = info.def.entity_checks }
+  for _, f in ipairs(info.def.fields or {}) do
+    local fname, def = next(f)
+    local bare = {}
+    if def.type == "foreign" then
+      -- a foreign key is checked as the primary key it names
+      bare = { type = "record", required = def.required, fields = { { id = { type = "string", uuid = true, required = true } } } }
+    else
+      for k, v in pairs(def) do if k ~= "default" then bare[k] = v end end
+    end
+    record.fields[#record.fields + 1] = { [fname] = bare }
+  end
+  local _, errs = require("broker.schema").process({ fields = { { config = record } } }, entity)
+  if errs then return nil, errors.tree(errs) end
+  return true
+end
+
 function M.prepare(name, row, insert, input, rbw)
   if DEFAULTS[name] then return DEFAULTS[name](row, insert) end
   local info = M.daos()[name]

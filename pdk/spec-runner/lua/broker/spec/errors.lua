@@ -85,8 +85,40 @@ end
 
 --- A plugin's config checked against its schema: the config with its defaults, or nil and Kong's tree of
 --- errors, the schema's own entity checks at the top (`["@entity"]`), the config record's under `config`.
+-- Kong's process_auto_fields on insert: an `auto` field of the config that is not given gets a value (a uuid,
+-- else a random string: oauth2's provision_key), records within it alike
+local function with_auto(def, conf)
+  if type(def) ~= "table" or type(conf) ~= "table" then return conf end
+  local out
+  for _, f in ipairs(def.fields or {}) do
+    local name, fdef = next(f)
+    local v, filled = conf[name], nil
+    if v == nil and fdef.auto and fdef.type == "string" then
+      filled = fdef.uuid and require("kong.tools.uuid").uuid() or require("kong.tools.rand").random_string()
+    elseif fdef.type == "record" and type(v) == "table" then
+      local inner = with_auto(fdef, v)
+      if inner ~= v then filled = inner end
+    end
+    if filled ~= nil then
+      if not out then
+        out = {}
+        for k, x in pairs(conf) do out[k] = x end
+      end
+      out[name] = filled
+    end
+  end
+  return out or conf
+end
+
+local function config_def(schema)
+  for _, f in ipairs(type(schema) == "table" and schema.fields or {}) do
+    if type(f) == "table" and f.config then return f.config end
+  end
+end
+
 function M.check_plugin(schema, config)
   local process = require("broker.schema").process
+  config = with_auto(config_def(schema), config or {})
   local conf, errs = process(schema, config)
   if not errs then return conf end
   local top = {}

@@ -66,7 +66,8 @@ T.semantic_version = { type = "string" }
 T.sni = { type = "string" }
 T.jwk = { type = "record", fields = {} }
 T.redis_host = { type = "string" }
-T.ttl = { type = "number" }
+-- Kong's constants.DATABASE.DAO_MAX_TTL: the longest ttl its DAO accepts
+T.ttl = { type = "number", between = { 0, 100000000 } }
 T.regex_or_plain_pattern = { type = "string" }
 T.pem = { type = "string" }
 T.utf8_name = { type = "string" }
