@@ -1,4 +1,5 @@
 import ipaddr from 'ipaddr.js'
+import { ClearingMap } from '../../util/clearing-map.js'
 
 /**
  * What an address is to the broker as a client: `public` (any provider), `internal` (loopback,
@@ -28,6 +29,19 @@ const V6: Readonly<Record<string, AddressClass>> = {
  * addresses as the IPv4 address they carry. Anything unparsable is forbidden.
  */
 export function classifyAddress(address: string): AddressClass {
+  let kind = classified.get(address)
+  if (kind === undefined) {
+    kind = classify(address)
+    classified.set(address, kind)
+  }
+  return kind
+}
+
+// Every provider request's socket asks this of its address, and a broker talks to a few providers: the
+// answers are kept (ipaddr.js parses into objects each time, the most a token request allocated of its own).
+const classified = new ClearingMap<string, AddressClass>(1024)
+
+function classify(address: string): AddressClass {
   const text = address.startsWith('[') && address.endsWith(']') ? address.slice(1, -1) : address
   if (!ipaddr.isValid(text)) return 'forbidden'
   const ip = ipaddr.process(text)
@@ -37,8 +51,8 @@ export function classifyAddress(address: string): AddressClass {
   const range = v6.range()
   const p = v6.parts
   // NAT64 (64:ff9b::/96) and 6to4 (2002::/16) reach the IPv4 address they embed.
-  if (range === 'rfc6052') return classifyAddress(v4Of(p[6]!, p[7]!))
-  if (range === '6to4') return classifyAddress(v4Of(p[1]!, p[2]!))
+  if (range === 'rfc6052') return classify(v4Of(p[6]!, p[7]!))
+  if (range === '6to4') return classify(v4Of(p[1]!, p[2]!))
   // IPv4-compatible (::a.b.c.d, deprecated): no provider lives there.
   if (range === 'unicast' && p.slice(0, 6).every((x) => x === 0)) return 'forbidden'
   return V6[range] ?? 'forbidden'

@@ -67,21 +67,21 @@ function metadataUrlProblems(
   allowed: (url: string) => boolean,
 ): Record<string, string> {
   const problems: Record<string, string> = {}
-  for (const [field, url] of [
-    ['authorize_url', e.authorize],
-    ['access_url', e.token],
-    ['jwks_uri', e.jwks],
-    ['par_url', e.par],
-    // Discovered from a protected resource (RFC 9728), and the registration the flow will use (RFC 7591).
-    ['issuer', e.issuer],
-    ['registration_endpoint', record.client_id === undefined ? e.registration : undefined],
-    ['profile_url', flag(record.profile) ? e.userinfo : undefined],
-  ] as const) {
-    if (url === undefined || url === text(record[field])) continue
+  const judge = (field: string, url: string | undefined) => {
+    if (url === undefined || url === text(record[field])) return
     if (!isHttpUrl(url))
       problems[field] = `must be an absolute http(s) URL; the issuer metadata gives "${String(url).slice(0, 200)}"`
     else if (!allowed(url))
       problems[field] = `is not in providers.allow: the issuer metadata gives ${new URL(url).origin}`
   }
+  // Called on every flow's /store and /callback: field by field, without a list of pairs made each time.
+  judge('authorize_url', e.authorize)
+  judge('access_url', e.token)
+  judge('jwks_uri', e.jwks)
+  judge('par_url', e.par)
+  // Discovered from a protected resource (RFC 9728), and the registration the flow will use (RFC 7591).
+  judge('issuer', e.issuer)
+  judge('registration_endpoint', record.client_id === undefined ? e.registration : undefined)
+  judge('profile_url', flag(record.profile) ? e.userinfo : undefined)
   return problems
 }
