@@ -69,6 +69,8 @@ function balancerData(ctx: Context): Table {
     host,
     port: ctx.upstream.port,
     try_count: ctx.response.service ? 1 : 0,
+    // the name Kong's balancer resolved (the host itself for an address), once it ran (zipkin's peer.hostname)
+    ...(ctx.response.service ? { hostname: host } : {}),
     // one try, to the target, once the service has answered (Kong lists each try of its balancer)
     tries: ctx.response.service
       ? [{ ip: host, port: ctx.upstream.port, balancer_start: ctx.startTime, balancer_latency: 0 }]
