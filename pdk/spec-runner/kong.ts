@@ -9,6 +9,7 @@ import { join } from 'node:path'
 import { runAdminRoute, type AdminRouteAnswer, type AdminRouteRequest } from './admin-route.js'
 import { MockLogs } from './mock-logs.js'
 import { mockUpstream, type UpstreamAnswer } from './mock-upstream.js'
+import { ZipkinCollector } from './zipkin.js'
 import {
   FixtureError,
   LuaError,
@@ -102,6 +103,8 @@ export class InProcessKong {
   private readonly loaded = new Map<string, PluginHandler>()
   /** What plugins posted to the mock upstream's /post_log locations. */
   private readonly mockLogs = new MockLogs()
+  /** The Zipkin collector helpers.zipkin_host names: what plugins posted to it. */
+  private readonly zipkin = new ZipkinCollector()
   private slots = 0
   private generation = 0
 
@@ -125,6 +128,10 @@ export class InProcessKong {
       return this.mockLogs.answer(sent) ?? mockUpstream(sent, '127.0.0.1', this.clock.now())
     }
     if (op === 'proxy') return this.proxy(req)
+    if (op === 'zipkin') {
+      const sent = { method: req.method, path: req.path, query: req.query ?? '', headers: {}, body: req.body ?? '' }
+      return this.zipkin.answer(sent, this.clock.now())
+    }
     // a plugin's own Admin API route (its api.lua), which admin_routes.lua matched
     if (op === 'admin_route') {
       this.renew(req)

@@ -1,10 +1,12 @@
 -- resty.http for `broker pdk test` (lua-resty-http's interface, written for broker): a plugin's request to
--- Kong's mock upstream (http-log's specs point it at helpers.mock_upstream_url .. "/post_log/<name>") is
--- answered in process by the host, as http_client's requests are, on the mock upstream's plain or TLS port.
+-- a server answered in process (broker.spec.mocks: Kong's mock upstream, where http-log's specs point it at
+-- helpers.mock_upstream_url .. "/post_log/<name>", on its plain or TLS port; the Zipkin collector of
+-- helpers.zipkin_host) is answered by the host, as http_client's requests are.
 -- Any other server, or a call from inside a phase the host runs (not from a timer), answers nil and an error
 -- naming it, so the plugin's own error handling runs and the spec's assertion fails.
 local spec_client = require "broker.spec.client"
 local db = require "broker.spec.db"
+local mocks = require "broker.spec.mocks"
 
 local M = { _VERSION = "0.17.2" }
 M._USER_AGENT = "lua-resty-http/" .. M._VERSION .. " (Lua) ngx_lua/10026"
@@ -12,8 +14,6 @@ M._USER_AGENT = "lua-resty-http/" .. M._VERSION .. " (Lua) ngx_lua/10026"
 local Http = {}
 Http.__index = Http
 
-local MOCK_SSL_PORT = 15556
-local LOCAL = { ["127.0.0.1"] = true, localhost = true }
 
 -- response headers, read in any case
 local headers_mt = { __index = function(t, k)
@@ -49,9 +49,11 @@ function Http:request_uri(uri, params)
   params = params or {}
   local scheme, host, port, path, query = parse(uri)
   if not scheme then return nil, "bad uri: " .. tostring(uri) end
-  if not LOCAL[host] or (port ~= db.MOCK_PORT and port ~= MOCK_SSL_PORT) then
+  local server = mocks.server(host, port)
+  if not server then
     return nil, "broker: resty.http to " .. host .. ":" .. port .. " is not emulated in pdk test (Kong's mock upstream, "
-      .. db.MOCK_HOST .. ":" .. db.MOCK_PORT .. " and :" .. MOCK_SSL_PORT .. ", answers in process)"
+      .. db.MOCK_HOST .. ":" .. db.MOCK_PORT .. " and :" .. mocks.MOCK_SSL_PORT .. ", and the Zipkin collector, "
+      .. mocks.zipkin_host .. ":" .. mocks.zipkin_port .. ", answer in process)"
   end
   if not coroutine.isyieldable() then
     return nil, "broker: resty.http from inside a phase is not emulated in pdk test (from a timer, as logging plugins send, it is)"
@@ -74,7 +76,7 @@ function Http:request_uri(uri, params)
     body = table.concat(chunks)
   end
   if body ~= nil and not spec_client.lookup(headers, "content-length") then headers["Content-Length"] = tostring(#body) end
-  local answer = spec_client.host("upstream", { method = params.method or "GET", path = path, query = query,
+  local answer = spec_client.host(server, { method = params.method or "GET", path = path, query = query,
     headers = headers, body = body or "" })
   if answer.raise then return nil, answer.raise end
   return { status = answer.status, reason = "", headers = setmetatable(answer.headers or {}, headers_mt),

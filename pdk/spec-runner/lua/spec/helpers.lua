@@ -5,6 +5,7 @@ local db = require "broker.spec.db"
 local dao = require "broker.spec.dao"
 local entities = require "broker.spec.entities"
 local client = require "broker.spec.client"
+local mocks = require "broker.spec.mocks"
 require "broker.spec.assertions"
 require "broker.spec.eventually"
 -- Kong's helpers load Kong's constants and tools (through its configuration loader and kong.global) before a spec
@@ -30,6 +31,9 @@ H.mock_upstream_ssl_port = 15556
 H.mock_upstream_ssl_url = "https://" .. db.MOCK_HOST .. ":15556"
 H.mock_upstream_stream_port = 15557
 H.mock_upstream_stream_ssl_port = 15558
+-- the Zipkin collector Kong's helpers name (KONG_SPEC_TEST_ZIPKIN_HOST/PORT or localhost:9411), answered in
+-- process (pdk/spec-runner/zipkin.ts): the zipkin plugin posts its spans there, the spec reads them back
+H.zipkin_host, H.zipkin_port = mocks.zipkin_host, mocks.zipkin_port
 -- grpcbin, answered in process (its hello.HelloService) for proxy_client_grpc's calls (pdk/spec-runner/grpc/)
 H.grpcbin_host, H.grpcbin_port, H.grpcbin_ssl_port = "127.0.0.1", 15002, 15003
 H.grpcbin_url = "grpc://127.0.0.1:15002"
@@ -300,11 +304,13 @@ end
 local servers = require "broker.spec.servers"
 H.tcp_server, H.kill_tcp_server, H.udp_server = servers.tcp_server, servers.kill_tcp_server, servers.udp_server
 function H.http_client(host, port)
-  if host ~= db.MOCK_HOST and host ~= "localhost" or (port ~= nil and tonumber(port) ~= db.MOCK_PORT) then
+  local server = mocks.server(host, port or db.MOCK_PORT)
+  if not server then
     error("spec.helpers.http_client(" .. tostring(host) .. ", " .. tostring(port) .. "): only the mock upstream ("
-      .. db.MOCK_HOST .. ":" .. db.MOCK_PORT .. ") answers in process; other servers are not emulated by broker", 2)
+      .. db.MOCK_HOST .. ":" .. db.MOCK_PORT .. ") and the Zipkin collector (" .. mocks.zipkin_host .. ":"
+      .. mocks.zipkin_port .. ") answer in process; other servers are not emulated by broker", 2)
   end
-  return client.new("upstream", host, port)
+  return client.new(server, host, port)
 end
 
 return setmetatable(H, { __index = function(_, name)
