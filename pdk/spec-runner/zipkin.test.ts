@@ -108,7 +108,7 @@ function SpanPost:log(conf)
   local b = ngx.ctx.balancer_data
   local span = { traceId = kong.request.get_header("x-trace"), id = "5", name = kong.request.get_method(),
     kind = "SERVER", timestamp = ngx.now() * 1000000, localEndpoint = { serviceName = "kong" },
-    remoteEndpoint = { serviceName = kong.router.get_service().name, port = b.port },
+    remoteEndpoint = { serviceName = kong.router.get_service().name, port = b.port, ipv4 = b.ip },
     tags = { ["peer.hostname"] = b.hostname } }
   ngx.timer.at(0, send, conf.url, cjson.encode({ span }))
 end
@@ -143,7 +143,8 @@ describe("Plugin: span-post", function()
     local s = traces[1][1]
     assert.equal("0000000000c0ffee", s.traceId)
     assert.equal("get", s.name)
-    assert.same({ serviceName = "orders", port = helpers.mock_upstream_port }, s.remoteEndpoint)
+    assert.same({ serviceName = "orders", port = helpers.mock_upstream_port, ipv4 = helpers.mock_upstream_host },
+      s.remoteEndpoint)
     assert.equal(helpers.mock_upstream_host, s.tags["peer.hostname"])
     local one = zipkin_client:get("/api/v2/trace/0000000000c0ffee")
     assert.equal(1, #cjson.decode(assert.res_status(200, one)))
