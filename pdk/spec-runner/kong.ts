@@ -29,7 +29,7 @@ import { matchRoute, type RouteRow } from './router.js'
 import { normalizePath } from '../kit/request/path.js'
 import type { RecordedPlugin, RecordState, SpecRecorder } from './record.js'
 import { candidates, globals, Scoping } from './scoping.js'
-import { dechunk, isLocal, serviceAnswer } from './upstream.js'
+import { dechunk, serviceAnswer } from './upstream.js'
 import {
   grpcbin,
   grpcKongError,
@@ -79,7 +79,6 @@ export type ProxyAnswer =
       body: string
       /** The request's lines in Kong's error.log format (assert.logfile() reads them). */
       log?: string[]
-      mock_request?: Record<string, unknown>
     }
   | { raise: string }
 
@@ -298,7 +297,6 @@ export class InProcessKong {
       ([k, v]) => k.toLowerCase() === 'transfer-encoding' && String(v).toLowerCase().includes('chunked'),
     )
     const body = transport?.body ?? (chunked && req.body !== undefined ? (dechunk(req.body) ?? req.body) : req.body)
-    let mockRequest: Record<string, unknown> | undefined
     // for --record: the instance of each plugin name that ran (the last phase's: access picks the scoped one),
     // and the service's answer
     const ran = new Map<string, PluginHandler>()
@@ -342,17 +340,18 @@ export class InProcessKong {
         if (trailers) seen.trailers = trailers
         return answer
       }
-      // a service on a started http_mock: it answers 200 "ok" and keeps the request
+      // a service on a started http_mock: its routes answer in the spec's VM (spec/helpers/http_mock.lua), where
+      // the service's host is this machine or a name the started Kong's dns_mock resolves to it
       const port = Number(service?.port)
       // (only a routed request reaches its service: the router answered the others)
-      if (!isLocal(service) || !rows<number>(req.mocks).includes(port))
-        return serviceAnswer(service, route!, sent, ctx.request.peer.ip, hostHeader, ctx.forwarded.ip, this.clock.now())
-      // the mock's uri is nginx's request_uri: the path and its query
-      const uri = sent.path + (sent.query ? `?${sent.query}` : '')
-      // its headers as Kong's mock keeps them: ngx.req.get_headers(nil, true), the names in the case sent
-      const headers = ctx.upstream.headers.table(Infinity, (name) => name).headers
-      mockRequest = { port, method: sent.method, uri, query: sent.query, headers }
-      return { status: 200, headers: { 'Content-Type': 'text/plain' }, body: 'ok' }
+      if (rows<number>(req.mocks).includes(port)) {
+        // its headers as Kong's mock keeps them: ngx.req.get_headers(nil, true), the names in the case sent
+        const headers = ctx.upstream.headers.table(Infinity, (name) => name).headers
+        const request = { method: sent.method, path: sent.path, query: sent.query, headers, body: sent.body }
+        const [answer] = this.runtime.vm.call('__spec_mock_answer', String(service?.host), port, request)
+        if (answer) return answer as Fixture['upstream']
+      }
+      return serviceAnswer(service, route!, sent, ctx.request.peer.ip, hostHeader, ctx.forwarded.ip, this.clock.now())
     }
     try {
       const result = await runScenario(
@@ -396,7 +395,6 @@ export class InProcessKong {
         headers,
         body: out.body,
         log: result.logs.map((l) => l.line.replace(' [gateway] ', ' [kong] ')),
-        ...(mockRequest ? { mock_request: mockRequest } : {}),
       }
     } catch (e) {
       if (e instanceof FixtureError) return { raise: e.reason }

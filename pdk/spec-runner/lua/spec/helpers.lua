@@ -34,6 +34,8 @@ H.mock_upstream_stream_ssl_port = 15558
 -- the Zipkin collector Kong's helpers name (KONG_SPEC_TEST_ZIPKIN_HOST/PORT or localhost:9411), answered in
 -- process (pdk/spec-runner/zipkin.ts): the zipkin plugin posts its spans there, the spec reads them back
 H.zipkin_host, H.zipkin_port = mocks.zipkin_host, mocks.zipkin_port
+-- DNS records for the Kong start_kong starts (its fourth argument's dns_mock): broker.spec.dns_mock
+H.dns_mock = require "broker.spec.dns_mock"
 -- grpcbin, answered in process (its hello.HelloService) for proxy_client_grpc's calls (pdk/spec-runner/grpc/)
 H.grpcbin_host, H.grpcbin_port, H.grpcbin_ssl_port = "127.0.0.1", 15002, 15003
 H.grpcbin_url = "grpc://127.0.0.1:15002"
@@ -99,8 +101,21 @@ function H.validate_plugin_config_schema(config, schema)
 end
 
 --- Kong "starts" in process: requests of proxy_client and admin_client run through it.
-function H.start_kong(env)
+function H.start_kong(env, _, _, fixtures)
   env = env or {}
+  -- fixtures: a dns_mock resolves names for Kong in process; nginx server blocks (http_mock, stream_mock) are not
+  -- emulated (spec.helpers.http_mock is)
+  fixtures = fixtures or {}
+  for _, kind in ipairs({ "http_mock", "stream_mock" }) do
+    if type(fixtures[kind]) == "table" and next(fixtures[kind]) ~= nil then
+      return nil, "spec.helpers.start_kong: fixtures." .. kind .. " (nginx server blocks: " .. next(fixtures[kind])
+        .. ") is not emulated by broker; spec.helpers.http_mock is"
+    end
+  end
+  if fixtures.dns_mock ~= nil and getmetatable(fixtures.dns_mock) ~= require("broker.spec.dns_mock") then
+    return nil, "spec.helpers.start_kong: expected dns_mock to be of a helpers.dns_mock class"
+  end
+  mocks.dns = fixtures.dns_mock
   if env.role ~= nil and env.role ~= "traditional" then
     return nil, "spec.helpers.start_kong: role '" .. tostring(env.role) .. "' (hybrid mode) is not emulated by broker; the traditional deploy is"
   end
@@ -307,8 +322,8 @@ function H.http_client(host, port)
   local server = mocks.server(host, port or db.MOCK_PORT)
   if not server then
     error("spec.helpers.http_client(" .. tostring(host) .. ", " .. tostring(port) .. "): only the mock upstream ("
-      .. db.MOCK_HOST .. ":" .. db.MOCK_PORT .. ") and the Zipkin collector (" .. mocks.zipkin_host .. ":"
-      .. mocks.zipkin_port .. ") answer in process; other servers are not emulated by broker", 2)
+      .. db.MOCK_HOST .. ":" .. db.MOCK_PORT .. "), the Zipkin collector (" .. mocks.zipkin_host .. ":"
+      .. mocks.zipkin_port .. ") and a started http_mock answer in process; other servers are not emulated by broker", 2)
   end
   return client.new(server, host, port)
 end
