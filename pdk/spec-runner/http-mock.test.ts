@@ -52,6 +52,9 @@ describe("http_mock routes, dns_mock", function()
     local fn = bp.routes:insert { hosts = { "fn.test" } }
     bp.plugins:insert { route = { id = fn.id }, name = "fn-call",
       config = { url = "http://fn.example.test:" .. port } }
+    -- port 1 on loopback: nothing listens there
+    local closed = bp.routes:insert { hosts = { "closed.test" } }
+    bp.plugins:insert { route = { id = closed.id }, name = "fn-call", config = { url = "http://127.0.0.1:1" } }
     local svc = bp.services:insert { host = "svc.example.test", port = port, path = "/content" }
     bp.routes:insert { hosts = { "svc.test" }, service = svc }
     local fixtures = { dns_mock = helpers.dns_mock.new() }
@@ -113,6 +116,11 @@ describe("http_mock routes, dns_mock", function()
     assert.equal("made called", assert.res_status(201, res))
   end)
 
+  it("a loopback port nothing answers in process: the connection is refused, as a real one is", function()
+    local res = proxy_client:get("/", { headers = { host = "closed.test" } })
+    assert.same({ message = "connection refused" }, cjson.decode(assert.res_status(500, res)))
+  end)
+
   it("without the dns_mock, the name does not resolve", function()
     assert(helpers.restart_kong({ plugins = "bundled,fn-call" }))
     proxy_client = helpers.proxy_client()
@@ -132,6 +140,6 @@ describe('pdk test: http_mock routes run in the spec VM, names resolve through d
       timeoutMs: 20_000,
     })
     expect(results.filter((r) => r.status !== 'success').map((r) => [r.name, r.message])).toEqual([])
-    expect(results).toHaveLength(7)
+    expect(results).toHaveLength(8)
   })
 })

@@ -27,8 +27,8 @@ end }
 
 function M.new() return setmetatable({}, mt) end
 -- the longest a request waits for its answer, ms (lua-resty-http's: one for all, or connect, send and read)
-function Http:set_timeout(ms) self.read_timeout = tonumber(ms) end
-function Http:set_timeouts(_, _, read) self.read_timeout = tonumber(read) end
+function Http:set_timeout(ms) self.connect_timeout, self.read_timeout = tonumber(ms), tonumber(ms) end
+function Http:set_timeouts(connect, _, read) self.connect_timeout, self.read_timeout = tonumber(connect), tonumber(read) end
 function Http:set_proxy_options() end
 function Http:set_keepalive() return 1 end
 function Http:close() return 1 end
@@ -61,6 +61,16 @@ function Http:request_uri(uri, params)
   if not scheme then return nil, "bad uri: " .. tostring(uri) end
   -- Kong in process sends it: the started Kong's dns_mock resolves the name
   local server = mocks.server(host, port, true)
+  if not server and mocks.is_local(host) then
+    -- nothing in process answers there: a connection finds what listens on this machine (nothing: "connection
+    -- refused", as lua-resty-http reports it); a server that does listen is not spoken to
+    local address = mocks.resolve(host, true)
+    local sock = ngx.socket.tcp()
+    sock:settimeouts(self.connect_timeout, self.connect_timeout, self.connect_timeout)
+    local ok, err = sock:connect(address == "localhost" and "127.0.0.1" or address, port)
+    if not ok then return nil, err end
+    sock:close()
+  end
   if not server then
     return nil, "broker: resty.http to " .. host .. ":" .. port .. " is not emulated in pdk test (Kong's mock upstream, "
       .. db.MOCK_HOST .. ":" .. db.MOCK_PORT .. " and :" .. mocks.MOCK_SSL_PORT .. ", the Zipkin collector, "

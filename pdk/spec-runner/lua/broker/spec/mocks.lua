@@ -18,6 +18,9 @@ function M.resolve(host, by_kong)
   return host
 end
 
+--- Whether `host` (resolved as Kong in process resolves it) is this machine.
+function M.is_local(host) return LOCAL[M.resolve(host, true)] == true end
+
 --- The host op that answers a request to host:port in process ("upstream", "zipkin", "mock"), or nil.
 --- `by_kong`: Kong in process sends it (its dns_mock resolves the name), not the spec's own client.
 function M.server(host, port, by_kong)
