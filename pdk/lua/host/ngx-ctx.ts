@@ -120,7 +120,8 @@ export const NGX_CTX_OPS: Record<string, HostOp> = {
       case 'route':
         return [ctx.data.route]
       case 'balancer_data':
-        return [balancerData(ctx)]
+        // Kong makes it once a route matched (its access phase's end)
+        return [ctx.data.unrouted ? undefined : balancerData(ctx)]
       case 'authenticated_consumer':
         return [ctx.auth.consumer]
       case 'authenticated_credential':
