@@ -105,11 +105,12 @@ local function send(premature, url, body)
   _G.span_post_result = res and res.status or err
 end
 function SpanPost:log(conf)
+  -- none when Kong's router matched no route
   local b = ngx.ctx.balancer_data
   local span = { traceId = kong.request.get_header("x-trace"), id = "5", name = kong.request.get_method(),
     kind = "SERVER", timestamp = ngx.now() * 1000000, localEndpoint = { serviceName = "kong" },
-    remoteEndpoint = { serviceName = kong.router.get_service().name, port = b.port, ipv4 = b.ip },
-    tags = { ["peer.hostname"] = b.hostname } }
+    remoteEndpoint = b and { serviceName = kong.router.get_service().name, port = b.port, ipv4 = b.ip },
+    tags = { ["peer.hostname"] = b and b.hostname, ["http.host"] = kong.request.get_host() } }
   ngx.timer.at(0, send, conf.url, cjson.encode({ span }))
 end
 return SpanPost`,
@@ -151,6 +152,14 @@ describe("Plugin: span-post", function()
     assert.res_status(404, zipkin_client:get("/api/v2/trace/0000000000000bad"))
   end)
 
+  it("a request no route matched has no balancer_data; without a Host header it names the proxy's listener", function()
+    assert.response(proxy_client:get("/", { headers = { ["x-trace"] = "0bad" } })).has.status(404)
+    local span = cjson.decode(assert.res_status(200, zipkin_client:get("/api/v2/trace/0bad")))[1]
+    assert.is_nil(span.remoteEndpoint)
+    -- Kong's proxy_client connects to its listener's address, 0.0.0.0:9000, and resty.http sends it as Host
+    assert.same({ ["http.host"] = "0.0.0.0" }, span.tags)
+  end)
+
   it("another path of the collector fails the spec's line, naming it", function()
     local ok, err = pcall(zipkin_client.get, zipkin_client, "/api/v2/dependencies")
     assert.False(ok)
@@ -170,6 +179,11 @@ describe('pdk test: a plugin reports to the Zipkin collector of Kong spec helper
     })
     expect(results.map((r) => [r.name, r.status, r.message])).toEqual([
       ['Plugin: span-post the collector keeps the spans the plugin posted', 'success', undefined],
+      [
+        "Plugin: span-post a request no route matched has no balancer_data; without a Host header it names the proxy's listener",
+        'success',
+        undefined,
+      ],
       ["Plugin: span-post another path of the collector fails the spec's line, naming it", 'success', undefined],
     ])
   })

@@ -277,8 +277,10 @@ end
 local function need_kong(what)
   if not started then error("spec.helpers." .. what .. "(): Kong is not started (call helpers.start_kong first)", 3) end
 end
-function H.proxy_client() need_kong("proxy_client") return client.new("proxy", "127.0.0.1", 9000) end
-function H.proxy_ssl_client() need_kong("proxy_ssl_client") return client.new("proxy", "127.0.0.1", 9443) end
+-- Kong's clients connect to the proxy listener's address, 0.0.0.0 in its test configuration: a request without a
+-- Host header of its own carries that address and port, as resty.http sends it
+function H.proxy_client() need_kong("proxy_client") return client.new("proxy", "0.0.0.0", 9000) end
+function H.proxy_ssl_client() need_kong("proxy_ssl_client") return client.new("proxy", "0.0.0.0", 9443) end
 -- grpcurl as Kong's helper runs it, with Kong's test proto (hello.proto); the call runs in process, and
 -- fails to dial Kong's listener while Kong is not started (grpcbin's own address always answers)
 local HELLO_PROTO = "./spec/fixtures/grpc/hello.proto"

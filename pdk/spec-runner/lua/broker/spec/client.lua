@@ -162,6 +162,8 @@ function Client:send(opts)
     if not answer then raise("no http_mock is started on port " .. tostring(self.port)) end
   else
     request.host, request.port = self.host, self.port
+    -- resty.http sends the address it connected to as the Host a request does not give
+    if self.kind == "proxy" and not lookup(headers, "host") then headers.Host = self.host .. ":" .. self.port end
     answer = through(self.kind, request)
   end
   local res = { status = answer.status, reason = answer.reason, headers = setmetatable(answer.headers or {}, headers_mt),
