@@ -130,6 +130,66 @@ describe("http_mock routes, dns_mock", function()
 end)
 `
 
+// an older plugin spec's mock: nginx server blocks handed to start_kong, rendered as Kong renders its template
+const BLOCK_SPEC = `
+local helpers = require "spec.helpers"
+local cjson = require "cjson"
+
+describe("start_kong's fixtures.http_mock", function()
+  local proxy_client
+  lazy_setup(function()
+    local bp = helpers.get_db_utils("postgres", nil, { "fn-call" })
+    local fn = bp.routes:insert { hosts = { "fn.test" } }
+    bp.plugins:insert { route = { id = fn.id }, name = "fn-call", config = { url = "http://lambda.example.test:10001" } }
+    local svc = bp.services:insert { url = "http://localhost:10002" }
+    bp.routes:insert { hosts = { "svc.test" }, service = svc }
+    local fixtures = { dns_mock = helpers.dns_mock.new(), http_mock = {} }
+    fixtures.dns_mock:A { name = "lambda.example.test", address = "127.0.0.1" }
+    fixtures.http_mock.lambda = [[
+      server {
+        server_name mock_lambda;
+        listen 10001 ssl;
+> if ssl_cert[1] then
+        ssl_certificate $(ssl_cert[1]);
+> else
+        ssl_certificate \${{SSL_CERT}};
+> end
+        location ~ "/functions/(?:[^/])*/invocations" {
+          content_by_lua_block {
+            -- a brace in a string or a comment is no block's end: }
+            local body = "{\\"fn\\":\\"" .. ngx.var.uri:match("functions/([^/]*)/") .. "\\"}"
+            ngx.header["Content-Type"] = "application/json"
+            ngx.say(body)
+          }
+        }
+        location = /teapot { return 418; }
+      }
+      server {
+        listen 127.0.0.1:10002;
+        location / { access_by_lua_block { ngx.print("{ok}") ngx.exit(200) } }
+      }
+    ]]
+    assert(helpers.start_kong({ plugins = "bundled,fn-call" }, nil, nil, fixtures))
+    proxy_client = helpers.proxy_client()
+  end)
+
+  it("each server answers on its listen port while Kong runs", function()
+    local res = proxy_client:get("/functions/hello/invocations", { headers = { host = "fn.test" } })
+    assert.same({ fn = "hello" }, cjson.decode(assert.res_status(200, res)))
+    assert.equal("{ok}", assert.res_status(200, proxy_client:get("/", { headers = { host = "svc.test" } })))
+    assert.res_status(418, proxy_client:get("/teapot", { headers = { host = "fn.test" } }))
+  end)
+
+  it("a directive broker does not emulate: start_kong answers nil and an error naming it", function()
+    helpers.stop_kong()
+    local ok, err = helpers.start_kong({}, nil, nil, { http_mock = {
+      odd = "server { listen 10003; location / { proxy_pass http://elsewhere; } }" } })
+    assert.is_nil(ok)
+    assert.matches("fixtures.http_mock.odd: the directive 'proxy_pass' in a location is not emulated", err, 1, true)
+  end)
+end)
+`
+
 describe('pdk test: http_mock routes run in the spec VM, names resolve through dns_mock', () => {
   it('answers as the routes say, from a phase and as a service, and names what is not emulated', async () => {
     const root = badgeRoot({ ...FN_CALL, 'spec/mock_spec.lua': SPEC })
@@ -141,5 +201,17 @@ describe('pdk test: http_mock routes run in the spec VM, names resolve through d
     })
     expect(results.filter((r) => r.status !== 'success').map((r) => [r.name, r.message])).toEqual([])
     expect(results).toHaveLength(8)
+  })
+
+  it("start_kong's nginx server block fixtures answer as http_mocks, rendered as Kong renders its template", async () => {
+    const root = badgeRoot({ ...FN_CALL, 'spec/block_spec.lua': BLOCK_SPEC })
+    const results = await runSpecFile({
+      root,
+      file: join(root, 'spec/block_spec.lua'),
+      shown: 'spec/block_spec.lua',
+      timeoutMs: 20_000,
+    })
+    expect(results.filter((r) => r.status !== 'success').map((r) => [r.name, r.message])).toEqual([])
+    expect(results).toHaveLength(2)
   })
 })

@@ -103,18 +103,24 @@ end
 --- Kong "starts" in process: requests of proxy_client and admin_client run through it.
 function H.start_kong(env, _, _, fixtures)
   env = env or {}
-  -- fixtures: a dns_mock resolves names for Kong in process; nginx server blocks (http_mock, stream_mock) are not
-  -- emulated (spec.helpers.http_mock is)
+  -- fixtures: a dns_mock resolves names for Kong in process; http_mock's nginx server blocks answer as http_mocks
+  -- while this Kong runs (broker.spec.server_blocks); stream_mock's are not emulated
   fixtures = fixtures or {}
-  for _, kind in ipairs({ "http_mock", "stream_mock" }) do
-    if type(fixtures[kind]) == "table" and next(fixtures[kind]) ~= nil then
-      return nil, "spec.helpers.start_kong: fixtures." .. kind .. " (nginx server blocks: " .. next(fixtures[kind])
-        .. ") is not emulated by broker; spec.helpers.http_mock is"
-    end
+  if type(fixtures.stream_mock) == "table" and next(fixtures.stream_mock) ~= nil then
+    return nil, "spec.helpers.start_kong: fixtures.stream_mock (nginx stream server blocks: " .. next(fixtures.stream_mock)
+      .. ") is not emulated by broker"
   end
   if fixtures.dns_mock ~= nil and getmetatable(fixtures.dns_mock) ~= require("broker.spec.dns_mock") then
     return nil, "spec.helpers.start_kong: expected dns_mock to be of a helpers.dns_mock class"
   end
+  mocks.stop_fixtures()
+  local servers = {}
+  for name, text in pairs(type(fixtures.http_mock) == "table" and fixtures.http_mock or {}) do
+    local ok, list = pcall(require("broker.spec.server_blocks").servers, tostring(name), tostring(text))
+    if not ok then return nil, "spec.helpers.start_kong: " .. tostring(list) end
+    for _, server in ipairs(list) do servers[#servers + 1] = server end
+  end
+  for _, server in ipairs(servers) do mocks.start_fixture(server.port, server.routes) end
   mocks.dns = fixtures.dns_mock
   if env.role ~= nil and env.role ~= "traditional" then
     return nil, "spec.helpers.start_kong: role '" .. tostring(env.role) .. "' (hybrid mode) is not emulated by broker; the traditional deploy is"
@@ -195,6 +201,7 @@ function H.start_kong(env, _, _, fixtures)
 end
 function H.stop_kong()
   started = nil
+  mocks.stop_fixtures()
   require("broker.spec.sockets").drain()
   return true
 end

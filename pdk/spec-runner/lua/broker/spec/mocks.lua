@@ -39,6 +39,22 @@ function M.answer(port, request)
   return mock:handle(request)
 end
 
+-- the servers of start_kong's fixtures.http_mock, started while that Kong runs
+local fixture_mocks = {}
+
+--- Starts an http_mock on `port` with `routes` for the Kong starting (its nginx server block fixture).
+function M.start_fixture(port, routes)
+  local mock = require("spec.helpers.http_mock").new(port, routes)
+  mock:start()
+  fixture_mocks[#fixture_mocks + 1] = mock
+end
+
+--- Stops the fixture servers of the Kong that ran.
+function M.stop_fixtures()
+  for _, mock in ipairs(fixture_mocks) do mock:stop() end
+  fixture_mocks = {}
+end
+
 -- Kong in process proxying to a service on a started http_mock (kong.ts): its answer, or nil when the service's
 -- host is not this machine's
 function __spec_mock_answer(host, port, request)
