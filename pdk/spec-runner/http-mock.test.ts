@@ -1,7 +1,5 @@
-import { join } from 'node:path'
-import { describe, expect, it } from 'vitest'
-import { runSpecFile } from './session.js'
-import { badgeRoot } from './testing/badge.js'
+import { describe, it } from 'vitest'
+import { allPass, runSpec } from './testing/specs.js'
 
 // `fn-call` calls a function over HTTP in its access phase and answers with what it got, as Kong's
 // azure-functions does: the function's host is a name only the spec's dns_mock resolves
@@ -192,26 +190,10 @@ end)
 
 describe('pdk test: http_mock routes run in the spec VM, names resolve through dns_mock', () => {
   it('answers as the routes say, from a phase and as a service, and names what is not emulated', async () => {
-    const root = badgeRoot({ ...FN_CALL, 'spec/mock_spec.lua': SPEC })
-    const results = await runSpecFile({
-      root,
-      file: join(root, 'spec/mock_spec.lua'),
-      shown: 'spec/mock_spec.lua',
-      timeoutMs: 20_000,
-    })
-    expect(results.filter((r) => r.status !== 'success').map((r) => [r.name, r.message])).toEqual([])
-    expect(results).toHaveLength(8)
+    allPass(await runSpec(SPEC, FN_CALL), 8)
   })
 
   it("start_kong's nginx server block fixtures answer as http_mocks, rendered as Kong renders its template", async () => {
-    const root = badgeRoot({ ...FN_CALL, 'spec/block_spec.lua': BLOCK_SPEC })
-    const results = await runSpecFile({
-      root,
-      file: join(root, 'spec/block_spec.lua'),
-      shown: 'spec/block_spec.lua',
-      timeoutMs: 20_000,
-    })
-    expect(results.filter((r) => r.status !== 'success').map((r) => [r.name, r.message])).toEqual([])
-    expect(results).toHaveLength(2)
+    allPass(await runSpec(BLOCK_SPEC, FN_CALL), 2)
   })
 })
