@@ -41,7 +41,8 @@ describe("http_mock routes, dns_mock", function()
         ]],
       },
       ["= /teapot"] = { directives = { [[return 418 "short and stout"]] } },
-      ["/content"] = { content = [[ ngx.status = 201 ngx.print("made ", ngx.var.http_x_fn) ngx.exit(ngx.OK) ]] },
+      ["/content"] = { content = [[ ngx.status = 201 ngx.print("made ", ngx.var.http_x_fn) ngx.exit(ngx.OK) ]],
+        log = [[ _G.mock_logged = ngx.var.request_uri ]] },
       ["~ ^/fail"] = { access = [[ error("mock broke") ]] },
       ["/odd"] = { directives = { "proxy_pass http://elsewhere;" } },
     })
@@ -79,6 +80,8 @@ describe("http_mock routes, dns_mock", function()
     assert.equal("made proxied", assert.res_status(201, res))
     -- the service's path joined with the request's, as Kong joins them
     assert.equal("/content/", mock:get_request().uri)
+    -- its log Lua ran after the answer
+    assert.equal("/content/", _G.mock_logged)
   end)
 
   it("return directives, an error in the mock's Lua (500), and get_client", function()

@@ -244,11 +244,11 @@ function M.answer(routes, port, request)
   local logged = { method = r.req.method, uri = r.req.path .. (r.req.query ~= "" and "?" .. r.req.query or ""),
     query = r.req.query, headers = {}, body = r.req.body }
   for k, v in pairs(r.req.headers) do logged.headers[k] = v end
-  local outer = cur
+  local outer, route = cur, nil
   cur = r
   local ok, err = pcall(function()
     local key = select_route(routes, r.req.path)
-    local route = key and routes[key]
+    route = key and routes[key]
     if not route then r.status = 404 return end
     for _, phase in ipairs({ "header_filter", "body_filter" }) do
       if route[phase] then
@@ -263,7 +263,6 @@ function M.answer(routes, port, request)
   end)
   -- a failure is nginx's 500; its error is the session's `err` (Kong's mock writes it to its own error.log)
   if not ok then r.status, r.body, r.sent = 500, {}, false end
-  local route = routes[select_route(routes, r.req.path) or ""]
   if route and route.log then pcall(run, route, "log", route.log) end
   cur = outer
   local body = table.concat(r.body)
