@@ -17,7 +17,6 @@ M._USER_AGENT = "lua-resty-http/" .. M._VERSION .. " (Lua) ngx_lua/10026"
 local Http = M
 local mt = { __index = M }
 
-
 -- response headers, read in any case
 local headers_mt = { __index = function(t, k)
   if type(k) ~= "string" then return nil end
