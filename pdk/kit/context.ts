@@ -138,6 +138,8 @@ export interface Context {
     /** A regex route's groups (unnamed from 1, named) and, when it has any, the whole match (Kong's capture 0). */
     captures: { unnamed: string[]; named: Record<string, string>; whole?: string }
     strippedPrefix?: string
+    /** Kong's router matched no route (the runner's `router` refused the request): Kong made no balancer_data. */
+    unrouted?: boolean
     /** The fixture's answers to resty.http calls; undefined when it has none (resty.http then fails on use). */
     outbound?: OutboundEntry[]
   }

@@ -229,6 +229,7 @@ export async function runScenario(
       const refusal = options.router(ctx)
       if (refusal) {
         ctx.phase = phase
+        ctx.data.unrouted = true
         // nothing was routed: $upstream_uri keeps nginx's empty default (Kong sets it after access)
         setUpstreamPath(ctx, '')
         const error = (kit.response as KitTree).error as (status: number, message: string) => void

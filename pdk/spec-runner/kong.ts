@@ -9,6 +9,7 @@ import { join } from 'node:path'
 import { runAdminRoute, type AdminRouteAnswer, type AdminRouteRequest } from './admin-route.js'
 import { MockLogs } from './mock-logs.js'
 import { mockUpstream, type UpstreamAnswer } from './mock-upstream.js'
+import { ZipkinCollector } from './zipkin.js'
 import {
   FixtureError,
   LuaError,
@@ -28,7 +29,7 @@ import { matchRoute, type RouteRow } from './router.js'
 import { normalizePath } from '../kit/request/path.js'
 import type { RecordedPlugin, RecordState, SpecRecorder } from './record.js'
 import { candidates, globals, Scoping } from './scoping.js'
-import { dechunk, isLocal, serviceAnswer } from './upstream.js'
+import { dechunk, serviceAnswer } from './upstream.js'
 import {
   grpcbin,
   grpcKongError,
@@ -80,7 +81,6 @@ export type ProxyAnswer =
       body: string
       /** The request's lines in Kong's error.log format (assert.logfile() reads them). */
       log?: string[]
-      mock_request?: Record<string, unknown>
     }
   | { raise: string }
 
@@ -108,6 +108,8 @@ export class InProcessKong {
   private readonly loaded = new Map<string, PluginHandler>()
   /** What plugins posted to the mock upstream's /post_log locations. */
   private readonly mockLogs = new MockLogs()
+  /** The Zipkin collector helpers.zipkin_host names: what plugins posted to it. */
+  private readonly zipkin = new ZipkinCollector()
   private slots = 0
   private generation = 0
 
@@ -131,6 +133,10 @@ export class InProcessKong {
       return this.mockLogs.answer(sent) ?? mockUpstream(sent, '127.0.0.1', this.clock.now())
     }
     if (op === 'proxy') return this.proxy(req)
+    if (op === 'zipkin') {
+      const sent = { method: req.method, path: req.path, query: req.query ?? '', headers: {}, body: req.body ?? '' }
+      return this.zipkin.answer(sent, this.clock.now())
+    }
     // a plugin's own Admin API route (its api.lua), which admin_routes.lua matched
     if (op === 'admin_route') {
       this.renew(req)
@@ -299,7 +305,6 @@ export class InProcessKong {
       ([k, v]) => k.toLowerCase() === 'transfer-encoding' && String(v).toLowerCase().includes('chunked'),
     )
     const body = transport?.body ?? (chunked && req.body !== undefined ? (dechunk(req.body) ?? req.body) : req.body)
-    let mockRequest: Record<string, unknown> | undefined
     // for --record: the instance of each plugin name that ran (the last phase's: access picks the scoped one),
     // and the service's answer
     const ran = new Map<string, PluginHandler>()
@@ -343,26 +348,27 @@ export class InProcessKong {
         if (trailers) seen.trailers = trailers
         return answer
       }
-      // a service on a started http_mock: it answers 200 "ok" and keeps the request
+      // a service on a started http_mock: its routes answer in the spec's VM (spec/helpers/http_mock.lua), where
+      // the service's host is this machine or a name the started Kong's dns_mock resolves to it
       const port = Number(service?.port)
       // (only a routed request reaches its service: the router answered the others)
-      if (!isLocal(service) || !rows<number>(req.mocks).includes(port))
-        return serviceAnswer(
-          service,
-          route!,
-          sent,
-          ctx.request.peer.ip,
-          hostHeader,
-          ctx.forwarded.ip,
-          this.clock.now(),
-          listener,
-        )
-      // the mock's uri is nginx's request_uri: the path and its query
-      const uri = sent.path + (sent.query ? `?${sent.query}` : '')
-      // its headers as Kong's mock keeps them: ngx.req.get_headers(nil, true), the names in the case sent
-      const headers = ctx.upstream.headers.table(Infinity, (name) => name).headers
-      mockRequest = { port, method: sent.method, uri, query: sent.query, headers }
-      return { status: 200, headers: { 'Content-Type': 'text/plain' }, body: 'ok' }
+      if (rows<number>(req.mocks).includes(port)) {
+        // its headers as Kong's mock keeps them: ngx.req.get_headers(nil, true), the names in the case sent
+        const headers = ctx.upstream.headers.table(Infinity, (name) => name).headers
+        const request = { method: sent.method, path: sent.path, query: sent.query, headers, body: sent.body }
+        const [answer] = this.runtime.vm.call('__spec_mock_answer', String(service?.host), port, request)
+        if (answer) return answer as Fixture['upstream']
+      }
+      return serviceAnswer(
+        service,
+        route!,
+        sent,
+        ctx.request.peer.ip,
+        hostHeader,
+        ctx.forwarded.ip,
+        this.clock.now(),
+        listener,
+      )
     }
     try {
       const result = await runScenario(
@@ -406,7 +412,6 @@ export class InProcessKong {
         headers,
         body: out.body,
         log: result.logs.map((l) => l.line.replace(' [gateway] ', ' [kong] ')),
-        ...(mockRequest ? { mock_request: mockRequest } : {}),
       }
     } catch (e) {
       if (e instanceof FixtureError) return { raise: e.reason }

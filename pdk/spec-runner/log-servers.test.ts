@@ -57,7 +57,11 @@ local function send(conf, entries)
 end
 function BatchLog:log(conf)
   local params = Queue.get_plugin_params("batch-log", conf, "batch-" .. conf.port)
-  assert(Queue.enqueue(params, send, conf, kong.request.get_header("x-n")))
+  local n = kong.request.get_header("x-n")
+  -- x-count: that many entries from one request (zipkin queues three spans per request)
+  local count = kong.request.get_header("x-count")
+  if not count then return assert(Queue.enqueue(params, send, conf, n)) end
+  for i = 1, tonumber(count) do assert(Queue.enqueue(params, send, conf, n .. i)) end
 end
 return BatchLog`,
   'kong/plugins/batch-log/schema.lua': `
@@ -71,7 +75,7 @@ return { name = "batch-log", fields = { { config = { type = "record", fields = {
 
 const BATCH_SPEC = `
 local helpers = require "spec.helpers"
-local PORT, RETRY_PORT = helpers.get_available_port(), helpers.get_available_port()
+local PORT, RETRY_PORT, FULL_PORT = helpers.get_available_port(), helpers.get_available_port(), helpers.get_available_port()
 describe("Plugin: batch-log (log)", function()
   local proxy_client
   lazy_setup(function()
@@ -82,6 +86,9 @@ describe("Plugin: batch-log (log)", function()
     local f = bp.routes:insert { hosts = { "retry.test" } }
     bp.plugins:insert { route = { id = f.id }, name = "batch-log",
       config = { port = RETRY_PORT, fail_first = true, queue = { max_batch_size = 1, initial_retry_delay = 0.1 } } }
+    local full = bp.routes:insert { hosts = { "full.test" } }
+    bp.plugins:insert { route = { id = full.id }, name = "batch-log",
+      config = { port = FULL_PORT, queue = { max_batch_size = 2, max_coalescing_delay = 100 } } }
     assert(helpers.start_kong({ plugins = "bundled,batch-log" }))
     proxy_client = helpers.proxy_client()
   end)
@@ -101,6 +108,15 @@ describe("Plugin: batch-log (log)", function()
     assert.response(proxy_client:get("/request", { headers = { host = "batch.test", ["x-n"] = "3" } })).has.status(200)
     local _, packet = thread:join()
     assert.equal("3", packet)
+  end)
+
+  it("entries past a full batch wait for the next one (max_coalescing_delay), not sent as a partial batch at once", function()
+    local thread = helpers.udp_server(FULL_PORT, 2, 0.5)
+    assert.response(proxy_client:get("/request", { headers = { host = "full.test", ["x-n"] = "f", ["x-count"] = "3" } }))
+      .has.status(200)
+    local _, packets, err = thread:join()
+    assert.same({ "f1,f2" }, packets)
+    assert.equal("timeout", err)
   end)
 
   it("retries a batch its handler failed", function()
@@ -317,7 +333,7 @@ describe("a logging plugin's spec: spec.helpers' servers and ngx.socket.udp", ()
   it("kong.tools.queue hands the plugin's batches to its handler, retrying a failed one", async () => {
     const results = await runIn(BATCH_LOG, 'batch-log', BATCH_SPEC, 20_000)
     expect(failing(results)).toEqual([])
-    expect(results.length).toBe(3)
+    expect(results.length).toBe(4)
   })
 
   it("resty.http from a plugin's timer reaches the mock upstream's /post_log and /post_auth_log, read back with /read_log", async () => {

@@ -59,6 +59,9 @@ const need = (s: HostState): Context => {
   return s.ctx
 }
 
+const address = (host: string): string | undefined =>
+  host === 'localhost' ? '127.0.0.1' : /^[\d.]+$|:/.test(host) ? host : undefined
+
 /** Kong's balancer_data for the request's service: where it connects, with the service's retries and timeouts. */
 function balancerData(ctx: Context): Table {
   const svc = ctx.data.service ?? {}
@@ -69,6 +72,10 @@ function balancerData(ctx: Context): Table {
     host,
     port: ctx.upstream.port,
     try_count: ctx.response.service ? 1 : 0,
+    // the name Kong's balancer resolved (the host itself for an address) and the address it connected to, once
+    // it ran (zipkin's peer.hostname and its proxy span's remote address read them)
+    // (a name other than localhost is resolved by no DNS here: no ip)
+    ...(ctx.response.service ? { hostname: host, ...(address(host) ? { ip: address(host) } : {}) } : {}),
     // one try, to the target, once the service has answered (Kong lists each try of its balancer)
     tries: ctx.response.service
       ? [{ ip: host, port: ctx.upstream.port, balancer_start: ctx.startTime, balancer_latency: 0 }]
@@ -113,7 +120,8 @@ export const NGX_CTX_OPS: Record<string, HostOp> = {
       case 'route':
         return [ctx.data.route]
       case 'balancer_data':
-        return [balancerData(ctx)]
+        // Kong makes it once a route matched (its access phase's end)
+        return [ctx.data.unrouted ? undefined : balancerData(ctx)]
       case 'authenticated_consumer':
         return [ctx.auth.consumer]
       case 'authenticated_credential':

@@ -12,6 +12,8 @@ local THROUGH = { authenticated_consumer = true, authenticated_credential = true
 
 local function balancer_data()
   local own = H("ngx_ctx_get", "balancer_data")
+  -- none until a route matched (a request Kong's router answered 404 has none)
+  if own == nil then return nil end
   local live = { host = true, port = true }
   return setmetatable({}, {
     __index = function(_, k)
@@ -50,7 +52,7 @@ function M.new(captures)
       if not FIELDS[k] or written[k] then return nil end
       if k == "balancer_data" then
         local b = balancer_data()
-        rawset(t, k, b)
+        if b ~= nil then rawset(t, k, b) end
         return b
       end
       local v = H("ngx_ctx_get", k)

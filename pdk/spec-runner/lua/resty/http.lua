@@ -1,19 +1,21 @@
 -- resty.http for `broker pdk test` (lua-resty-http's interface, written for broker): a plugin's request to
--- Kong's mock upstream (http-log's specs point it at helpers.mock_upstream_url .. "/post_log/<name>") is
--- answered in process by the host, as http_client's requests are, on the mock upstream's plain or TLS port.
--- Any other server, or a call from inside a phase the host runs (not from a timer), answers nil and an error
--- naming it, so the plugin's own error handling runs and the spec's assertion fails.
+-- a server answered in process (broker.spec.mocks: Kong's mock upstream, where http-log's specs point it at
+-- helpers.mock_upstream_url .. "/post_log/<name>", on its plain or TLS port; the Zipkin collector of
+-- helpers.zipkin_host) is answered by the host, as http_client's requests are; one to a started http_mock (a name
+-- the started Kong's dns_mock resolves included) is answered by its routes in this VM, from a phase too.
+-- Any other server, or a call from inside a phase the host runs (not from a timer) to a server the host answers,
+-- answers nil and an error naming it, so the plugin's own error handling runs and the spec's assertion fails.
 local spec_client = require "broker.spec.client"
 local db = require "broker.spec.db"
+local mocks = require "broker.spec.mocks"
 
 local M = { _VERSION = "0.17.2" }
 M._USER_AGENT = "lua-resty-http/" .. M._VERSION .. " (Lua) ngx_lua/10026"
 
-local Http = {}
-Http.__index = Http
-
-local MOCK_SSL_PORT = 15556
-local LOCAL = { ["127.0.0.1"] = true, localhost = true }
+-- a client's methods are the module's, as lua-resty-http's are: a spec that replaces http.request_uri (azure-functions'
+-- pre-function) changes every client's
+local Http = M
+local mt = { __index = M }
 
 -- response headers, read in any case
 local headers_mt = { __index = function(t, k)
@@ -22,10 +24,10 @@ local headers_mt = { __index = function(t, k)
   for name, v in next, t do if name:lower() == lower then return v end end
 end }
 
-function M.new() return setmetatable({}, Http) end
+function M.new() return setmetatable({}, mt) end
 -- the longest a request waits for its answer, ms (lua-resty-http's: one for all, or connect, send and read)
-function Http:set_timeout(ms) self.read_timeout = tonumber(ms) end
-function Http:set_timeouts(_, _, read) self.read_timeout = tonumber(read) end
+function Http:set_timeout(ms) self.connect_timeout, self.read_timeout = tonumber(ms), tonumber(ms) end
+function Http:set_timeouts(connect, _, read) self.connect_timeout, self.read_timeout = tonumber(connect), tonumber(read) end
 function Http:set_proxy_options() end
 function Http:set_keepalive() return 1 end
 function Http:close() return 1 end
@@ -44,22 +46,35 @@ local function parse(uri)
   return scheme, host, tonumber(port) or (scheme == "https" and 443 or 80), path ~= "" and path or "/", query, userinfo
 end
 
+--- httpc:parse_uri(uri): { scheme, host, port, path, query }, or nil and an error.
+function Http:parse_uri(uri)
+  local scheme, host, port, path, query = parse(uri)
+  if not scheme then return nil, "bad uri: " .. tostring(uri) end
+  return { scheme, host, port, path, query }
+end
+
 --- httpc:request_uri(uri, params): the response ({ status, headers, body }) or nil and an error.
 function Http:request_uri(uri, params)
   params = params or {}
   local scheme, host, port, path, query = parse(uri)
   if not scheme then return nil, "bad uri: " .. tostring(uri) end
-  if not LOCAL[host] or (port ~= db.MOCK_PORT and port ~= MOCK_SSL_PORT) then
+  -- Kong in process sends it: the started Kong's dns_mock resolves the name
+  local server = mocks.server(host, port, true)
+  if not server and mocks.is_local(host) then
+    -- nothing in process answers there: a connection finds what listens on this machine (nothing: "connection
+    -- refused", as lua-resty-http reports it); a server that does listen is not spoken to
+    local address = mocks.resolve(host, true)
+    local sock = ngx.socket.tcp()
+    sock:settimeouts(self.connect_timeout, self.connect_timeout, self.connect_timeout)
+    local ok, err = sock:connect(address == "localhost" and "127.0.0.1" or address, port)
+    if not ok then return nil, err end
+    sock:close()
+  end
+  if not server then
     return nil, "broker: resty.http to " .. host .. ":" .. port .. " is not emulated in pdk test (Kong's mock upstream, "
-      .. db.MOCK_HOST .. ":" .. db.MOCK_PORT .. " and :" .. MOCK_SSL_PORT .. ", answers in process)"
+      .. db.MOCK_HOST .. ":" .. db.MOCK_PORT .. " and :" .. mocks.MOCK_SSL_PORT .. ", the Zipkin collector, "
+      .. mocks.zipkin_host .. ":" .. mocks.zipkin_port .. ", and a started http_mock answer in process)"
   end
-  if not coroutine.isyieldable() then
-    return nil, "broker: resty.http from inside a phase is not emulated in pdk test (from a timer, as logging plugins send, it is)"
-  end
-  -- the mock upstream's /delay/<s> answers after that many seconds: past the client's timeout it is the
-  -- socket's "timeout", as a plugin's error handling sees it from lua-resty-http
-  local delay = tonumber(path:match("^/delay/(%d+)$"))
-  if delay and self.read_timeout and delay * 1000 > self.read_timeout then return nil, "timeout" end
   if type(params.query) == "table" then query = ngx.encode_args(params.query)
   elseif type(params.query) == "string" and params.query ~= "" then query = params.query end
   local headers = {}
@@ -74,7 +89,22 @@ function Http:request_uri(uri, params)
     body = table.concat(chunks)
   end
   if body ~= nil and not spec_client.lookup(headers, "content-length") then headers["Content-Length"] = tostring(#body) end
-  local answer = spec_client.host("upstream", { method = params.method or "GET", path = path, query = query,
+  path = params.path or path
+  if server == "mock" then
+    -- an http_mock's routes run in this VM, from a timer or inside a phase alike
+    local answer = mocks.answer(port, { method = params.method or "GET", path = path, query = query,
+      headers = headers, body = body })
+    return { status = answer.status, reason = "", headers = setmetatable(answer.headers, headers_mt),
+      body = answer.body, has_body = answer.body ~= "" }
+  end
+  if not coroutine.isyieldable() then
+    return nil, "broker: resty.http from inside a phase is not emulated in pdk test (from a timer, as logging plugins send, it is)"
+  end
+  -- the mock upstream's /delay/<s> answers after that many seconds: past the client's timeout it is the
+  -- socket's "timeout", as a plugin's error handling sees it from lua-resty-http
+  local delay = tonumber(path:match("^/delay/(%d+)$"))
+  if delay and self.read_timeout and delay * 1000 > self.read_timeout then return nil, "timeout" end
+  local answer = spec_client.host(server, { method = params.method or "GET", path = path, query = query,
     headers = headers, body = body or "" })
   if answer.raise then return nil, answer.raise end
   return { status = answer.status, reason = "", headers = setmetatable(answer.headers or {}, headers_mt),

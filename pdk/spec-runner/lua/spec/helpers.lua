@@ -5,6 +5,7 @@ local db = require "broker.spec.db"
 local dao = require "broker.spec.dao"
 local entities = require "broker.spec.entities"
 local client = require "broker.spec.client"
+local mocks = require "broker.spec.mocks"
 require "broker.spec.assertions"
 require "broker.spec.eventually"
 -- Kong's helpers load Kong's constants and tools (through its configuration loader and kong.global) before a spec
@@ -30,6 +31,11 @@ H.mock_upstream_ssl_port = 15556
 H.mock_upstream_ssl_url = "https://" .. db.MOCK_HOST .. ":15556"
 H.mock_upstream_stream_port = 15557
 H.mock_upstream_stream_ssl_port = 15558
+-- the Zipkin collector Kong's helpers name (KONG_SPEC_TEST_ZIPKIN_HOST/PORT or localhost:9411), answered in
+-- process (pdk/spec-runner/zipkin.ts): the zipkin plugin posts its spans there, the spec reads them back
+H.zipkin_host, H.zipkin_port = mocks.zipkin_host, mocks.zipkin_port
+-- DNS records for the Kong start_kong starts (its fourth argument's dns_mock): broker.spec.dns_mock
+H.dns_mock = require "broker.spec.dns_mock"
 -- grpcbin, answered in process (its hello.HelloService) for proxy_client_grpc's calls (pdk/spec-runner/grpc/)
 H.grpcbin_host, H.grpcbin_port, H.grpcbin_ssl_port = "127.0.0.1", 15002, 15003
 H.grpcbin_url = "grpc://127.0.0.1:15002"
@@ -95,8 +101,27 @@ function H.validate_plugin_config_schema(config, schema)
 end
 
 --- Kong "starts" in process: requests of proxy_client and admin_client run through it.
-function H.start_kong(env)
+function H.start_kong(env, _, _, fixtures)
   env = env or {}
+  -- fixtures: a dns_mock resolves names for Kong in process; http_mock's nginx server blocks answer as http_mocks
+  -- while this Kong runs (broker.spec.server_blocks); stream_mock's are not emulated
+  fixtures = fixtures or {}
+  if type(fixtures.stream_mock) == "table" and next(fixtures.stream_mock) ~= nil then
+    return nil, "spec.helpers.start_kong: fixtures.stream_mock (nginx stream server blocks: " .. next(fixtures.stream_mock)
+      .. ") is not emulated by broker"
+  end
+  if fixtures.dns_mock ~= nil and getmetatable(fixtures.dns_mock) ~= require("broker.spec.dns_mock") then
+    return nil, "spec.helpers.start_kong: expected dns_mock to be of a helpers.dns_mock class"
+  end
+  mocks.stop_fixtures()
+  local servers = {}
+  for name, text in pairs(type(fixtures.http_mock) == "table" and fixtures.http_mock or {}) do
+    local ok, list = pcall(require("broker.spec.server_blocks").servers, tostring(name), tostring(text))
+    if not ok then return nil, "spec.helpers.start_kong: " .. tostring(list) end
+    for _, server in ipairs(list) do servers[#servers + 1] = server end
+  end
+  for _, server in ipairs(servers) do mocks.start_fixture(server.port, server.routes) end
+  mocks.dns = fixtures.dns_mock
   if env.role ~= nil and env.role ~= "traditional" then
     return nil, "spec.helpers.start_kong: role '" .. tostring(env.role) .. "' (hybrid mode) is not emulated by broker; the traditional deploy is"
   end
@@ -176,6 +201,7 @@ function H.start_kong(env)
 end
 function H.stop_kong()
   started = nil
+  mocks.stop_fixtures()
   require("broker.spec.sockets").drain()
   return true
 end
@@ -258,8 +284,10 @@ end
 local function need_kong(what)
   if not started then error("spec.helpers." .. what .. "(): Kong is not started (call helpers.start_kong first)", 3) end
 end
-function H.proxy_client() need_kong("proxy_client") return client.new("proxy", "127.0.0.1", 9000) end
-function H.proxy_ssl_client() need_kong("proxy_ssl_client") return client.new("proxy", "127.0.0.1", 9443) end
+-- Kong's clients connect to the proxy listener's address, 0.0.0.0 in its test configuration: a request without a
+-- Host header of its own carries that address and port, as resty.http sends it
+function H.proxy_client() need_kong("proxy_client") return client.new("proxy", "0.0.0.0", 9000) end
+function H.proxy_ssl_client() need_kong("proxy_ssl_client") return client.new("proxy", "0.0.0.0", 9443) end
 -- grpcurl as Kong's helper runs it, with Kong's test proto (hello.proto); the call runs in process, and
 -- fails to dial Kong's listener while Kong is not started (grpcbin's own address always answers)
 local HELLO_PROTO = "./spec/fixtures/grpc/hello.proto"
@@ -300,11 +328,13 @@ end
 local servers = require "broker.spec.servers"
 H.tcp_server, H.kill_tcp_server, H.udp_server = servers.tcp_server, servers.kill_tcp_server, servers.udp_server
 function H.http_client(host, port)
-  if host ~= db.MOCK_HOST and host ~= "localhost" or (port ~= nil and tonumber(port) ~= db.MOCK_PORT) then
+  local server = mocks.server(host, port or db.MOCK_PORT)
+  if not server then
     error("spec.helpers.http_client(" .. tostring(host) .. ", " .. tostring(port) .. "): only the mock upstream ("
-      .. db.MOCK_HOST .. ":" .. db.MOCK_PORT .. ") answers in process; other servers are not emulated by broker", 2)
+      .. db.MOCK_HOST .. ":" .. db.MOCK_PORT .. "), the Zipkin collector (" .. mocks.zipkin_host .. ":"
+      .. mocks.zipkin_port .. ") and a started http_mock answer in process; other servers are not emulated by broker", 2)
   end
-  return client.new("upstream", host, port)
+  return client.new(server, host, port)
 end
 
 return setmetatable(H, { __index = function(_, name)

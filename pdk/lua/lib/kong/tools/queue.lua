@@ -82,12 +82,14 @@ end
 
 local flush
 
--- a timer for the queue's next batch: at once when a batch is full, else after max_coalescing_delay
+-- a timer for the queue's next batch: at once when a batch is full, else after max_coalescing_delay; one of
+-- each at a time (entries queued past a full batch wait for the next, as Kong's consumer takes one batch per turn)
 local function schedule(name, q)
   local now = q.entries_count >= q.conf.max_batch_size
-  if q.busy or (q.scheduled and not now) then return end
-  q.scheduled = true
-  ngx.timer.at(now and 0 or q.conf.max_coalescing_delay, function() q.scheduled = false flush(name) end)
+  local flag = now and "due" or "scheduled"
+  if q.busy or q[flag] then return end
+  q[flag] = true
+  ngx.timer.at(now and 0 or q.conf.max_coalescing_delay, function() q[flag] = false flush(name) end)
 end
 
 -- hands one batch to the handler; a failure is retried after initial_retry_delay, doubling up to

@@ -1,0 +1,202 @@
+import { describe, it } from 'vitest'
+import { allPass, runSpec } from './testing/specs.js'
+
+// `fn-call` calls a function over HTTP in its access phase and answers with what it got, as Kong's
+// azure-functions does: the function's host is a name only the spec's dns_mock resolves
+const FN_CALL = {
+  'kong/plugins/fn-call/handler.lua': `
+local http = require "resty.http"
+local FnCall = { PRIORITY = 749, VERSION = "1.0.0" }
+function FnCall:access(conf)
+  local res, err = http.new():request_uri(conf.url, { method = kong.request.get_method(),
+    path = kong.request.get_path(), query = kong.request.get_query(), body = kong.request.get_raw_body(),
+    headers = { ["x-fn"] = "called" } })
+  if not res then return kong.response.exit(500, { message = err }) end
+  -- Kong's configuration enables Via with server_tokens (its default headers)
+  local via = kong.configuration.enabled_headers["Via"] and "1.1 kong" or nil
+  return kong.response.exit(res.status, res.body, { ["x-fn-header"] = res.headers["x-from-mock"], Via = via })
+end
+return FnCall`,
+  'kong/plugins/fn-call/schema.lua': `
+return { name = "fn-call", fields = { { config = { type = "record", fields = {
+  { url = { type = "string", required = true } },
+} } } } }`,
+}
+
+const SPEC = `
+local helpers = require "spec.helpers"
+local http_mock = require "spec.helpers.http_mock"
+local cjson = require "cjson"
+
+describe("http_mock routes, dns_mock", function()
+  local mock, port, proxy_client
+  lazy_setup(function()
+    port = helpers.get_available_port()
+    mock = http_mock.new("127.0.0.1:" .. port, {
+      ["/"] = {
+        access = [[
+          ngx.header["X-From-Mock"] = "yes"
+          ngx.say(require("cjson").encode({ method = ngx.req.get_method(), uri = ngx.var.request_uri,
+            args = ngx.req.get_uri_args(), fn = ngx.req.get_headers()["x-fn"], body = ngx.req.get_body_data() }))
+        ]],
+      },
+      ["= /teapot"] = { directives = { [[return 418 "short and stout"]] } },
+      ["/content"] = { content = [[ ngx.status = 201 ngx.print("made ", ngx.var.http_x_fn) ngx.exit(ngx.OK) ]],
+        log = [[ _G.mock_logged = ngx.var.request_uri ]] },
+      ["~ ^/fail"] = { access = [[ error("mock broke") ]] },
+      ["/odd"] = { directives = { "proxy_pass http://elsewhere;" } },
+    })
+    assert(mock:start())
+    local bp = helpers.get_db_utils("postgres", nil, { "fn-call" })
+    local fn = bp.routes:insert { hosts = { "fn.test" } }
+    bp.plugins:insert { route = { id = fn.id }, name = "fn-call",
+      config = { url = "http://fn.example.test:" .. port } }
+    -- port 1 on loopback: nothing listens there
+    local closed = bp.routes:insert { hosts = { "closed.test" } }
+    bp.plugins:insert { route = { id = closed.id }, name = "fn-call", config = { url = "http://127.0.0.1:1" } }
+    local svc = bp.services:insert { host = "svc.example.test", port = port, path = "/content" }
+    bp.routes:insert { hosts = { "svc.test" }, service = svc }
+    local fixtures = { dns_mock = helpers.dns_mock.new() }
+    fixtures.dns_mock:A { name = "fn.example.test", address = "127.0.0.1" }
+    fixtures.dns_mock:CNAME { name = "svc.example.test", cname = "fn.example.test" }
+    assert(helpers.start_kong({ plugins = "bundled,fn-call" }, nil, nil, fixtures))
+    proxy_client = helpers.proxy_client()
+  end)
+
+  it("a plugin's resty.http in its access phase reaches the mock through the dns_mock; its access Lua answers", function()
+    local res = proxy_client:post("/a/b", { query = { x = "1" }, body = "hello", headers = { host = "fn.test" } })
+    local json = cjson.decode(assert.res_status(200, res))
+    assert.same({ method = "POST", uri = "/a/b?x=1", args = { x = "1" }, fn = "called", body = "hello" }, json)
+    assert.equal("yes", res.headers["x-fn-header"])
+    assert.equal("1.1 kong", res.headers["via"])
+    local logs = mock:retrieve_mocking_logs()
+    assert.equal(1, #logs)
+    assert.equal("/a/b?x=1", logs[1].req.uri)
+    assert.equal("called", logs[1].req.headers["x-fn"])
+  end)
+
+  it("a service on a name the dns_mock resolves to the mock: its content Lua answers", function()
+    local res = proxy_client:get("/", { headers = { host = "svc.test", ["x-fn"] = "proxied" } })
+    assert.equal("made proxied", assert.res_status(201, res))
+    -- the service's path joined with the request's, as Kong joins them
+    assert.equal("/content/", mock:get_request().uri)
+    -- its log Lua ran after the answer
+    assert.equal("/content/", _G.mock_logged)
+  end)
+
+  it("return directives, an error in the mock's Lua (500), and get_client", function()
+    local client = mock:get_client()
+    assert.equal("short and stout", assert.res_status(418, client:get("/teapot")))
+    assert.res_status(500, client:get("/fail/now"))
+    assert.equal("yes", client:get("/x").headers["x-from-mock"])
+  end)
+
+  it("a directive broker does not emulate fails the request, the session's err naming it", function()
+    mock:clean()
+    assert.res_status(500, mock:get_client():get("/odd"))
+    local session = mock:get_session()
+    assert.matches("the directive 'proxy_pass http://elsewhere;' is not emulated by broker", session.err, 1, true)
+  end)
+
+  it("a route field broker does not emulate raises naming it", function()
+    local ok, err = pcall(http_mock.new, 1234, { ["/"] = { rewrite = "ngx.exit(200)" } })
+    assert.False(ok)
+    assert.matches("the route field 'rewrite' is not emulated by broker", err, 1, true)
+  end)
+
+  it("a spec that replaces resty.http's request_uri changes every client's (azure-functions' specs do)", function()
+    local http = require "resty.http"
+    local original = http.request_uri
+    http.request_uri = function(self, uri, params)
+      local parsed = assert(http:parse_uri(uri))
+      params.path = "/content"
+      return original(self, parsed[1] .. "://" .. parsed[2] .. ":" .. parsed[3], params)
+    end
+    local res = proxy_client:get("/", { headers = { host = "fn.test" } })
+    http.request_uri = original
+    assert.equal("made called", assert.res_status(201, res))
+  end)
+
+  it("a loopback port nothing answers in process: the connection is refused, as a real one is", function()
+    local res = proxy_client:get("/", { headers = { host = "closed.test" } })
+    assert.same({ message = "connection refused" }, cjson.decode(assert.res_status(500, res)))
+  end)
+
+  it("without the dns_mock, the name does not resolve", function()
+    assert(helpers.restart_kong({ plugins = "bundled,fn-call" }))
+    proxy_client = helpers.proxy_client()
+    local res = proxy_client:get("/", { headers = { host = "fn.test" } })
+    assert.matches("resty.http to fn.example.test:" .. port .. " is not emulated", assert.res_status(500, res), 1, true)
+  end)
+end)
+`
+
+// an older plugin spec's mock: nginx server blocks handed to start_kong, rendered as Kong renders its template
+const BLOCK_SPEC = `
+local helpers = require "spec.helpers"
+local cjson = require "cjson"
+
+describe("start_kong's fixtures.http_mock", function()
+  local proxy_client
+  lazy_setup(function()
+    local bp = helpers.get_db_utils("postgres", nil, { "fn-call" })
+    local fn = bp.routes:insert { hosts = { "fn.test" } }
+    bp.plugins:insert { route = { id = fn.id }, name = "fn-call", config = { url = "http://lambda.example.test:10001" } }
+    local svc = bp.services:insert { url = "http://localhost:10002" }
+    bp.routes:insert { hosts = { "svc.test" }, service = svc }
+    local fixtures = { dns_mock = helpers.dns_mock.new(), http_mock = {} }
+    fixtures.dns_mock:A { name = "lambda.example.test", address = "127.0.0.1" }
+    fixtures.http_mock.lambda = [[
+      server {
+        server_name mock_lambda;
+        listen 10001 ssl;
+> if ssl_cert[1] then
+        ssl_certificate $(ssl_cert[1]);
+> else
+        ssl_certificate \${{SSL_CERT}};
+> end
+        location ~ "/functions/(?:[^/])*/invocations" {
+          content_by_lua_block {
+            -- a brace in a string or a comment is no block's end: }
+            local body = "{\\"fn\\":\\"" .. ngx.var.uri:match("functions/([^/]*)/") .. "\\"}"
+            ngx.header["Content-Type"] = "application/json"
+            ngx.say(body)
+          }
+        }
+        location = /teapot { return 418; }
+      }
+      server {
+        listen 127.0.0.1:10002;
+        location / { access_by_lua_block { ngx.print("{ok}") ngx.exit(200) } }
+      }
+    ]]
+    assert(helpers.start_kong({ plugins = "bundled,fn-call" }, nil, nil, fixtures))
+    proxy_client = helpers.proxy_client()
+  end)
+
+  it("each server answers on its listen port while Kong runs", function()
+    local res = proxy_client:get("/functions/hello/invocations", { headers = { host = "fn.test" } })
+    assert.same({ fn = "hello" }, cjson.decode(assert.res_status(200, res)))
+    assert.equal("{ok}", assert.res_status(200, proxy_client:get("/", { headers = { host = "svc.test" } })))
+    assert.res_status(418, proxy_client:get("/teapot", { headers = { host = "fn.test" } }))
+  end)
+
+  it("a directive broker does not emulate: start_kong answers nil and an error naming it", function()
+    helpers.stop_kong()
+    local ok, err = helpers.start_kong({}, nil, nil, { http_mock = {
+      odd = "server { listen 10003; location / { proxy_pass http://elsewhere; } }" } })
+    assert.is_nil(ok)
+    assert.matches("fixtures.http_mock.odd: the directive 'proxy_pass' in a location is not emulated", err, 1, true)
+  end)
+end)
+`
+
+describe('pdk test: http_mock routes run in the spec VM, names resolve through dns_mock', () => {
+  it('answers as the routes say, from a phase and as a service, and names what is not emulated', async () => {
+    allPass(await runSpec(SPEC, FN_CALL), 8)
+  })
+
+  it("start_kong's nginx server block fixtures answer as http_mocks, rendered as Kong renders its template", async () => {
+    allPass(await runSpec(BLOCK_SPEC, FN_CALL), 2)
+  })
+})
