@@ -124,7 +124,8 @@ export class KitBridge {
     this.record?.({ call: path, args, returns: toList(result) })
     if (!ended && this.ctx?.phaseEnded) return [2]
     if (result instanceof Values) return [1, ...result.list]
-    return result === undefined ? [1] : [1, result]
+    // A kit function that answers nothing gives one nil, as Kong's PDK functions `return nil` (tonumber(x) needs one).
+    return [1, result]
   }
 
   /** Awaits the pending call; what Lua is resumed with. */
