@@ -25,7 +25,7 @@ import {
   VirtualClock,
   type Clock,
 } from './pdk.js'
-import { matchRoute, type RouteRow } from './router.js'
+import { httpsRequired, matchRoute, type RouteRow } from './router.js'
 import { normalizePath } from '../kit/request/path.js'
 import type { RecordedPlugin, RecordState, SpecRecorder } from './record.js'
 import { candidates, globals, Scoping } from './scoping.js'
@@ -286,7 +286,15 @@ export class InProcessKong {
     })
     const grpc = isGrpcRequest(headers, transport)
     if (!route && grpc) return grpcKongError(404, 5, NO_ROUTE)
-    const refused = route && grpcRouteRefusal(rows<string>(route.protocols), headers, transport)
+    const refused =
+      route &&
+      (grpcRouteRefusal(rows<string>(route.protocols), headers, transport) ??
+        httpsRequired(
+          route,
+          listener.scheme,
+          hostHeader.replace(/:\d+$/, ''),
+          req.path + (req.query ? `?${req.query}` : ''),
+        ))
     if (refused) return refused
     const service = route && rows(req.db.services).find((s) => s.id === idOf(route.service))
     let plugins: PluginHandler[]

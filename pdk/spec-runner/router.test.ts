@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { matchRoute, type RouteRow } from './router.js'
+import { httpsRequired, matchRoute, type RouteRow } from './router.js'
 
 const req = (over: Partial<Parameters<typeof matchRoute>[1]> = {}) => ({
   method: 'GET',
@@ -61,8 +61,25 @@ describe('the router of spec.helpers', () => {
     expect(ids(prio, req({ path: '/p' }))).toBe('high')
   })
 
+  it('matches an http request on a route for https alone, which the runloop then answers 426 or redirects', () => {
+    const tls = { id: 'tls', protocols: ['https'] }
+    expect(ids([tls], req())).toBe('tls')
+    expect(httpsRequired(tls, 'http', 'h.test', '/p?a=1')).toMatchObject({
+      status: 426,
+      headers: { Connection: 'Upgrade', Upgrade: 'TLS/1.2, HTTP/1.1' },
+      body: '{"message":"Please use HTTPS protocol"}',
+    })
+    expect(httpsRequired({ ...tls, https_redirect_status_code: 301 }, 'http', 'h.test', '/p?a=1')).toEqual({
+      status: 301,
+      headers: { Location: 'https://h.test/p?a=1' },
+      body: '',
+    })
+    expect(httpsRequired(tls, 'https', 'h.test', '/')).toBeUndefined()
+    expect(httpsRequired({ id: 'both', protocols: ['http', 'https'] }, 'http', 'h.test', '/')).toBeUndefined()
+  })
+
   it('refuses a protocol the route does not list', () => {
-    expect(ids([{ id: 'tls', protocols: ['https'] }], req())).toBeUndefined()
+    expect(ids([{ id: 'tcp', protocols: ['tcp'] }], req())).toBeUndefined()
   })
 
   it('takes an https request on a route for http alone, as Kong 3 does', () => {

@@ -32,10 +32,10 @@ const list = (v: unknown): string[] => (Array.isArray(v) ? (v as string[]) : [])
 // fits it (gRPC, over HTTP/2, TLS for grpcs only), Kong's runloop checks after the match (grpc/runloop.ts)
 const HTTP = new Set(['http', 'https'])
 const isGrpc = (protocols: string[]) => protocols.includes('grpc') || protocols.includes('grpcs')
-// nor on http or https: a route for http alone takes an https request (an https-only route reached over http,
-// which Kong's runloop answers 426, is still refused here)
+// nor on http or https: a route for http alone takes an https request, and one for https alone an http request,
+// which Kong's runloop then refuses (httpsRequired)
 const takesHttp = (protocols: string[], protocol: string) =>
-  HTTP.has(protocol) && (isGrpc(protocols) || (protocol === 'https' && protocols.includes('http')))
+  HTTP.has(protocol) && (isGrpc(protocols) || protocols.some((p) => HTTP.has(p)))
 
 function hostMatches(pattern: string, host: string): boolean {
   const p = pattern.toLowerCase().replace(/:\d+$/, '')
@@ -98,4 +98,31 @@ export function matchRoute<R extends RouteRow>(routes: readonly R[], req: RouteR
 const compare = (a: number[], b: number[]): number => {
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i]! - b[i]!
   return 0
+}
+
+/**
+ * What Kong's runloop answers, once its router matched, a request over plain http to a route for https alone:
+ * the route's https_redirect_status_code, 426 "Please use HTTPS protocol" by default (an upgrade asked for), or
+ * a redirect to the same URI over https. Undefined when the request may go on.
+ */
+export function httpsRequired(
+  route: RouteRow,
+  scheme: string,
+  host: string,
+  requestUri: string,
+): { status: number; headers: Record<string, string>; body: string } | undefined {
+  const protocols = list(route.protocols)
+  if (!protocols.includes('https') || protocols.includes('http') || scheme === 'https') return undefined
+  const status = typeof route.https_redirect_status_code === 'number' ? route.https_redirect_status_code : 426
+  if ([301, 302, 307, 308].includes(status))
+    return { status, headers: { Location: `https://${host}${requestUri}` }, body: '' }
+  return {
+    status: 426,
+    headers: {
+      'Content-Type': 'application/json; charset=utf-8',
+      Connection: 'Upgrade',
+      Upgrade: 'TLS/1.2, HTTP/1.1',
+    },
+    body: JSON.stringify({ message: 'Please use HTTPS protocol' }),
+  }
 }
