@@ -7,17 +7,15 @@ import { safeEqual } from './ids.js'
  * from cookie.secret (Guardian's option), or from session.secret when that is unset; cookies keyed by
  * cookie.previousSecrets are still accepted, so changing the secret refuses no flow in progress.
  *
- * One HMAC-SHA512 under that key over LABEL ‖ hash ‖ 0 ‖ nonce names and values it:
- * name  = "broker_" ‖ its first 72 bits: one cookie per flow run, several side by side, nothing of the hash shown
- * value = its next 256 bits: the nonce is random per run and kept sealed with the flow, so the value is
- *         neither guessable with the key alone nor without it
- * (One MAC, not one for the name and one for the value: each HMAC set up costs a flow about 25k instructions,
- * bench/instructions.ts, and /start and /callback each make one per key.)
+ * name  = "broker_" ‖ HMAC(key, NAME_LABEL ‖ hash), 72 bits: one cookie per flow, several side by side,
+ *         and nothing of the hash shown
+ * value = HMAC(key, VALUE_LABEL ‖ hash ‖ 0 ‖ nonce), 256 bits: the nonce is random per run and kept
+ *         sealed with the flow, so the value is neither guessable with the key alone nor without it
  */
 
-const LABEL = 'broker binding cookie\0'
-const NAME_BYTES = 9
-const VALUE_BYTES = 32
+const NAME_LABEL = 'broker cookie name\0'
+const VALUE_LABEL = 'broker cookie value\0'
+const NAME_CHARS = 12
 
 // One key per secret text, made once: the labels keep these MACs apart from the state → hash one,
 // and HKDF keeps the key apart from session.secret's other uses when cookies are keyed by it.
@@ -45,6 +43,12 @@ export function cookieKeys(config: ResolvedConfig): readonly KeyObject[] {
 // A broker's config is made once and not changed (resolved and frozen): its keys' list is made once too.
 const keysOf = new WeakMap<ResolvedConfig, readonly KeyObject[]>()
 
+const mac = (key: KeyObject, ...parts: string[]) => {
+  const h = createHmac('sha256', key)
+  for (const p of parts) h.update(p)
+  return h.digest('base64url')
+}
+
 /** The binding cookie of a flow's run, keyed by `key`; `secure` gives the `__Host-` name a browser keeps to this host. */
 export function bindingCookie(
   key: KeyObject,
@@ -52,12 +56,8 @@ export function bindingCookie(
   nonce: string,
   secure: boolean,
 ): { name: string; value: string } {
-  const mac = createHmac('sha512', key).update(LABEL).update(hash).update('\0').update(nonce).digest()
-  const name = `broker_${mac.toString('base64url', 0, NAME_BYTES)}`
-  return {
-    name: secure ? `__Host-${name}` : name,
-    value: mac.toString('base64url', NAME_BYTES, NAME_BYTES + VALUE_BYTES),
-  }
+  const name = `broker_${mac(key, NAME_LABEL, hash).slice(0, NAME_CHARS)}`
+  return { name: secure ? `__Host-${name}` : name, value: mac(key, VALUE_LABEL, hash, '\0', nonce) }
 }
 
 /** Whether the request carries the flow's binding cookie under any of `keys`. */
