@@ -28,6 +28,14 @@ local CORE = {
 
 -- Kong's bundled plugins that have DAOs: in a checkout of Kong they are there without being named
 local BUNDLED_DAOS = { "key-auth", "basic-auth", "acl", "jwt", "hmac-auth", "oauth2", "session", "acme" }
+-- the plugins Kong 3 bundles (kong/plugins/*), named when a spec enables one its root does not have
+local KONG_BUNDLED = {}
+for name in ([[acl acme ai-prompt-decorator ai-prompt-guard ai-prompt-template ai-proxy ai-request-transformer
+  ai-response-transformer aws-lambda azure-functions basic-auth bot-detection correlation-id cors datadog file-log
+  grpc-gateway grpc-web hmac-auth http-log ip-restriction jwt key-auth ldap-auth loggly oauth2 opentelemetry
+  post-function pre-function prometheus proxy-cache rate-limiting redirect request-size-limiting request-termination
+  request-transformer response-ratelimiting response-transformer session standard-webhooks statsd syslog tcp-log
+  udp-log zipkin]]):gmatch("%S+") do KONG_BUNDLED[name] = true end
 
 -- a plugin's daos.lua, read once per VM (a missing one is a search of every root)
 local read = {}
@@ -144,8 +152,15 @@ function DEFAULTS.plugins(row)
     return row
   end
   if not ok then
+    local hint = ""
+    if KONG_BUNDLED[row.name] then
+      -- a plugin repository's spec enabling one of Kong's own plugins beside its plugin (basic-auth before its
+      -- upstream-basic-auth): Kong's tree is not in this root, and broker ships none of Kong's plugins
+      hint = " (it is one of Kong's bundled plugins, whose source is not under this root: put a Kong checkout on"
+        .. " the path, --lua-path /path/to/kong or LUA_PATH='/path/to/kong/?.lua;/path/to/kong/?/init.lua;;')"
+    end
     return nil, errors.schema_violation({
-      name = "plugin '" .. row.name .. "' not enabled; add it to the 'plugins' configuration property" })
+      name = "plugin '" .. row.name .. "' not enabled; add it to the 'plugins' configuration property" .. hint })
   end
   local conf, tree = errors.check_plugin(schema, row.config or {})
   if not conf then return nil, errors.schema_violation(tree) end
