@@ -127,7 +127,11 @@ export async function runSpecFile(o: SpecFileOptions): Promise<SpecResult[]> {
     const old = new OldPlugins(
       named,
       (name) => runtime.forgetFound(name),
-      (name) => env.get(name) ?? process.env[name],
+      // as Kong's constants read it: the spec's environment (helpers.setenv, unsetenv), else broker's
+      (name) => {
+        const set = env.get(name)
+        return set === null ? undefined : (set ?? process.env[name])
+      },
     )
     vm.register('__spec_old_plugin', (name) => old.use(String(name)))
     vm.register('__spec_new_plugin', (name) => {
