@@ -82,8 +82,9 @@ describe('error codes', () => {
       // nginx variables' values, in docs/lua-plugins.md's table of them
       'OK SUCCESS NONE TLS_AES_256_GCM_SHA384 ' +
       // docs/pdk-test.md: the spec's Redis (found on PATH, or named by Kong's variable), the SQL its connector runs,
-      // the Zipkin collector's address (Kong's variables)
-      'PATH KONG_SPEC_TEST_REDIS_HOST BEGIN COMMIT KONG_SPEC_TEST_ZIPKIN_HOST KONG_SPEC_TEST_ZIPKIN_PORT'
+      // the Zipkin collector's address, use_old_plugin's older Kong (Kong's variables)
+      'PATH KONG_SPEC_TEST_REDIS_HOST BEGIN COMMIT KONG_SPEC_TEST_ZIPKIN_HOST KONG_SPEC_TEST_ZIPKIN_PORT ' +
+      'KONG_SPEC_TEST_OLD_VERSION_KONG_PATH'
     )
       .split(' ')
       .filter(Boolean),

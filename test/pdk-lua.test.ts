@@ -185,10 +185,19 @@ describe('broker pdk run with Lua plugins', () => {
     )
     expect(r.stderr).not.toMatch(/\n\s+at /)
     // a module required deep inside names the chain that led to it
-    const deep = pdk(bad('needs-ffi'))
+    const deep = pdk(bad('needs-lpeg'))
     expect(deep.code).toBe(2)
     expect(deep.stderr).toContain(
-      'requires "ffi" (kong.plugins.lua-needs-ffi.handler → kong.plugins.lua-needs-ffi.clock → ffi), which broker does not emulate',
+      'requires "lpeg" (kong.plugins.lua-needs-lpeg.handler → kong.plugins.lua-needs-lpeg.pattern → lpeg), which broker does not emulate',
+    )
+  })
+
+  it('fails, exit 2, when a plugin calls a C function through ffi that broker does not back, even under pcall', () => {
+    const r = pdk(bad('calls-c'))
+    expect(r.code).toBe(2)
+    expect(r.stderr).toContain('LUA_MODULE_UNSUPPORTED')
+    expect(r.stderr).toContain(
+      '$.plugins[0].module: calls ffi.C.time() of "ffi", which broker does not emulate (broker\'s ffi backs only open, write, close and strerror',
     )
   })
 

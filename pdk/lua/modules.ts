@@ -100,4 +100,9 @@ export class ModuleFinder {
     this.cache.set(name, hit)
     return hit
   }
+
+  /** Forgets what was found for `name` and the modules under it (`name.*`): the next `find` looks again. */
+  forget(name: string): void {
+    for (const key of this.cache.keys()) if (key === name || key.startsWith(name + '.')) this.cache.delete(key)
+  }
 }

@@ -91,7 +91,7 @@ export class LuaRuntime {
   private ctx: Context | undefined
   /** Unemulated modules required so far (a failed phase that names one fails the fixture). */
   readonly missing = new Map<string, string>()
-  /** The chain of modules that required each missing one (`kong.plugins.x.handler → kong.tools.utils → ffi`). */
+  /** The chain of modules that required each missing one (`kong.plugins.x.handler → kong.plugins.x.pattern → lpeg`). */
   readonly chains = new Map<string, string>()
   /** The chain of modules being loaded when each file was found, by the file as errors name it (a file that does not parse). */
   readonly loadedBy = new Map<string, string>()
@@ -100,6 +100,8 @@ export class LuaRuntime {
   /** The first use of a module that loads but is not emulated (resty.redis): it fails the fixture. */
   private used: { module: string; what: string } | undefined
   private closed = false
+  /** Where `require` finds modules (set once, by `create`). */
+  private finder: ModuleFinder | undefined
 
   private constructor(
     readonly vm: LuaVm,
@@ -140,6 +142,7 @@ export class LuaRuntime {
     )
     const rt = new LuaRuntime(vm, bridge, host, options)
     const finder = new ModuleFinder(options.roots, options.templates, options.named)
+    rt.finder = finder
     vm.register('__kit', bridge.call)
     vm.register('__kit_id', bridge.id)
     vm.register('__kit_as', bridge.callAs)
@@ -268,6 +271,11 @@ export class LuaRuntime {
     }
     chunksOf.set(ctx, { body: ctx.response.body, chunks: ctx.response.body === state.body ? out : [ctx.response.body] })
     return undefined
+  }
+
+  /** Has `require` look again for `name` and the modules under it (the `named` modules changed: use_old_plugin). */
+  forgetFound(name: string): void {
+    this.finder?.forget(name)
   }
 
   /** Forgets the calls of unemulated modules made so far: a spec's own code made them, not the next request's plugins. */

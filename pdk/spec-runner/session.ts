@@ -10,6 +10,7 @@ import { InProcessKong } from './kong.js'
 import { Outside } from './outside.js'
 import { SpecRecorder } from './record.js'
 import { ownSpecHelpers, PRELOAD, specModules } from './modules.js'
+import { OldPlugins } from './old-plugin.js'
 import { type NamedModule, rockspecDependencies, rockspecModules } from './rockspec.js'
 import {
   buildContext,
@@ -120,6 +121,21 @@ export async function runSpecFile(o: SpecFileOptions): Promise<SpecResult[]> {
     vm.register('__spec_setenv', (name, value) => {
       if (value === undefined || value === null) env.remove(String(name))
       else env.set(String(name), String(value))
+      return []
+    })
+    // helpers.use_old_plugin: an older Kong's copy of a plugin for the Kong started next, and back
+    const old = new OldPlugins(
+      named,
+      (name) => runtime.forgetFound(name),
+      // as Kong's constants read it: the spec's environment (helpers.setenv, unsetenv), else broker's
+      (name) => {
+        const set = env.get(name)
+        return set === null ? undefined : (set ?? process.env[name])
+      },
+    )
+    vm.register('__spec_old_plugin', (name) => old.use(String(name)))
+    vm.register('__spec_new_plugin', (name) => {
+      old.recover(String(name))
       return []
     })
     vm.register('__spec_print', (line) => {

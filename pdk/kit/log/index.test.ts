@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { kitFor } from '../../runner/harness.js'
+import { HeaderList } from '../private/headers.js'
 
 describe('log lines', () => {
   it('follow the gateway format with level label, plugin name and request details', () => {
@@ -10,6 +11,14 @@ describe('log lines', () => {
     const line = ctx.logs[0]!.line
     expect(line).toMatch(
       /^\d{4}\/\d\d\/\d\d \d\d:\d\d:\d\d \[notice\] \d+#0: \*1 \[gateway\] \S+:\d+ \[test-plugin\] hello 42 table: 0x[0-9a-f]+ nil, client: 203\.0\.113\.9, server: kong, request: "GET \/p\?q=1 HTTP\/1\.1", host: "example\.com"$/,
+    )
+  })
+
+  it("in the log phase, say what nginx was doing: 'while logging request' before the request's details", () => {
+    const { ctx, kit } = kitFor({ request: { url: 'http://example.com/p' } }, 'log')
+    kit.log.err('failed to open the file: Is a directory')
+    expect(ctx.logs[0]!.line).toMatch(
+      /\[test-plugin\] failed to open the file: Is a directory while logging request, client: [\d.]+, server: kong, request: "GET \/p HTTP\/1\.1", host: "example\.com"$/,
     )
   })
 
@@ -102,6 +111,16 @@ describe('serialize and set_serialize_value', () => {
     const ended = kitFor({}, 'log')
     ended.ctx.data.service = { id: 's1', host: 'upstream.test' }
     expect((ended.kit.log.serialize() as { tries?: unknown }).tries).toEqual([])
+  })
+
+  it("upstream_status: nginx's text, or with buffered proxying Kong's ctx.buffered_status, a number", () => {
+    const served = (buffered: boolean) => {
+      const { ctx, kit } = kitFor({}, 'log')
+      ctx.response.service = { status: 201, headers: HeaderList.from({}), body: Buffer.alloc(0) }
+      ctx.upstream.buffered = buffered
+      return (kit.log.serialize() as { upstream_status: unknown }).upstream_status
+    }
+    expect([served(false), served(true)]).toEqual(['201', 201])
   })
 
   it('serialize is only for the log phase', () => {

@@ -65,9 +65,17 @@ export function formatLine(ctx: Context, label: string, message: string, site: s
 export function formatBody(ctx: Context, label: string, body: string): string {
   const head = `${timestamp(new Date(ctx.clock.now()))} [${label}] ${process.pid}#0: *1 [gateway] ${body}`
   if (ctx.phase === 'init_worker' || ctx.phase === 'timer') return head
+  // nginx names what the request was doing: `while logging request` in the log phase (Kong's specs match it); the
+  // words of the phases around the upstream (`while reading response header from upstream`, …) are left out
+  if (ctx.phase === 'log' && ctx.subsystem !== 'stream') return `${head} while logging request${requestPart(ctx)}`
+  return head + requestPart(ctx)
+}
+
+/** nginx's request context of an error log line: the client, the server, the request line and host. */
+function requestPart(ctx: Context): string {
   const req = ctx.request
   const version = req.httpVersion === undefined ? '' : ` ${protocolName(req.httpVersion)}`
   const requestLine =
     ctx.subsystem === 'stream' ? '' : `, request: "${req.method} ${req.uri}${version}", host: "${req.host}"`
-  return `${head}, client: ${ctx.forwarded.ip}, server: kong${requestLine}`
+  return `, client: ${ctx.forwarded.ip}, server: kong${requestLine}`
 }

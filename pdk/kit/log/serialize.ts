@@ -144,7 +144,9 @@ export function serialize(ctx: Context): Table {
         tls: tlsInfo(ctx),
       },
       upstream_uri: upstreamUri(ctx),
-      upstream_status: res.service ? String(res.service.status) : '',
+      // buffered proxying reaches the service in a subrequest: $upstream_status is empty and Kong falls back on
+      // ctx.buffered_status, a number
+      upstream_status: res.service ? (ctx.upstream.buffered ? res.service.status : String(res.service.status)) : '',
       response: {
         status: res.status,
         headers: res.headers.table(ctx.config.lua_max_resp_headers).headers,

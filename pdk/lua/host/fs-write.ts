@@ -30,7 +30,7 @@ const readOnly = (p: unknown): unknown[] => [
 ]
 
 /** The files a runtime has open for writing, by descriptor: closed with the runtime if Lua left them open. */
-interface OpenFile {
+export interface OpenFile {
   /** O_APPEND: every write at the end. */
   append: boolean
   /** An update mode (`+`): `w` and `a` alone are write-only, and reading them is EBADF as for a C stream. */
@@ -42,8 +42,18 @@ const filesOf = (s: HostState) => {
   if (!files) openFiles.set(s, (files = new Map()))
   return files
 }
+/** Remembers a descriptor Lua holds (io.open's, or C's open through ffi.ts): closed with the runtime if Lua leaves it. */
+export function keepOpen(s: HostState, fd: number, file: OpenFile): void {
+  filesOf(s).set(fd, file)
+}
+
+/** Forgets a descriptor about to be closed. */
+export function release(s: HostState, fd: number): void {
+  filesOf(s).delete(fd)
+}
+
 /** An open handle's descriptor, or EBADF (closed, or never one of this runtime's). */
-function handle(s: HostState, fd: unknown): [number, OpenFile] {
+export function handle(s: HostState, fd: unknown): [number, OpenFile] {
   const n = Number(fd)
   const file = filesOf(s).get(n)
   if (!file) throw Object.assign(new Error('bad file descriptor'), { code: 'EBADF' })
@@ -75,7 +85,7 @@ export const FS_WRITE_OPS: Record<string, HostOp> = {
     if (!flags) return failure(p, { code: 'EINVAL' })
     try {
       const fd = openSync(pathOf(s, p), flags)
-      filesOf(s).set(fd, { append: flags[0] === 'a', readable: flags.endsWith('+') })
+      keepOpen(s, fd, { append: flags[0] === 'a', readable: flags.endsWith('+') })
       return [fd]
     } catch (e) {
       return failure(p, e)
@@ -126,7 +136,7 @@ export const FS_WRITE_OPS: Record<string, HostOp> = {
   fs_close: (s, fd) => {
     try {
       const [n] = handle(s, fd)
-      filesOf(s).delete(n)
+      release(s, n)
       closeSync(n)
       return [true]
     } catch (e) {

@@ -26,6 +26,15 @@ const STRERROR: Record<string, [string, number]> = {
   EINVAL: ['Invalid argument', 22],
 }
 
+/** errno of a Node error (EIO for one the table does not know), as C's functions set it. */
+export const errnoOf = (e: unknown): number => STRERROR[(e as NodeJS.ErrnoException).code ?? '']?.[1] ?? 5
+
+const BY_ERRNO = new Map(Object.values(STRERROR).map(([text, n]) => [n, text]))
+BY_ERRNO.set(5, 'Input/output error')
+
+/** C's strerror: glibc's words for an errno (`Unknown error <n>` for one the table does not know). */
+export const strerror = (n: number): string => BY_ERRNO.get(n) ?? `Unknown error ${n}`
+
 /** A Lua path on the host: relative ones from the fixture's folder, for reads and writes alike. */
 export const pathOf = (s: HostState, p: unknown): string => {
   const text = bytesOf(p).toString('utf8')

@@ -9,6 +9,7 @@ import { ADA_OPS } from './ada.js'
 import { BN_OPS } from './bn.js'
 import { CIPHER_OPS } from './cipher.js'
 import { CODEC_OPS } from './codec.js'
+import { FFI_OPS } from './ffi.js'
 import { FS_OPS } from './fs.js'
 import { FS_WRITE_OPS } from './fs-write.js'
 import { HTTP_OPS } from './http.js'
@@ -36,6 +37,7 @@ export const OPS: Record<string, HostOp> = {
   ...CIPHER_OPS,
   ...FS_OPS,
   ...FS_WRITE_OPS,
+  ...FFI_OPS,
   ...VAR_OPS,
   ...BN_OPS,
   ...X509_OPS,

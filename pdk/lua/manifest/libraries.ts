@@ -166,7 +166,14 @@ export const LIBRARY_MODULES: readonly LuaModule[] = [
     doc: "pgmoon's `encode_json` (a value as a quoted JSON SQL literal) and `decode_json`, which Kong's specs require",
     ops: [],
   },
-  { name: 'ffi', status: 'not emulated', doc: 'LuaJIT FFI has no equivalent on the Lua 5.4 VM broker runs', ops: [] },
+  {
+    name: 'ffi',
+    status: 'emulated',
+    doc: "LuaJIT's FFI as Kong's plugins use it: `ffi.cdef` remembers what it declares; `ffi.C` backs `open`, `write`, `close` and `strerror` on the host's files (file-log; a replay opens none to write, `broker pdk test` does); `ffi.new`, `typeof`, `cast`, `sizeof`, `string`, `errno` for numbers, arrays and pointers; `os`, `arch`, `abi` of Linux x64",
+    onUse:
+      "broker's ffi backs only open, write, close and strerror; other C functions, ffi.load's libraries, structs and ffi.metatype are not emulated: test that part of the plugin with a real Kong, or put a stub module of your own for the module that calls it on lua_path",
+    ops: ['ffi_close', 'ffi_open', 'ffi_strerror', 'ffi_write'],
+  },
   cModule('lpeg', 'LPeg'),
   cModule('pb', 'lua-protobuf'),
   cModule('lsyslog', 'lsyslog'),
@@ -190,8 +197,8 @@ export const LIBRARY_MODULES: readonly LuaModule[] = [
   },
   {
     name: 'lua_system_constants',
-    status: 'not emulated',
-    doc: "a C module of Kong's build (file-log's open flags, with ffi); a replay writes no file",
+    status: 'emulated',
+    doc: "a C module of Kong's build: open(2)'s flags and mode bits (`O_CREAT()`, `S_IRUSR()`, …) as Linux on x86-64 numbers them, for `ffi.C.open`",
     ops: [],
   },
   {

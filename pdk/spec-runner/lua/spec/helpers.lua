@@ -206,6 +206,27 @@ function H.stop_kong()
   return true
 end
 function H.restart_kong(env) H.stop_kong() return H.start_kong(env) end
+
+-- Kong's use_old_plugin: the Kong started next loads the plugin from an older Kong's source
+-- (KONG_SPEC_TEST_OLD_VERSION_KONG_PATH); the function it answers puts the current plugin back
+local function forget_plugin(name)
+  local prefix = "kong.plugins." .. name
+  for module in pairs(package.loaded) do
+    if type(module) == "string" and (module == prefix or module:sub(1, #prefix + 1) == prefix .. ".") then
+      package.loaded[module] = nil
+    end
+  end
+end
+function H.use_old_plugin(name)
+  assert(type(name) == "string", "must specify the plugin name")
+  local ok, err = __spec_old_plugin(name)
+  if not ok then error(err, 2) end
+  forget_plugin(name)
+  return function()
+    __spec_new_plugin(name)
+    forget_plugin(name)
+  end
+end
 function H.clean_logfile(path)
   if path == nil or require("broker.spec.logfile").is_ours(path) then require("broker.spec.logfile").clean() return end
   local f = io.open(path, "w")
