@@ -54,7 +54,7 @@ export default class PdkTest extends BrokerCommand {
     timeout: Flags.integer({
       description: 'milliseconds one test may run before it is stopped',
       min: 10,
-      default: 10_000,
+      default: 60_000,
     }),
   }
 

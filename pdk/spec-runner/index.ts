@@ -28,7 +28,7 @@ export interface SpecRunOptions {
   lazy?: boolean
   /** More folders `require` searches after the root. */
   luaPath?: string[]
-  /** Milliseconds one test may run; 10000. */
+  /** Milliseconds one test may run; 60000 (busted sets none: a Kong spec may wait out a 10 s UDP read). */
   timeoutMs?: number
   /** The `.busted` task to read; `default`. */
   task?: string
@@ -82,7 +82,7 @@ export async function runSpecs(o: SpecRunOptions): Promise<SpecRun> {
         filter: given(o.filter) ?? task.filter,
         filterOut: given(o.filterOut) ?? task['filter-out'],
         lazy: o.lazy ?? task.lazy,
-        timeoutMs: o.timeoutMs ?? 10_000,
+        timeoutMs: o.timeoutMs ?? 60_000,
         print: o.print,
         ...(o.record === undefined ? {} : { record: resolve(o.root, o.record), recorded }),
       }),
