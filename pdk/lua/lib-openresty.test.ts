@@ -189,13 +189,14 @@ describe('ngx.re with a pattern PCRE does not compile', () => {
   it("answers nil, err in each function's shape, as OpenResty does, instead of raising", () => {
     const out = lua(`local bad = "(unclosed"
       local m, e1 = ngx.re.match("x", bad)
-      local f, e2 = ngx.re.find("x", bad)
+      local f, fto, e2 = ngx.re.find("x", bad)
       local it, e3 = ngx.re.gmatch("x", bad)
       local s, n, e4 = ngx.re.sub("x", bad, "y")
       local g, gn, e5 = ngx.re.gsub("x", bad, "y")
       local sp, e6 = require("ngx.re").split("x", bad)
-      return m, f, it, s, n, g, gn, sp, e1, e2, e3, e4, e5, e6`)
-    expect(out.slice(0, 8)).toEqual([
+      return m, f, fto, it, s, n, g, gn, sp, e1, e2, e3, e4, e5, e6`)
+    expect(out.slice(0, 9)).toEqual([
+      undefined,
       undefined,
       undefined,
       undefined,
@@ -205,7 +206,11 @@ describe('ngx.re with a pattern PCRE does not compile', () => {
       undefined,
       undefined,
     ])
-    for (const e of out.slice(8)) expect(String(e)).toMatch(/^pcre_compile\(\) failed: .* in "\(unclosed"$/)
+    for (const e of out.slice(9)) expect(String(e)).toMatch(/^pcre_compile\(\) failed: .* in "\(unclosed"$/)
+    // PCRE reads a `]` right after `[` as a member, so "[]" is a class never closed
+    expect(String(lua(`return select(3, ngx.re.find("x", "[]", "jo"))`)[0])).toMatch(
+      /^pcre_compile\(\) failed: .* in "\[\]"$/,
+    )
   })
 
   it('still raises for a flag it does not know and for PCRE it cannot translate faithfully', () => {

@@ -27,7 +27,9 @@ end
 function M.find(subject, regex, options, ctx, nth)
   local init = ctx and ctx.pos or 1
   local from, to, m = exec(tostring(subject), regex, options, init)
-  if not from then return nil, to end
+  -- a pattern that does not compile: two nils, then the error (from, to, err), as lua-nginx-module documents
+  if from == false then return nil, nil, to end
+  if not from then return nil end
   if ctx then ctx.pos = to + 1 end
   if nth and nth > 0 then
     local cap = m[nth]
