@@ -6,6 +6,9 @@ local find = __find
 -- required it (kong.plugins.x.handler → kong.tools.utils → ffi)
 local loading = {}
 local raw_require, pcall, error = require, pcall, error
+-- the modules loaded from a file that is not broker's (the plugin's, Kong's checkout, a rock): the code a Kong
+-- started again loads afresh (spec.helpers' start_kong), where broker's emulation keeps its state
+__broker_user_modules = {}
 require = function(name)
   local loaded = package.loaded[name]
   if loaded ~= nil then return loaded end
@@ -23,6 +26,7 @@ package.searchers = {
     if not src then return where end
     local f, err = load(src, "@" .. where, "t")
     if not f then error(err, 0) end
+    if where:sub(1, 7) ~= "broker:" then __broker_user_modules[name] = true end
     return f, where
   end,
 }

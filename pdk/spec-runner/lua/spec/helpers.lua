@@ -19,6 +19,8 @@ local H = {}
 local started = nil
 -- whether a Kong was started before in this spec file (a start after it is a restart)
 local started_before = false
+-- the modules loaded when the first Kong started: the spec's own, which a restart leaves as they are
+local loaded_before_kong = nil
 
 H.mock_upstream_protocol = "http"
 H.mock_upstream_host = db.MOCK_HOST
@@ -125,6 +127,29 @@ function H.start_kong(env, _, _, fixtures)
   if env.role ~= nil and env.role ~= "traditional" then
     return nil, "spec.helpers.start_kong: role '" .. tostring(env.role) .. "' (hybrid mode) is not emulated by broker; the traditional deploy is"
   end
+  -- A Kong started again has new workers: its plugins' modules load afresh, and what they kept at module level
+  -- (statsd's time of its last shared-dict metrics, a setting read when the module loads, as request-transformer
+  -- reads the untrusted Lua settings, the namespaces Kong's AI plugins register in kong.llm.plugin.ctx) starts
+  -- over. Kong in process loads afresh, on every start after the first, the plugins' modules and every module
+  -- of the plugin's or Kong's code loaded since the first start (not broker's emulation, nor what the spec
+  -- loaded itself before), and forgets the plugin instances it made.
+  if started_before then
+    for name in pairs(package.loaded) do
+      if type(name) == "string" and (name:find("^kong%.plugins%.") or name:find("^kong%.tools%.sandbox")
+          or (__broker_user_modules[name] and not loaded_before_kong[name])) then
+        package.loaded[name] = nil
+      end
+    end
+    client.generation = client.generation + 1
+    -- and a new nginx: its shared dicts start empty (prometheus's metrics of the Kong before are gone)
+    for _, dict in pairs(ngx.shared) do
+      if type(dict) == "table" and dict.flush_all then dict:flush_all() end
+    end
+  else
+    loaded_before_kong = {}
+    for name in pairs(package.loaded) do loaded_before_kong[name] = true end
+  end
+  started_before = true
   local plugins = env.plugins
   if type(plugins) == "string" then
     for name in plugins:gmatch("[^,%s]+") do
@@ -171,23 +196,6 @@ function H.start_kong(env, _, _, fixtures)
       if ws.name == "default" then kong.default_workspace = ws.id end
     end
   end)
-  -- A Kong started again has new workers: its plugins' modules load afresh, and what they kept at module level
-  -- (statsd's time of its last shared-dict metrics, a setting read when the module loads, as request-transformer
-  -- reads the untrusted Lua settings) starts over. Kong in process loads them afresh on every start after the
-  -- first, and forgets the plugin instances it made.
-  if started_before then
-    for name in pairs(package.loaded) do
-      if type(name) == "string" and (name:find("^kong%.plugins%.") or name:find("^kong%.tools%.sandbox")) then
-        package.loaded[name] = nil
-      end
-    end
-    client.generation = client.generation + 1
-    -- and a new nginx: its shared dicts start empty (prometheus's metrics of the Kong before are gone)
-    for _, dict in pairs(ngx.shared) do
-      if type(dict) == "table" and dict.flush_all then dict:flush_all() end
-    end
-  end
-  started_before = true
   -- a Kong that starts has an empty node cache, then warms it up with the entities it is told to
   require("broker.db").cache:purge()
   local warm, warm_err = require("broker.spec.warmup").run(env.db_cache_warmup_entities)

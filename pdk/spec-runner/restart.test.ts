@@ -1,0 +1,55 @@
+import { describe, it } from 'vitest'
+import { allPass, runSpec } from './testing/specs.js'
+
+// A Kong started again is a new process in Kong's own test suite: every module of Kong's or the plugin's code
+// its workers loaded starts over, not only kong.plugins.* (Kong's AI plugins register their filters' namespaces
+// in kong.llm.plugin.ctx, which refuses a second registration).
+const FILES = {
+  'shared/registry.lua': `
+local M, names = {}, {}
+function M.register(name)
+  if names[name] then error("already registered: " .. name, 2) end
+  names[name] = true
+  return name
+end
+M.count = 0
+return M`,
+  'kong/plugins/reg/handler.lua': `
+local registry = require "shared.registry"
+local NAME = registry.register("reg")
+local Reg = { PRIORITY = 5, VERSION = "1.0.0" }
+function Reg:access()
+  registry.count = registry.count + 1
+  kong.response.set_header("x-reg", NAME .. " " .. registry.count)
+end
+return Reg`,
+  'kong/plugins/reg/schema.lua': `
+return { name = "reg", fields = { { config = { type = "record", fields = {} } } } }`,
+}
+
+describe('start_kong again, in one spec file', () => {
+  it("loads afresh the modules of the plugin's code its first Kong loaded, outside kong.plugins too", async () => {
+    const results = await runSpec(
+      `
+local helpers = require "spec.helpers"
+for _, strategy in ipairs({ "postgres", "off" }) do
+  describe("reg #" .. strategy, function()
+    lazy_setup(function()
+      local bp = helpers.get_db_utils(strategy, { "routes", "services", "plugins" }, { "reg" })
+      local r = bp.routes:insert { hosts = { "reg.test" } }
+      bp.plugins:insert { name = "reg", route = { id = r.id } }
+      assert(helpers.start_kong({ database = strategy, plugins = "bundled,reg" }))
+    end)
+    lazy_teardown(function() helpers.stop_kong() end)
+    it("registers once per Kong", function()
+      local res = helpers.proxy_client():get("/", { headers = { host = "reg.test" } })
+      assert.res_status(200, res)
+      assert.equal("reg 1", res.headers["x-reg"])
+    end)
+  end)
+end`,
+      FILES,
+    )
+    allPass(results, 2)
+  })
+})
