@@ -98,4 +98,34 @@ return { name = "cached", fields = { { config = { type = "record", fields = {
     )
     allPass(results, 1)
   })
+
+  it('ngx.header names have their underscores as hyphens, as nginx transforms them by default', async () => {
+    const results = await runSpec(
+      `
+local helpers = require "spec.helpers"
+describe("under", function()
+  it("hyphens", function()
+    local bp = helpers.get_db_utils("postgres", { "routes", "services", "plugins" }, { "under" })
+    local r = bp.routes:insert { hosts = { "under.test" } }
+    bp.plugins:insert { name = "under", route = { id = r.id } }
+    assert(helpers.start_kong({ plugins = "bundled,under" }))
+    local res = helpers.proxy_client():get("/", { headers = { host = "under.test" } })
+    assert.res_status(200, res)
+    assert.equal("a", res.headers["x-set-as-under"])
+    assert.equal("a", res.headers["x-read-back"])
+    assert.is_nil(res.headers["x_set_as_under"])
+  end)
+end)`,
+      {
+        'kong/plugins/under/handler.lua': `
+return { PRIORITY = 5, VERSION = "1.0.0", header_filter = function()
+  ngx.header.x_set_as_under = "a"
+  ngx.header["x-read-back"] = ngx.header["X_Set_As_Under"]
+end }`,
+        'kong/plugins/under/schema.lua': `
+return { name = "under", fields = { { config = { type = "record", fields = {} } } } }`,
+      },
+    )
+    allPass(results, 1)
+  })
 })

@@ -125,9 +125,11 @@ ngx.var = setmetatable({}, {
   __newindex = function(_, k, v) H("var_set", k, v) end,
 })
 
+-- nginx's lua_transform_underscores_in_response_headers (on by default): ngx.header.x_foo is X-Foo
+local function header_name(k) return type(k) == "string" and (k:gsub("_", "-")) or k end
 ngx.header = setmetatable({}, {
-  __index = function(_, k) return (H("resp_header_get", k)) end,
-  __newindex = function(_, k, v) H("resp_header_set", k, v) end,
+  __index = function(_, k) return (H("resp_header_get", header_name(k))) end,
+  __newindex = function(_, k, v) H("resp_header_set", header_name(k), v) end,
 })
 
 local header_mt = require("broker.kong").header_mt
