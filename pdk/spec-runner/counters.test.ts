@@ -221,3 +221,51 @@ end)`,
     allPass(results, 1)
   })
 })
+
+// a plugin with a deprecated field of its own (not a shorthand), as http-log's queue_size
+const EBB = {
+  'kong/plugins/ebb/handler.lua': 'return { PRIORITY = 900, VERSION = "1.0.0" }',
+  'kong/plugins/ebb/schema.lua': `
+return { name = "ebb", fields = { { config = { type = "record", fields = {
+  { batch = { type = "integer", deprecation = { message = "ebb: config.batch is deprecated, please use config.queue",
+    removal_in_version = "4.0", old_default = 1 } } },
+} } } } }`,
+}
+
+describe('a deprecated field through the Admin API', () => {
+  it('is warned of when given a value other than its old default, as Kong validates it', async () => {
+    const results = await run(
+      `
+local helpers = require "spec.helpers"
+describe("deprecated", function()
+  local admin
+  lazy_setup(function()
+    helpers.get_db_utils("postgres", nil, { "ebb" })
+    assert(helpers.start_kong({ plugins = "bundled,ebb" }))
+    admin = helpers.admin_client()
+  end)
+  before_each(function() helpers.clean_logfile() end)
+  local function post(config)
+    local res = admin:post("/plugins", { body = { name = "ebb", config = config },
+      headers = { ["Content-Type"] = "application/json" } })
+    local id = require("cjson").decode(assert.res_status(201, res)).id
+    assert.res_status(204, admin:delete("/plugins/" .. id))
+  end
+  it("not without it", function()
+    post({})
+    assert.logfile().has.no.line("config.batch is deprecated", true)
+  end)
+  it("not at its old default", function()
+    post({ batch = 1 })
+    assert.logfile().has.no.line("config.batch is deprecated", true)
+  end)
+  it("at another value", function()
+    post({ batch = 2 })
+    assert.logfile().has.line("ebb: config.batch is deprecated, please use config.queue (deprecated after 4.0)", true)
+  end)
+end)`,
+      EBB,
+    )
+    allPass(results, 3)
+  })
+})

@@ -2,7 +2,7 @@
 -- (nested records, arrays), the config refused with Kong's messages naming the field.
 local H = __host
 local null = ngx.null
--- on_deprecation(message, after): told of each deprecated shorthand field a config uses (spec.helpers' error.log)
+-- on_deprecation(message, after): told of each deprecated field or shorthand a config uses (spec.helpers' error.log)
 local M = { on_deprecation = nil }
 
 local function copy(v)
@@ -134,6 +134,13 @@ local function validate(def, v)
   return msg
 end
 
+local function same(a, b)
+  if type(a) ~= "table" or type(b) ~= "table" then return a == b end
+  for k, v in pairs(a) do if not same(v, b[k]) then return false end end
+  for k in pairs(b) do if a[k] == nil then return false end end
+  return true
+end
+
 -- value v of field def at path; returns the processed value, recording errors
 local function process(def, v, path, errs)
   if v == nil or v == null then
@@ -165,6 +172,12 @@ local function process(def, v, path, errs)
   end
   local msg = validate(def, v)
   if msg then errs[path] = msg return v end
+  -- Kong warns of a deprecated field a config gives a value, unless it is the value it had by default before
+  local deprecation = def.deprecation
+  if deprecation and deprecation.message and M.on_deprecation
+      and (deprecation.old_default == nil or not same(v, deprecation.old_default)) then
+    M.on_deprecation(deprecation.message, deprecation.removal_in_version)
+  end
   if (def.type == "array" or def.type == "set") and def.elements then
     local out = setmetatable({}, getmetatable(v))
     for i, x in ipairs(v) do out[i] = process(def.elements, x, path .. "[" .. i .. "]", errs) end
@@ -360,13 +373,6 @@ local function table_path(t, path)
     t = t[k]
   end
   return t
-end
-
-local function same(a, b)
-  if type(a) ~= "table" or type(b) ~= "table" then return a == b end
-  for k, v in pairs(a) do if not same(v, b[k]) then return false end end
-  for k in pairs(b) do if a[k] == nil then return false end end
-  return true
 end
 
 -- Kong's shorthand_fields (its process_auto_fields): a shorthand's value moves where its func says. A
