@@ -213,4 +213,34 @@ export const LIBRARY_MODULES: readonly LuaModule[] = [
     doc: "FFI over zlib; kong.tools.gzip (inflate_gzip, deflate_gzip) is emulated on Node's zlib",
     ops: [],
   },
+  {
+    name: 'resty.aws',
+    status: 'fallback',
+    doc: 'lua-resty-aws: an instance keeps its config and static credentials answer `get()`; any AWS service or other credential provider stops the run naming it',
+    onUse:
+      "AWS is not emulated, no connection to it is opened: a plugin's AWS service calls (Lambda, Bedrock, Secrets Manager …) cannot run; put a lua-resty-aws of your own on --lua-path to use one",
+    ops: [],
+  },
+  {
+    name: 'resty.aws.config',
+    status: 'fallback',
+    doc: "lua-resty-aws's configuration from the environment (`global`, `get_config`, `get_region`); no ~/.aws files, no metadata service",
+    ops: [],
+  },
+  {
+    name: 'resty.aws.request.sign',
+    status: 'fallback',
+    doc: 'loads, so a plugin that requires it for a provider the fixture does not use runs (ai-proxy for Bedrock)',
+    onUse:
+      'AWS request signing is not emulated: a plugin that signs AWS requests (ai-proxy with Bedrock) cannot run its calls; put a lua-resty-aws of your own on --lua-path',
+    ops: [],
+  },
+  {
+    name: 'resty.gcp.request.credentials.accesstoken',
+    status: 'fallback',
+    doc: 'loads, so a plugin that requires it for a provider the fixture does not use runs (the AI plugins for Gemini on Vertex)',
+    onUse:
+      'Google Cloud authentication is not emulated, no connection to Google is opened: a service account token (gcp_use_service_account) cannot be fetched',
+    ops: [],
+  },
 ]
