@@ -153,6 +153,9 @@ local function process(def, v, path, errs)
     elseif def.type == "record" and not def.required then
       local filled = process(def, {}, path, {})
       return next(filled) ~= nil and filled or nil
+    elseif def.type == "record" then
+      -- Kong expands a required record that is missing to its fields' defaults; what they lack is their error
+      return process(def, {}, path, errs)
     else
       if def.required and not def.auto then errs[path] = "required field missing" end
       return nil
