@@ -127,6 +127,23 @@ describe('busted: blocks, tests and hooks', () => {
     expect(results).toHaveLength(4)
   })
 
+  it("ngx.log writes as nginx's does whatever the spec makes of the kong global (nil, or a table of its own)", async () => {
+    const { results } = await run(
+      `
+      local saved = kong
+      after_each(function() kong = saved end)
+      it("logs with kong nil", function()
+        kong = nil
+        ngx.log(ngx.DEBUG, "no kong here")
+      end)
+      it("logs with a kong of the spec's", function()
+        kong = { ctx = { plugin = {} } }
+        ngx.log(ngx.ERR, "a mock kong")
+      end)`,
+    )
+    expect(brief(results)).toEqual(['success logs with kong nil', "success logs with a kong of the spec's"])
+  })
+
   it('selects tests by #tags in the full name, --exclude-tags, --filter and --filter-out', async () => {
     const spec = `describe("api #slow", function()
       it("one #db", function() end)

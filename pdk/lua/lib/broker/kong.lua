@@ -138,6 +138,10 @@ local function with_methods(conf)
   } })
 end
 
+-- broker's kong.log, which ngx.log writes through whatever a spec makes of the kong global (ai-proxy's unit spec
+-- sets it to nil, or to a table of its own)
+M.log = log
+
 --- Builds the kong global; `extra` holds the fields the host gives (configuration, version).
 function M.build(extra)
   local kong = module("", {

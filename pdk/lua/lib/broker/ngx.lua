@@ -73,7 +73,7 @@ ngx.log = function(level, ...)
     local v = select(i, ...)
     parts[i] = v == nil and "nil" or v == null and "null" or tostring(v)
   end
-  return kong.log[LEVELS[level] or "notice"](table.concat(parts))
+  return require("broker.kong").log[LEVELS[level] or "notice"](table.concat(parts))
 end
 -- OpenResty's print is ngx.log(ngx.NOTICE, ...): a line in the error log, never the output
 print = function(...) return ngx.log(ngx.NOTICE, ...) end
