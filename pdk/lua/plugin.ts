@@ -132,7 +132,8 @@ export async function prepareLuaPlugins(
           throw new FixtureError(loaded.file, problems[0]!.path, problems[0]!.reason, 'config', problems)
         }
         // Kong hands the handler its config with the ids of the plugin's scope and its own
-        config = { ...conf, ...scopeIds(spec), __plugin_id: id }
+        const ids = scopeIds(spec)
+        config = { ...conf, ...ids, __plugin_id: id, ...configKeys(name, ids, '', index + 1) }
         return luaHandler({ index, name, id, config, info: runtime.load(index, name, config), runtime })
       } catch (e) {
         throw loadError(e, loaded.file, at(index), runtime)
@@ -210,6 +211,16 @@ const scopeIds = (spec: Entry['spec']): Record<string, string> =>
   )
 
 const parentOf = (field: string) => field.slice(0, Math.max(0, field.lastIndexOf('.')))
+
+/**
+ * The config's `__key__` and `__seq__` as Kong's plugins iterator adds them: the plugin row's cache key
+ * (`plugins:<name>:<route>:<service>:<consumer>::<workspace>`), which Kong's AI plugins read their name from, and
+ * the instance's sequence number.
+ */
+export function configKeys(name: string, ids: Record<string, unknown>, ws: string, seq: number) {
+  const id = (k: string) => (typeof ids[`${k}_id`] === 'string' ? String(ids[`${k}_id`]) : '')
+  return { __key__: `plugins:${name}:${id('route')}:${id('service')}:${id('consumer')}::${ws}`, __seq__: seq }
+}
 
 /** Kong's "unknown field", with the closest field of the same record when one is close. */
 function unknownField(field: string, known: readonly string[]): string {

@@ -547,7 +547,7 @@ end)`,
 })
 
 describe("a plugin's timers and its config's scope ids", () => {
-  it('a timer with no delay runs once the request is answered, a delayed one once the clock passes it; the config carries route_id and __plugin_id', async () => {
+  it('a timer with no delay runs once the request is answered, a delayed one once the clock passes it; the config carries route_id, __plugin_id and __key__', async () => {
     const results = await run(
       `${PRELUDE}
 describe("counter", function()
@@ -566,6 +566,7 @@ describe("counter", function()
     assert.equal("1", b2.headers["x-count"])
     assert.equal(route.id, b1.headers["x-route"])
     assert.equal(plugin.id, b1.headers["x-plugin"])
+    assert.equal("plugins:counter:" .. route.id .. "::::", b1.headers["x-key"])
     assert.is_true(helpers.wait_timer("counter", true, "any-finish"))
   end)
   it("a delayed timer fires once the spec's clock has passed its delay", function()
@@ -589,6 +590,7 @@ function C:access(conf)
   kong.service.request.set_header("x-count", tostring(shm:get("n") or 0))
   kong.service.request.set_header("x-route", conf.route_id)
   kong.service.request.set_header("x-plugin", conf.__plugin_id)
+  kong.service.request.set_header("x-key", conf.__key__)
   timer_at(0, function(premature) shm:incr("n", 1, 0) end)
   timer_at(5, function() shm:set("late", true) end)
 end

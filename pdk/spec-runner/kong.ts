@@ -11,6 +11,7 @@ import { MockLogs } from './mock-logs.js'
 import { mockUpstream, type UpstreamAnswer } from './mock-upstream.js'
 import { ZipkinCollector } from './zipkin.js'
 import {
+  configKeys,
   FixtureError,
   LuaError,
   luaHandler,
@@ -209,13 +210,13 @@ export class InProcessKong {
     // Kong hands a plugin its config with the ids of its scope and its own (rate-limiting keys counters on
     // them), and its instance name (kong.tools.queue names the plugin by it in its log lines)
     const scope = (k: string) => (idOf(row[k]) === undefined ? {} : { [`${k}_id`]: idOf(row[k]) })
+    const ids = { ...scope('route'), ...scope('service'), ...scope('consumer') }
     const config = {
       ...((row.config ?? {}) as Record<string, unknown>),
-      ...scope('route'),
-      ...scope('service'),
-      ...scope('consumer'),
+      ...ids,
       ...(typeof row.instance_name === 'string' ? { plugin_instance_name: row.instance_name } : {}),
       __plugin_id: row.id,
+      ...configKeys(name, ids, typeof row.ws_id === 'string' ? row.ws_id : '', index),
     }
     p = luaHandler({
       index,
