@@ -119,6 +119,14 @@ describe('cjson', () => {
       'Cannot serialise table: excessively sparse array',
     ])
   })
+
+  it('decodes a control character inside a string as it is, as lua-cjson does; outside one it is still refused', () => {
+    const [body, tab, err] = lua(`local cjson = require "cjson.safe"
+      local t = cjson.decode('{"body": "<a>\\n  <b/>\\n</a>", "t": "x\\ty"}')
+      return t.body, t.t, select(2, cjson.decode('{"a": 1,\\u{1} "b": 2}'))`) as string[]
+    expect([body, tab]).toEqual(['<a>\n  <b/>\n</a>', 'x\ty'])
+    expect(String(err)).toMatch(/^Expected .* at character/)
+  })
 })
 
 describe('resty.aes', () => {

@@ -81,11 +81,38 @@ export function cjsonDecode(text: unknown): unknown {
   try {
     return JSON.parse(s) as unknown
   } catch (e) {
+    // lua-cjson takes a control character inside a string as it is (an LLM's JSON with raw newlines in a value)
+    const lenient = escapeRawControls(s)
+    if (lenient !== s) {
+      try {
+        return JSON.parse(lenient) as unknown
+      } catch {
+        // the text's own error is the one to report
+      }
+    }
     const at = /position (\d+)/.exec((e as Error).message)
     const n = at ? Number(at[1]) + 1 : s.trim() === '' ? 1 : s.length
     const token = s.trim() === '' ? 'end of string' : 'invalid token'
     throw new Error(`Expected value but found ${token} at character ${n}`, { cause: e })
   }
+}
+
+/** The text with the control characters inside its string literals escaped (\u00XX); the rest as it is. */
+function escapeRawControls(s: string): string {
+  let out = ''
+  let inString = false
+  for (let i = 0; i < s.length; i++) {
+    const c = s[i]!
+    if (inString && c === '\\') {
+      out += c + (s[i + 1] ?? '')
+      i++
+    } else if (c === '"') {
+      inString = !inString
+      out += c
+    } else if (inString && c < ' ') out += `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`
+    else out += c
+  }
+  return out
 }
 
 const UNRESERVED = /[A-Za-z0-9\-._~]/
