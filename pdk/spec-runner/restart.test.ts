@@ -52,4 +52,39 @@ end`,
     )
     allPass(results, 2)
   })
+
+  it('gives the first Kong its own copy of a module the spec loaded, reading the environment helpers.setenv set', async () => {
+    const results = await runSpec(
+      `
+local helpers = require "spec.helpers"
+local mine = require "shared.port"
+describe("env", function()
+  lazy_setup(function()
+    helpers.setenv("PORT_UNDER_TEST", "4242")
+    local bp = helpers.get_db_utils("postgres", { "routes", "services", "plugins" }, { "port" })
+    local r = bp.routes:insert { hosts = { "port.test" } }
+    bp.plugins:insert { name = "port", route = { id = r.id } }
+    assert(helpers.start_kong({ plugins = "bundled,port" }))
+  end)
+  lazy_teardown(function() helpers.stop_kong() helpers.unsetenv("PORT_UNDER_TEST") end)
+  it("reads it", function()
+    assert.is_nil(mine.port)
+    local res = helpers.proxy_client():get("/", { headers = { host = "port.test" } })
+    assert.res_status(200, res)
+    assert.equal("4242", res.headers["x-port"])
+  end)
+end)`,
+      {
+        'shared/port.lua': 'return { port = os.getenv("PORT_UNDER_TEST") }',
+        'kong/plugins/port/handler.lua': `
+local port = require("shared.port").port
+return { PRIORITY = 5, VERSION = "1.0.0", access = function()
+  kong.response.set_header("x-port", tostring(port))
+end }`,
+        'kong/plugins/port/schema.lua': `
+return { name = "port", fields = { { config = { type = "record", fields = {} } } } }`,
+      },
+    )
+    allPass(results, 1)
+  })
 })

@@ -19,8 +19,6 @@ local H = {}
 local started = nil
 -- whether a Kong was started before in this spec file (a start after it is a restart)
 local started_before = false
--- the modules loaded when the first Kong started: the spec's own, which a restart leaves as they are
-local loaded_before_kong = nil
 
 H.mock_upstream_protocol = "http"
 H.mock_upstream_host = db.MOCK_HOST
@@ -127,16 +125,20 @@ function H.start_kong(env, _, _, fixtures)
   if env.role ~= nil and env.role ~= "traditional" then
     return nil, "spec.helpers.start_kong: role '" .. tostring(env.role) .. "' (hybrid mode) is not emulated by broker; the traditional deploy is"
   end
+  -- Kong's test process and Kong are two processes: Kong loads its own instance of every module of the plugin's or
+  -- Kong's code (not broker's emulation), which reads the environment as it is then (helpers.setenv before the
+  -- start: ai-proxy's OPENAI_TEST_PORT) and keeps its module-level state for that Kong only (the namespaces Kong's
+  -- AI plugins register in kong.llm.plugin.ctx). Kong in process loads them afresh on every start; a module the
+  -- spec loaded before keeps its own copy.
+  for name in pairs(package.loaded) do
+    if type(name) == "string" and __broker_user_modules[name] then package.loaded[name] = nil end
+  end
   -- A Kong started again has new workers: its plugins' modules load afresh, and what they kept at module level
   -- (statsd's time of its last shared-dict metrics, a setting read when the module loads, as request-transformer
-  -- reads the untrusted Lua settings, the namespaces Kong's AI plugins register in kong.llm.plugin.ctx) starts
-  -- over. Kong in process loads afresh, on every start after the first, the plugins' modules and every module
-  -- of the plugin's or Kong's code loaded since the first start (not broker's emulation, nor what the spec
-  -- loaded itself before), and forgets the plugin instances it made.
+  -- reads the untrusted Lua settings) starts over, and it forgets the plugin instances it made.
   if started_before then
     for name in pairs(package.loaded) do
-      if type(name) == "string" and (name:find("^kong%.plugins%.") or name:find("^kong%.tools%.sandbox")
-          or (__broker_user_modules[name] and not loaded_before_kong[name])) then
+      if type(name) == "string" and (name:find("^kong%.plugins%.") or name:find("^kong%.tools%.sandbox")) then
         package.loaded[name] = nil
       end
     end
@@ -145,9 +147,6 @@ function H.start_kong(env, _, _, fixtures)
     for _, dict in pairs(ngx.shared) do
       if type(dict) == "table" and dict.flush_all then dict:flush_all() end
     end
-  else
-    loaded_before_kong = {}
-    for name in pairs(package.loaded) do loaded_before_kong[name] = true end
   end
   started_before = true
   local plugins = env.plugins
