@@ -111,4 +111,28 @@ function Http:request_uri(uri, params)
     body = answer.body, has_body = answer.body ~= nil and answer.body ~= "" }
 end
 
+--- httpc:connect{ scheme, host, port } then httpc:request{ method, path, query, headers, body }: lua-resty-http's
+--- two steps, answered as request_uri answers; the response's body is read with res:read_body() or res.body_reader.
+function Http:connect(opts, host, port)
+  if type(opts) ~= "table" then opts = { host = opts, port = host } end
+  if type(opts.host) ~= "string" or opts.host:sub(1, 5) == "unix:" then
+    return nil, "broker: resty.http connect to " .. tostring(opts.host) .. " is not emulated in pdk test"
+  end
+  self.target = { scheme = opts.scheme or "http", host = opts.host,
+    port = tonumber(opts.port) or (opts.scheme == "https" and 443 or 80) }
+  return true
+end
+
+function Http:request(params)
+  params = params or {}
+  local t = self.target
+  if not t then return nil, "closed" end
+  local res, err = self:request_uri(t.scheme .. "://" .. t.host .. ":" .. t.port .. (params.path or "/"), params)
+  if not res then return nil, err end
+  local body = res.body
+  res.read_body = function() local b = body body = nil return b or "" end
+  res.body_reader = function() local b = body body = nil return b end
+  return res
+end
+
 return M
