@@ -1,6 +1,39 @@
 import { describe, it } from 'vitest'
 import { allPass, runSpec } from './testing/specs.js'
 
+// nginx server blocks a spec serves beside Kong (start_kong's fixtures.http_mock) and spec.helpers.http_mock's
+// routes: their Lua answers in process, both for a request Kong proxies to them (a plugin's set_target, as
+// ai-proxy's upstream_url does) and for a plugin's own resty.http call (ai-request-transformer's).
+const AIM = {
+  'kong/plugins/aim/handler.lua': `
+local Aim = { PRIORITY = 5, VERSION = "1.0.0" }
+function Aim:access(conf)
+  if conf.call then
+    local httpc, res, err = require("resty.http").new()
+    if conf.two_steps then
+      assert(httpc:connect { scheme = "http", host = "127.0.0.1", port = conf.port })
+      res, err = httpc:request { method = "POST", path = conf.call, body = "ping", headers = { ["X-Who"] = "aim" } }
+      if res then res.body = res:read_body() end
+    else
+      res, err = httpc:request_uri("http://127.0.0.1:" .. conf.port .. conf.call,
+        { method = "POST", body = "ping", headers = { ["X-Who"] = "aim" } })
+    end
+    if not res then return kong.response.exit(599, { err = err }) end
+    return kong.response.exit(res.status, { body = res.body, type = res.headers["content-type"] })
+  end
+  kong.service.set_target("127.0.0.1", conf.port)
+  kong.service.request.set_path(conf.path)
+end
+return Aim`,
+  'kong/plugins/aim/schema.lua': `
+return { name = "aim", fields = { { config = { type = "record", fields = {
+  { port = { type = "integer", required = true } },
+  { path = { type = "string", default = "/" } },
+  { call = { type = "string" } },
+  { two_steps = { type = "boolean", default = false } },
+} } } } }`,
+}
+
 // `fn-call` calls a function over HTTP in its access phase and answers with what it got, as Kong's
 // azure-functions does: the function's host is a name only the spec's dns_mock resolves
 const FN_CALL = {
@@ -191,6 +224,149 @@ describe("start_kong's fixtures.http_mock", function()
 end)
 `
 
+// a plugin's target (kong.service.set_target) on start_kong's server blocks: their location Lua answers it
+const TARGET_SPEC = `
+local helpers = require "spec.helpers"
+local cjson = require "cjson"
+describe("mock", function()
+  local client
+  lazy_setup(function()
+    local bp = helpers.get_db_utils("postgres", nil, { "aim" })
+    local svc = bp.services:insert { host = "localhost", port = 8080 }
+    for _, p in ipairs({ "/good", "/prefix/x", "/re/openai", "/missing", "/boom" }) do
+      local r = bp.routes:insert { paths = { "/t" .. p }, service = svc }
+      bp.plugins:insert { name = "aim", route = { id = r.id }, config = { port = 30111, path = p } }
+    end
+    assert(helpers.start_kong({ plugins = "bundled,aim" }, nil, nil, { http_mock = { llm = [[
+      server {
+        server_name llm;
+        listen 30111;
+        default_type 'application/json';
+        location = "/good" {
+          content_by_lua_block {
+            ngx.req.read_body()
+            local body = require("cjson").decode(ngx.req.get_body_data())
+            ngx.status = 201
+            ngx.header.x_seen = ngx.req.get_headers()["x-token"]
+            ngx.print(require("cjson").encode({ got = body.q, uri = ngx.var.request_uri }))
+          }
+        }
+        location /prefix {
+          content_by_lua_block { ngx.say("prefix ", ngx.var.uri) }
+        }
+        location ~/re/(?<provider>[a-z]+) {
+          content_by_lua_block {
+            ngx.header["Content-Type"] = "text/plain"
+            ngx.print(ngx.var.provider)
+            ngx.exit(200)
+            ngx.print(" never")
+          }
+        }
+        location = "/boom" {
+          content_by_lua_block { error("boom") }
+        }
+      }
+    ]] } }))
+    client = helpers.proxy_client()
+  end)
+  lazy_teardown(function() helpers.stop_kong() end)
+  it("exact", function()
+    local res = client:post("/t/good?a=1", { body = { q = "hi" }, headers = { ["Content-Type"] = "application/json", ["X-Token"] = "t" } })
+    local json = cjson.decode(assert.res_status(201, res))
+    assert.same({ got = "hi", uri = "/good?a=1" }, json)
+    assert.equal("t", res.headers["x-seen"])
+    assert.matches("application/json", res.headers["content-type"], 1, true)
+  end)
+  it("prefix", function()
+    assert.equal("prefix /prefix/x\\n", (assert(client:get("/t/prefix/x")):read_body()))
+  end)
+  it("regex", function()
+    assert.equal("openai", assert.res_status(200, client:get("/t/re/openai")))
+  end)
+  it("no location", function()
+    assert.res_status(404, client:get("/t/missing"))
+  end)
+  it("an error in the Lua", function()
+    assert.res_status(500, client:get("/t/boom"))
+  end)
+end)`
+
+// a plugin's resty.http to an http_mock's regex route (its captures), a string route, and connect-then-request
+const CALL_SPEC = `
+local helpers = require "spec.helpers"
+local http_mock = require "spec.helpers.http_mock"
+local cjson = require "cjson"
+describe("routes", function()
+  local client, mock
+  lazy_setup(function()
+    mock = http_mock.new(30112, {
+      ["~/chat/(?<provider>[a-z]+)"] = { content = [[
+        ngx.header["Content-Type"] = "application/json"
+        ngx.req.read_body()
+        ngx.say(require("cjson").encode({ provider = ngx.var.provider, body = ngx.req.get_body_data(),
+          who = ngx.req.get_headers()["X-Who"] }))
+      ]] },
+    })
+    assert(mock:start())
+    local plain = http_mock.new(30114, [[ngx.print("hello from " .. ngx.var.uri)]])
+    assert(plain:start())
+    local bp = helpers.get_db_utils("postgres", nil, { "aim" })
+    local r = bp.routes:insert { hosts = { "aim.test" } }
+    bp.plugins:insert { name = "aim", route = { id = r.id }, config = { port = 30112, call = "/chat/cohere" } }
+    local str = bp.routes:insert { hosts = { "str.test" } }
+    bp.plugins:insert { name = "aim", route = { id = str.id }, config = { port = 30114, call = "/any" } }
+    local two = bp.routes:insert { hosts = { "two.test" } }
+    bp.plugins:insert { name = "aim", route = { id = two.id }, config = { port = 30112, call = "/chat/mistral", two_steps = true } }
+    assert(helpers.start_kong({ plugins = "bundled,aim" }))
+    client = helpers.proxy_client()
+  end)
+  lazy_teardown(function() helpers.stop_kong() mock:stop() end)
+  it("calls", function()
+    local json = cjson.decode(assert.res_status(200, client:get("/", { headers = { host = "aim.test" } })))
+    assert.same({ provider = "cohere", body = "ping", who = "aim" }, cjson.decode(json.body))
+    assert.equal("application/json", json.type)
+    local sent = mock:get_request()
+    assert.equal("POST", sent.method)
+    assert.equal("/chat/cohere", sent.uri)
+  end)
+  it("a string of Lua is the mock's one location", function()
+    local json = cjson.decode(assert.res_status(200, client:get("/", { headers = { host = "str.test" } })))
+    assert.equal("hello from /any", json.body)
+  end)
+  it("connects, then requests", function()
+    local json = cjson.decode(assert.res_status(200, client:get("/", { headers = { host = "two.test" } })))
+    assert.same({ provider = "mistral", body = "ping", who = "aim" }, cjson.decode(json.body))
+  end)
+end)`
+
+// a service on a name start_kong's fixtures.dns_mock resolves to a server block's listen port
+const NAMED_SPEC = `
+local helpers = require "spec.helpers"
+local cjson = require "cjson"
+describe("dns", function()
+  local client
+  lazy_setup(function()
+    local bp = helpers.get_db_utils("postgres", nil, { "aim" })
+    local svc = bp.services:insert { host = "llm.example.test", port = 30113 }
+    bp.routes:insert { hosts = { "svc.test" }, service = svc }
+    local r = bp.routes:insert { hosts = { "call.test" } }
+    bp.plugins:insert { name = "aim", route = { id = r.id }, config = { port = 30113, call = "/named" } }
+    local fixtures = { http_mock = { named = [[
+      server {
+        listen 30113;
+        location / { content_by_lua_block { ngx.print("named ", ngx.var.uri) } }
+      }
+    ]] }, dns_mock = helpers.dns_mock.new({ mocks_only = true }) }
+    fixtures.dns_mock:A { name = "llm.example.test", address = "127.0.0.1" }
+    assert(helpers.start_kong({ plugins = "bundled,aim" }, nil, nil, fixtures))
+    client = helpers.proxy_client()
+  end)
+  lazy_teardown(function() helpers.stop_kong() end)
+  it("proxies to the name", function()
+    assert.equal("named /x", assert.res_status(200, client:get("/x", { headers = { host = "svc.test" } })))
+  end)
+end)`
+
 describe('pdk test: http_mock routes run in the spec VM, names resolve through dns_mock', () => {
   it('answers as the routes say, from a phase and as a service, and names what is not emulated', async () => {
     allPass(await runSpec(SPEC, FN_CALL), 8)
@@ -198,5 +374,17 @@ describe('pdk test: http_mock routes run in the spec VM, names resolve through d
 
   it("start_kong's nginx server block fixtures answer as http_mocks, rendered as Kong renders its template", async () => {
     allPass(await runSpec(BLOCK_SPEC, FN_CALL), 2)
+  })
+
+  it("answer a plugin's target with the location Lua: exact, prefix, regex with captures, default_type", async () => {
+    allPass(await runSpec(TARGET_SPEC, AIM), 5)
+  })
+
+  it("answer a plugin's resty.http, request_uri or connect then request, and keep the request", async () => {
+    allPass(await runSpec(CALL_SPEC, AIM), 3)
+  })
+
+  it("resolve a name start_kong's fixtures.dns_mock gives to a server block's port, for a service", async () => {
+    allPass(await runSpec(NAMED_SPEC, AIM), 1)
   })
 })

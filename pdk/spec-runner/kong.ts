@@ -357,19 +357,21 @@ export class InProcessKong {
         if (trailers) seen.trailers = trailers
         return answer
       }
-      // a service on a started http_mock: its routes answer in the spec's VM (spec/helpers/http_mock.lua), where
-      // the service's host is this machine or a name the started Kong's dns_mock resolves to it
-      const port = Number(service?.port)
+      // where the balancer sends it: the service, or the target a plugin set (ai-proxy's upstream_url)
+      const target = service && { ...service, host: ctx.upstream.host, port: ctx.upstream.port }
+      // a target on a started http_mock: its routes answer in the spec's VM (spec/helpers/http_mock.lua), where
+      // the target's host is this machine or a name the started Kong's dns_mock resolves to it
+      const port = Number(target?.port)
       // (only a routed request reaches its service: the router answered the others)
       if (rows<number>(req.mocks).includes(port)) {
         // its headers as Kong's mock keeps them: ngx.req.get_headers(nil, true), the names in the case sent
         const headers = ctx.upstream.headers.table(Infinity, (name) => name).headers
         const request = { method: sent.method, path: sent.path, query: sent.query, headers, body: sent.body }
-        const [answer] = this.runtime.vm.call('__spec_mock_answer', String(service?.host), port, request)
+        const [answer] = this.runtime.vm.call('__spec_mock_answer', String(target?.host), port, request)
         if (answer) return answer as Fixture['upstream']
       }
       return serviceAnswer(
-        service,
+        target,
         route!,
         sent,
         ctx.request.peer.ip,

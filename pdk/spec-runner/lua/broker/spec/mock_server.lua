@@ -2,9 +2,9 @@
 -- Kong's spec.helpers.http_mock): the location the request's path selects (nginx's rules: `= /x` exact, then the
 -- longest prefix, `^~` stopping there, then `~`/`~*` regexes, then the longest prefix) runs its `access` Lua, then
 -- its `content` Lua, then its `log` Lua, each with an `ngx` of the mock's own request (ngx.req, ngx.var,
--- ngx.header, ngx.status, ngx.say/print, ngx.exit, ngx.ctx); everything else of ngx is the spec's. The directive
--- `return <code> [text]` answers as nginx's does; any other directive, and the header_filter and body_filter
--- phases, raise naming themselves.
+-- ngx.header, ngx.status, ngx.say/print, ngx.exit, ngx.ctx; a regex location's captures in ngx.var); everything else
+-- of ngx is the spec's. The directives `return <code> [text]` and `default_type` act as nginx's do; any other
+-- directive, and the header_filter and body_filter phases, raise naming themselves.
 local M = {}
 
 local real_ngx = ngx
@@ -85,6 +85,7 @@ end })
 local var = setmetatable({}, {
   __index = function(_, k)
     if not cur then return real_ngx.var[k] end
+    if cur.captures[k] ~= nil then return cur.captures[k] end
     local r = cur.req
     local query = r.query or ""
     if k == "request_uri" then return r.path .. (query ~= "" and "?" .. query or "") end
@@ -165,14 +166,15 @@ M.ngx = setmetatable({}, {
   end,
 })
 
--- nginx's location selection among the route keys
+-- nginx's location selection among the route keys: the key, and a regex location's captures
 local function select_route(routes, path)
   local exact, prefix, prefix_len, stop, regexes = nil, nil, -1, false, {}
   local keys = {}
   for k in pairs(routes) do keys[#keys + 1] = k end
   table.sort(keys)
   for _, key in ipairs(keys) do
-    local mod, arg = key:match("^%s*([=~^*]+)%s+(.-)%s*$")
+    -- (nginx takes the modifier with or without a space after it: `~/re/(.+)`)
+    local mod, arg = key:match("^%s*([=~^*]+)%s*(.-)%s*$")
     if not mod then mod, arg = "", key:match("^%s*(.-)%s*$") end
     if mod == "=" then
       if arg == path then exact = key end
@@ -187,24 +189,31 @@ local function select_route(routes, path)
   if exact then return exact end
   if prefix and stop then return prefix end
   for _, r in ipairs(regexes) do
-    if real_ngx.re.find(path, r[2], r[3]) then return r[1] end
+    local m = real_ngx.re.match(path, r[2], r[3])
+    if m then return r[1], m end
   end
   return prefix
 end
 
--- `return <code> [text]`: nginx answers with it; anything else is not emulated
+-- `return <code> [text]`: nginx answers with it; `default_type <type>`: the Content-Type of an answer that sets
+-- none (the last one given wins, as a location's overrides its server's); anything else is not emulated
 local function directives(list, r)
   if list == nil then return false end
   if type(list) == "string" then list = { list } end
   for _, d in ipairs(list) do
+    local default_type = d:match("^%s*default_type%s+(.-);?%s*$")
     local code, text = d:match("^%s*return%s+(%d%d%d)%s*(.-);?%s*$")
-    if not code then
-      error("http_mock: the directive '" .. d .. "' is not emulated by broker (`return <code> [text]` is)", 0)
+    if default_type then
+      r.default_type = default_type:gsub('^"(.*)"$', "%1"):gsub("^'(.*)'$", "%1")
+    elseif not code then
+      error("http_mock: the directive '" .. d .. "' is not emulated by broker (`return <code> [text]` and "
+        .. "`default_type <type>` are)", 0)
+    else
+      text = text:gsub('^"(.*)"$', "%1"):gsub("^'(.*)'$", "%1")
+      r.status = tonumber(code)
+      if text ~= "" then r.body = { text } r.sent = true end
+      return true
     end
-    text = text:gsub('^"(.*)"$', "%1"):gsub("^'(.*)'$", "%1")
-    r.status = tonumber(code)
-    if text ~= "" then r.body = { text } r.sent = true end
-    return true
   end
   return false
 end
@@ -240,14 +249,16 @@ end
 function M.answer(routes, port, request)
   local r = { req = { method = request.method or "GET", path = request.path or "/", query = request.query or "",
     headers = request.headers or {}, body = request.body }, status = 200, headers = {}, body = {}, ctx = {},
-    port = port, start = real_ngx.now() }
+    captures = {}, port = port, start = real_ngx.now() }
   local logged = { method = r.req.method, uri = r.req.path .. (r.req.query ~= "" and "?" .. r.req.query or ""),
     query = r.req.query, headers = {}, body = r.req.body }
   for k, v in pairs(r.req.headers) do logged.headers[k] = v end
   local outer, route = cur, nil
   cur = r
   local ok, err = pcall(function()
-    local key = select_route(routes, r.req.path)
+    local key, captures = select_route(routes, r.req.path)
+    -- a regex location's captures are variables, named ($name) and numbered ($1), as nginx sets them
+    for k, v in pairs(captures or {}) do if k ~= 0 then r.captures[k] = v end end
     route = key and routes[key]
     if not route then r.status = 404 return end
     for _, phase in ipairs({ "header_filter", "body_filter" }) do
@@ -270,6 +281,7 @@ function M.answer(routes, port, request)
     body = error_page(r.status)
     r.headers["Content-Type"] = r.headers["Content-Type"] or "text/html"
   end
+  if r.default_type and not lookup(r.headers, "content-type") then r.headers["Content-Type"] = r.default_type end
   if not lookup(r.headers, "content-length") then r.headers["Content-Length"] = tostring(#body) end
   return { status = r.status, headers = r.headers, body = body },
     { start_time = r.start, end_time = real_ngx.now(), req = logged, resp = {}, err = not ok and tostring(err) or nil }

@@ -112,12 +112,12 @@ local function location(node, name)
   for _, d in ipairs(node.children or {}) do
     local phase = PHASES[d.name]
     if phase then route[phase] = d.lua
-    elseif d.name == "return" then
+    elseif d.name == "return" or d.name == "default_type" then
       route.directives = route.directives or {}
-      route.directives[#route.directives + 1] = "return " .. table.concat(d.args, " ")
+      route.directives[#route.directives + 1] = d.name .. " " .. table.concat(d.args, " ")
     else
       error("fixtures.http_mock." .. name .. ": the directive '" .. d.name .. "' in a location is not emulated by "
-        .. "broker (access_by_lua_block, content_by_lua_block, log_by_lua_block and return are)", 0)
+        .. "broker (access_by_lua_block, content_by_lua_block, log_by_lua_block, default_type and return are)", 0)
     end
   end
   return table.concat(node.args, " "), route
@@ -130,9 +130,11 @@ function M.servers(name, text)
     if node.name ~= "server" or not node.children then
       error("fixtures.http_mock." .. name .. ": '" .. node.name .. "' at the top is not emulated by broker (server is)", 0)
     end
-    local port, routes = nil, {}
+    local port, routes, default_type = nil, {}, nil
     for _, d in ipairs(node.children) do
-      if d.name == "listen" then
+      if d.name == "default_type" then
+        default_type = "default_type " .. table.concat(d.args, " ")
+      elseif d.name == "listen" then
         port = port or tonumber(tostring(d.args[1] or ""):match("(%d+)$"))
       elseif d.name == "location" and d.children then
         local key, route = location(d, name)
@@ -142,6 +144,11 @@ function M.servers(name, text)
       end
     end
     if not port then error("fixtures.http_mock." .. name .. ": a server without a listen port", 0) end
+    -- the server's default_type is its locations' own, unless a location gives one (nginx's inheritance)
+    for _, route in pairs(default_type and routes or {}) do
+      route.directives = route.directives or {}
+      table.insert(route.directives, 1, default_type)
+    end
     out[#out + 1] = { port = port, routes = routes }
   end
   return out
