@@ -13,28 +13,45 @@ local CORE = {
   consumer_groups = { unique = { "name" }, foreign = {} },
 }
 
-local function schema_of(name)
-  if CORE[name] then return CORE[name] end
-  local unique, foreign, transformations, cache_key, fields = {}, {}, nil, nil, {}
-  for plugin_name in pairs(package.loaded) do
-    local p = type(plugin_name) == "string" and plugin_name:match("^kong%.plugins%.([^.]+)%.handler$")
+-- a plugin's DAO definitions (its daos.lua, as a list); a plugin without one is searched for once, not on every
+-- read of a schema (a missing module is a search of every root)
+local no_daos = {}
+local function daos_of(p)
+  if no_daos[p] then return {} end
+  local ok, daos = pcall(require, "kong.plugins." .. p .. ".daos")
+  if not (ok and type(daos) == "table") then
+    no_daos[p] = true
+    return {}
+  end
+  return daos[1] and daos or { daos }
+end
+
+-- the plugins whose handlers are loaded, each with its DAO definitions
+local function each_plugin_dao(visit)
+  for mod in pairs(package.loaded) do
+    local p = type(mod) == "string" and mod:match("^kong%.plugins%.([^.]+)%.handler$")
     if p then
-      local ok, daos = pcall(require, "kong.plugins." .. p .. ".daos")
-      if ok and type(daos) == "table" then
-        for _, d in ipairs(daos[1] and daos or { daos }) do
-          if d.name == name then
-            for _, f in ipairs(d.fields or {}) do
-              local fname, def = next(f)
-              if def.unique then unique[#unique + 1] = fname end
-              if def.type == "foreign" then foreign[#foreign + 1] = fname end
-              fields[#fields + 1] = { name = fname, def = def }
-            end
-            transformations, cache_key = d.transformations, d.cache_key
-          end
-        end
+      for _, d in ipairs(daos_of(p)) do
+        if visit(p, d) then return end
       end
     end
   end
+end
+
+local function schema_of(name)
+  if CORE[name] then return CORE[name] end
+  local unique, foreign, transformations, cache_key, fields = {}, {}, nil, nil, {}
+  each_plugin_dao(function(_, d)
+    if d.name == name then
+      for _, f in ipairs(d.fields or {}) do
+        local fname, def = next(f)
+        if def.unique then unique[#unique + 1] = fname end
+        if def.type == "foreign" then foreign[#foreign + 1] = fname end
+        fields[#fields + 1] = { name = fname, def = def }
+      end
+      transformations, cache_key = d.transformations, d.cache_key
+    end
+  end)
   return { unique = unique, foreign = foreign, transformations = transformations, cache_key = cache_key, fields = fields }
 end
 
@@ -95,29 +112,19 @@ local function rows(name)
 end
 
 -- a plugin DAO's own methods (its definition's `dao` module, mixed in as Kong's DAO does, before the finders
--- below) and its strategy's (kong.plugins.<plugin>.strategies.<strategy>.<dao>, Kong's `dao.strategy`); each
--- plugin's daos.lua is read once (a missing one is a search of every root)
-local daos_read, custom = {}, {}
-local function daos_of(p)
-  if not daos_read[p] then
-    local ok, daos = pcall(require, "kong.plugins." .. p .. ".daos")
-    daos_read[p] = ok and type(daos) == "table" and (daos[1] and daos or { daos }) or {}
-  end
-  return daos_read[p]
-end
+-- below) and its strategy's (kong.plugins.<plugin>.strategies.<strategy>.<dao>, Kong's `dao.strategy`)
+local custom = {}
 local function custom_of(name)
   if custom[name] then return custom[name] end
-  for mod in pairs(package.loaded) do
-    local p = type(mod) == "string" and mod:match("^kong%.plugins%.([^.]+)%.handler$")
-    for _, d in ipairs(p and daos_of(p) or {}) do
-      if d.name == name and type(d.dao) == "string" then
-        local found, strat = pcall(require,
-          "kong.plugins." .. p .. ".strategies." .. tostring(M.db.strategy) .. "." .. name)
-        custom[name] = { methods = require(d.dao), strategy = setmetatable({}, { __index = found and strat or nil }) }
-        return custom[name]
-      end
+  each_plugin_dao(function(p, d)
+    if d.name == name and type(d.dao) == "string" then
+      local found, strat = pcall(require,
+        "kong.plugins." .. p .. ".strategies." .. tostring(M.db.strategy) .. "." .. name)
+      custom[name] = { methods = require(d.dao), strategy = setmetatable({}, { __index = found and strat or nil }) }
+      return true
     end
-  end
+  end)
+  return custom[name]
 end
 
 local Dao = {}
