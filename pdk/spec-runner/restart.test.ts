@@ -87,4 +87,41 @@ return { name = "port", fields = { { config = { type = "record", fields = {} } }
     )
     allPass(results, 1)
   })
+
+  it("sets the untrusted Lua settings before the plugins load, so a module that reads them on load sees this start's", async () => {
+    const files = {
+      'kong/plugins/mode/handler.lua': `
+-- read once, when the module loads (as Kong's sandbox reads its configuration)
+local MODE = kong.configuration.untrusted_lua
+local Mode = { PRIORITY = 5, VERSION = "1.0.0" }
+function Mode:access() return kong.response.exit(200, { mode = MODE }) end
+return Mode`,
+      'kong/plugins/mode/schema.lua': `
+return { name = "mode", fields = { { config = { type = "record", fields = {} } } } }`,
+    }
+    const results = await runSpec(
+      `
+local helpers = require "spec.helpers"
+local cjson = require "cjson"
+describe("mode", function()
+  local bp
+  lazy_setup(function()
+    bp = helpers.get_db_utils("postgres", nil, { "mode" })
+    local r = bp.routes:insert { hosts = { "mode.test" } }
+    bp.plugins:insert { name = "mode", route = { id = r.id } }
+  end)
+  after_each(function() helpers.stop_kong() end)
+  for _, mode in ipairs({ "on", "off", "sandbox" }) do
+    it("untrusted_lua = " .. mode, function()
+      assert(helpers.start_kong({ plugins = "bundled,mode", untrusted_lua = mode }))
+      local res = helpers.proxy_client():get("/", { headers = { host = "mode.test" } })
+      assert.same({ mode = mode }, cjson.decode(assert.res_status(200, res)))
+    end)
+  end
+end)
+`,
+      files,
+    )
+    allPass(results, 3)
+  })
 })

@@ -150,6 +150,25 @@ function H.start_kong(env, _, _, fixtures)
   end
   started_before = true
   local plugins = env.plugins
+  -- kong.configuration as Kong's would show it: the database, and the plugins list as start_kong gives it
+  local names = {}
+  if type(plugins) == "table" then for i, name in ipairs(plugins) do names[i] = name end
+  else for name in tostring(plugins or "bundled"):gmatch("[^,%s]+") do names[#names + 1] = name end end
+  local function list(v)
+    local out = {}
+    if type(v) == "table" then for i, x in ipairs(v) do out[i] = x end
+    else for x in tostring(v or ""):gmatch("[^,%s]+") do out[#out + 1] = x end end
+    return setmetatable(out, __broker_array_mt)
+  end
+  -- set before the plugins load: a module of Kong's code that loads with them reads it then (the sandbox)
+  pcall(function()
+    kong.configuration.database = env.database or "postgres"
+    kong.configuration.plugins = setmetatable(names, __broker_array_mt)
+    -- the untrusted Lua settings, Kong's defaults unless given; the sandbox reads them afresh, as a new Kong would
+    kong.configuration.untrusted_lua = env.untrusted_lua or "sandbox"
+    kong.configuration.untrusted_lua_sandbox_requires = list(env.untrusted_lua_sandbox_requires)
+    kong.configuration.untrusted_lua_sandbox_environment = list(env.untrusted_lua_sandbox_environment)
+  end)
   if type(plugins) == "string" then
     for name in plugins:gmatch("[^,%s]+") do
       if name ~= "bundled" and name ~= "off" then
@@ -171,23 +190,7 @@ function H.start_kong(env, _, _, fixtures)
   -- the CA a plugin's TLS connection checks its peer with (Kong's lua_ssl_trusted_certificate; Redis's ssl_verify)
   require("broker.spec.sockets").trusted = type(env.lua_ssl_trusted_certificate) == "string"
     and env.lua_ssl_trusted_certificate:match("^[^,]+") or nil
-  -- kong.configuration as Kong's would show it: the database, and the plugins list as start_kong gives it
-  local names = {}
-  if type(plugins) == "table" then for i, name in ipairs(plugins) do names[i] = name end
-  else for name in tostring(plugins or "bundled"):gmatch("[^,%s]+") do names[#names + 1] = name end end
-  local function list(v)
-    local out = {}
-    if type(v) == "table" then for i, x in ipairs(v) do out[i] = x end
-    else for x in tostring(v or ""):gmatch("[^,%s]+") do out[#out + 1] = x end end
-    return setmetatable(out, __broker_array_mt)
-  end
   pcall(function()
-    kong.configuration.database = env.database or "postgres"
-    kong.configuration.plugins = setmetatable(names, __broker_array_mt)
-    -- the untrusted Lua settings, Kong's defaults unless given; the sandbox reads them afresh, as a new Kong would
-    kong.configuration.untrusted_lua = env.untrusted_lua or "sandbox"
-    kong.configuration.untrusted_lua_sandbox_requires = list(env.untrusted_lua_sandbox_requires)
-    kong.configuration.untrusted_lua_sandbox_environment = list(env.untrusted_lua_sandbox_environment)
     -- the default workspace's id, as Kong reads it from its database when it starts: what
     -- kong.workspaces.get_workspace_id() answers where a request's context names none (a timer's)
     kong.default_workspace = nil
