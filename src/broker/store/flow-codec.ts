@@ -1,4 +1,5 @@
 import type { FlowErrorCode, FlowRecord } from '../../../flows/contract.js'
+import type { Sealing } from './seal.js'
 
 export const PROGRESS = [
   'stored',
@@ -43,7 +44,19 @@ export interface FlowEntry {
   leaseUntil?: number
   /** Which of the store's secrets sealed it (0: the first); set by the store when it reads the flow. */
   generation?: number
+  /** The key the store found the flow under, when it read it: see SEALED_UNDER. */
+  [SEALED_UNDER]?: Sealing
 }
+
+/**
+ * The key (name and AES key) a flow was found under, on the entry the store read, for the writes that
+ * follow the read: a /callback moves its flow to `exchanging`, then to `completed`, and each would derive
+ * the key again (an HMAC-SHA512 and a Buffer). A symbol, so no JSON or log line of an entry holds it; on
+ * the entry itself (a transition's spread carries it to the next), because a map of recent keys by hash
+ * or a WeakMap by entry kept each one past the young generation's collections, promoted into the old
+ * one (docs/decisions/0006). Only writes take it; reads derive afresh.
+ */
+export const SEALED_UNDER: unique symbol = Symbol('sealed under')
 
 /** What the codec reads from a stored flow. */
 export interface DecodedFlow {

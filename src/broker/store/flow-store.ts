@@ -10,23 +10,29 @@ import {
   isFlowHeader,
   movedHeader,
   progressOfCode,
+  SEALED_UNDER,
 } from './flow-codec.js'
 import { StoreIo, type StoreIoOptions } from './io.js'
 import { type Keys, keys as makeKeys, knowable } from './keys.js'
 import { type RegistrationPolicy, RegistrationStore } from './registrations.js'
 import { type ScriptedRedis, scripted } from './scripts.js'
-import { Sealer, type Sealing } from './seal.js'
+import { Sealer } from './seal.js'
 import { SmallValues } from './small-values.js'
 import { type Took, Undo } from './undo.js'
-import { ClearingMap } from '../../../util/clearing-map.js'
 
 export { coalesceTurn } from './coalesce.js'
 export { PROGRESS } from './flow-codec.js'
 export type { FlowEntry, FlowFailure, FlowFailureCode, Progress } from './flow-codec.js'
 export type { StoredWrite } from './io.js'
 
-/** What /start's claim found: the flow as it was, whether it is reusable (never claimed), and its prepared redirect. */
-export type Claimed = DecodedFlow
+/**
+ * What /start's claim found: the flow as it was, whether it is reusable (never claimed), and its prepared
+ * redirect; `took`, what the claim took from the store (for `unstart`), when it moved the flow on.
+ * Carried on the flow itself, not in a WeakMap keyed by it: a WeakMap's entries kept each claimed value
+ * alive through the young generation's collections into the old one (about 1.1 KB a flow promoted,
+ * twice the mark-compacts under load: docs/decisions/0006).
+ */
+export type Claimed = DecodedFlow & { took?: Took }
 
 export interface FlowStoreOptions extends StoreIoOptions {
   /** Seconds a stored flow lives until /start claims it, and a result lives. */
@@ -58,13 +64,6 @@ export class FlowStore {
   private readonly undo: Undo
   /** Correlations, results, replays and poll leases (small-values.ts). */
   private readonly small: SmallValues
-  /**
-   * The key of each flow read lately, by hash, for the writes that follow the read (a /callback reads its
-   * flow, then moves it to exchanging and to completed): a derivation is an HMAC-SHA512 and a Buffer, and
-   * /callback made three where one does (`npm run bench`, the whole flow's CPU profile). Reads derive
-   * afresh; only writes take a kept key, of the same generation. Bounded: a miss derives again.
-   */
-  private readonly readKeys = new ClearingMap<string, Sealing>(256)
   private kept: { policy: RegistrationPolicy; store: RegistrationStore } | undefined
 
   constructor(redis: Redis, opts: FlowStoreOptions) {
@@ -166,7 +165,7 @@ export class FlowStore {
     }
     if (flow && !flow.reusable && flow.entry.progress === 'stored') {
       flow.entry.expiresAt = Date.now() + waitMs
-      if (took) this.undo.remember(flow, took)
+      if (took) flow.took = took
     }
     return flow
   }
@@ -197,7 +196,7 @@ export class FlowStore {
    * can run the exchange, where left `exchanging` it would wait out the lease and fail the flow.
    */
   async advance(from: Progress, next: FlowEntry, short?: (acked: number) => void): Promise<'ok' | 'gone' | Progress> {
-    const read = this.readKeys.get(next.hash)
+    const read = next[SEALED_UNDER]
     const sealing =
       read && read.generation === (next.generation ?? 0) ? read : this.sealer.derive('flow', next.hash, next.generation)
     const key = this.keys.flow(sealing.name)
@@ -310,7 +309,7 @@ export class FlowStore {
       if (typeof value !== 'string') continue
       const flow = decodeFlow(hash, value, (sealed) => this.sealer.open(sealing, key, sealed))
       if (flow && generation > 0) flow.entry.generation = generation
-      if (flow) this.readKeys.set(hash, sealing)
+      if (flow) flow.entry[SEALED_UNDER] = sealing
       return flow
     }
     return undefined

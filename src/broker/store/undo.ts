@@ -15,8 +15,6 @@ export type Took = { key: string; value: string; at: number }
  * not count at once is made again in the background until it does, so the replicas agree.
  */
 export class Undo {
-  /** What each claim of this store found (for `unstart`), by the flow it answered. */
-  private readonly claims = new WeakMap<DecodedFlow, Took>()
   /** Undos of claims made again in the background, by flow hash: each settles true once it counted. */
   private readonly unclaiming = new Map<string, Promise<boolean>>()
 
@@ -38,18 +36,13 @@ export class Undo {
     return this.unclaiming.get(hash)
   }
 
-  /** Keeps what the claim that answered `claimed` found, for `unstart`. */
-  remember(claimed: DecodedFlow, took: Took): void {
-    this.claims.set(claimed, took)
-  }
-
   /**
    * /start answered STORE_UNAVAILABLE after its claim counted (its first step's write did not): puts
    * the flow back as /store left it, as a claim that does not count is (`unclaim`). A flow this store
    * did not claim is left as it is.
    */
-  async unstart(claimed: DecodedFlow): Promise<void> {
-    const took = this.claims.get(claimed)
+  async unstart(claimed: DecodedFlow & { took?: Took }): Promise<void> {
+    const { took } = claimed
     if (took) await this.unclaim(claimed.entry.hash, took)
   }
 
