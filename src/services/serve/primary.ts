@@ -32,6 +32,18 @@ export interface PrimaryPlan {
   secretEnv: readonly string[]
 }
 
+/**
+ * What a worker's environment adds to this process's: glibc's malloc told to serve allocations of 128 KB
+ * and more from their own mappings, at every size (its default raises that threshold, and the one for
+ * giving memory back, after the first large block is freed). Blocks a worker allocates while it starts
+ * then go back to the system when freed, where the raised thresholds left 2–4 MB of them resident in an
+ * idle worker, varying from start to start (docs/decisions/0012). A user's own malloc settings stand.
+ */
+export function workerEnv(env: NodeJS.ProcessEnv): Record<string, string> {
+  const own = Object.keys(env).some((name) => name === 'GLIBC_TUNABLES' || name.startsWith('MALLOC_'))
+  return own ? {} : { MALLOC_MMAP_THRESHOLD_: String(128 * 1024) }
+}
+
 /** Forks cluster workers that run worker-main with `setup`. */
 function clusterFork(setup: WorkerSetup): ForkWorker {
   const here = fileURLToPath(import.meta.url)
@@ -48,7 +60,7 @@ function clusterFork(setup: WorkerSetup): ForkWorker {
     silent: false,
   })
   return (events) => {
-    const worker = cluster.fork()
+    const worker = cluster.fork(workerEnv(process.env))
     const send = (msg: PrimaryMessage) => worker.send(msg)
     worker.on('message', (msg: WorkerMessage) => {
       // The setup goes over IPC, once the worker listens for it; never in its environment (/proc/<pid>/environ).
