@@ -116,6 +116,8 @@ describe('serve', () => {
       // A flow plugin (and what only some flows use: jose, OAuth 1.0a signing) loads with the first request naming it.
       // No JSON schema is compiled (src/broker/http/fields.ts): Fastify loads neither Ajv nor fast-json-stringify.
       const unneededModules = ['@oclif/core', 'zod', 'ink', 'react', 'wasmoon', 'ioredis-mock', 'jose', 'oauth-1.0a']
+      // No rate limit is set: its plugin is not loaded (security.ts installRateLimits).
+      unneededModules.push('@fastify/rate-limit')
       for (const unneeded of [...unneededModules, 'ajv']) expect(loaded).not.toContain(`/node_modules/${unneeded}/`)
       // Fastify's error answers use fast-json-stringify's small runtime (lib/serializer.js), not its compiler.
       expect(loaded).not.toContain('/node_modules/fast-json-stringify/index.js')

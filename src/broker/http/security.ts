@@ -1,5 +1,4 @@
 import { hash, timingSafeEqual } from 'node:crypto'
-import rateLimit from '@fastify/rate-limit'
 import type {
   FastifyInstance,
   FastifyReply,
@@ -98,6 +97,8 @@ export interface RateLimits {
 export async function installRateLimits(app: FastifyInstance, deps: BrokerDeps): Promise<RateLimits> {
   const { rate } = deps.config
   if (!rate.store && !rate.start) return {}
+  // Loaded only where a limit is set: a worker without one never loads the plugin or its caches.
+  const { default: rateLimit } = await import('@fastify/rate-limit')
   const client = deps.store.client
   await app.register(rateLimit, {
     global: false,
