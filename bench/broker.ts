@@ -4,7 +4,7 @@
  * (A, B, A, B …) so that drift hits both alike. Load comes from autocannon in its own process.
  *
  *   npm run bench [-- --rounds 3 --seconds 2.5 --connections 50 --flows 200 --profile dir --only start --workers 1]
- *                 [--users 50 --flow-seconds 4 --warm-flows 4000]
+ *                 [--users 50 --flow-seconds 4 --flow-rounds 7 --warm-flows 4000]
  *
  * --profile dir: the 1-worker broker runs under --cpu-prof; its profile lands in dir on exit.
  * --only store|start|hash-check (repeatable) and --workers n narrow a run down, to profile one thing.
@@ -57,6 +57,9 @@ const { values: opts } = parseArgs({
     workers: { type: 'string' },
     users: { type: 'string', default: '50' },
     'flow-seconds': { type: 'string', default: '4' },
+    // Whole flows vary more from round to round (±10%, two workers sharing two CPUs with everything else)
+    // than one endpoint does: seven rounds, so that one odd round moves the median less.
+    'flow-rounds': { type: 'string', default: '7' },
     'warm-flows': { type: 'string', default: '4000' },
   },
 })
@@ -243,7 +246,7 @@ try {
       redisPort: redis.port,
       redisPid: () => redis.pid,
       workerCounts: WORKER_COUNTS,
-      rounds: ROUNDS,
+      rounds: Number(opts['flow-rounds']),
       seconds: Number(opts['flow-seconds']),
       users: Number(opts.users),
       warmFlows: Number(opts['warm-flows']),
