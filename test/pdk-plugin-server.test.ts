@@ -1,6 +1,6 @@
-import { spawnSync } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { createRequire } from 'node:module'
-import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -189,4 +189,43 @@ describe('the Kong side of the protocol', () => {
     expect(ctx.response.headers.get('x-hello-from-javascript')).toBe('Javascript says again to example.com')
     await remote.close()
   })
+})
+
+describe('a plugin server whose broker is killed outright', () => {
+  it('stops by itself: no server is left behind, orphaned, listening in a temp dir', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'broker-orphan-'))
+    const script = join(dir, 'start.mjs')
+    // A process that starts a server (the build's kit, as `pdk run` does) and is then killed with SIGKILL.
+    writeFileSync(
+      script,
+      `import { ServerProcess } from ${JSON.stringify(join(root, 'dist/pdk/plugin-server/process.js'))}
+const s = await ServerProcess.start({ plugins: [], timeoutMs: 60000 })
+console.log('server ' + s.pid)
+setInterval(() => {}, 1000)
+`,
+    )
+    const parent = spawn(process.execPath, [script], { stdio: ['ignore', 'pipe', 'inherit'] })
+    const pid = await new Promise<number>((done, fail) => {
+      parent.stdout.on('data', (d: Buffer) => {
+        const m = /server (\d+)/.exec(d.toString())
+        if (m) done(Number(m[1]))
+      })
+      parent.on('exit', () => fail(new Error('the parent exited before its server listened')))
+    })
+    const alive = () => {
+      try {
+        // A zombie still answers kill 0: its state in /proc tells it apart.
+        return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8'))
+      } catch {
+        return false
+      }
+    }
+    expect(alive()).toBe(true)
+    parent.kill('SIGKILL')
+    const until = Date.now() + 5000
+    while (alive() && Date.now() < until) await new Promise((r) => setTimeout(r, 100))
+    const left = alive()
+    if (left) process.kill(pid, 'SIGKILL')
+    expect(left).toBe(false)
+  }, 90_000)
 })

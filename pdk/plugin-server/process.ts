@@ -11,9 +11,23 @@ import { RpcConnection } from './rpc.js'
 
 const require = createRequire(import.meta.url)
 
-/** The real kong-js-pluginserver of the kong-pdk package, run by this Node. */
+/**
+ * Loaded into the server before it starts: it exits once its parent is gone. A `pdk run` or `pdk test`
+ * killed outright (SIGKILL, an out-of-memory kill) cannot stop its plugin server, which would otherwise
+ * stay, orphaned, listening on a socket in a temp dir. The parent's pid changes when it dies (the
+ * server is handed to init or a subreaper); checked twice a second, not holding the server open.
+ */
+const ORPHAN_WATCH = `data:text/javascript,${encodeURIComponent(
+  'const parent = process.ppid; setInterval(() => { if (process.ppid !== parent) process.exit(0) }, 500).unref()',
+)}`
+
+/** The real kong-js-pluginserver of the kong-pdk package, run by this Node, stopping when its parent is gone. */
 export function defaultCommand(): string[] {
-  return [process.execPath, join(dirname(require.resolve('kong-pdk/package.json')), 'bin', 'kong-js-pluginserver')]
+  return [
+    process.execPath,
+    `--import=${ORPHAN_WATCH}`,
+    join(dirname(require.resolve('kong-pdk/package.json')), 'bin', 'kong-js-pluginserver'),
+  ]
 }
 
 const JS = new Set(['.js', '.cjs', '.mjs', '.ts', '.cts', '.mts'])
