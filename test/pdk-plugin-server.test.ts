@@ -1,6 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process'
 import { createRequire } from 'node:module'
-import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -17,6 +17,20 @@ const pdk = (...args: string[]) => {
   })
   return { code: r.status, stdout: r.stdout, stderr: r.stderr }
 }
+
+/** kong-js-pluginservers whose run's temp dir is gone: servers a run left behind. */
+const leftServers = () =>
+  readdirSync('/proc')
+    .filter((p) => /^\d+$/.test(p))
+    .flatMap((p) => {
+      try {
+        const args = readFileSync(`/proc/${p}/cmdline`, 'utf8').split('\0')
+        const prefix = args[args.indexOf('-p') + 1]
+        return args.some((a) => a.endsWith('kong-js-pluginserver')) && prefix && !existsSync(prefix) ? [p] : []
+      } catch {
+        return []
+      }
+    })
 
 interface Report {
   fixtures: Array<{
@@ -124,7 +138,7 @@ describe('broker pdk run --plugin-server', () => {
     expect(report!.response.headers['x-javascript-pid']).not.toBe(String(process.pid))
   })
 
-  it('runs any server speaking the protocol with --plugin-server-cmd', () => {
+  it('runs any server speaking the protocol with --plugin-server-cmd', async () => {
     const bin = join(
       dirname(createRequire(import.meta.url).resolve('kong-pdk/package.json')),
       'bin/kong-js-pluginserver',
@@ -137,6 +151,9 @@ describe('broker pdk run --plugin-server', () => {
     )
     expect(r.code, r.stdout + r.stderr).toBe(0)
     expect(r.stdout).toContain('1 passed')
+    // The shell ran the server as its child: stopping the run stopped both, leaving no server behind.
+    await new Promise((done) => setTimeout(done, 1500))
+    expect(leftServers()).toEqual([])
   })
 
   it('says so, with exit 2, when the server cannot start', () => {

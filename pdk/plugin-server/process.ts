@@ -76,6 +76,8 @@ export class ServerProcess {
     readonly dir: string,
     readonly socket: string,
     private readonly child: ChildProcess,
+    /** A command line run by a shell, in a process group of its own: stopping it stops the group. */
+    private readonly group = false,
   ) {
     const take = (chunk: Buffer) => this.take(chunk.toString('utf8'))
     child.stdout?.on('data', take)
@@ -118,9 +120,11 @@ export class ServerProcess {
       const line = /\{(prefix|sock_name|socket|plugins)\}/.test(o.command)
         ? o.command.replace(/\{(prefix|sock_name|socket|plugins)\}/g, (_, k: string) => quote(fill[k]!))
         : `${o.command} -p ${quote(dir)} --sock-name ${SOCK} -d ${quote(plugins)}`
-      child = spawn(line, { shell: true, env, cwd: dir })
+      // The shell may run the server as its child rather than become it: stopping the shell alone left
+      // that child running. Its own process group is stopped whole (stop()).
+      child = spawn(line, { shell: true, env, cwd: dir, detached: true })
     }
-    const server = new ServerProcess(dir, socket, child)
+    const server = new ServerProcess(dir, socket, child, o.command !== undefined)
     const spawnError = new Promise<never>((_, reject) =>
       child.once('error', (e) => reject(new StartError(`cannot run the plugin server: ${e.message}`))),
     )
@@ -182,7 +186,13 @@ export class ServerProcess {
 
   stop(): void {
     this.conn?.close()
-    if (!this.exited) this.child.kill('SIGTERM')
+    if (this.group && this.child.pid) {
+      try {
+        process.kill(-this.child.pid, 'SIGTERM')
+      } catch {
+        // the group is gone already
+      }
+    } else if (!this.exited) this.child.kill('SIGTERM')
     this.child.stdout?.destroy()
     this.child.stderr?.destroy()
     this.child.unref()
