@@ -56,7 +56,7 @@ describe("greeter, old and new", function()
   it("names where it looked for a plugin the older Kong does not have", function()
     local ok, err = pcall(helpers.use_old_plugin, "nonesuch")
     assert.is_false(ok)
-    assert.matches("the specified plugin nonesuch doesn't exist (no ${old}/kong/plugins/nonesuch", err, 1, true)
+    assert.matches("use_old_plugin: no older nonesuch plugin (no folder ${old}/kong/plugins/nonesuch", err, 1, true)
   end)
 end)`,
       { 'kong/plugins/greeter/handler.lua': greeter('2.0.0'), 'kong/plugins/greeter/schema.lua': SCHEMA },

@@ -42,7 +42,7 @@ export class OldPlugins {
     if (!existsSync(dir) || !statSync(dir).isDirectory())
       return [
         undefined,
-        `the specified plugin ${name} doesn't exist (no ${dir}: ${VARIABLE} names the older Kong's source, else ${OLD_KONG_DEFAULT})`,
+        `use_old_plugin: no older ${name} plugin (no folder ${dir}; ${VARIABLE} names the older Kong's source, else ${OLD_KONG_DEFAULT})`,
       ]
     this.recover(name)
     const prefix = `kong.plugins.${name}`

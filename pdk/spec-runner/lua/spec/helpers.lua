@@ -228,7 +228,7 @@ local function forget_plugin(name)
   end
 end
 function H.use_old_plugin(name)
-  assert(type(name) == "string", "must specify the plugin name")
+  if type(name) ~= "string" then error("use_old_plugin: give the plugin's name (a string)", 2) end
   local ok, err = __spec_old_plugin(name)
   if not ok then error(err, 2) end
   forget_plugin(name)
