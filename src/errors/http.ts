@@ -230,6 +230,11 @@ export const HTTP_MESSAGES = {
     code: 'STORE_UNAVAILABLE',
     text: 'The flow store is failing over to a new master; try again shortly.',
   },
+  /** The reload of a /start answered 503 during a failover, while the undo of that start's claim is still made. */
+  startBeingUndone: {
+    code: 'STORE_UNAVAILABLE',
+    text: 'This start URL is being made usable again after the flow store failed over; try again shortly.',
+  },
   // ── issue 27 (ops) ──
   storeNotReplicated: {
     code: 'STORE_UNAVAILABLE',

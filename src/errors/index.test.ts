@@ -83,6 +83,7 @@ const SAMPLES: { [Id in MessageId]: MessageArgs<Id> } = {
   providerRefusedAtStore: [{ message: 'http://id.internal is not a provider this broker calls.' }],
   storeNotAnswering: [],
   storeFailingOver: [],
+  startBeingUndone: [],
   redisUnreachable: [{ store: 'redis 127.0.0.1:6379', reason: 'connect ECONNREFUSED 127.0.0.1:6379' }],
   apiKeyInvalid: [],
   apiKeyRequired: [],

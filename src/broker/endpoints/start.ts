@@ -27,17 +27,18 @@ export interface FlowRequest {
 export async function startFlow(deps: BrokerDeps, req: FlowRequest): Promise<Reply> {
   const hash = req.params.hash
   if (!hash) throw brokerError('hashRequired')
-  // Read and claim in one round trip: a one-shot flow moves on from stored here, once.
-  let claimed = await claimFlow(deps, hash)
-  if (!claimed) throw brokerError('unknownHash')
   // The reload of a /start this process answered 503 during a failover, come before the undo of that claim
   // reached the new master (it is made again every 100 ms): it waits for the undo, then claims the flow.
-  const progress = claimed.entry.progress
-  const undoing = progress === 'started' || progress === 'awaiting_callback' ? deps.store.unclaimingOf(hash) : undefined
-  if (undoing && (await within(undoing, deps.config.store.timeout, false))) {
-    claimed = await claimFlow(deps, hash)
-    if (!claimed) throw brokerError('unknownHash')
-  }
+  // Asked before the claim is sent: an undo that counts while the claim is under way is no longer told
+  // afterwards, and the claim would have found the flow as the undone claim left it (FLOW_STARTED for a
+  // flow nobody started). One still under way after store.timeout (its writes wait for a replica the
+  // failover left resyncing) answers 503 again, for the browser to reload once more.
+  const undoing = deps.store.unclaimingOf(hash)
+  if (undoing && (await within(undoing, deps.config.store.timeout, 'pending' as const)) === 'pending')
+    throw brokerError('startBeingUndone')
+  // Read and claim in one round trip: a one-shot flow moves on from stored here, once.
+  const claimed = await claimFlow(deps, hash)
+  if (!claimed) throw brokerError('unknownHash')
   const { entry, reusable, redirect: prepared } = claimed
   // A device flow waits for its user from /store on: /start only shows the way to the provider, as often as asked.
   if (entry.progress === 'awaiting_user') return showTheWay(deps, entry, req)
