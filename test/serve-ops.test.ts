@@ -124,7 +124,7 @@ describe('serve', () => {
       expect(loaded).not.toContain('/dist/pdk/')
       expect(loaded).not.toContain('/dist/flows/oauth_')
       // Large blocks freed go back to the system (primary.ts workerEnv, docs/decisions/0012).
-      expect(readFileSync(`/proc/${worker}/environ`, 'utf8').split('\0')).toContain('MALLOC_MMAP_THRESHOLD_=131072')
+      expect(readFileSync(`/proc/${worker}/environ`, 'utf8').split('\0')).toContain('MALLOC_MMAP_THRESHOLD_=32768')
     } finally {
       await broker.stop()
       await redis.stop()

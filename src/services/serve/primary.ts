@@ -33,15 +33,17 @@ export interface PrimaryPlan {
 }
 
 /**
- * What a worker's environment adds to this process's: glibc's malloc told to serve allocations of 128 KB
- * and more from their own mappings, at every size (its default raises that threshold, and the one for
- * giving memory back, after the first large block is freed). Blocks a worker allocates while it starts
- * then go back to the system when freed, where the raised thresholds left 2–4 MB of them resident in an
- * idle worker, varying from start to start (docs/decisions/0012). A user's own malloc settings stand.
+ * What a worker's environment adds to this process's: glibc's malloc told to serve allocations of 32 KB
+ * and more from their own mappings, always (its default starts at 128 KB and raises that threshold, and the
+ * one for giving memory back, after the first large block is freed). The zones V8's optimizing compiler
+ * allocates while a worker starts (in segments of 32 KB) then go back to the system when freed, where they
+ * left 0.2–2.9 MB resident in a thread's arena of an idle worker, varying from start to start; under load
+ * the lower threshold costs about 0.3 mmap or munmap calls a flow (docs/decisions/0012). A user's own
+ * malloc settings stand.
  */
 export function workerEnv(env: NodeJS.ProcessEnv): Record<string, string> {
   const own = Object.keys(env).some((name) => name === 'GLIBC_TUNABLES' || name.startsWith('MALLOC_'))
-  return own ? {} : { MALLOC_MMAP_THRESHOLD_: String(128 * 1024) }
+  return own ? {} : { MALLOC_MMAP_THRESHOLD_: String(32 * 1024) }
 }
 
 /** Forks cluster workers that run worker-main with `setup`. */
