@@ -268,8 +268,9 @@ function H.kong_exec(cmd, _, returns)
     ok, stderr = false, "spec.helpers.kong_exec: `kong " .. cmd .. "` is not emulated by broker (no Kong CLI runs; "
       .. "`kong version` is, start_kong/stop_kong start Kong in process)"
   end
-  if returns then return ok, ok and 0 or 1, stdout or "", stderr end
-  return ok, stderr, stdout
+  if not returns then return ok, stderr, stdout end
+  local exit_code = ok and 0 or 1
+  return ok, exit_code, stdout or "", stderr
 end
 --- The emulated Kong's version as a `version` rock object, comparable with version("3.0.0").
 function H.get_version()
@@ -348,12 +349,17 @@ os.getenv = function(name)
 end
 function H.setenv(name, value) __spec_setenv(tostring(name), tostring(value)) return true end
 function H.unsetenv(name) __spec_setenv(tostring(name)) return true end
--- helpers.execute(cmd, returns): /bin/sh in the plugin root through resty.shell (outside.ts)
+-- helpers.execute(cmd, returns): /bin/sh in the plugin root through resty.shell (outside.ts), keeping up to
+-- SHELL_OUTPUT_LIMIT bytes of each stream. Two answer shapes: with `returns`, the four values of Penlight's
+-- executeex (succeeded, exit code, stdout, stderr); without, what a spec's assert takes: true, stderr, stdout when
+-- the command succeeded, and false, stderr (no third value) when it did not.
+local SHELL_OUTPUT_LIMIT = 100 * 2 ^ 20
 function H.execute(cmd, returns)
-  local ok, stdout, stderr, _, code = require("resty.shell").run(cmd, nil, 0, 1024 * 1024 * 100)
-  if returns then return ok, code, stdout, stderr end
-  if not ok then return ok, stderr end
-  return ok, stderr, stdout
+  local ran = table.pack(require("resty.shell").run(cmd, nil, 0, SHELL_OUTPUT_LIMIT))
+  local succeeded, out, err, exit_code = ran[1], ran[2], ran[3], ran[5]
+  if returns then return succeeded, exit_code, out, err end
+  if succeeded then return true, err, out end
+  return false, err
 end
 -- servers a logging plugin sends to, on loopback (broker.spec.servers)
 local servers = require "broker.spec.servers"
