@@ -4,7 +4,7 @@
  * (A, B, A, B …) so that drift hits both alike. Load comes from autocannon in its own process.
  *
  *   npm run bench [-- --rounds 3 --seconds 2.5 --connections 50 --flows 200 --profile dir --only start --workers 1]
- *                 [--users 50 --flow-seconds 4 --flow-rounds 7 --warm-flows 4000]
+ *                 [--users 50 --flow-seconds 2 --flow-rounds 15 --warm-flows 4000]
  *
  * --profile dir: the 1-worker broker runs under --cpu-prof; its profile lands in dir on exit.
  * --only store|start|hash-check (repeatable) and --workers n narrow a run down, to profile one thing.
@@ -56,10 +56,12 @@ const { values: opts } = parseArgs({
     only: { type: 'string', multiple: true },
     workers: { type: 'string' },
     users: { type: 'string', default: '50' },
-    'flow-seconds': { type: 'string', default: '4' },
-    // Whole flows vary more from round to round (±10%, two workers sharing two CPUs with everything else)
-    // than one endpoint does: seven rounds, so that one odd round moves the median less.
-    'flow-rounds': { type: 'string', default: '7' },
+    // Whole flows vary more from round to round (a round's ratio ±10%, two workers sharing two CPUs with
+    // Redis and the load generator) than one endpoint does. Rounds of 2 s varied no more than rounds of 4 s
+    // (30 pairs: sd 0.096 against 0.13), so fifteen of 2 s: the median's interval about half as wide as
+    // seven of 4 s gave, in the same time.
+    'flow-seconds': { type: 'string', default: '2' },
+    'flow-rounds': { type: 'string', default: '15' },
     'warm-flows': { type: 'string', default: '4000' },
   },
 })

@@ -247,3 +247,25 @@ export const median = (xs: number[]): number => {
   const s = [...xs].sort((a, b) => a - b)
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2
 }
+
+/**
+ * An interval that holds the true median of what `xs` were drawn from with probability at least `level`,
+ * assuming nothing of their distribution: the k-th smallest and the k-th largest of them, k the largest
+ * for which fewer than k of n draws fall below the median with probability at most (1 − level) / 2
+ * (a binomial tail, p = ½). Undefined when there are too few rounds for that level.
+ */
+export function medianInterval(xs: number[], level = 0.9): [number, number] | undefined {
+  const n = xs.length
+  const s = [...xs].sort((a, b) => a - b)
+  // tail: the probability that at most j of n draws fall below the median; choose: n over j.
+  let choose = 1
+  let tail = 0
+  let k = 0
+  for (let j = 0; j < n; j++) {
+    tail += choose / 2 ** n
+    if (tail > (1 - level) / 2) break
+    k = j + 1
+    choose = (choose * (n - j)) / (j + 1)
+  }
+  return k >= 1 ? [s[k - 1]!, s[n - k]!] : undefined
+}

@@ -15,6 +15,7 @@ import {
   type Target,
   cpuMs,
   median,
+  medianInterval,
   pidsOf,
   rssMb,
   startBaseline,
@@ -114,6 +115,7 @@ export async function wholeFlow(o: Options): Promise<void> {
     const rows: string[] = []
     const memory: string[] = []
     const splits: string[] = []
+    const intervals: string[] = []
     for (const workers of o.workerCounts) {
       const [broker, floor] = await Promise.all([
         startBroker(o.redisPort, workers, o.profile),
@@ -178,6 +180,11 @@ export async function wholeFlow(o: Options): Promise<void> {
       const at = (side: 'broker' | 'floor', key: keyof Measured) => median(samples.map((s) => s[side][key] as number))
       const ratios = samples.map((s) => s.broker.fps / s.floor.fps)
       const r = median(ratios)
+      const interval = medianInterval(ratios)
+      if (interval)
+        intervals.push(
+          `  ${workers} worker${workers > 1 ? 's' : ''}: broker÷floor's median lies within ${f(interval[0], 2)}–${f(interval[1], 2)} (90% or more, from the ${samples.length} rounds, assuming nothing of their spread)`,
+        )
       const bad = samples.reduce((n, s) => n + s.broker.bad + s.floor.bad, 0)
       rows.push(
         `  ${`${workers} worker${workers > 1 ? 's' : ''}`.padEnd(10)}${f(at('broker', 'fps')).padStart(7)}${f(at('floor', 'fps')).padStart(7)}   ${f(r, 2)} (${f(Math.min(...ratios), 2)}–${f(Math.max(...ratios), 2)}) ${(r >= 0.95 ? 'ok' : 'MISS').padEnd(4)}  ${`${f(at('broker', 'p50'), 1)}/${f(at('broker', 'p99'), 1)} ${f(at('floor', 'p50'), 1)}/${f(at('floor', 'p99'), 1)}`.padEnd(22)}${f(at('broker', 'cpuUs')).padStart(7)}${f(at('floor', 'cpuUs')).padStart(7)}${f(at('broker', 'redisUs')).padStart(7)}${f(at('floor', 'redisUs')).padStart(7)}${bad ? `  (${bad} failed flows)` : ''}`,
@@ -190,6 +197,7 @@ export async function wholeFlow(o: Options): Promise<void> {
       `  ${'workers'.padEnd(10)} broker  floor   broker÷floor       flow ms p50/p99 b / floor   CPU µs/flow b, floor; Redis b, floor`,
     )
     for (const row of rows) console.log(row)
+    for (const line of intervals) console.log(line)
     for (const line of splits) console.log(line)
     console.log(`Resident memory of broker serve (store: redis), MB`)
     for (const line of memory) console.log(line)

@@ -20,7 +20,10 @@ return { {
   },
 } }`
 const TALLY = {
-  'kong/plugins/tally/handler.lua': 'return { PRIORITY = 900, VERSION = "1.0.0" }',
+  // its access phase shows the config's window, as the proxy reads it
+  'kong/plugins/tally/handler.lua':
+    'return { PRIORITY = 900, VERSION = "1.0.0",\n' +
+    '  access = function(_, conf) kong.response.set_header("X-Window", tostring(conf.window)) end }',
   'kong/plugins/tally/schema.lua':
     'return { name = "tally", fields = { { config = { type = "record", fields = {\n' +
     '  { window = { type = "integer", required = true, default = 60 } } } } } } }',
@@ -72,7 +75,7 @@ describe("connector", function()
     assert(add(db.connector, 1))
   end)
   it("a statement it does not run is an error naming it", function()
-    local res, err = db.connector:query("UPDATE tally_metrics SET value = 0")
+    local res, err = db.connector:query("DELETE FROM tally_metrics")
     assert.is_nil(res)
     assert.matches("does not run this statement", err, 1, true)
   end)
@@ -104,10 +107,39 @@ describe("connector", function()
     helpers.stop_kong()
     assert.equal(60, require("cjson").decode(body).config.window)
   end)
+  it("an UPDATE sets the columns of the rows its WHERE names: an ARRAY, a foreign key's column as the reference", function()
+    local id = "0c9e2b77-3d0f-4a55-8d2b-6f1f5d9f8a01"
+    assert(insert_plugin(id, '{"window":null}'))
+    local service = helpers.blueprints.services:insert({ host = helpers.mock_upstream_host, port = helpers.mock_upstream_port })
+    local route = helpers.blueprints.routes:insert({ hosts = { "tally.test" }, service = service })
+    local res = assert(db.connector:query("UPDATE plugins SET route_id='" .. route.id
+      .. "', protocols=ARRAY['http','https'] WHERE id='" .. id .. "'"))
+    assert.same({ affected_rows = 1 }, res)
+    local row = assert(kong.db.plugins:select({ id = id }))
+    assert.equal(route.id, row.route.id)
+    assert.same({ "http", "https" }, row.protocols)
+    assert.same({ affected_rows = 0 }, assert(db.connector:query("UPDATE plugins SET enabled = FALSE WHERE id = 'none'")))
+    -- the proxy reads the null required field as its default, as the Admin API shows it
+    assert(helpers.start_kong({ database = "postgres", plugins = "bundled,tally" }))
+    local proxy = helpers.proxy_client()
+    local r = assert(proxy:get("/", { headers = { host = "tally.test" } }))
+    proxy:close()
+    helpers.stop_kong()
+    assert.equal("60", r.headers["X-Window"])
+  end)
+  it("truncating the workspaces truncates every row that belongs to one (Kong truncates with CASCADE)", function()
+    local bp = helpers.get_db_utils("postgres", { "routes" })
+    bp.routes:insert({ hosts = { "gone.test" } })
+    helpers.get_db_utils("postgres", { "workspaces" })
+    local n = 0
+    for _ in kong.db.routes:each() do n = n + 1 end
+    assert.equal(0, n)
+    assert.truthy(kong.db.workspaces:select_by_name("default"))
+  end)
 end)`,
       TALLY,
     )
-    allPass(results, 6)
+    allPass(results, 8)
   })
 })
 

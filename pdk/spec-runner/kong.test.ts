@@ -948,3 +948,43 @@ it("runs after it", function() assert.is_true(true) end)`)
     allPass(results, 2)
   })
 })
+
+describe('hybrid mode (a control plane and a data plane, one Kong in process)', () => {
+  it("the data plane proxies on its own listeners with the control plane's configuration, and stops alone", async () => {
+    const results = await run(`
+local helpers = require "spec.helpers"
+describe("hybrid", function()
+  local route
+  lazy_setup(function()
+    local bp = helpers.get_db_utils("postgres", nil, { "badge" })
+    route = bp.routes:insert({ hosts = { "dp.test" } })
+  end)
+  lazy_teardown(function() helpers.stop_kong("servroot2") helpers.stop_kong() end)
+  it("a data plane needs its control plane", function()
+    local ok, err = helpers.start_kong({ role = "data_plane", database = "off", prefix = "servroot2" })
+    assert.is_nil(ok)
+    assert.matches("start the one with role 'control_plane' first", err, 1, true)
+  end)
+  it("proxies on its listeners, ready at once, with what the control plane's Admin API wrote", function()
+    assert(helpers.start_kong({ role = "control_plane", database = "postgres", cluster_listen = "127.0.0.1:9005",
+      plugins = "bundled,badge" }))
+    assert(helpers.start_kong({ role = "data_plane", database = "off", prefix = "servroot2",
+      proxy_listen = "0.0.0.0:9002", status_listen = "127.0.0.1:9100", cluster_rpc_sync = "on" }))
+    assert.logfile("servroot2/logs/error.log").has.line("[kong.sync.v2] full sync ends", true, 1)
+    assert.equal("servroot2/logs/error.log", helpers.get_running_conf("servroot2").nginx_err_logs)
+    assert.res_status(200, helpers.http_client("127.0.0.1", 9100):get("/status/ready"))
+    local admin = helpers.admin_client()
+    assert.res_status(201, admin:post("/plugins", { headers = { ["Content-Type"] = "application/json" },
+      body = { name = "badge", route = { id = route.id } } }))
+    local res = helpers.http_client("127.0.0.1", 9002):get("/", { headers = { host = "dp.test" } })
+    assert.same({ message = "no badge" }, require("cjson").decode(assert.res_status(401, res)))
+  end)
+  it("stopping the data plane's prefix stops it alone", function()
+    helpers.stop_kong("servroot2")
+    assert.has_error(function() helpers.http_client("127.0.0.1", 9002) end)
+    assert.res_status(200, helpers.admin_client():get("/"))
+  end)
+end)`)
+    allPass(results, 3)
+  })
+})

@@ -17,6 +17,9 @@ end
 
 local H = {}
 local started = nil
+-- Hybrid mode: the data plane started beside a control plane, or nil. Both are the one Kong in process, so the data
+-- plane has the control plane's configuration at once: its prefix, its listeners' ports and its start options.
+local data_plane = nil
 -- whether a Kong was started before in this spec file (a start after it is a restart)
 local started_before = false
 
@@ -101,8 +104,39 @@ function H.validate_plugin_config_schema(config, schema)
 end
 
 --- Kong "starts" in process: requests of proxy_client and admin_client run through it.
+-- the ports of a *_listen option ("0.0.0.0:9002, 127.0.0.1:9443 ssl"; "off": none)
+local function listen_ports(v)
+  local ports = {}
+  for entry in tostring(v or "off"):gmatch("[^,]+") do
+    local port = tonumber(entry:match("^%s*[^%s]-:(%d+)") or entry:match("^%s*(%d+)"))
+    if port then ports[port] = true end
+  end
+  return ports
+end
+
+-- A data plane starts beside the control plane started before it (the one Kong in process): its proxy listens on its
+-- proxy_listen ports, its status API on status_listen; it takes the control plane's configuration at once and logs it
+-- as Kong's data plane does when a full sync ends (cluster_rpc_sync = on), in its prefix's error.log.
+local function start_data_plane(env)
+  if not started or started.role ~= "control_plane" then
+    return nil, "spec.helpers.start_kong: a data plane (role 'data_plane') is emulated beside its control plane: "
+      .. "start the one with role 'control_plane' first"
+  end
+  local prefix = tostring(env.prefix or "servroot")
+  data_plane = { env = env, prefix = prefix,
+    proxy = listen_ports(env.proxy_listen or "0.0.0.0:9000, 0.0.0.0:9443 ssl, 0.0.0.0:9002 http2"),
+    status = listen_ports(env.status_listen) }
+  local logfile = require("broker.spec.logfile")
+  logfile.prefixes[prefix] = true
+  if env.cluster_rpc_sync == "on" or env.cluster_rpc_sync == true then
+    logfile.append({ os.date("!%Y/%m/%d %H:%M:%S") .. " [info] 1#0: [kong.sync.v2] full sync ends, context: ngx.timer" })
+  end
+  return true
+end
+
 function H.start_kong(env, _, _, fixtures)
   env = env or {}
+  if env.role == "data_plane" then return start_data_plane(env) end
   -- fixtures: a dns_mock resolves names for Kong in process; http_mock's nginx server blocks answer as http_mocks
   -- while this Kong runs (broker.spec.server_blocks); stream_mock's are not emulated
   fixtures = fixtures or {}
@@ -122,9 +156,10 @@ function H.start_kong(env, _, _, fixtures)
   end
   for _, server in ipairs(servers) do mocks.start_fixture(server.port, server.routes) end
   mocks.dns = fixtures.dns_mock
-  if env.role ~= nil and env.role ~= "traditional" then
-    return nil, "spec.helpers.start_kong: role '" .. tostring(env.role) .. "' (hybrid mode) is not emulated by broker; the traditional deploy is"
+  if env.role ~= nil and env.role ~= "traditional" and env.role ~= "control_plane" then
+    return nil, "spec.helpers.start_kong: role '" .. tostring(env.role) .. "' is none of Kong's (traditional, control_plane, data_plane)"
   end
+  data_plane = nil
   -- Kong's test process and Kong are two processes: Kong loads its own instance of every module of the plugin's or
   -- Kong's code (not broker's emulation), which reads the environment as it is then (helpers.setenv before the
   -- start: ai-proxy's OPENAI_TEST_PORT) and keeps its module-level state for that Kong only (the namespaces Kong's
@@ -209,7 +244,15 @@ function H.start_kong(env, _, _, fixtures)
     real_ip_recursive = env.real_ip_recursive == "on" or env.real_ip_recursive == true }
   return true
 end
-function H.stop_kong()
+function H.stop_kong(prefix)
+  -- the data plane's prefix stops the data plane alone; the control plane (or a traditional Kong) stops both
+  if data_plane and prefix ~= nil and tostring(prefix) == data_plane.prefix and data_plane.prefix ~= "servroot" then
+    require("broker.spec.logfile").prefixes[data_plane.prefix] = nil
+    data_plane = nil
+    return true
+  end
+  if data_plane then require("broker.spec.logfile").prefixes[data_plane.prefix] = nil end
+  data_plane = nil
   started = nil
   mocks.stop_fixtures()
   require("broker.spec.sockets").drain()
@@ -241,6 +284,16 @@ function H.clean_logfile(path)
   if path == nil or require("broker.spec.logfile").is_ours(path) then require("broker.spec.logfile").clean() return end
   local f = io.open(path, "w")
   if f then f:close() end
+end
+--- The configuration the Kong running in `prefix` (servroot) started with, with Kong's paths under its prefix.
+function H.get_running_conf(prefix)
+  prefix = tostring(prefix or "servroot")
+  local env = data_plane and data_plane.prefix == prefix and data_plane.env or started or {}
+  local conf = {}
+  for k, v in pairs(H.test_conf) do conf[k] = v end
+  for k, v in pairs(env) do conf[k] = v end
+  conf.prefix, conf.nginx_err_logs = prefix, prefix .. "/logs/error.log"
+  return conf
 end
 function H.clean_prefix() end
 function H.prepare_prefix() return true end
@@ -318,7 +371,10 @@ local function need_kong(what)
 end
 -- Kong's clients connect to the proxy listener's address, 0.0.0.0 in its test configuration: a request without a
 -- Host header of its own carries that address and port, as resty.http sends it
-function H.proxy_client() need_kong("proxy_client") return client.new("proxy", "0.0.0.0", 9000) end
+function H.proxy_client(_, port, ip)
+  need_kong("proxy_client")
+  return client.new("proxy", ip or "0.0.0.0", tonumber(port) or 9000)
+end
 function H.proxy_ssl_client() need_kong("proxy_ssl_client") return client.new("proxy", "0.0.0.0", 9443) end
 -- grpcurl as Kong's helper runs it, with Kong's test proto (hello.proto); the call runs in process, and
 -- fails to dial Kong's listener while Kong is not started (grpcbin's own address always answers)
@@ -365,6 +421,10 @@ end
 local servers = require "broker.spec.servers"
 H.tcp_server, H.kill_tcp_server, H.udp_server = servers.tcp_server, servers.kill_tcp_server, servers.udp_server
 function H.http_client(host, port)
+  -- a data plane's listeners: its proxy, its status API
+  local listener = data_plane and tonumber(port)
+  if listener and data_plane.proxy[listener] then return client.new("proxy", host, listener) end
+  if listener and data_plane.status[listener] then return client.new("status", host, listener) end
   local server = mocks.server(host, port or db.MOCK_PORT)
   if not server then
     error("spec.helpers.http_client(" .. tostring(host) .. ", " .. tostring(port) .. "): only the mock upstream ("

@@ -150,7 +150,17 @@ function Client:send(opts)
   local request = { method = (opts.method or "GET"):upper(), path = path, query = query, headers = headers, body = body,
     version = tonumber(opts.version), connection = { serial = self.serial, requests = self.requests } }
   local answer
-  if self.kind == "admin" then
+  if self.kind == "status" then
+    -- a data plane's status API: ready once it has a configuration (at once: its control plane's, in process)
+    local p = path:gsub("%?.*$", "")
+    if p == "/status/ready" or p == "/status/ready/" then
+      answer = { status = 200, headers = { ["Content-Type"] = "application/json; charset=utf-8" },
+        body = '{"message":"ready"}' }
+    else
+      request.path = p
+      answer = require("broker.spec.admin").handle(request)
+    end
+  elseif self.kind == "admin" then
     -- the Admin API is Lua beside the database it changes
     answer = require("broker.spec.admin").handle(request)
     after(answer)

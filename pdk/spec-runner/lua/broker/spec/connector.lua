@@ -2,7 +2,7 @@
 -- plugins send through connector:query (the rate-limiting and response-ratelimiting cluster policies'
 -- counters), run on the same in-memory rows as kong.db. What it runs: BEGIN/COMMIT, INSERT … VALUES …
 -- [ON CONFLICT (…) DO UPDATE SET "c" = "t"."c" + EXCLUDED."c" | DO NOTHING], SELECT … FROM … WHERE "c" = v
--- [AND …], TRUNCATE and DROP TABLE; literals, casts (v::jsonb decoded), TO_TIMESTAMP(s) AT TIME ZONE 'UTC' (seconds), and
+-- [AND …], UPDATE … SET "c" = v [, …] [WHERE …], TRUNCATE and DROP TABLE; literals, ARRAY[…], casts (v::jsonb decoded), TO_TIMESTAMP(s) AT TIME ZONE 'UTC' (seconds), and
 -- CURRENT_TIMESTAMP + INTERVAL 'n second' (a ttl column becomes the row's ttl). Any other statement
 -- answers nil and an error naming it, so the plugin's error path runs and the spec sees why.
 local rows = require "broker.spec.db"
@@ -117,6 +117,16 @@ function Parser:plain_value()
   if t[1] == "num" then self.i = self.i + 1 return { value = number(t[2]) } end
   if self:word("NULL") then return { value = null } end
   if self:word("TRUE") then return { value = true } end
+  if self:word("ARRAY") then
+    -- ARRAY['a', 'b']: a text[] column's value, as pgmoon hands it back (a Lua array)
+    self:expect_sym("[")
+    local list = setmetatable({}, __broker_array_mt)
+    if not self:sym("]") then
+      repeat list[#list + 1] = self:value().value until not self:sym(",")
+      self:expect_sym("]")
+    end
+    return { value = list }
+  end
   if self:word("FALSE") then return { value = false } end
   if self:word("TO_TIMESTAMP") then
     self:expect_sym("(")
@@ -243,6 +253,46 @@ local function insert(p)
   return { affected_rows = 1 }
 end
 
+-- UPDATE t SET "c" = v [, …] [WHERE "c" = v [AND …]]: the rows the WHERE names take the values. A foreign key's
+-- column (route_id) sets the entity's reference (route = { id = … }), as kong.db holds it.
+local function update(p)
+  local name = p:name()
+  p:expect_word("SET")
+  local sets = {}
+  repeat
+    local column = p:name()
+    p:expect_sym("=")
+    sets[#sets + 1] = { column = column, value = p:value().value }
+  until not p:sym(",")
+  local where = {}
+  if p:word("WHERE") then
+    repeat
+      local column = p:name()
+      p:expect_sym("=")
+      where[column] = p:value().value
+    until not p:word("AND")
+  end
+  local ok, err = exists(name)
+  if not ok then return nil, err end
+  local foreign = require("broker.spec.entities").info(name).foreign or {}
+  local affected = 0
+  for _, row in ipairs(rows.rows(name)) do
+    if matches(row, where) then
+      for _, s in ipairs(sets) do
+        local field = s.column:match("^(.-)_id$")
+        if field and foreign[field] then
+          row[field] = s.value == null and null or { id = s.value }
+        else
+          row[s.column] = s.value
+        end
+      end
+      affected = affected + 1
+    end
+  end
+  if affected > 0 then store.reset() end
+  return { affected_rows = affected }
+end
+
 local function select(p)
   local columns = {}
   if not p:sym("*") then
@@ -288,6 +338,8 @@ local function statement(sql)
     res, err = insert(p)
   elseif p:word("SELECT") then
     res, err = select(p)
+  elseif p:word("UPDATE") then
+    res, err = update(p)
   elseif p:word("TRUNCATE") then
     p:word("TABLE")
     local name = p:name()

@@ -105,8 +105,37 @@ store.writer = function(name, op, ...)
 end
 
 --- Every row, for a request the host routes (routes, services, plugins, consumers).
+-- A plugin's row as Kong's proxy reads it from the database: a required field of its config stored as null (a row
+-- written in SQL) reads as its default, as the Admin API shows it. Kept per row and config, so the plugin's config
+-- stays the same table from request to request.
+local as_read = setmetatable({}, { __mode = "k" })
+local function read_plugin(row)
+  if type(row.config) ~= "table" then return row end
+  local kept = as_read[row]
+  if kept and kept.from == row.config then return kept.row end
+  local ok, schema = pcall(require, "kong.plugins." .. tostring(row.name) .. ".schema")
+  local config = ok and type(schema) == "table" and require("broker.schema").as_read(schema, row.config) or row.config
+  local read = row
+  if config ~= row.config then
+    read = {}
+    for k, v in pairs(row) do read[k] = v end
+    read.config = config
+  end
+  as_read[row] = { from = row.config, row = read }
+  return read
+end
+
 function M.snapshot()
-  return { routes = rows.rows("routes"), services = rows.rows("services"), plugins = rows.rows("plugins"),
+  local plugins = rows.rows("plugins")
+  local read
+  for i, row in ipairs(plugins) do
+    local r = read_plugin(row)
+    if r ~= row then
+      read = read or { table.unpack(plugins) }
+      read[i] = r
+    end
+  end
+  return { routes = rows.rows("routes"), services = rows.rows("services"), plugins = read or plugins,
     consumers = rows.rows("consumers") }
 end
 

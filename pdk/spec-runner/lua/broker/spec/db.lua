@@ -52,10 +52,26 @@ local function fresh(name)
   return { { id = uuid(), name = "default", created_at = now(), updated_at = now(), config = {}, meta = {} } }
 end
 
+-- Kong's core entities that belong to a workspace (their rows' ws_id references it)
+local WORKSPACED = { services = true, routes = true, consumers = true, plugins = true, upstreams = true, targets = true,
+  certificates = true, snis = true, ca_certificates = true, vaults = true, keys = true, key_sets = true,
+  filter_chains = true }
+
+-- Whether a table's rows belong to a workspace: a core entity's, or a plugin's DAO that is workspaceable.
+local function workspaced(name)
+  if WORKSPACED[name] then return true end
+  local info = require("broker.spec.entities").daos()[name]
+  return info ~= nil and info.def.workspaceable == true
+end
+
 --- Forgets every row (get_db_utils truncates the tables it is given, or all of them).
 function M.truncate(name)
   -- a table a spec dropped (connector:query("DROP TABLE …")) is there again, as after Kong's db:reset()
   if name then store.dropped[name] = nil else store.dropped = {} end
+  -- Kong truncates with CASCADE: the workspaces go with every row that belongs to one
+  if name == "workspaces" then
+    for k in pairs(store.given) do if workspaced(k) then store.given[k] = {} end end
+  end
   if name then store.given[name] = fresh(name)
   else
     for k in pairs(store.given) do store.given[k] = nil end

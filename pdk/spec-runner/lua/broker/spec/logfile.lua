@@ -10,10 +10,15 @@ end
 
 function M.clean() M.lines = {} end
 
+-- the prefixes of the Kong this spec started (servroot; a hybrid data plane's too: both are the one Kong in process,
+-- whose lines all go to the one log kept here)
+M.prefixes = { servroot = true }
+
 -- the Kong this spec started writes to its prefix's error.log (servroot/logs/error.log)
 function M.is_ours(path)
-  return path == nil or path:match("^%./?servroot/logs/error%.log$") or path:match("^servroot/logs/error%.log$")
-    or path:match("/servroot/logs/error%.log$")
+  if path == nil then return true end
+  local prefix = type(path) == "string" and path:match("([^/]+)/logs/error%.log$")
+  return prefix ~= nil and M.prefixes[prefix] == true
 end
 
 --- The lines of `path`: ours, or a real file's; nil and a message when neither.
