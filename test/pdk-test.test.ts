@@ -62,7 +62,9 @@ describe('broker pdk test', () => {
       ],
     ])
     expect(report.failures.map((e) => e.name)).toEqual(['broken #demo fails', 'broken #demo starts a data plane'])
-    expect(report.failures[1]!.message).toContain("role 'data_plane' (hybrid mode) is not emulated by broker")
+    expect(report.failures[1]!.message).toContain(
+      "a data plane (role 'data_plane') is emulated beside its control plane",
+    )
     expect(report.pendings.map((e) => e.name)).toEqual(['broken #demo is pending'])
     // --json prints the same report
     const json = await runCli(['pdk', 'test', 'spec-failing', '--json'], { cwd: GREETER })
