@@ -988,3 +988,41 @@ end)`)
     allPass(results, 3)
   })
 })
+
+describe("spec.hybrid's run_for_each_deploy", () => {
+  it('runs the body in the traditional deploy and in three hybrid ones, each started and stopped whole', async () => {
+    const results = await run(`
+local seen = {}
+require("spec.hybrid").run_for_each_deploy({}, function(helpers, strategy, deploy, rpc, rpc_sync)
+  describe("deploy " .. helpers.format_tags(), function()
+    lazy_setup(function()
+      local bp = helpers.get_db_utils(strategy, nil, { "badge" })
+      local route = bp.routes:insert({ hosts = { "each.test" } })
+      bp.plugins:insert({ name = "badge", route = { id = route.id } })
+      assert(helpers.start_kong({ plugins = "bundled,badge" }))
+    end)
+    lazy_teardown(function() helpers.stop_kong() end)
+    it("proxies through the deploy's Kong", function()
+      seen[#seen + 1] = helpers.format_tags()
+      local proxy = helpers.proxy_client()
+      assert.res_status(401, proxy:get("/", { headers = { host = "each.test" } }))
+      proxy:close()
+      if deploy == "hybrid" then
+        assert.equal("servroot2", helpers.get_prefix_for("data_plane"))
+        assert.equal("servroot", helpers.get_prefix_for("control_plane"))
+        assert.equal("servroot2/logs/error.log", helpers.data_plane.nginx_err_logs)
+        assert.equal("servroot", helpers.control_plane.prefix)
+        assert.has_error(function() helpers.start_kong({ prefix = "mine" }) end)
+      else
+        assert.equal("servroot", helpers.get_prefix_for())
+        assert.is_nil(helpers.control_plane)
+      end
+    end)
+  end)
+end)
+it("ran each deploy once", function()
+  assert.same({ "#postgres #traditional", "#postgres #hybrid", "#postgres #hybrid #rpc", "#postgres #hybrid #rpc #rpc_sync" }, seen)
+end)`)
+    allPass(results, 5)
+  })
+})
