@@ -149,6 +149,19 @@ function Parser:plain_value()
   error({ sql = "an expression broker does not evaluate (" .. tostring(t[2]) .. ")" })
 end
 
+-- [WHERE "c" = v [AND …]]: the columns' values a row must have (none: every row)
+function Parser:where()
+  local where = {}
+  if self:word("WHERE") then
+    repeat
+      local column = self:name()
+      self:expect_sym("=")
+      where[column] = self:value().value
+    until not self:word("AND")
+  end
+  return where
+end
+
 -- a SET term: a column of the row ("t"."c"), of the proposed row (EXCLUDED."c") or a value
 function Parser:term(table_name)
   local t, dot = self:peek(), self:peek(1)
@@ -264,14 +277,7 @@ local function update(p)
     p:expect_sym("=")
     sets[#sets + 1] = { column = column, value = p:value().value }
   until not p:sym(",")
-  local where = {}
-  if p:word("WHERE") then
-    repeat
-      local column = p:name()
-      p:expect_sym("=")
-      where[column] = p:value().value
-    until not p:word("AND")
-  end
+  local where = p:where()
   local ok, err = exists(name)
   if not ok then return nil, err end
   local foreign = require("broker.spec.entities").info(name).foreign or {}
@@ -300,14 +306,7 @@ local function select(p)
   end
   p:expect_word("FROM")
   local name = p:name()
-  local where = {}
-  if p:word("WHERE") then
-    repeat
-      local column = p:name()
-      p:expect_sym("=")
-      where[column] = p:value().value
-    until not p:word("AND")
-  end
+  local where = p:where()
   local ok, err = exists(name)
   if not ok then return nil, err end
   local out = {}
