@@ -11,6 +11,28 @@ const memory = {
 }
 
 describe('node', () => {
+  it("without a fixture's node.memory, lists the dictionaries a Kong 3.x node declares, prometheus_metrics included", () => {
+    const { kit } = kitFor({})
+    const dicts = kit.node.get_memory_stats().lua_shared_dicts
+    expect(Object.keys(dicts).sort()).toEqual(
+      [
+        'kong',
+        'kong_cluster_events',
+        'kong_core_db_cache',
+        'kong_core_db_cache_miss',
+        'kong_db_cache',
+        'kong_db_cache_miss',
+        'kong_healthchecks',
+        'kong_locks',
+        'kong_rate_limiting_counters',
+        'kong_secrets',
+        'prometheus_metrics',
+      ].sort(),
+    )
+    expect(dicts.prometheus_metrics).toEqual({ capacity: 5 * 1024 * 1024, allocated_slabs: 12288 })
+    expect(dicts.kong_db_cache!.capacity).toBe(128 * 1024 * 1024)
+  })
+
   it('reports memory in bytes as numbers by default, workers sorted by pid', () => {
     const { kit } = kitFor({ node: { memory } })
     expect(kit.node.get_memory_stats()).toEqual({
