@@ -70,7 +70,14 @@ export interface ProxyRequest {
   state?: RecordState
   /** Kong's configuration as start_kong was given it: who the client is behind proxies. */
   conf?: { trusted_ips?: string[] | object; real_ip_header?: string; real_ip_recursive?: boolean }
-  db: { routes?: Row[] | object; services?: Row[] | object; plugins?: Row[] | object; consumers?: Row[] | object }
+  db: {
+    routes?: Row[] | object
+    services?: Row[] | object
+    plugins?: Row[] | object
+    consumers?: Row[] | object
+    upstreams?: Row[] | object
+    targets?: Row[] | object
+  }
 }
 
 /** The answer the client gets: a response, or an error the spec's line raises. */
@@ -357,8 +364,10 @@ export class InProcessKong {
         if (trailers) seen.trailers = trailers
         return answer
       }
-      // where the balancer sends it: the service, or the target a plugin set (ai-proxy's upstream_url)
-      const target = service && { ...service, host: ctx.upstream.host, port: ctx.upstream.port }
+      // where the balancer sends it: the service, or the target a plugin set (ai-proxy's upstream_url); a host that
+      // names an upstream entity is one of its targets (the first with a weight)
+      const balanced = balancedTarget(req.db, ctx.upstream.host)
+      const target = service && { ...service, host: ctx.upstream.host, port: ctx.upstream.port, ...balanced }
       // a target on a started http_mock: its routes answer in the spec's VM (spec/helpers/http_mock.lua), where
       // the target's host is this machine or a name the started Kong's dns_mock resolves to it
       const port = Number(target?.port)
@@ -429,4 +438,21 @@ export class InProcessKong {
       throw e
     }
   }
+}
+
+/**
+ * The target Kong's balancer picks when a service's host names an upstream entity: the first of its targets with a
+ * weight, as `{ host, port }` (a target without a port is on 8000, Kong's default). Undefined for any other host.
+ */
+function balancedTarget(
+  db: { upstreams?: unknown; targets?: unknown },
+  host: string,
+): { host: string; port: number } | undefined {
+  const upstream = rows<Row>(db.upstreams).find((u) => u.name === host)
+  if (!upstream) return undefined
+  const target = rows<Row>(db.targets).find(
+    (t) => idOf(t.upstream) === upstream.id && Number(t.weight ?? 100) > 0 && typeof t.target === 'string',
+  )
+  const m = target && /^(\[[^\]]+\]|[^:]+)(?::(\d+))?$/.exec(String(target.target))
+  return m ? { host: m[1]!.replace(/^\[|\]$/g, ''), port: Number(m[2] ?? 8000) } : undefined
 }

@@ -7,6 +7,8 @@ import type { HeadersTable } from './pdk.js'
 
 export const MOCK_HOST = '127.0.0.1'
 export const MOCK_PORT = 15555
+/** Kong's mock upstream's TLS listener (helpers.mock_upstream_ssl_port). */
+export const MOCK_SSL_PORT = 15556
 
 export interface UpstreamRequest {
   method: string

@@ -3,7 +3,7 @@
  * dechunked) and the service, Kong's mock upstream with Kong's proxy headers added, or a 502
  * naming a service that is not emulated.
  */
-import { mockUpstream, MOCK_HOST, MOCK_PORT, type UpstreamAnswer } from './mock-upstream.js'
+import { mockUpstream, MOCK_HOST, MOCK_PORT, MOCK_SSL_PORT, type UpstreamAnswer } from './mock-upstream.js'
 import type { HeadersTable } from './pdk.js'
 
 type Row = { id: string; [k: string]: unknown }
@@ -47,7 +47,8 @@ export function serviceAnswer(
 ): UpstreamAnswer {
   const host = String(service?.host ?? '')
   const port = Number(service?.port ?? 80)
-  if (!(isLocal(service) && port === MOCK_PORT)) {
+  // the mock upstream's TLS port answers as its plain one (no TLS is spoken in process)
+  if (!(isLocal(service) && (port === MOCK_PORT || port === MOCK_SSL_PORT))) {
     return json(502, {
       message: `broker pdk test: the service ${String(service?.protocol ?? 'http')}://${host}:${port} is not emulated; only Kong's mock upstream (${MOCK_HOST}:${MOCK_PORT}) answers in process`,
     })

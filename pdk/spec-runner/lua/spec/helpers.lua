@@ -20,6 +20,9 @@ local started = nil
 -- Hybrid mode: the data plane started beside a control plane, or nil. Both are the one Kong in process, so the data
 -- plane has the control plane's configuration at once: its prefix, its listeners' ports and its start options.
 local data_plane = nil
+-- the listeners a started Kong (traditional, or a control plane) has beyond Kong's test ones: its proxy_listen and
+-- status_listen ports, which spec.helpers' http_client reaches
+local listeners = { proxy = {}, status = {} }
 -- whether a Kong was started before in this spec file (a start after it is a restart)
 local started_before = false
 
@@ -160,6 +163,8 @@ function H.start_kong(env, _, _, fixtures)
     return nil, "spec.helpers.start_kong: role '" .. tostring(env.role) .. "' is none of Kong's (traditional, control_plane, data_plane)"
   end
   data_plane = nil
+  listeners = { proxy = env.role == "control_plane" and {} or listen_ports(env.proxy_listen),
+    status = listen_ports(env.status_listen) }
   -- Kong's test process and Kong are two processes: Kong loads its own instance of every module of the plugin's or
   -- Kong's code (not broker's emulation), which reads the environment as it is then (helpers.setenv before the
   -- start: ai-proxy's OPENAI_TEST_PORT) and keeps its module-level state for that Kong only (the namespaces Kong's
@@ -253,6 +258,7 @@ function H.stop_kong(prefix)
   end
   if data_plane then require("broker.spec.logfile").prefixes[data_plane.prefix] = nil end
   data_plane = nil
+  listeners = { proxy = {}, status = {} }
   started = nil
   mocks.stop_fixtures()
   require("broker.spec.sockets").drain()
@@ -422,9 +428,12 @@ local servers = require "broker.spec.servers"
 H.tcp_server, H.kill_tcp_server, H.udp_server = servers.tcp_server, servers.kill_tcp_server, servers.udp_server
 function H.http_client(host, port)
   -- a data plane's listeners: its proxy, its status API
-  local listener = data_plane and tonumber(port)
-  if listener and data_plane.proxy[listener] then return client.new("proxy", host, listener) end
-  if listener and data_plane.status[listener] then return client.new("status", host, listener) end
+  local listener = tonumber(port)
+  local planes = { listeners, data_plane }
+  for _, plane in ipairs(planes) do
+    if listener and started and plane.proxy[listener] then return client.new("proxy", host, listener) end
+    if listener and started and plane.status[listener] then return client.new("status", host, listener) end
+  end
   local server = mocks.server(host, port or db.MOCK_PORT)
   if not server then
     error("spec.helpers.http_client(" .. tostring(host) .. ", " .. tostring(port) .. "): only the mock upstream ("

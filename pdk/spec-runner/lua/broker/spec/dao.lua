@@ -136,7 +136,7 @@ function M.snapshot()
     end
   end
   return { routes = rows.rows("routes"), services = rows.rows("services"), plugins = read or plugins,
-    consumers = rows.rows("consumers") }
+    consumers = rows.rows("consumers"), upstreams = rows.rows("upstreams"), targets = rows.rows("targets") }
 end
 
 return M
