@@ -135,16 +135,8 @@ export class InProcessKong {
   /** A host request of spec.helpers: `proxy` (through Kong) or `upstream` (the mock upstream itself). */
   async handle(op: string, payload: unknown): Promise<ProxyAnswer | GrpcurlResult | AdminRouteAnswer> {
     const req = payload as ProxyRequest
-    if (op === 'upstream') {
-      const headers = (req.headers ?? {}) as HeadersTable
-      const sent = { method: req.method, path: req.path, query: req.query ?? '', headers, body: req.body ?? '' }
-      return this.mockLogs.answer(sent) ?? mockUpstream(sent, '127.0.0.1', this.clock.now())
-    }
+    if (op === 'upstream' || op === 'zipkin') return this.serverAnswer(op, req)
     if (op === 'proxy') return this.proxy(req)
-    if (op === 'zipkin') {
-      const sent = { method: req.method, path: req.path, query: req.query ?? '', headers: {}, body: req.body ?? '' }
-      return this.zipkin.answer(sent, this.clock.now())
-    }
     // a plugin's own Admin API route (its api.lua), which admin_routes.lua matched
     if (op === 'admin_route') {
       this.renew(req)
@@ -165,6 +157,20 @@ export class InProcessKong {
       return { status: 200, headers: {}, body: file ?? '' }
     }
     return { raise: `spec.helpers: ${op} is not emulated by broker` }
+  }
+
+  /**
+   * The answer of a server in process that answers at once, Kong's mock upstream or the Zipkin collector: to
+   * spec.helpers' clients, and to a plugin's resty.http from a timer or from inside a phase alike.
+   */
+  serverAnswer(op: 'upstream' | 'zipkin', req: ProxyRequest): ProxyAnswer {
+    if (op === 'upstream') {
+      const headers = (req.headers ?? {}) as HeadersTable
+      const sent = { method: req.method, path: req.path, query: req.query ?? '', headers, body: req.body ?? '' }
+      return this.mockLogs.answer(sent) ?? mockUpstream(sent, '127.0.0.1', this.clock.now())
+    }
+    const sent = { method: req.method, path: req.path, query: req.query ?? '', headers: {}, body: req.body ?? '' }
+    return this.zipkin.answer(sent, this.clock.now())
   }
 
   /**

@@ -149,6 +149,13 @@ export async function runSpecFile(o: SpecFileOptions): Promise<SpecResult[]> {
     const recorder =
       o.record === undefined ? undefined : new SpecRecorder(resolve(o.record), o.shown, roots, o.recorded)
     const kong = new InProcessKong(runtime, o.root, o.timeoutMs, clock, recorder, env.vault)
+    // a plugin's resty.http to the mock upstream or the collector: answered at once, from a timer or inside a phase
+    vm.register('__spec_server_answer', (op, request) => {
+      const kind = String(op)
+      if (kind !== 'upstream' && kind !== 'zipkin')
+        return [{ raise: `spec.helpers: ${kind} is not a server in process` }]
+      return [kong.serverAnswer(kind, request as Parameters<InProcessKong['serverAnswer']>[1])]
+    })
     const opts = {
       tags: o.tags,
       exclude_tags: o.excludeTags,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { CODEC_OPS, cjsonEncode } from './codec.js'
+import { CODEC_OPS, cjsonDecode, cjsonEncode } from './codec.js'
 
 describe('cjson.encode byte for byte', () => {
   it('copies the bytes of a string that is not UTF-8, and keeps UTF-8 text as its bytes', () => {
@@ -22,5 +22,16 @@ describe('ngx.base64.decode_base64url', () => {
     expect(decode('YW+I')).toEqual([undefined, 'invalid input'])
     expect(decode('YWJjZ')).toEqual([undefined, 'invalid input'])
     expect(decode('Y=WI')).toEqual([undefined, 'invalid input'])
+  })
+})
+
+describe("cjson.decode's message for bad input", () => {
+  it('names where the token lua-cjson could not read starts: a text that does not begin with a value at once', () => {
+    expect(() => cjsonDecode('Sure! Here is your response: {\n  "status": 209\n}')).toThrow(
+      'Expected value but found invalid token at character 1',
+    )
+    expect(() => cjsonDecode('  Sure')).toThrow('Expected value but found invalid token at character 3')
+    expect(() => cjsonDecode('')).toThrow('Expected value but found end of string at character 1')
+    expect(cjsonDecode('{"a": [1, "x\ny"]}')).toEqual({ a: [1, 'x\ny'] })
   })
 })

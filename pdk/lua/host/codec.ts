@@ -91,7 +91,11 @@ export function cjsonDecode(text: unknown): unknown {
       }
     }
     const at = /position (\d+)/.exec((e as Error).message)
-    const n = at ? Number(at[1]) + 1 : s.trim() === '' ? 1 : s.length
+    // lua-cjson names where the token it could not read starts: a text that does not begin with a value (an LLM's
+    // "Sure! {…}") fails at its first character that is not whitespace
+    const first = s.search(/\S/)
+    const startsBadly = first >= 0 && !/[[{"\-0-9tfn]/.test(s[first]!)
+    const n = startsBadly ? first + 1 : at ? Number(at[1]) + 1 : s.trim() === '' ? 1 : s.length
     const token = s.trim() === '' ? 'end of string' : 'invalid token'
     throw new Error(`Expected value but found ${token} at character ${n}`, { cause: e })
   }

@@ -6,7 +6,7 @@
 import { closeSync, constants, fchownSync, openSync, statSync, writeSync, type Stats } from 'node:fs'
 import { dirname } from 'node:path'
 import { bytesOf } from './codec.js'
-import { errnoOf, pathOf, strerror } from './fs.js'
+import { NOBODY, errnoOf, pathOf, strerror } from './fs.js'
 import { handle, keepOpen, release } from './fs-write.js'
 import type { HostOp } from './types.js'
 
@@ -30,7 +30,6 @@ const changes = (linux: number): boolean => (linux & (0o3 | 0o100 | 0o1000 | 0o2
 
 const EACCES = 13
 const EROFS = 30
-const NOBODY = 65534
 
 /**
  * Kong's nginx workers never run as root: started by root, nginx drops them to its `user` (`kong`, else `nobody`).

@@ -8,6 +8,9 @@ import { isAbsolute, resolve } from 'node:path'
 import { bytesOf } from './codec.js'
 import type { HostOp, HostState } from './types.js'
 
+/** The user Kong's nginx workers run as when started by root (`nobody`, when nginx's `user` names no other). */
+export const NOBODY = 65534
+
 /** The C library's words for an errno, as io.open and LuaFileSystem report it. */
 const STRERROR: Record<string, [string, number]> = {
   ENOENT: ['No such file or directory', 2],

@@ -3,7 +3,7 @@
 -- helpers.mock_upstream_url .. "/post_log/<name>", on its plain or TLS port; the Zipkin collector of
 -- helpers.zipkin_host) is answered by the host, as http_client's requests are; one to a started http_mock (a name
 -- the started Kong's dns_mock resolves included) is answered by its routes in this VM, from a phase too.
--- Any other server, or a call from inside a phase the host runs (not from a timer) to a server the host answers,
+-- The host answers the mock upstream and the collector at once, from a timer or inside a phase. Any other server
 -- answers nil and an error naming it, so the plugin's own error handling runs and the spec's assertion fails.
 local spec_client = require "broker.spec.client"
 local db = require "broker.spec.db"
@@ -17,12 +17,22 @@ M._USER_AGENT = "lua-resty-http/" .. M._VERSION .. " (Lua) ngx_lua/10026"
 local Http = M
 local mt = { __index = M }
 
--- response headers, read in any case
-local headers_mt = { __index = function(t, k)
-  if type(k) ~= "string" then return nil end
+-- response headers, read and written in any case: a field written in another case than the answer's (a plugin's
+-- res.headers["content-type"] = …, or = nil) changes that field, as lua-resty-http's header table does
+local function field(t, k)
   local lower = k:lower()
-  for name, v in next, t do if name:lower() == lower then return v end end
-end }
+  for name in next, t do if type(name) == "string" and name:lower() == lower then return name end end
+end
+local headers_mt = {
+  __index = function(t, k)
+    if type(k) ~= "string" then return nil end
+    local name = field(t, k)
+    return name and rawget(t, name)
+  end,
+  __newindex = function(t, k, v)
+    rawset(t, type(k) == "string" and field(t, k) or k, v)
+  end,
+}
 
 function M.new() return setmetatable({}, mt) end
 -- the longest a request waits for its answer, ms (lua-resty-http's: one for all, or connect, send and read)
@@ -97,14 +107,12 @@ function Http:request_uri(uri, params)
     return { status = answer.status, reason = "", headers = setmetatable(answer.headers, headers_mt),
       body = answer.body, has_body = answer.body ~= "" }
   end
-  if not coroutine.isyieldable() then
-    return nil, "broker: resty.http from inside a phase is not emulated in pdk test (from a timer, as logging plugins send, it is)"
-  end
   -- the mock upstream's /delay/<s> answers after that many seconds: past the client's timeout it is the
   -- socket's "timeout", as a plugin's error handling sees it from lua-resty-http
   local delay = tonumber(path:match("^/delay/(%d+)$"))
   if delay and self.read_timeout and delay * 1000 > self.read_timeout then return nil, "timeout" end
-  local answer = spec_client.host(server, { method = params.method or "GET", path = path, query = query,
+  -- the host answers at once, from a timer or inside a phase alike
+  local answer = __spec_server_answer(server, { method = params.method or "GET", path = path, query = query,
     headers = headers, body = body or "" })
   if answer.raise then return nil, answer.raise end
   return { status = answer.status, reason = "", headers = setmetatable(answer.headers or {}, headers_mt),

@@ -107,6 +107,22 @@ function H.validate_plugin_config_schema(config, schema)
 end
 
 --- Kong "starts" in process: requests of proxy_client and admin_client run through it.
+-- Kong's bundled AI plugins (kong.constants' list), whose handlers register the kong.llm filters
+local AI_PLUGINS = { "ai-proxy", "ai-prompt-decorator", "ai-prompt-template", "ai-prompt-guard",
+  "ai-request-transformer", "ai-response-transformer" }
+local function names_bundled(names)
+  for _, n in ipairs(names) do if n == "bundled" then return true end end
+  return false
+end
+-- whether an AI plugin is named in start_kong's plugins or configured in the database
+local function uses_ai(names)
+  for _, n in ipairs(names) do if tostring(n):find("^ai%-") then return true end end
+  for _, row in ipairs(require("broker.spec.db").rows("plugins")) do
+    if type(row.name) == "string" and row.name:find("^ai%-") then return true end
+  end
+  return false
+end
+
 -- the ports of a *_listen option ("0.0.0.0:9002, 127.0.0.1:9443 ssl"; "off": none)
 local function listen_ports(v)
   local ports = {}
@@ -221,6 +237,16 @@ function H.start_kong(env, _, _, fixtures)
           return nil, "plugin '" .. name .. "' cannot be loaded: " .. tostring(err)
         end
       end
+    end
+  end
+  -- Kong loads every bundled plugin's handler when it starts. Broker loads a bundled plugin when a request needs it,
+  -- except Kong's AI plugins: their handlers register the filters whose namespaces the others read (a transformer
+  -- reads the model parse-request keeps), so when one of them is named or configured, all of them load now.
+  if names_bundled(names) and uses_ai(names) then
+    for _, name in ipairs(AI_PLUGINS) do
+      __broker_loading = true
+      pcall(require, "kong.plugins." .. name .. ".handler")
+      __broker_loading = false
     end
   end
   -- a declarative config replaces the database, as Kong without one loads it at its start
