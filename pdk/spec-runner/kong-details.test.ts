@@ -388,3 +388,44 @@ return { name = "tracer", fields = { { config = { type = "record", fields = { { 
     allPass(results, 1)
   })
 })
+
+describe("a plugin's resty.http from inside a phase", () => {
+  it('reaches the mock upstream, and its response headers are one field per name in any case', async () => {
+    const results = await run(
+      `
+local helpers = require "spec.helpers"
+describe("fetch", function()
+  lazy_setup(function()
+    local bp = helpers.get_db_utils("postgres", nil, { "fetcher" })
+    local route = bp.routes:insert({ hosts = { "fetch.test" } })
+    bp.plugins:insert({ name = "fetcher", route = { id = route.id } })
+    assert(helpers.start_kong({ plugins = "bundled,fetcher" }))
+  end)
+  lazy_teardown(function() helpers.stop_kong() end)
+  it("answers with what the mock upstream said", function()
+    local r = helpers.proxy_client():get("/", { headers = { host = "fetch.test" } })
+    local body = assert.res_status(203, r)
+    assert.equal("/anything", require("cjson").decode(body).vars.uri)
+    assert.equal("text/x-fetched", r.headers["content-type"])
+  end)
+end)`,
+      {
+        'kong/plugins/fetcher/handler.lua': `
+local http = require "resty.http"
+return { PRIORITY = 1000, VERSION = "1.0.0", access = function()
+  local httpc = http.new()
+  assert(httpc:connect({ scheme = "http", host = "127.0.0.1", port = 15555 }))
+  local res, err = httpc:request({ method = "GET", path = "/anything" })
+  if not res then return kong.response.exit(500, { message = err }) end
+  local body = res:read_body()
+  res.headers["content-length"] = nil
+  res.headers["content-type"] = "text/x-fetched"
+  return kong.response.exit(203, body, res.headers)
+end }`,
+        'kong/plugins/fetcher/schema.lua':
+          'return { name = "fetcher", fields = { { config = { type = "record", fields = {} } } } }',
+      },
+    )
+    allPass(results, 1)
+  })
+})
