@@ -44,7 +44,9 @@ local function patched(strategy, deploy, rpc, rpc_sync, opts)
       cluster_control_plane = "127.0.0.1:9005", cluster_telemetry_endpoint = "127.0.0.1:9006" }))))
     own.control_plane = helpers.get_running_conf("servroot")
     own.data_plane = helpers.get_running_conf("servroot2")
-    if rpc_sync == "on" and not opts.dont_wait_full_sync then
+    -- with RPC sync, the deploy is ready once the data plane says its full sync ended (opts.dont_wait_full_sync: not waited)
+    local waits = opts.dont_wait_full_sync ~= true
+    if waits and rpc_sync == "on" then
       assert.logfile(own.data_plane.nginx_err_logs).has.line("[kong.sync.v2] full sync ends", true, 10)
     end
     return true
