@@ -32,6 +32,15 @@ describe('files a spec writes', () => {
     expect(readFileSync(at('made.bin'))).toEqual(Buffer.from('a\0b42\n'))
   })
 
+  it("as root, a file io.open makes is the user's Kong's workers run as; a file that was there keeps its owner", () => {
+    writeFileSync(at('kept.txt'), 'x')
+    lua(`assert(io.open("new-owner.txt", "w")):close() assert(io.open("kept.txt", "w")):close()`)
+    const root = process.getuid?.() === 0
+    const owner = (name: string) => [statSync(at(name)).uid, statSync(at(name)).gid]
+    expect(owner('new-owner.txt')).toEqual(root ? [65534, 65534] : [process.getuid?.(), process.getgid?.()])
+    expect(owner('kept.txt')).toEqual([process.getuid?.(), process.getgid?.()])
+  })
+
   it('"w" truncates at open; flush puts what was written on disk before close', () => {
     writeFileSync(at('trunc.txt'), 'old content')
     lua(`__t = assert(io.open("trunc.txt", "w"))`)

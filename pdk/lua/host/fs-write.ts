@@ -7,6 +7,8 @@
 import {
   chownSync,
   closeSync,
+  existsSync,
+  fchownSync,
   fstatSync,
   mkdirSync,
   openSync,
@@ -78,6 +80,13 @@ function flagsOf(mode: string): string | undefined {
 const TMP_DIR = process.platform === 'win32' ? tmpdir() : '/tmp'
 const TMP_CHARS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'
 
+/**
+ * Kong's CI runs a spec as the user Kong's workers run as, so a file the spec makes (os.tmpname(), io.open "w" of a
+ * new path) is one the workers may write (Kong's AI specs aim file-log at such a file, truncated by io.open "w").
+ * As root, broker gives a file Lua makes to the user a worker is; ffi.ts opens for a worker only where it may.
+ */
+const asRoot = (): boolean => process.getuid?.() === 0
+
 export const FS_WRITE_OPS: Record<string, HostOp> = {
   /** path, fopen mode (a write or update mode) → a descriptor, or nil, message, errno; a replay refuses. */
   fs_open: (s, p, mode) => {
@@ -85,7 +94,10 @@ export const FS_WRITE_OPS: Record<string, HostOp> = {
     const flags = flagsOf(bytesOf(mode).toString('utf8'))
     if (!flags) return failure(p, { code: 'EINVAL' })
     try {
-      const fd = openSync(pathOf(s, p), flags)
+      const path = pathOf(s, p)
+      const made = asRoot() && !existsSync(path)
+      const fd = openSync(path, flags)
+      if (made) fchownSync(fd, NOBODY, NOBODY)
       keepOpen(s, fd, { append: flags[0] === 'a', readable: flags.endsWith('+') })
       return [fd]
     } catch (e) {
@@ -151,9 +163,7 @@ export const FS_WRITE_OPS: Record<string, HostOp> = {
       const name = join(TMP_DIR, 'lua_' + Array.from({ length: 6 }, () => TMP_CHARS[randomInt(62)]).join(''))
       try {
         closeSync(openSync(name, 'wx', 0o600))
-        // A spec Kong's own CI runs (file-log aimed at an os.tmpname() file) runs as the user Kong's workers run as.
-        // As root, the file is given to the user a worker is (ffi.ts opens for it only where `nobody` may).
-        if (process.getuid?.() === 0) chownSync(name, NOBODY, NOBODY)
+        if (asRoot()) chownSync(name, NOBODY, NOBODY)
         return [name]
       } catch (e) {
         if ((e as NodeJS.ErrnoException).code !== 'EEXIST') break
