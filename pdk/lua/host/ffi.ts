@@ -6,7 +6,7 @@
 import { closeSync, constants, fchownSync, openSync, statSync, writeSync, type Stats } from 'node:fs'
 import { dirname } from 'node:path'
 import { bytesOf } from './codec.js'
-import { NOBODY, errnoOf, pathOf, strerror } from './fs.js'
+import { NOBODY, asRoot, errnoOf, pathOf, strerror } from './fs.js'
 import { handle, keepOpen, release } from './fs-write.js'
 import type { HostOp } from './types.js'
 
@@ -39,7 +39,7 @@ const EROFS = 30
  * Undefined: the kernel decides (it still answers ENOENT, EISDIR and the like).
  */
 function deniedToWorker(path: string, create: boolean): number | undefined {
-  if (process.getuid?.() !== 0) return undefined
+  if (!asRoot()) return undefined
   const st = statOf(path)
   if (st) return st.isDirectory() || nobodyMay(st, 0o2) ? undefined : EACCES
   const parent = create ? statOf(dirname(path)) : undefined
@@ -69,7 +69,7 @@ export const FFI_OPS: Record<string, HostOp> = {
     const create = (linux & 0o100) !== 0 && !bytesOf(p).toString('utf8').endsWith('/')
     const denied = changes(linux) ? deniedToWorker(path, create) : undefined
     if (denied) return [-1, denied]
-    const made = create && process.getuid?.() === 0 && !statOf(path)
+    const made = create && asRoot() && !statOf(path)
     try {
       const fd = openSync(path, nodeFlags(linux), Number(mode ?? 0) & 0o7777)
       // the worker that made it owns it, as under Kong (a root-owned 0644 file would refuse its next open)

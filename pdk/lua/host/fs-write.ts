@@ -22,7 +22,7 @@ import { randomInt } from 'node:crypto'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { bytesOf } from './codec.js'
-import { NOBODY, failure, pathOf } from './fs.js'
+import { NOBODY, asRoot, failure, pathOf } from './fs.js'
 import type { HostOp, HostState } from './types.js'
 
 /** What a replay answers for a change to the filesystem. */
@@ -79,13 +79,6 @@ function flagsOf(mode: string): string | undefined {
 // LuaJIT's os.tmpname on POSIX: mkstemp on /tmp/lua_XXXXXX (TMPDIR is not read)
 const TMP_DIR = process.platform === 'win32' ? tmpdir() : '/tmp'
 const TMP_CHARS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'
-
-/**
- * Kong's CI runs a spec as the user Kong's workers run as, so a file the spec makes (os.tmpname(), io.open "w" of a
- * new path) is one the workers may write (Kong's AI specs aim file-log at such a file, truncated by io.open "w").
- * As root, broker gives a file Lua makes to the user a worker is; ffi.ts opens for a worker only where it may.
- */
-const asRoot = (): boolean => process.getuid?.() === 0
 
 export const FS_WRITE_OPS: Record<string, HostOp> = {
   /** path, fopen mode (a write or update mode) → a descriptor, or nil, message, errno; a replay refuses. */

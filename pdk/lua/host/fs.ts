@@ -11,6 +11,13 @@ import type { HostOp, HostState } from './types.js'
 /** The user Kong's nginx workers run as when started by root (`nobody`, when nginx's `user` names no other). */
 export const NOBODY = 65534
 
+/**
+ * Whether broker runs as root. Then a file Lua makes (a plugin's ffi open, io.open of a new path, os.tmpname) is
+ * given to NOBODY: Kong's workers would own what they make, and Kong's CI runs a spec as the workers' user, so a file
+ * a spec makes is one file-log may write (ffi.ts opens for a worker only where NOBODY may).
+ */
+export const asRoot = (): boolean => process.getuid?.() === 0
+
 /** The C library's words for an errno, as io.open and LuaFileSystem report it. */
 const STRERROR: Record<string, [string, number]> = {
   ENOENT: ['No such file or directory', 2],

@@ -1,7 +1,8 @@
 -- spec.hybrid, broker's own: run_for_each_deploy runs a spec body once in the traditional deploy and, for each
 -- strategy with a database, in the hybrid deploys: a control plane and a data plane (spec.helpers' hybrid mode, one
 -- Kong in process), with clustering's RPC off, on, and on with RPC sync. Each run gets helpers of its own, whose
--- start_kong and stop_kong start and stop the whole deploy and whose format_tags names it.
+-- start_kong and stop_kong start and stop the whole deploy and whose format_tags names it (clean_logfile is
+-- spec.helpers' own: both planes write the one error.log it keeps).
 local helpers = require "spec.helpers"
 local M = {}
 
@@ -63,11 +64,6 @@ local function patched(strategy, deploy, rpc, rpc_sync, opts)
     end
     prefix, own.control_plane, own.data_plane = nil, nil, nil
     return ok, err
-  end
-
-  function own.clean_logfile(path)
-    -- the deploy's planes share the one error.log spec.helpers keeps
-    return helpers.clean_logfile(path)
   end
 
   function own.get_prefix_for(role)
