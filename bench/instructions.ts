@@ -4,7 +4,7 @@
  * between runs, against ±20% and more for req/s), for deciding whether a small change pays. Needs valgrind (Debian: apt-get install valgrind).
  *
  *   npm run build && node --import tsx bench/instructions.ts [--target broker|baseline|floor] [--only store|start|hash-check|flow]
- *       [--requests 3000] [--warm 30000] [--dist dist] [--top 30] [--inclusive] [--callers <function>]
+ *       [--requests 3000] [--warm 30000] [--dist dist] [--top 30] [--inclusive] [--callers <function>] [--keep]
  *       [--flow-seconds 30 --warm-seconds 120 --users 10]
  *
  * --only flow: whole OAuth 2 three-legged flows (bench/flow-load.ts against the whole-flow part's token
@@ -18,6 +18,7 @@
  * request's own work: JIT-compiled JavaScript, builtins, V8 and Node's C++, libc) and on all threads
  * (adds the background compiler and GC helpers, which depend on timing), and the functions with the
  * most instructions of their own on the main thread, JavaScript ones named through --perf-basic-prof.
+ * --keep leaves callgrind's dumps and the perf map in place (for callgrind_annotate --tree=caller afterwards).
  * Kernel time (syscalls, TCP) is not counted: compare builds with this, and confirm with versus.ts.
  */
 import { type ChildProcess, execFileSync, fork, spawn } from 'node:child_process'
@@ -46,6 +47,7 @@ const { values: opts } = parseArgs({
     top: { type: 'string', default: '30' },
     inclusive: { type: 'boolean', default: false },
     callers: { type: 'string' },
+    keep: { type: 'boolean', default: false },
     'flow-seconds': { type: 'string', default: '30' },
     'warm-seconds': { type: 'string', default: '120' },
     users: { type: 'string', default: '10' },
@@ -141,8 +143,11 @@ try {
   await seeder.close()
   client.disconnect()
   await redis.stop()
-  rmSync(out, { recursive: true, force: true })
-  if (proc?.pid) rmSync(`/tmp/perf-${proc.pid}.map`, { force: true })
+  if (opts.keep) say(`instructions: kept ${out} and /tmp/perf-${proc?.pid}.map`)
+  else {
+    rmSync(out, { recursive: true, force: true })
+    if (proc?.pid) rmSync(`/tmp/perf-${proc.pid}.map`, { force: true })
+  }
 }
 
 /** --only store|start|hash-check: `--requests` requests to one endpoint after `--warm` to warm up. */

@@ -81,6 +81,9 @@ interface Measured extends FlowResult {
   split: number[]
   /** Each worker's share of the workers' CPU time, 0–1, in worker order. */
   shares: number[]
+  /** CPU per flow, µs, of the load generator and of this process (token endpoint and app). */
+  loadUs: number
+  provUs: number
 }
 
 /** Runs the whole-flow comparison and prints its table. */
@@ -102,14 +105,17 @@ export async function wholeFlow(o: Options): Promise<void> {
     const workers = workerPids(t.proc.pid!)
     const cpu = () => pids.reduce((n, pid) => n + cpuMs(pid), 0)
     const [c0, r0, w0] = [cpu(), cpuMs(o.redisPid()), workers.map(cpuMs)]
+    const [l0, p0] = [cpuMs(loader.pid!), process.cpuUsage()]
     const result = await load({ url: t.url, form, users: o.users, seconds })
     if (result.firstError) say(`    ${t.name}: ${result.bad} flows failed; first: ${result.firstError}`)
     const per = (ms: number) => (ms * 1000) / Math.max(1, result.flows)
+    const pu = process.cpuUsage(p0)
+    const side = { loadUs: per(cpuMs(loader.pid!) - l0), provUs: per((pu.user + pu.system) / 1000) }
     const used = workers.map((pid, i) => cpuMs(pid) - w0[i]!)
     const all = used.reduce((a, b) => a + b, 0)
     const shares = used.map((ms) => ms / Math.max(1, all))
     const split = shares.map((s) => 100 * s).sort((a, b) => b - a)
-    return { ...result, cpuUs: per(cpu() - c0), redisUs: per(cpuMs(o.redisPid()) - r0), split, shares }
+    return { ...result, cpuUs: per(cpu() - c0), redisUs: per(cpuMs(o.redisPid()) - r0), split, shares, ...side }
   }
   try {
     const rows: string[] = []
@@ -159,7 +165,7 @@ export async function wholeFlow(o: Options): Promise<void> {
         for (const t of order) got[t.name as 'broker' | 'floor'] = await measure(t, o.seconds)
         samples.push(got)
         say(
-          `  whole flow ${workers}w round ${round + 1}: broker ${f(got.broker.fps)} flows/s (${f(got.broker.cpuUs)} µs CPU per flow), floor ${f(got.floor.fps)} (${f(got.floor.cpuUs)} µs)`,
+          `  whole flow ${workers}w round ${round + 1}: broker ${f(got.broker.fps)} flows/s (${f(got.broker.cpuUs)} µs CPU per flow; load ${f(got.broker.loadUs)}, provider ${f(got.broker.provUs)}), floor ${f(got.floor.fps)} (${f(got.floor.cpuUs)} µs; ${f(got.floor.loadUs)}, ${f(got.floor.provUs)})`,
         )
       }
       const loaded = workersOf(broker).map(rssMb)

@@ -1,10 +1,12 @@
 import { execFileSync } from 'node:child_process'
+import { Redis } from 'ioredis'
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { bindingCookie, cookieKeys } from '../src/broker/binding-cookie.js'
 import type { ResolvedConfig } from '../src/broker/deps.js'
+import { FlowStore } from '../src/broker/store/flow-store.js'
 import { type CallbackApp, startCallbackApp } from './helpers/app.js'
 import { type BrokerProcess, startBroker } from './helpers/broker.js'
 import { Browser } from './helpers/browser.js'
@@ -82,13 +84,24 @@ describe("a Guardian configuration file (Guardian's option table, config/default
     expect(app.received.at(-1)!.query).toMatchObject({ state: 'app-state', token_type: 'Bearer' })
     expect(app.received.at(-1)!.query.access_token).toBeTruthy()
 
-    // The binding cookie the browser got is the one cookie.secret names for this flow.
+    // The binding cookie the browser got is the one cookie.secret names and values for this flow's run:
+    // its nonce read from the store as the broker sealed it (no store.keys: under session.secret).
+    const client = new Redis({ port: redis.port, password: REDIS_PASS })
+    const entry = await new FlowStore(client, { expireSeconds: 60, callbackWaitSeconds: 60, secrets: [SESSION_SECRET] })
+      .get(hash)
+      .finally(() => client.disconnect())
     const keys = cookieKeys({
       cookie: { secret: COOKIE_SECRET },
       session: { secret: SESSION_SECRET },
     } as ResolvedConfig)
-    const names = (await browser.jar.getCookies(url)).map((c) => c.key)
-    expect(names).toContain(bindingCookie(keys[0]!, hash, 'any', false).name)
+    const expected = bindingCookie(keys[0]!, hash, String(entry?.data.nonce), false)
+    const cookies = (await browser.jar.getCookies(url)).map((c) => [c.key, c.value])
+    expect(cookies).toContainEqual([expected.name, expected.value])
+    // Under session.secret instead, the cookie would be another.
+    const [bySession] = cookieKeys({ cookie: {}, session: { secret: SESSION_SECRET } } as ResolvedConfig)
+    expect(cookies.map(([name]) => name)).not.toContain(
+      bindingCookie(bySession!, hash, String(entry?.data.nonce), false).name,
+    )
 
     // workers: 2 and the pid file in pid.dir.
     const workers = execFileSync('ps', ['-o', 'pid=', '--ppid', String(broker.proc.pid)], { encoding: 'utf8' })

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { configSchema } from '../config/schema.js'
 import { resolveSecrets } from '../services/serve/secrets.js'
-import { bindingCookie, bindingCookieMatches, cookieKeys } from './binding-cookie.js'
+import { bindingCookie, bindingCookieMatches, cookieKeys, legacyBindingCookie } from './binding-cookie.js'
 
 const SESSION = 'a session secret of some length'
 const OLD = 'the cookie secret of last week'
@@ -53,5 +53,37 @@ describe('the binding cookie', () => {
     // Over https the name is __Host-: the bare name, which a sibling subdomain could plant, binds nothing.
     expect(bindingCookieMatches(keys, HASH, NONCE, true, { [c.name]: c.value })).toBe(false)
     expect(bindingCookie(keys[0]!, HASH, NONCE, true).name).toBe(`__Host-${c.name}`)
+  })
+
+  it('is named by the run as well: another nonce gives another name, so runs of one flow keep their own cookies', () => {
+    const [key] = keysOf({ secret: NEW })
+    expect(bindingCookie(key!, HASH, NONCE, false).name).not.toBe(bindingCookie(key!, HASH, 'm'.repeat(32), false).name)
+  })
+
+  it('accepts the earlier form (two HMAC-SHA256) under the current and previous keys, for flows begun before an upgrade', () => {
+    const rotated = keysOf({ secret: NEW, previousSecrets: [OLD] })
+    for (const key of rotated) {
+      const c = legacyBindingCookie(key, HASH, NONCE, true)
+      expect(c.name).toMatch(/^__Host-broker_[A-Za-z0-9_-]{12}$/)
+      expect(c.name).not.toBe(bindingCookie(key, HASH, NONCE, true).name)
+      expect(bindingCookieMatches(rotated, HASH, NONCE, true, { [c.name]: c.value })).toBe(true)
+      // Its value under the new form's name, or another run's, matches nothing.
+      expect(
+        bindingCookieMatches(rotated, HASH, NONCE, true, { [bindingCookie(key, HASH, NONCE, true).name]: c.value }),
+      ).toBe(false)
+      expect(bindingCookieMatches(rotated, HASH, 'm'.repeat(32), true, { [c.name]: c.value })).toBe(false)
+    }
+    expect(
+      bindingCookieMatches(
+        keysOf({ secret: 'a third cookie secret, unrelated' }),
+        HASH,
+        NONCE,
+        true,
+        (() => {
+          const c = legacyBindingCookie(rotated[0]!, HASH, NONCE, true)
+          return { [c.name]: c.value }
+        })(),
+      ),
+    ).toBe(false)
   })
 })

@@ -7,12 +7,22 @@ import { safeEqual } from './ids.js'
  * from cookie.secret (Guardian's option), or from session.secret when that is unset; cookies keyed by
  * cookie.previousSecrets are still accepted, so changing the secret refuses no flow in progress.
  *
- * name  = "broker_" ‖ HMAC(key, NAME_LABEL ‖ hash), 72 bits: one cookie per flow, several side by side,
- *         and nothing of the hash shown
- * value = HMAC(key, VALUE_LABEL ‖ hash ‖ 0 ‖ nonce), 256 bits: the nonce is random per run and kept
- *         sealed with the flow, so the value is neither guessable with the key alone nor without it
+ * One HMAC-SHA512 under the cookie key over LABEL ‖ hash ‖ 0 ‖ nonce gives both:
+ *   name  = "broker_" ‖ its bytes 0–8 (72 bits): one cookie per run of a flow, several side by side, and
+ *           nothing of the hash shown
+ *   value = its bytes 32–63 (256 bits): the nonce is random per run and kept sealed with the flow, so the
+ *           value is neither guessable with the key alone nor without it
+ * Disjoint parts of one PRF output are as independent as two MACs: one crypto object instead of two at
+ * /start and at /callback (each costs about as much as the rest of its step's crypto, bench/instructions.ts).
+ * Until 0.3.0, a cookie of the earlier form (one HMAC-SHA256 for the name over the hash, another for
+ * the value) is still accepted, so a browser that was at its provider's login while the broker was
+ * upgraded finishes its flow.
  */
 
+const LABEL = 'broker binding cookie\0'
+const NAME_BYTES = 9
+const VALUE_AT = 32
+// The earlier form's labels and name length (accepted until 0.3.0).
 const NAME_LABEL = 'broker cookie name\0'
 const VALUE_LABEL = 'broker cookie value\0'
 const NAME_CHARS = 12
@@ -43,14 +53,26 @@ export function cookieKeys(config: ResolvedConfig): readonly KeyObject[] {
 // A broker's config is made once and not changed (resolved and frozen): its keys' list is made once too.
 const keysOf = new WeakMap<ResolvedConfig, readonly KeyObject[]>()
 
+/** The binding cookie of a flow's run, keyed by `key`; `secure` gives the `__Host-` name a browser keeps to this host. */
+export function bindingCookie(
+  key: KeyObject,
+  hash: string,
+  nonce: string,
+  secure: boolean,
+): { name: string; value: string } {
+  const block = createHmac('sha512', key).update(LABEL).update(hash).update('\0').update(nonce).digest()
+  const name = `broker_${block.toString('base64url', 0, NAME_BYTES)}`
+  return { name: secure ? `__Host-${name}` : name, value: block.toString('base64url', VALUE_AT) }
+}
+
 const mac = (key: KeyObject, ...parts: string[]) => {
   const h = createHmac('sha256', key)
   for (const p of parts) h.update(p)
   return h.digest('base64url')
 }
 
-/** The binding cookie of a flow's run, keyed by `key`; `secure` gives the `__Host-` name a browser keeps to this host. */
-export function bindingCookie(
+/** The cookie of the earlier form (two HMAC-SHA256), still accepted until 0.3.0. */
+export function legacyBindingCookie(
   key: KeyObject,
   hash: string,
   nonce: string,
@@ -68,9 +90,12 @@ export function bindingCookieMatches(
   secure: boolean,
   cookies: Record<string, string | undefined>,
 ): boolean {
-  return keys.some((key) => {
-    const expected = bindingCookie(key, hash, nonce, secure)
+  const carries = (expected: { name: string; value: string }) => {
     const got = cookies[expected.name]
     return got !== undefined && safeEqual(got, expected.value)
-  })
+  }
+  return (
+    keys.some((key) => carries(bindingCookie(key, hash, nonce, secure))) ||
+    keys.some((key) => carries(legacyBindingCookie(key, hash, nonce, secure)))
+  )
 }

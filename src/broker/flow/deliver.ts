@@ -74,6 +74,8 @@ export function prepareDelivery(deps: BrokerDeps, entry: FlowEntry, result: Reco
  * could read as one of the broker's own (`id.token` is PHP's `id_token`) is dropped.
  */
 function withoutLookAlikes(result: Record<string, unknown>): Record<string, unknown> {
+  // Nearly always nothing is dropped: the result itself, not a copy made on every delivery.
+  if (!Object.keys(result).some((k) => looksLike(k))) return result
   const out: Record<string, unknown> = {}
   for (const [k, v] of Object.entries(result)) if (!looksLike(k)) out[k] = v
   return out

@@ -3,7 +3,7 @@ import { BrokerError, brokerError } from '../../errors/index.js'
 import { coalesceTurn } from './coalesce.js'
 import type { Fence } from './failover.js'
 import type { MemoryLedger } from './memory-ledger.js'
-import { Shortfall, type ShortfallPolicy } from './shortfall.js'
+import { Shortfall, type ShortfallPolicy, type WaitPlan } from './shortfall.js'
 
 /** How the store's operations go out: the embedded store's ledger, store.replicas and a Sentinel failover's fence. */
 export interface StoreIoOptions {
@@ -107,9 +107,15 @@ export class StoreIo {
    * while a failover is under way, and one sent before a failover began is not acknowledged (the old
    * master forgets what it took once it is made a replica). `handOut`, `short`: see replicated().
    */
-  private async write<T>(op: () => Promise<T>, handOut = false, short?: (acked: number) => void): Promise<T> {
+  private write<T>(op: () => Promise<T>, handOut = false, short?: (acked: number) => void): Promise<T> {
+    // Without Sentinel or replicas (the common case) a write is one command: no async layer of its own,
+    // each of which cost a request promises and microtask turns (bench/instructions.ts).
     const fence = this.fence
     if (!fence) return this.replicated(op, handOut, short)
+    return this.fenced(fence, op, handOut, short)
+  }
+
+  private async fenced<T>(fence: Fence, op: () => Promise<T>, handOut: boolean, short?: (acked: number) => void) {
     if (fence.fenced) throw brokerError('storeFailingOver')
     const epoch = fence.epoch
     const result = await this.replicated(op, handOut, short)
@@ -124,10 +130,20 @@ export class StoreIo {
    * store.replicaShortfall says so (shortfall.ts: `accept`, or `failover` just after a switch). `short`:
    * told of the refusal instead, and the write's answer returned (the master carried it out).
    */
-  private async replicated<T>(op: () => Promise<T>, handOut: boolean, short?: (acked: number) => void): Promise<T> {
+  private replicated<T>(op: () => Promise<T>, handOut: boolean, short?: (acked: number) => void): Promise<T> {
     if (!this.replicas) return this.send(op)
     const plan = this.shortfall.plan()
-    if (plan.waitMs === undefined) return this.send(op)
+    const waitMs = plan.waitMs
+    if (waitMs === undefined) return this.send(op)
+    return this.waited(op, { ...plan, waitMs }, handOut, short)
+  }
+
+  private async waited<T>(
+    op: () => Promise<T>,
+    plan: WaitPlan & { waitMs: number },
+    handOut: boolean,
+    short?: (acked: number) => void,
+  ): Promise<T> {
     coalesceTurn(this.redis)
     const written = guard(op)
     const acked = this.acknowledgement(plan.waitMs)
@@ -172,12 +188,16 @@ export class StoreIo {
   }
 }
 
-/** Turns a store failure (Redis down, command timeout) into STORE_UNAVAILABLE. */
-async function guard<T>(op: () => Promise<T>): Promise<T> {
+/** Turns a store failure (Redis down, command timeout) into STORE_UNAVAILABLE. One `then`, not an async function. */
+function guard<T>(op: () => Promise<T>): Promise<T> {
   try {
-    return await op()
+    return op().then(undefined, unavailable)
   } catch (err) {
-    if (err instanceof BrokerError) throw err
-    throw brokerError('storeNotAnswering')
+    return Promise.reject(unavailableError(err))
   }
+}
+
+const unavailableError = (err: unknown) => (err instanceof BrokerError ? err : brokerError('storeNotAnswering'))
+const unavailable = (err: unknown): never => {
+  throw unavailableError(err)
 }
