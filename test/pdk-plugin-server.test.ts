@@ -6,6 +6,7 @@ import { dirname, join, resolve } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { kitFor } from '../pdk/runner/harness.js'
 import { PluginServers, RemotePlugin } from '../pdk/plugin-server/index.js'
+import { waitFor } from './helpers/ports.js'
 
 // End to end: `broker pdk run` in process and with --plugin-server, from the build (`npm test` builds first).
 const root = resolve(import.meta.dirname, '..')
@@ -199,7 +200,8 @@ describe('the Kong side of the protocol', () => {
   it('starts the server again when it died', async () => {
     const first = await servers.server(served)
     first.stop()
-    await new Promise((r) => setTimeout(r, 200))
+    // dead once its exit is seen (a fixed wait was too short on a busy machine)
+    await waitFor(async () => first.exited !== undefined, 10_000, 'the plugin server to exit')
     const remote = new RemotePlugin(servers, served, config)
     const ctx = await access(remote)
     expect((await servers.server(served)).pid).not.toBe(first.pid)

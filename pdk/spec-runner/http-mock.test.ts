@@ -367,6 +367,73 @@ describe("dns", function()
   end)
 end)`
 
+// a service answering gzip, as an LLM provider may: `regzip` reads the service's body (buffered), inflates it,
+// and sends it on deflated again from body_filter; `setgz` sets a deflated body with kong.response.set_raw_body
+const REGZIP = {
+  'kong/plugins/regzip/handler.lua': `
+local gzip = require "kong.tools.gzip"
+local Regzip = { PRIORITY = 5, VERSION = "1.0.0" }
+function Regzip:access(conf) kong.service.request.enable_buffering() end
+function Regzip:header_filter(conf)
+  local raw = kong.service.response.get_raw_body()
+  kong.ctx.plugin.size = #raw
+  kong.ctx.plugin.text = gzip.inflate_gzip(raw)
+  kong.response.set_header("X-Service-Bytes", #raw)
+  kong.response.set_header("X-Inflated", kong.ctx.plugin.text)
+  kong.response.clear_header("Content-Length")
+end
+function Regzip:body_filter(conf)
+  if conf.set then return kong.response.set_raw_body(gzip.deflate_gzip("set: " .. kong.ctx.plugin.text)) end
+  ngx.arg[1] = gzip.deflate_gzip("again: " .. kong.ctx.plugin.text)
+  ngx.arg[2] = true
+end
+return Regzip`,
+  'kong/plugins/regzip/schema.lua': `
+return { name = "regzip", fields = { { config = { type = "record", fields = {
+  { set = { type = "boolean", default = false } },
+} } } } }`,
+}
+
+const GZIP_SPEC = `
+local helpers = require "spec.helpers"
+local gzip = require "kong.tools.gzip"
+describe("a gzip body", function()
+  local client, direct
+  lazy_setup(function()
+    local bp = helpers.get_db_utils("postgres", nil, { "regzip" })
+    local svc = bp.services:insert { host = "127.0.0.1", port = 30114 }
+    local r = bp.routes:insert { hosts = { "arg.test" }, service = svc }
+    bp.plugins:insert { name = "regzip", route = { id = r.id } }
+    local r2 = bp.routes:insert { hosts = { "set.test" }, service = svc }
+    bp.plugins:insert { name = "regzip", route = { id = r2.id }, config = { set = true } }
+    local fixtures = { http_mock = { gz = [[
+      server {
+        listen 30114;
+        location / { content_by_lua_block {
+          ngx.header["Content-Encoding"] = "gzip"
+          ngx.print(require("kong.tools.gzip").deflate_gzip(string.rep("caf\\195\\169 ", 40) .. ngx.var.uri))
+        } }
+      }
+    ]] } }
+    assert(helpers.start_kong({ plugins = "bundled,regzip" }, nil, nil, fixtures))
+    client = helpers.proxy_client()
+    direct = helpers.http_client("127.0.0.1", 30114)
+  end)
+  lazy_teardown(function() helpers.stop_kong() end)
+  it("reaches a plugin byte for byte, and what it deflates in body_filter reaches the client so", function()
+    local sent = assert.res_status(200, direct:get("/a"))
+    local res = client:get("/a", { headers = { host = "arg.test" } })
+    local body = assert.res_status(200, res)
+    assert.equal(tostring(#sent), res.headers["x-service-bytes"])
+    assert.equal(string.rep("caf\\195\\169 ", 40) .. "/a", res.headers["x-inflated"])
+    assert.equal("again: " .. string.rep("caf\\195\\169 ", 40) .. "/a", gzip.inflate_gzip(body))
+  end)
+  it("set with kong.response.set_raw_body", function()
+    local body = assert.res_status(200, client:get("/b", { headers = { host = "set.test" } }))
+    assert.equal("set: " .. string.rep("caf\\195\\169 ", 40) .. "/b", gzip.inflate_gzip(body))
+  end)
+end)`
+
 describe('pdk test: http_mock routes run in the spec VM, names resolve through dns_mock', () => {
   it('answers as the routes say, from a phase and as a service, and names what is not emulated', async () => {
     allPass(await runSpec(SPEC, FN_CALL), 8)
@@ -386,5 +453,9 @@ describe('pdk test: http_mock routes run in the spec VM, names resolve through d
 
   it("resolve a name start_kong's fixtures.dns_mock gives to a server block's port, for a service", async () => {
     allPass(await runSpec(NAMED_SPEC, AIM), 1)
+  })
+
+  it("hand a service's gzip body to plugins and the client byte for byte, and take bytes a plugin sets", async () => {
+    allPass(await runSpec(GZIP_SPEC, REGZIP), 2)
   })
 })

@@ -4,6 +4,7 @@
  * the most specific wins, a consumer's as it is authenticated), and the request is replayed through the same runner,
  * kit and Lua runtime `broker pdk run` uses; the service is Kong's mock upstream (mock-upstream.ts).
  */
+import { isUtf8 } from 'node:buffer'
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { runAdminRoute, type AdminRouteAnswer, type AdminRouteRequest } from './admin-route.js'
@@ -86,7 +87,8 @@ export type ProxyAnswer =
   | {
       status: number
       headers: HeadersTable
-      body: string
+      /** Text, or the bytes when they are not UTF-8. */
+      body: string | Buffer
       /** The request's lines in Kong's error.log format (assert.logfile() reads them). */
       log?: string[]
     }
@@ -433,10 +435,13 @@ export class InProcessKong {
       // nginx sends no body, so no Content-Length, with a 204 or a 304
       if (out.status === 204 || out.status === 304)
         for (const name of Object.keys(headers)) if (name.toLowerCase() === 'content-length') delete headers[name]
+      // the client reads the body's bytes: a scenario's report holds it as text, which replaces bytes that are
+      // not UTF-8 (a gzip body a plugin made)
+      const bytes = seen.ctx?.response.body
       return {
         status: out.status,
         headers,
-        body: out.body,
+        body: bytes && !isUtf8(bytes) ? bytes : out.body,
         log: result.logs.map((l) => l.line.replace(' [gateway] ', ' [kong] ')),
       }
     } catch (e) {

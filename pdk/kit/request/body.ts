@@ -3,18 +3,19 @@ import type busboy from 'busboy'
 import { createRequire } from 'node:module'
 import type { Context } from '../context.js'
 import { checkLimit, decodeArgs } from '../private/args.js'
-import { values, type Values } from '../private/values.js'
+import { values, Values } from '../private/values.js'
+import { bodyOut } from '../private/bytes.js'
 
 export const FORM = 'application/x-www-form-urlencoded'
 export const JSON_TYPE = 'application/json'
 export const MULTIPART = 'multipart/form-data'
 
 /** get_raw_body: the body, or (nil, err) when it was buffered to disk and may not be read. */
-export function rawBody(ctx: Context, maxAllowedFileSize?: number): string | Values {
+export function rawBody(ctx: Context, maxAllowedFileSize?: number): string | Buffer | Values {
   // nginx's request body, which service.request.set_raw_body replaces (ngx.req.set_body_data), as Kong reads it
   const body = ctx.upstream.body
   if (body.length === 0) return ''
-  if (body.length <= ctx.config.client_body_buffer_size) return body.toString('utf8')
+  if (body.length <= ctx.config.client_body_buffer_size) return bodyOut(body)
   if (maxAllowedFileSize === undefined || maxAllowedFileSize === null || maxAllowedFileSize < 0) {
     return values(
       undefined,
@@ -24,7 +25,7 @@ export function rawBody(ctx: Context, maxAllowedFileSize?: number): string | Val
   if (maxAllowedFileSize > 0 && body.length > maxAllowedFileSize) {
     return values(undefined, `request body file too big: ${body.length} > ${maxAllowedFileSize}`)
   }
-  return body.toString('utf8')
+  return bodyOut(body)
 }
 
 /** get_body: decodes by `mimetype` or the request Content-Type; returns (body, err, mimetype). */
@@ -43,10 +44,10 @@ export async function decodeBody(ctx: Context, mimetype?: string, maxArgs?: numb
   }
   if (bare.startsWith(JSON_TYPE)) {
     const raw = rawBody(ctx, maxFile)
-    if (typeof raw !== 'string') return values(undefined, raw.list[1], JSON_TYPE)
+    if (raw instanceof Values) return values(undefined, raw.list[1], JSON_TYPE)
     let json: unknown
     try {
-      json = JSON.parse(raw)
+      json = JSON.parse(raw.toString())
     } catch {
       json = undefined
     }
@@ -55,7 +56,7 @@ export async function decodeBody(ctx: Context, mimetype?: string, maxArgs?: numb
   }
   if (bare.startsWith(MULTIPART)) {
     const raw = rawBody(ctx, maxFile)
-    if (typeof raw !== 'string') return values(undefined, raw.list[1], MULTIPART)
+    if (raw instanceof Values) return values(undefined, raw.list[1], MULTIPART)
     const parts = await parseMultipart(ctx.request.body, contentType)
     if (!parts) return values(undefined, 'unable to decode multipart body', MULTIPART)
     return values(parts, undefined, MULTIPART)

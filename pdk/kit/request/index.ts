@@ -143,7 +143,7 @@ export function createRequest(ctx: Context) {
       const { headers, truncated } = currentHeaders(ctx).table(max_headers ?? ctx.config.lua_max_req_headers)
       return truncated ? values(headers, 'truncated') : headers
     },
-    get_raw_body(max_allowed_file_size?: number): string | Values {
+    get_raw_body(max_allowed_file_size?: number): string | Buffer | Values {
       checkPhase(ctx, BODY_PHASES)
       return rawBody(ctx, max_allowed_file_size)
     },

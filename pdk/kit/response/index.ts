@@ -5,6 +5,7 @@ import { isTransferEncoding, normalizeHeader, validateHeader, validateHeaders } 
 import type { HeadersTable } from '../private/headers.js'
 import { checkPhase, KONG, phaseRule, phaseSet, SETS } from '../private/phases.js'
 import { values, type Values } from '../private/values.js'
+import { bodyOut, isBody } from '../private/bytes.js'
 import { errorBody, isGrpc, responseType, statusMessage } from './formats.js'
 import { sendHttp, sendStream } from './send.js'
 
@@ -134,13 +135,13 @@ export function createResponse(ctx: Context, log: { warn: (msg: string) => void;
           : errorBody(contentType, (message as string | undefined) ?? statusMessage(status), ctx.requestId)
       sendHttp(ctx, status, body, out, warn)
     },
-    get_raw_body(): string {
+    get_raw_body(): string | Buffer {
       checkPhase(ctx, BODY_FILTER)
-      return (res.body ?? Buffer.alloc(0)).toString('utf8')
+      return bodyOut(res.body ?? Buffer.alloc(0))
     },
-    set_raw_body(body: string): void {
+    set_raw_body(body: string | Buffer): void {
       checkPhase(ctx, BODY_FILTER)
-      if (typeof body !== 'string') throw new Error('body must be a string')
+      if (!isBody(body)) throw new Error('body must be a string')
       res.body = Buffer.from(body === '' ? '\n' : body)
     },
   }

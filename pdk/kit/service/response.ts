@@ -5,19 +5,21 @@ import type { HeadersTable } from '../private/headers.js'
 import { checkPhase, phaseRule, phaseSet } from '../private/phases.js'
 import { FORM, JSON_TYPE, MULTIPART, parseMultipart } from '../request/body.js'
 import { values, type Values } from '../private/values.js'
+import { bodyOut } from '../private/bytes.js'
 
 const HEADER_BODY_LOG = phaseRule(phaseSet('response', 'header_filter', 'body_filter', 'log'))
 
 /** Builds pdk.service.response for a request context. */
 export function createServiceResponse(ctx: Context) {
   const service = () => ctx.response.service
-  const bodyText = () => {
+  const bodyBytes = () => {
     if (!ctx.upstream.buffered)
       throw new Error(
         'service body is only available with buffered proxying (see: kong.service.request.enable_buffering function)',
       )
-    return service()?.body.toString('utf8')
+    return service()?.body
   }
+  const bodyText = () => bodyBytes()?.toString('utf8')
   return {
     get_status(): number | undefined {
       checkPhase(ctx, HEADER_BODY_LOG)
@@ -37,9 +39,10 @@ export function createServiceResponse(ctx: Context) {
       // Kong reads get_headers(), so only the first lua_max_resp_headers headers are seen
       return service()?.headers.getLimited(name, ctx.config.lua_max_resp_headers)
     },
-    get_raw_body(): string {
+    get_raw_body(): string | Buffer {
       checkPhase(ctx, HEADER_BODY_LOG)
-      return bodyText() ?? ''
+      const bytes = bodyBytes()
+      return bytes ? bodyOut(bytes) : ''
     },
     /** The service's body decoded by `mimetype` or its Content-Type: (body, err, mimetype), as Kong. */
     async get_body(mimetype?: string | null, max_args?: number | null): Promise<Values> {
