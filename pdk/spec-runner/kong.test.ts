@@ -1028,7 +1028,7 @@ end)`)
 })
 
 describe("a started Kong's own listeners and its balancer", () => {
-  it('status_listen and proxy_listen answer http_client; a service on an upstream entity reaches its target', async () => {
+  it('status_listen, proxy_listen and the test proxy port answer http_client and resty.http; a service on an upstream entity reaches its target', async () => {
     const results = await run(`
 local helpers = require "spec.helpers"
 describe("listeners", function()
@@ -1055,12 +1055,28 @@ describe("listeners", function()
   it("the mock upstream's TLS port answers as the mock upstream", function()
     assert.res_status(200, helpers.proxy_client():get("/request", { headers = { host = "tls.test" } }))
   end)
+  it("Kong's test proxy port answers http_client and lua-resty-http, request after request", function()
+    assert.res_status(200, helpers.http_client("127.0.0.1", helpers.get_proxy_port()):get("/request",
+      { headers = { host = "balanced.test" } }))
+    for _ = 1, 2 do
+      local httpc = require("resty.http").new()
+      assert(httpc:connect({ scheme = "http", host = helpers.mock_upstream_host, port = helpers.get_proxy_port() }))
+      local res = assert(httpc:request({ path = "/request", headers = { host = "balanced.test" } }))
+      assert.equal(200, res.status)
+      assert.matches('"host":"', res:read_body(), 1, true)
+    end
+    local res = assert(require("resty.http").new():request_uri("http://127.0.0.1:" .. helpers.get_proxy_port()
+      .. "/request", { headers = { host = "balanced.test" } }))
+    assert.equal(200, res.status)
+  end)
   it("a port no listener has is still refused, and none answers once Kong stops", function()
     assert.has_error(function() helpers.http_client("127.0.0.1", 9543) end)
     helpers.stop_kong()
     assert.has_error(function() helpers.http_client("127.0.0.1", 9542) end)
+    local _, err = require("resty.http").new():request_uri("http://127.0.0.1:" .. helpers.get_proxy_port() .. "/")
+    assert.equal("connection refused", err)
   end)
 end)`)
-    allPass(results, 4)
+    allPass(results, 5)
   })
 })

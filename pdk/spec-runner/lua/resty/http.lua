@@ -68,6 +68,18 @@ function Http:request_uri(uri, params)
   params = params or {}
   local scheme, host, port, path, query = parse(uri)
   if not scheme then return nil, "bad uri: " .. tostring(uri) end
+  -- a started Kong's own listener (Kong's test proxy ports, its proxy_listen, a data plane's status API): it answers
+  -- in process, as to spec.helpers' clients
+  local helpers = package.loaded["spec.helpers"]
+  local own = helpers and mocks.is_local(host) and helpers.__listener_client(host, port)
+  if own then
+    local res, err = own:send({ method = params.method or "GET", path = params.path or path,
+      query = params.query or query, headers = params.headers, body = params.body })
+    if not res then return nil, err end
+    local answer = res.read_body()
+    return { status = res.status, reason = res.reason or "", headers = res.headers, body = answer,
+      has_body = answer ~= "" }
+  end
   -- Kong in process sends it: the started Kong's dns_mock resolves the name
   local server = mocks.server(host, port, true)
   if not server and mocks.is_local(host) then

@@ -452,14 +452,24 @@ end
 -- servers a logging plugin sends to, on loopback (broker.spec.servers)
 local servers = require "broker.spec.servers"
 H.tcp_server, H.kill_tcp_server, H.udp_server = servers.tcp_server, servers.kill_tcp_server, servers.udp_server
-function H.http_client(host, port)
-  -- a data plane's listeners: its proxy, its status API
+-- a client of a started Kong's own listener on `port` (its proxy, a data plane's status API), or nil
+local function listener_client(host, port)
   local listener = tonumber(port)
-  local planes = { listeners, data_plane }
-  for _, plane in ipairs(planes) do
-    if listener and started and plane.proxy[listener] then return client.new("proxy", host, listener) end
-    if listener and started and plane.status[listener] then return client.new("status", host, listener) end
+  if not (listener and started) then return nil end
+  -- Kong's test proxy listeners (HTTP/1.1 and TLS), as proxy_client and proxy_ssl_client reach them
+  if listener == H.get_proxy_port() or listener == H.get_proxy_port(true) then
+    return client.new("proxy", host, listener)
   end
+  for _, plane in ipairs({ listeners, data_plane }) do
+    if plane.proxy[listener] then return client.new("proxy", host, listener) end
+    if plane.status[listener] then return client.new("status", host, listener) end
+  end
+end
+-- resty.http's way to the same listeners (a spec that streams through Kong connects with lua-resty-http)
+H.__listener_client = listener_client
+function H.http_client(host, port)
+  local own = listener_client(host, port)
+  if own then return own end
   local server = mocks.server(host, port or db.MOCK_PORT)
   if not server then
     error("spec.helpers.http_client(" .. tostring(host) .. ", " .. tostring(port) .. "): only the mock upstream ("

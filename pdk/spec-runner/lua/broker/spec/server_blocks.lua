@@ -9,7 +9,9 @@ local M = {}
 local SERVER_IGNORED = { server_name = true, ssl_certificate = true, ssl_certificate_key = true, ssl_protocols = true,
   ssl_ciphers = true, ssl_prefer_server_ciphers = true, ssl_session_cache = true, ssl_session_timeout = true,
   error_log = true, access_log = true, keepalive_timeout = true, keepalive_requests = true, http2 = true,
-  client_max_body_size = true, client_body_buffer_size = true, charset = true }
+  client_max_body_size = true, client_body_buffer_size = true, charset = true,
+  -- chunked answers are nginx's default; a server that proxies nothing buffers nothing
+  chunked_transfer_encoding = true, proxy_buffering = true, proxy_buffer_size = true, proxy_buffers = true }
 local PHASES = { access_by_lua_block = "access", content_by_lua_block = "content", log_by_lua_block = "log" }
 
 -- Kong's template: ${{NAME}} is the configuration's `name`; `>` lines and $(expr) through Penlight's template
