@@ -39,6 +39,13 @@ async function keys(stdin: { write(s: string): void }, ...seq: string[]) {
   }
 }
 
+/** Waits (2 s at most) for the frame to match: a change that renders twice (a typed value, then what it makes
+ * optional) may take more turns than settle() on a busy machine. */
+async function shows(lastFrame: () => string | undefined, re: RegExp) {
+  for (let i = 0; i < 400 && !re.test(lastFrame() ?? ''); i++) await new Promise((r) => setTimeout(r, 5))
+  expect(lastFrame()).toMatch(re)
+}
+
 describe('NewFlowPanel', () => {
   it('offers the presets of broker store and the fields each requires', async () => {
     const { lastFrame, stdin } = setup()
@@ -180,7 +187,7 @@ describe('NewFlowPanel OAuth 2 discovery and client authentication', () => {
     expect(lastFrame()).toMatch(/client_auth \(optional\)\s+‹ broker default ›/)
     // client_id, client_secret, issuer
     await keys(stdin, KEY.down, 'cid', KEY.enter, 'secret', KEY.enter, 'https://idp.example')
-    expect(lastFrame()).toMatch(/access_url \(optional\)/)
+    await shows(lastFrame, /access_url \(optional\)/)
     await keys(stdin, KEY.enter, KEY.enter, KEY.enter)
     expect(lastFrame()).toMatch(/› client_auth \(optional\)/)
     await keys(stdin, KEY.right, KEY.right)
