@@ -254,7 +254,12 @@ export class LuaRuntime {
     if (!state || state.body !== ctx.response.body) {
       const body = ctx.response.body ?? Buffer.alloc(0)
       const given = this.options.chunks
-      const chunks = given && given.join('') === body.toString('utf8') ? given : [body]
+      const chunks =
+        given && given.join('') === body.toString('utf8')
+          ? given
+          : ctx.response.lastChunkApart && ctx.response.proxied && body.length > 0
+            ? [body, '']
+            : [body]
       state = { body: ctx.response.body, chunks }
     }
     const out: unknown[] = []

@@ -383,6 +383,8 @@ function Regzip:header_filter(conf)
   kong.response.clear_header("Content-Length")
 end
 function Regzip:body_filter(conf)
+  -- the whole body once it has all come (nginx's last chunk, ngx.arg[2])
+  if not ngx.arg[2] then ngx.arg[1] = nil return end
   if conf.set then return kong.response.set_raw_body(gzip.deflate_gzip("set: " .. kong.ctx.plugin.text)) end
   ngx.arg[1] = gzip.deflate_gzip("again: " .. kong.ctx.plugin.text)
   ngx.arg[2] = true
@@ -434,6 +436,54 @@ describe("a gzip body", function()
   end)
 end)`
 
+// `lastbuf` tells in its last body_filter call how many calls there were and what the last chunk held
+const LASTBUF = {
+  'kong/plugins/lastbuf/handler.lua': `
+local Lastbuf = { PRIORITY = 5, VERSION = "1.0.0" }
+function Lastbuf:access(conf)
+  if conf.exit then return kong.response.exit(200, "bye", { ["Content-Type"] = "text/plain" }) end
+end
+function Lastbuf:body_filter(conf)
+  local ctx = kong.ctx.plugin
+  ctx.calls = (ctx.calls or 0) + 1
+  if ngx.arg[2] then ngx.arg[1] = (ngx.arg[1] or "") .. "|calls=" .. ctx.calls .. ",last=" .. #(ngx.arg[1] or "") end
+end
+return Lastbuf`,
+  'kong/plugins/lastbuf/schema.lua': `
+return { name = "lastbuf", fields = { { config = { type = "record", fields = {
+  { exit = { type = "boolean", default = false } },
+} } } } }`,
+}
+
+const LASTBUF_SPEC = `
+local helpers = require "spec.helpers"
+describe("body_filter's chunks", function()
+  local client
+  lazy_setup(function()
+    local bp = helpers.get_db_utils("postgres", nil, { "lastbuf" })
+    local svc = bp.services:insert { host = "127.0.0.1", port = 30115 }
+    local r = bp.routes:insert { hosts = { "svc.test" }, service = svc }
+    bp.plugins:insert { name = "lastbuf", route = { id = r.id } }
+    local exit = bp.routes:insert { hosts = { "exit.test" } }
+    bp.plugins:insert { name = "lastbuf", route = { id = exit.id }, config = { exit = true } }
+    local fixtures = { http_mock = { one = [[
+      server {
+        listen 30115;
+        location / { content_by_lua_block { ngx.print("data") } }
+      }
+    ]] } }
+    assert(helpers.start_kong({ plugins = "bundled,lastbuf" }, nil, nil, fixtures))
+    client = helpers.proxy_client()
+  end)
+  lazy_teardown(function() helpers.stop_kong() end)
+  it("a service's body: its data, then an empty last chunk, as nginx's proxy passes it on", function()
+    assert.equal("data|calls=2,last=0", assert.res_status(200, client:get("/", { headers = { host = "svc.test" } })))
+  end)
+  it("an answer Kong makes itself: one chunk", function()
+    assert.equal("bye|calls=1,last=3", assert.res_status(200, client:get("/", { headers = { host = "exit.test" } })))
+  end)
+end)`
+
 describe('pdk test: http_mock routes run in the spec VM, names resolve through dns_mock', () => {
   it('answers as the routes say, from a phase and as a service, and names what is not emulated', async () => {
     allPass(await runSpec(SPEC, FN_CALL), 8)
@@ -457,5 +507,9 @@ describe('pdk test: http_mock routes run in the spec VM, names resolve through d
 
   it("hand a service's gzip body to plugins and the client byte for byte, and take bytes a plugin sets", async () => {
     allPass(await runSpec(GZIP_SPEC, REGZIP), 2)
+  })
+
+  it('pass a proxied body to body_filter as nginx does, its data and then an empty last chunk', async () => {
+    allPass(await runSpec(LASTBUF_SPEC, LASTBUF), 2)
   })
 })
