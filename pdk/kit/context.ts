@@ -96,12 +96,6 @@ export interface ResponseState {
    * as proxy-cache does when it serves a cached answer.
    */
   kongProxied?: boolean
-  /**
-   * The service's body reaches body_filter as nginx's proxy hands it on: its data, then an empty last chunk
-   * (ngx.arg[1] "", ngx.arg[2] true). Set by `pdk test` for a proxied answer; a fixture's service answers in the
-   * chunks it gives (the whole body at once by default).
-   */
-  lastChunkApart?: boolean
   /** The service's own answer, for service.response. */
   service?: { status: number; headers: HeaderList; body: Buffer }
 }

@@ -50,6 +50,12 @@ export interface RuntimeOptions {
   file: string
   /** The service's body in chunks for body_filter (`upstream.chunks`). */
   chunks?: string[]
+  /**
+   * A proxied service's body reaches body_filter as nginx's proxy hands it on: its data, then an empty last chunk
+   * (ngx.arg[1] "", ngx.arg[2] true); `broker pdk test`'s Kong in process. Otherwise (a fixture's replay) the service
+   * answers in the `chunks` given, or the whole body at once.
+   */
+  lastChunkApart?: boolean
   /** The time outside a request (a request reads its context's clock); the wall clock by default. */
   clock?: Clock
   /** What ngx.shared.<name> holds at the start (the fixture's `ngx_shared`). */
@@ -257,7 +263,7 @@ export class LuaRuntime {
       const chunks =
         given && given.join('') === body.toString('utf8')
           ? given
-          : ctx.response.lastChunkApart && ctx.response.proxied && body.length > 0
+          : this.options.lastChunkApart && ctx.response.proxied && body.length > 0
             ? [body, '']
             : [body]
       state = { body: ctx.response.body, chunks }

@@ -4,7 +4,6 @@
  * the most specific wins, a consumer's as it is authenticated), and the request is replayed through the same runner,
  * kit and Lua runtime `broker pdk run` uses; the service is Kong's mock upstream (mock-upstream.ts).
  */
-import { isUtf8 } from 'node:buffer'
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { runAdminRoute, type AdminRouteAnswer, type AdminRouteRequest } from './admin-route.js'
@@ -12,6 +11,7 @@ import { MockLogs } from './mock-logs.js'
 import { mockUpstream, type UpstreamAnswer } from './mock-upstream.js'
 import { ZipkinCollector } from './zipkin.js'
 import {
+  textOrBytes,
   configKeys,
   FixtureError,
   LuaError,
@@ -364,8 +364,6 @@ export class InProcessKong {
     }
     const answerOf = (sent: UpstreamSnapshot, ctx: Context): Fixture['upstream'] => {
       seen.ctx = ctx
-      // nginx's proxy passes a service's body to body_filter as its data, then an empty last chunk
-      ctx.response.lastChunkApart = true
       if (service && (service.protocol === 'grpc' || service.protocol === 'grpcs')) {
         // grpcbin reads the request's bytes; a gRPC service broker does not answer is Unavailable, naming it
         const { trailers, ...answer } = isGrpcbin(service)
@@ -437,13 +435,13 @@ export class InProcessKong {
       // nginx sends no body, so no Content-Length, with a 204 or a 304
       if (out.status === 204 || out.status === 304)
         for (const name of Object.keys(headers)) if (name.toLowerCase() === 'content-length') delete headers[name]
-      // the client reads the body's bytes: a scenario's report holds it as text, which replaces bytes that are
-      // not UTF-8 (a gzip body a plugin made)
+      // the client reads the body as the kit hands bodies out (bytes that are not UTF-8 stay bytes: a gzip body a
+      // plugin made); a scenario's report holds it as text
       const bytes = seen.ctx?.response.body
       return {
         status: out.status,
         headers,
-        body: bytes && !isUtf8(bytes) ? bytes : out.body,
+        body: bytes ? textOrBytes(bytes) : out.body,
         log: result.logs.map((l) => l.line.replace(' [gateway] ', ' [kong] ')),
       }
     } catch (e) {

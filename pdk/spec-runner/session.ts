@@ -98,6 +98,8 @@ export async function runSpecFile(o: SpecFileOptions): Promise<SpecResult[]> {
     file: o.file,
     // a spec writes files as busted under Kong lets it (os.tmpname, io.open "wb"), and so do its Kong's plugins
     writesFiles: true,
+    // Kong in process proxies as nginx does: a service's body, then an empty last chunk, to body_filter
+    lastChunkApart: true,
     // relative paths start where busted runs, the root (spec/fixtures/…), not at the spec file's folder
     baseDir: o.root,
   })

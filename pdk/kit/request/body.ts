@@ -4,7 +4,7 @@ import { createRequire } from 'node:module'
 import type { Context } from '../context.js'
 import { checkLimit, decodeArgs } from '../private/args.js'
 import { values, Values } from '../private/values.js'
-import { bodyOut } from '../private/bytes.js'
+import { textOrBytes } from '../private/bytes.js'
 
 export const FORM = 'application/x-www-form-urlencoded'
 export const JSON_TYPE = 'application/json'
@@ -15,7 +15,7 @@ export function rawBody(ctx: Context, maxAllowedFileSize?: number): string | Buf
   // nginx's request body, which service.request.set_raw_body replaces (ngx.req.set_body_data), as Kong reads it
   const body = ctx.upstream.body
   if (body.length === 0) return ''
-  if (body.length <= ctx.config.client_body_buffer_size) return bodyOut(body)
+  if (body.length <= ctx.config.client_body_buffer_size) return textOrBytes(body)
   if (maxAllowedFileSize === undefined || maxAllowedFileSize === null || maxAllowedFileSize < 0) {
     return values(
       undefined,
@@ -25,7 +25,7 @@ export function rawBody(ctx: Context, maxAllowedFileSize?: number): string | Buf
   if (maxAllowedFileSize > 0 && body.length > maxAllowedFileSize) {
     return values(undefined, `request body file too big: ${body.length} > ${maxAllowedFileSize}`)
   }
-  return bodyOut(body)
+  return textOrBytes(body)
 }
 
 /** get_body: decodes by `mimetype` or the request Content-Type; returns (body, err, mimetype). */

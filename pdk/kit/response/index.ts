@@ -5,7 +5,7 @@ import { isTransferEncoding, normalizeHeader, validateHeader, validateHeaders } 
 import type { HeadersTable } from '../private/headers.js'
 import { checkPhase, KONG, phaseRule, phaseSet, SETS } from '../private/phases.js'
 import { values, type Values } from '../private/values.js'
-import { bodyOut, isBody } from '../private/bytes.js'
+import { textOrBytes, isStringOrBytes } from '../private/bytes.js'
 import { errorBody, isGrpc, responseType, statusMessage } from './formats.js'
 import { sendHttp, sendStream } from './send.js'
 
@@ -137,11 +137,11 @@ export function createResponse(ctx: Context, log: { warn: (msg: string) => void;
     },
     get_raw_body(): string | Buffer {
       checkPhase(ctx, BODY_FILTER)
-      return bodyOut(res.body ?? Buffer.alloc(0))
+      return textOrBytes(res.body ?? Buffer.alloc(0))
     },
     set_raw_body(body: string | Buffer): void {
       checkPhase(ctx, BODY_FILTER)
-      if (!isBody(body)) throw new Error('body must be a string')
+      if (!isStringOrBytes(body)) throw new Error('body must be a string')
       res.body = Buffer.from(body === '' ? '\n' : body)
     },
   }

@@ -5,7 +5,7 @@ import { normalizeHeader, validateHeader, validateHeaders } from '../private/che
 import { checkPhase, phaseRule, phaseSet } from '../private/phases.js'
 import { setUpstreamHost, setUpstreamPath, setUpstreamQuery, setUpstreamScheme } from '../private/upstream.js'
 import { luaJson, luaType, values, type Values } from '../private/values.js'
-import { isBody } from '../private/bytes.js'
+import { isStringOrBytes } from '../private/bytes.js'
 
 const REWRITE_ACCESS = phaseRule(phaseSet('rewrite', 'access'))
 const REWRITE_ACCESS_BALANCER = phaseRule(phaseSet('rewrite', 'access', 'balancer'))
@@ -147,7 +147,7 @@ export function createServiceRequest(ctx: Context) {
     },
     set_raw_body(body: string | Buffer): void {
       checkPhase(ctx, REWRITE_ACCESS_BALANCER)
-      if (!isBody(body)) throw new Error('body must be a string')
+      if (!isStringOrBytes(body)) throw new Error('body must be a string')
       up.body = Buffer.from(body)
       up.headers.set('Content-Length', String(up.body.length))
     },

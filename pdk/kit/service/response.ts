@@ -5,7 +5,7 @@ import type { HeadersTable } from '../private/headers.js'
 import { checkPhase, phaseRule, phaseSet } from '../private/phases.js'
 import { FORM, JSON_TYPE, MULTIPART, parseMultipart } from '../request/body.js'
 import { values, type Values } from '../private/values.js'
-import { bodyOut } from '../private/bytes.js'
+import { textOrBytes } from '../private/bytes.js'
 
 const HEADER_BODY_LOG = phaseRule(phaseSet('response', 'header_filter', 'body_filter', 'log'))
 
@@ -42,7 +42,7 @@ export function createServiceResponse(ctx: Context) {
     get_raw_body(): string | Buffer {
       checkPhase(ctx, HEADER_BODY_LOG)
       const bytes = bodyBytes()
-      return bytes ? bodyOut(bytes) : ''
+      return bytes ? textOrBytes(bytes) : ''
     },
     /** The service's body decoded by `mimetype` or its Content-Type: (body, err, mimetype), as Kong. */
     async get_body(mimetype?: string | null, max_args?: number | null): Promise<Values> {

@@ -1,5 +1,4 @@
 /** The request state behind ngx.var, ngx.req, ngx.header and ngx.status, read from the kit's context. */
-import { isUtf8 } from 'node:buffer'
 import ipaddr from 'ipaddr.js'
 import type { Context } from '../../kit/context.js'
 import { currentHeaders } from '../../kit/request/index.js'
@@ -15,6 +14,7 @@ import { bytesOf } from './codec.js'
 import { readVariable, writeRefusal } from './vars.js'
 import type { HostOp, HostState } from './types.js'
 import { wallClock, type Clock } from '../../kit/private/clock.js'
+import { textOrBytes } from '../../kit/private/bytes.js'
 
 /** ngx.req/resp.get_headers' `raw`: names as they were given; otherwise lower-cased (the table then looks up any case). */
 const keyOf = (raw: unknown) => (raw === true ? (n: string) => n : undefined)
@@ -36,10 +36,7 @@ const need = (s: HostState): Context => {
  * An argument as Lua gets it: the bytes it decodes to (a Lua string; text when they are UTF-8); a key as
  * the marshal reads a table key back (latin1 when not UTF-8).
  */
-const luaArg = (raw: string): string | Buffer => {
-  const bytes = unescapeBytes(Buffer.from(raw, 'latin1'))
-  return isUtf8(bytes) ? bytes.toString('utf8') : bytes
-}
+const luaArg = (raw: string): string | Buffer => textOrBytes(unescapeBytes(Buffer.from(raw, 'latin1')))
 const luaKey = (k: string | Buffer): string => (typeof k === 'string' ? k : k.toString('latin1'))
 
 /**

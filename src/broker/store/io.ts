@@ -135,18 +135,19 @@ export class StoreIo {
     const plan = this.shortfall.plan()
     const waitMs = plan.waitMs
     if (waitMs === undefined) return this.send(op)
-    return this.waited(op, { ...plan, waitMs }, handOut, short)
+    return this.waited(op, plan, waitMs, handOut, short)
   }
 
   private async waited<T>(
     op: () => Promise<T>,
-    plan: WaitPlan & { waitMs: number },
+    plan: WaitPlan,
+    waitMs: number,
     handOut: boolean,
     short?: (acked: number) => void,
   ): Promise<T> {
     coalesceTurn(this.redis)
     const written = guard(op)
-    const acked = this.acknowledgement(plan.waitMs)
+    const acked = this.acknowledgement(waitMs)
     acked.catch(() => undefined)
     const result = await written
     // `handOut`: a GETDEL that took a one-time value (a result, a kept answer) returns it however the

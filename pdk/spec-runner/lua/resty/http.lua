@@ -72,16 +72,8 @@ function Http:request_uri(uri, params)
   -- in process, as to spec.helpers' clients
   local helpers = package.loaded["spec.helpers"]
   local own = helpers and mocks.is_local(host) and helpers.__listener_client(host, port)
-  if own then
-    local res, err = own:send({ method = params.method or "GET", path = params.path or path,
-      query = params.query or query, headers = params.headers, body = params.body })
-    if not res then return nil, err end
-    local answer = res.read_body()
-    return { status = res.status, reason = res.reason or "", headers = res.headers, body = answer,
-      has_body = answer ~= "" }
-  end
-  -- Kong in process sends it: the started Kong's dns_mock resolves the name
-  local server = mocks.server(host, port, true)
+  -- else Kong in process sends it: the started Kong's dns_mock resolves the name
+  local server = own and "kong" or mocks.server(host, port, true)
   if not server and mocks.is_local(host) then
     -- nothing in process answers there: a connection finds what listens on this machine (nothing: "connection
     -- refused", as lua-resty-http reports it); a server that does listen is not spoken to
@@ -112,6 +104,14 @@ function Http:request_uri(uri, params)
   end
   if body ~= nil and not spec_client.lookup(headers, "content-length") then headers["Content-Length"] = tostring(#body) end
   path = params.path or path
+  if own then
+    local res, err = own:send({ method = params.method or "GET", path = path, query = query, headers = headers,
+      body = body })
+    if not res then return nil, err end
+    local answer = res.read_body()
+    return { status = res.status, reason = res.reason or "", headers = res.headers, body = answer,
+      has_body = answer ~= "" }
+  end
   if server == "mock" then
     -- an http_mock's routes run in this VM, from a timer or inside a phase alike
     local answer = mocks.answer(port, { method = params.method or "GET", path = path, query = query,

@@ -107,9 +107,27 @@ function H.validate_plugin_config_schema(config, schema)
 end
 
 --- Kong "starts" in process: requests of proxy_client and admin_client run through it.
--- Kong's bundled AI plugins (kong.constants' list), whose handlers register the kong.llm filters
-local AI_PLUGINS = { "ai-proxy", "ai-prompt-decorator", "ai-prompt-template", "ai-prompt-guard",
-  "ai-request-transformer", "ai-response-transformer" }
+-- a plugin's handler, loaded as Kong loads a plugin's files, in nginx's init phase (prometheus's handler starts its
+-- counters at its top level, which only init, init_worker and timers may)
+local function load_handler(name)
+  __broker_loading = true
+  local ok, err = pcall(require, "kong.plugins." .. name .. ".handler")
+  __broker_loading = false
+  return ok, err
+end
+-- Kong's bundled AI plugins, whose handlers register the kong.llm filters: the checkout's own list
+-- (kong.constants), none outside a checkout
+local function bundled_ai_plugins()
+  local out = {}
+  local ok, constants = pcall(require, "kong.constants")
+  if ok and type(constants) == "table" and type(constants.BUNDLED_PLUGINS) == "table" then
+    for name in pairs(constants.BUNDLED_PLUGINS) do
+      if type(name) == "string" and name:find("^ai%-") then out[#out + 1] = name end
+    end
+  end
+  table.sort(out)
+  return out
+end
 local function names_bundled(names)
   for _, n in ipairs(names) do if n == "bundled" then return true end end
   return false
@@ -228,11 +246,7 @@ function H.start_kong(env, _, _, fixtures)
   if type(plugins) == "string" then
     for name in plugins:gmatch("[^,%s]+") do
       if name ~= "bundled" and name ~= "off" then
-        -- loaded as Kong loads a plugin's files, in nginx's init phase (prometheus's handler starts its
-        -- counters at its top level, which only init, init_worker and timers may)
-        __broker_loading = true
-        local ok, err = pcall(require, "kong.plugins." .. name .. ".handler")
-        __broker_loading = false
+        local ok, err = load_handler(name)
         if not ok and not entities.js_plugin(name) then
           return nil, "plugin '" .. name .. "' cannot be loaded: " .. tostring(err)
         end
@@ -243,11 +257,7 @@ function H.start_kong(env, _, _, fixtures)
   -- except Kong's AI plugins: their handlers register the filters whose namespaces the others read (a transformer
   -- reads the model parse-request keeps), so when one of them is named or configured, all of them load now.
   if names_bundled(names) and uses_ai(names) then
-    for _, name in ipairs(AI_PLUGINS) do
-      __broker_loading = true
-      pcall(require, "kong.plugins." .. name .. ".handler")
-      __broker_loading = false
-    end
+    for _, name in ipairs(bundled_ai_plugins()) do load_handler(name) end
   end
   -- a declarative config replaces the database, as Kong without one loads it at its start
   local loaded, load_err = require("broker.spec.dbless").start(env)
