@@ -2,9 +2,13 @@ import { mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type BrokerProcess, runCli, startBroker } from './helpers/broker.js'
+import { type BrokerProcess, runCli as runCliIn, startBroker } from './helpers/broker.js'
 import { type Keyring, startKeyring } from './helpers/keyring.js'
 import { type OAuth2Provider, startOAuth2Provider } from './helpers/oauth2-provider.js'
+
+// Each run in a process of its own: the keychain library keeps the D-Bus session it first connected to, and
+// these tests give each run the keychain (refusing, absent, unlocked) of their case.
+const runCli = (args: string[], opts: Parameters<typeof runCliIn>[1] = {}) => runCliIn(args, { ...opts, spawn: true })
 
 let broker: BrokerProcess
 let provider: OAuth2Provider

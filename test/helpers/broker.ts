@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
+import { runCliInProcess } from './cli-in-process.js'
 import { freePort, waitFor } from './ports.js'
 
 export const ROOT = resolve(import.meta.dirname, '..', '..')
@@ -92,11 +93,15 @@ export async function startBroker(opts: StartBrokerOptions = {}): Promise<Broker
   }
 }
 
-/** Runs `bin/run.js` with `args` to completion. */
+/**
+ * Runs `broker args` to completion: in this process (test/helpers/cli-in-process.ts), or as `bin/run.js`
+ * in a child process with `spawn: true` or when the command reads `input` on its stdin.
+ */
 export function runCli(
   args: string[],
-  opts: { env?: Record<string, string>; cwd?: string; input?: string; timeoutMs?: number } = {},
+  opts: { env?: Record<string, string>; cwd?: string; input?: string; timeoutMs?: number; spawn?: boolean } = {},
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  if (!opts.spawn && opts.input === undefined) return runCliInProcess(args, opts)
   return new Promise((resolvePromise) => {
     const proc = spawn(process.execPath, [BIN, ...args], {
       cwd: opts.cwd ?? ROOT,
