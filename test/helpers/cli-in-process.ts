@@ -60,7 +60,7 @@ async function runOnce(args: string[], opts: { env?: Record<string, string>; cwd
   const consoles = { log: console.log, info: console.info, error: console.error, warn: console.warn }
   console.log = console.info = (...a: unknown[]) => void (out.stdout += `${format(...a)}\n`)
   console.error = console.warn = (...a: unknown[]) => void (out.stderr += `${format(...a)}\n`)
-  let code: number | null = 0
+  let code: number | null
   try {
     await oclif.run(args, config)
     code = Number(process.exitCode ?? 0)
