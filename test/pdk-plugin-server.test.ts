@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import { createRequire } from 'node:module'
 import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -6,18 +6,14 @@ import { dirname, join, resolve } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { kitFor } from '../pdk/runner/harness.js'
 import { PluginServers, RemotePlugin } from '../pdk/plugin-server/index.js'
+import { runCliInProcess } from './helpers/cli-in-process.js'
 import { waitFor } from './helpers/ports.js'
 
 // End to end: `broker pdk run` in process and with --plugin-server, from the build (`npm test` builds first).
 const root = resolve(import.meta.dirname, '..')
-const pdk = (...args: string[]) => {
-  const r = spawnSync(process.execPath, [join(root, 'bin/run.js'), 'pdk', 'run', ...args], {
-    cwd: root,
-    encoding: 'utf8',
-    timeout: 120_000,
-  })
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr }
-}
+// In this process (test/helpers/cli-in-process.ts), as a spawn would run it; the plugin servers it starts are
+// child processes all the same.
+const pdk = (...args: string[]) => runCliInProcess(['pdk', 'run', ...args], { cwd: root })
 
 /** kong-js-pluginservers whose run's temp dir is gone: servers a run left behind. */
 const leftServers = () =>
@@ -86,13 +82,13 @@ const hanging = file('hang.json', {
 })
 
 describe('kong-style plugins in process and on the real kong-js-pluginserver', () => {
-  it('has a fixture for every plugin', () => {
+  it('has a fixture for every plugin', async () => {
     expect(examples.length).toBeGreaterThanOrEqual(7)
   })
 
-  it('each plugin passes both ways with the same response, upstream request, trace and errors', () => {
-    const local = pdk(...examples, '--json')
-    const remote = pdk(...examples, '--json', '--plugin-server')
+  it('each plugin passes both ways with the same response, upstream request, trace and errors', async () => {
+    const local = await pdk(...examples, '--json')
+    const remote = await pdk(...examples, '--json', '--plugin-server')
     expect(local.code, local.stderr).toBe(0)
     expect(remote.code, remote.stderr).toBe(0)
     const a = (JSON.parse(local.stdout) as Report).fixtures
@@ -107,16 +103,16 @@ describe('kong-style plugins in process and on the real kong-js-pluginserver', (
 })
 
 describe('broker pdk run --plugin-server', () => {
-  it('gives up on a hung event after the timeout, logs it and goes on, in process and on the server alike', () => {
+  it('gives up on a hung event after the timeout, logs it and goes on, in process and on the server alike', async () => {
     for (const extra of [[], ['--plugin-server']]) {
-      const r = pdk(hanging, '--json', '--plugin-server-timeout', '1500', ...extra)
+      const r = await pdk(hanging, '--json', '--plugin-server-timeout', '1500', ...extra)
       expect(r.code, r.stdout + r.stderr).toBe(0)
       const [report] = (JSON.parse(r.stdout) as Report).fixtures
       expect(report!.logs.some((l) => l.level === 'error' && l.line.includes('no data'))).toBe(true)
     }
   })
 
-  it('runs a plugin on the server when its fixture says plugin_server, without the flag', () => {
+  it('runs a plugin on the server when its fixture says plugin_server, without the flag', async () => {
     const f = file('field.json', {
       name: 'js-hello on the plugin server by its fixture',
       request: { url: 'http://example.com/' },
@@ -130,7 +126,7 @@ describe('broker pdk run --plugin-server', () => {
       ],
       expect: { headers: { 'x-hello-from-javascript': 'Javascript says hej to example.com' } },
     })
-    const r = pdk(f, '--json')
+    const r = await pdk(f, '--json')
     expect(r.code, r.stdout + r.stderr).toBe(0)
     const [report] = (JSON.parse(r.stdout) as Report).fixtures
     expect(report!.logs.some((l) => /\[js-hello:\d+\] \[INFO\] instance #0 of js-hello started/.test(l.line))).toBe(
@@ -144,7 +140,7 @@ describe('broker pdk run --plugin-server', () => {
       dirname(createRequire(import.meta.url).resolve('kong-pdk/package.json')),
       'bin/kong-js-pluginserver',
     )
-    const r = pdk(
+    const r = await pdk(
       examples.find((e) => e.endsWith('hello.json'))!,
       '--plugin-server',
       '--plugin-server-cmd',
@@ -157,8 +153,8 @@ describe('broker pdk run --plugin-server', () => {
     expect(leftServers()).toEqual([])
   })
 
-  it('says so, with exit 2, when the server cannot start', () => {
-    const r = pdk(examples[0]!, '--json', '--plugin-server', '--plugin-server-cmd', join(dir, 'no-such-server'))
+  it('says so, with exit 2, when the server cannot start', async () => {
+    const r = await pdk(examples[0]!, '--json', '--plugin-server', '--plugin-server-cmd', join(dir, 'no-such-server'))
     expect(r.code).toBe(2)
     const { error } = JSON.parse(r.stdout) as { error: { code: string; message: string } }
     expect(error.code).toBe('PDK_PLUGIN_SERVER_UNAVAILABLE')
