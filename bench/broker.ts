@@ -4,7 +4,7 @@
  * (A, B, A, B …) so that drift hits both alike. Load comes from autocannon in its own process.
  *
  *   npm run bench [-- --rounds 3 --seconds 2.5 --connections 50 --flows 200 --profile dir --only start --workers 1]
- *                 [--users 50 --flow-seconds 2 --flow-rounds 15 --warm-flows 4000]
+ *                 [--users 50 --flow-seconds 2 --flow-rounds 15 --warm-flows 4000 --warm-seconds 6]
  *
  * --profile dir: the 1-worker broker runs under --cpu-prof; its profile lands in dir on exit.
  * --only store|start|hash-check (repeatable) and --workers n narrow a run down, to profile one thing.
@@ -63,6 +63,10 @@ const { values: opts } = parseArgs({
     'flow-seconds': { type: 'string', default: '2' },
     'flow-rounds': { type: 'string', default: '15' },
     'warm-flows': { type: 'string', default: '4000' },
+    // Each server, endpoint by endpoint, before the rounds: with 2 s the broker's two workers were still getting
+    // faster over the rounds that followed (/store 4268 → 7117 req/s over five rounds, the floor flat), so its
+    // first round measured the JIT, not the broker. 6 s for each of the three servers.
+    'warm-seconds': { type: 'string', default: '6' },
   },
 })
 const ROUNDS = Number(opts.rounds)
@@ -188,10 +192,17 @@ try {
     for (const keeping of [bare, sealedKeeping(SECRETS.session)])
       await client.set(...keeping.put('flow', hashCheck, text), 'EX', 600)
     // The baseline takes any hash at /start: both may use the same flows.
-    await warmUp(load, [broker.url, baseline.url, floor.url], ENDPOINTS, CONNECTIONS, {
-      hashCheck,
-      starts: ENDPOINTS.includes('GET /start') ? await seedFlows(seeder, 4000) : [],
-    })
+    await warmUp(
+      load,
+      [broker.url, baseline.url, floor.url],
+      ENDPOINTS,
+      CONNECTIONS,
+      {
+        hashCheck,
+        starts: ENDPOINTS.includes('GET /start') ? await seedFlows(seeder, 4000) : [],
+      },
+      Number(opts['warm-seconds']),
+    )
     const samples = Object.fromEntries(ENDPOINTS.map((e) => [e, [] as Sample[]])) as Record<Endpoint, Sample[]>
     for (let round = 0; round < ROUNDS; round++) {
       for (const e of ENDPOINTS) {

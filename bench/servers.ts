@@ -239,8 +239,9 @@ export async function warmUp(
   endpoints: readonly Endpoint[],
   connections: number,
   ctx: { hashCheck: string; starts: string[] },
+  seconds = 2,
 ): Promise<void> {
-  for (const url of urls) for (const e of endpoints) await load(loadRun(e, url, connections, 2, ctx))
+  for (const url of urls) for (const e of endpoints) await load(loadRun(e, url, connections, seconds, ctx))
 }
 
 export const median = (xs: number[]): number => {
