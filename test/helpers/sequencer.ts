@@ -7,7 +7,6 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node'
 // run ends. Only the order depends on this list.
 const LONGEST = [
   'test/failover.test.ts',
-  'test/pdk-lua.test.ts',
   'test/dashboard-fit.test.ts',
   'test/scale.test.ts',
   'test/cli-store.test.ts',
