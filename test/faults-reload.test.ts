@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type CallbackApp, startCallbackApp } from './helpers/app.js'
 import { type BrokerProcess, startBroker } from './helpers/broker.js'
 import { codeFlow, startCodeProvider } from './helpers/code-flow.js'
+import { storeAt } from './helpers/flow-suite.js'
 import { waitFor } from './helpers/ports.js'
 import { type RedisServer, startRedis } from './helpers/redis.js'
 
@@ -63,7 +64,9 @@ describe('a request for a flow while its token exchange runs', () => {
   /** A flow stored on `on` (A) and walked as a browser up to the provider's redirect back: its /callback path and cookie. */
   async function begin(mode: 'slow' | 'hang', appState: string, on: BrokerProcess = a) {
     const record = codeFlow(providerUrl, `/token/${mode}/${appState}`, { callback: app.callback, state: appState })
-    const { hash, url } = await storeAnswered(on.url, record)
+    // store.timeout is 200 ms: on a machine busy restarting the other instance's worker a /store can meet a 503
+    // (STORE_UNAVAILABLE), which is not what these tests are about; it is sent again, as an app does.
+    const { hash, url } = await storeAt(on.url, record, false, 5)
     const start = await fetch(url.replace(/^https?:\/\/[^/]+/, on.url), { redirect: 'manual' })
     const cookie = start.headers.getSetCookie()[0]!.split(';')[0]!
     const back = new URL((await fetch(start.headers.get('location')!, { redirect: 'manual' })).headers.get('location')!)
@@ -72,26 +75,6 @@ describe('a request for a flow while its token exchange runs', () => {
       startPath: new URL(url).pathname + new URL(url).search,
       cookie,
       callbackPath: back.pathname + back.search,
-    }
-  }
-  /**
-   * POST /store until answered, as an app does after "try again shortly": with store.timeout at 200 ms a /store
-   * on a machine busy restarting the other instance's worker can meet a 503 (STORE_UNAVAILABLE), which is not
-   * what these tests are about. A 503 /store stored nothing the test uses: each try gets a hash of its own.
-   */
-  async function storeAnswered(url: string, record: Record<string, string>) {
-    for (let tries = 1; ; tries++) {
-      const res = await fetch(`${url}/store`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(record),
-      })
-      if (res.status !== 503 || tries === 5) {
-        expect(res.status, await res.clone().text()).toBe(200)
-        return (await res.json()) as { hash: string; url: string }
-      }
-      await res.arrayBuffer()
-      await sleep(200)
     }
   }
   type Flow = Awaited<ReturnType<typeof begin>>

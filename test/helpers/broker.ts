@@ -95,7 +95,8 @@ export async function startBroker(opts: StartBrokerOptions = {}): Promise<Broker
 
 /**
  * Runs `broker args` to completion: in this process (test/helpers/cli-in-process.ts), or as `bin/run.js`
- * in a child process with `spawn: true` or when the command reads `input` on its stdin.
+ * in a child process with `spawn: true` or when the command reads `input` on its stdin. `timeoutMs` (a kill) applies
+ * to a spawned run; one in process ends with the test's own timeout.
  */
 export function runCli(
   args: string[],

@@ -5,19 +5,29 @@ import { Browser } from './browser.js'
 import { type OAuth1Provider, startOAuth1Provider } from './oauth1-provider.js'
 import { type OAuth2Provider, startOAuth2Provider } from './oauth2-provider.js'
 
-/** Stores a record at a running broker and returns its hash and start URL. */
+/**
+ * Stores a record at a running broker and returns its hash and start URL. With `tries` above 1, a 503 is sent
+ * again 200 ms later, as an app does after "try again shortly" (each try stores a flow of its own).
+ */
 export async function storeAt(
   brokerUrl: string,
   record: Record<string, string>,
   form = false,
+  tries = 1,
 ): Promise<{ hash: string; url: string }> {
-  const res = await fetch(`${brokerUrl}/store`, {
-    method: 'POST',
-    headers: { 'content-type': form ? 'application/x-www-form-urlencoded' : 'application/json' },
-    body: form ? new URLSearchParams(record).toString() : JSON.stringify(record),
-  })
-  expect(res.status, await res.clone().text()).toBe(200)
-  return (await res.json()) as { hash: string; url: string }
+  for (let tried = 1; ; tried++) {
+    const res = await fetch(`${brokerUrl}/store`, {
+      method: 'POST',
+      headers: { 'content-type': form ? 'application/x-www-form-urlencoded' : 'application/json' },
+      body: form ? new URLSearchParams(record).toString() : JSON.stringify(record),
+    })
+    if (res.status !== 503 || tried >= tries) {
+      expect(res.status, await res.clone().text()).toBe(200)
+      return (await res.json()) as { hash: string; url: string }
+    }
+    await res.arrayBuffer()
+    await new Promise((r) => setTimeout(r, 200))
+  }
 }
 
 /**
